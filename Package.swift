@@ -1,0 +1,62 @@
+// swift-tools-version:6.0
+// Cairn: a realtime location hub. One module per layer; see docs/ARCHITECTURE.md for the graph.
+import PackageDescription
+
+let package = Package(
+    name: "Cairn",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "cairn", targets: ["cairn"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
+    ],
+    targets: [
+        // C: libwebsockets plus the few things Swift cannot import (LWS_PRE, composite option macros, logging).
+        .target(name: "CLws", linkerSettings: [.linkedLibrary("websockets")]),
+        // C: OpenSSL's libcrypto (scrypt, SHA-256, SHA-1, HMAC, secure random).
+        .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+
+        // Pure layers: no I/O, no sockets, no SQLite.
+        .target(name: "CairnGeo"),
+        .target(name: "CairnWire"),
+        .target(name: "CairnCrypto", dependencies: ["COpenSSL"]),
+        .target(name: "CairnDomain", dependencies: [
+            "CairnWire", "CairnCrypto", "CairnGeo",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+
+        // Storage: SQLite through GRDB, behind the domain's storage protocol.
+        .target(name: "CairnStore", dependencies: [
+            "CairnDomain",
+            .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+
+        // Transport: libwebsockets service thread, HTTP and WebSocket on one port.
+        .target(name: "CairnServer", dependencies: [
+            "CLws", "CairnWire", "CairnDomain",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+
+        .executableTarget(name: "cairn", dependencies: [
+            "CairnServer", "CairnStore", "CairnDomain", "CairnCrypto",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .executableTarget(name: "cairn-bench", dependencies: ["CairnWire"], path: "Sources/CairnBench"),
+
+        // Tests mirror the sources; CairnTestSupport holds a small blocking RFC 6455 client.
+        .target(name: "CairnTestSupport", dependencies: ["COpenSSL"], path: "Tests/CairnTestSupport"),
+        .testTarget(name: "CairnGeoTests", dependencies: ["CairnGeo"]),
+        .testTarget(name: "CairnWireTests", dependencies: ["CairnWire"]),
+        .testTarget(name: "CairnCryptoTests", dependencies: ["CairnCrypto"]),
+        .testTarget(name: "CairnDomainTests", dependencies: ["CairnDomain", "CairnWire"]),
+        .testTarget(name: "CairnStoreTests", dependencies: ["CairnStore", "CairnDomain"]),
+        .testTarget(name: "CairnServerTests", dependencies: [
+            "CairnServer", "CairnStore", "CairnDomain", "CairnWire", "CairnTestSupport",
+        ]),
+    ]
+)

@@ -1,0 +1,27 @@
+/* Implementation of the shim declared in include/cairn_lws.h: one line per export, no logic. */
+#include "cairn_lws.h"
+
+int cairn_lws_pre(void) { return LWS_PRE; }
+
+uint64_t cairn_lws_opt_validate_utf8(void) { return LWS_SERVER_OPTION_VALIDATE_UTF8; }
+uint64_t cairn_lws_opt_do_ssl_global_init(void) { return LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT; }
+uint64_t cairn_lws_opt_disable_ipv6(void) { return LWS_SERVER_OPTION_DISABLE_IPV6; }
+uint64_t cairn_lws_opt_libuv(void) { return LWS_SERVER_OPTION_LIBUV; }
+
+int cairn_lws_log_mask(int verbosity) {
+    /* 0: errors only, 1: + warnings, 2: + notices, 3: + info. */
+    int mask = LLL_ERR;
+    if (verbosity >= 1) mask |= LLL_WARN;
+    if (verbosity >= 2) mask |= LLL_NOTICE;
+    if (verbosity >= 3) mask |= LLL_INFO;
+    return mask;
+}
+
+void cairn_lws_set_logging(int mask, cairn_lws_log_sink sink) { lws_set_log_level(mask, sink); }
+
+int cairn_lws_header_length(struct lws *wsi, int token) {
+    return lws_hdr_total_length(wsi, (enum lws_token_indexes)token);
+}
+int cairn_lws_token_get_uri(void) { return WSI_TOKEN_GET_URI; }
+int cairn_lws_token_authorization(void) { return WSI_TOKEN_HTTP_AUTHORIZATION; }
+int cairn_lws_token_protocol(void) { return WSI_TOKEN_PROTOCOL; }

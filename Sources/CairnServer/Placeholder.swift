@@ -1,0 +1,2 @@
+import CLws
+let _pre = cairn_lws_pre()
