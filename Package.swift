@@ -41,8 +41,14 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
 
-        .executableTarget(name: "cairn", dependencies: [
+        // Composition: wires store, domain and transport into one running hub (used by the CLI and the tests).
+        .target(name: "CairnApp", dependencies: [
             "CairnServer", "CairnStore", "CairnDomain", "CairnCrypto",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+
+        .executableTarget(name: "cairn", dependencies: [
+            "CairnApp", "CairnServer", "CairnDomain", "CairnCrypto",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -56,7 +62,7 @@ let package = Package(
         .testTarget(name: "CairnDomainTests", dependencies: ["CairnDomain", "CairnWire"]),
         .testTarget(name: "CairnStoreTests", dependencies: ["CairnStore", "CairnDomain"]),
         .testTarget(name: "CairnServerTests", dependencies: [
-            "CairnServer", "CairnStore", "CairnDomain", "CairnWire", "CairnTestSupport",
+            "CairnApp", "CairnServer", "CairnStore", "CairnDomain", "CairnWire", "CairnTestSupport",
         ]),
     ]
 )

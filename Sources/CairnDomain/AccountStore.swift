@@ -1,0 +1,59 @@
+// What the accounts service needs from durable storage, stated as a protocol so the domain knows nothing of SQLite.
+// Every method returns only after its write is committed: a reply that depends on it can then be sent safely.
+
+/// A new account to insert.
+public struct NewUser: Sendable {
+    /// Unique login name.
+    public var username: String
+    /// Display name.
+    public var name: String
+    /// Encoded password record, nil for guests.
+    public var passwordHash: String?
+    /// True for guest accounts.
+    public var isGuest: Bool
+    /// Creation time, ms since the epoch.
+    public var createdAt: Int64
+
+    /// Creates the value.
+    public init(username: String, name: String, passwordHash: String?, isGuest: Bool, createdAt: Int64) {
+        self.username = username
+        self.name = name
+        self.passwordHash = passwordHash
+        self.isGuest = isGuest
+        self.createdAt = createdAt
+    }
+}
+
+/// A user together with the stored password record, for login.
+public struct StoredCredentials: Sendable {
+    /// The account.
+    public var user: User
+    /// The encoded password record (nil for guests, who cannot log in by password).
+    public var passwordHash: String?
+
+    /// Creates the value.
+    public init(user: User, passwordHash: String?) {
+        self.user = user
+        self.passwordHash = passwordHash
+    }
+}
+
+/// Errors a store reports that the domain turns into protocol errors.
+public enum AccountStoreError: Error, Equatable, Sendable {
+    /// The username is already registered.
+    case usernameTaken
+}
+
+/// Durable storage for accounts and session tokens.
+public protocol AccountStore: Sendable {
+    /// Inserts an account; throws `AccountStoreError.usernameTaken` when the name exists.
+    func createUser(_ user: NewUser) async throws -> User
+    /// Finds an account by exact username.
+    func credentials(username: String) async throws -> StoredCredentials?
+    /// Stores the SHA-256 digest of a new session token.
+    func insertToken(hash: [UInt8], userID: Int64, createdAt: Int64) async throws
+    /// The account a token digest belongs to, if the token is live.
+    func user(tokenHash: [UInt8]) async throws -> User?
+    /// Revokes a token; true if it existed.
+    func deleteToken(hash: [UInt8]) async throws -> Bool
+}

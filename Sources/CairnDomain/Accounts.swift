@@ -1,0 +1,208 @@
+// Registration, login, guests, token authentication and logout. This is where the account rules of the contract
+// live (username alphabet and length, password length, "Login failed"), where tokens are minted (256 bits from the
+// injected random source, handed to the client once, stored only as their SHA-256 digest) and where failed logins
+// are throttled per username and per connection. It is Sendable and async: callers on the event loop start an
+// operation and get the result back without ever blocking on scrypt or SQLite.
+import CairnCrypto
+import CairnWire
+import Logging
+
+/// A logged-in session: the account and the bearer token that proves it.
+public struct Session: Sendable, Equatable {
+    /// The account.
+    public let user: User
+    /// The bearer token (base64url of 32 random bytes); shown once, stored only as its digest.
+    public let token: String
+}
+
+/// Limits applied to account requests.
+public struct AccountRules: Sendable {
+    /// Username length in characters.
+    public var usernameLength = 3...32
+    /// Minimum password length in characters.
+    public var minPasswordLength = 8
+    /// Maximum password size in UTF-8 bytes (guards the hasher against huge inputs).
+    public var maxPasswordBytes = 1024
+    /// Maximum display-name length in characters.
+    public var maxNameLength = 64
+    /// Failed logins allowed per username within `failureWindowMs`.
+    public var failuresPerUsername = 5
+    /// Failed logins allowed per connection within `failureWindowMs`.
+    public var failuresPerConnection = 10
+    /// The sliding window for failed logins, in milliseconds (default 15 minutes).
+    public var failureWindowMs: Int64 = 15 * 60 * 1000
+
+    /// The defaults above.
+    public init() {}
+}
+
+/// The account service.
+public final class Accounts: Sendable {
+    private let store: any AccountStore
+    private let hasher: PasswordHasher
+    private let random: any RandomSource
+    private let clock: any Clock
+    private let byUsername: LoginLimiter
+    private let byConnection: LoginLimiter
+    private let logger: Logger
+    /// The limits in force.
+    public let rules: AccountRules
+
+    /// Creates the service over a store, a hasher pool, a random source and a clock.
+    public init(store: any AccountStore, hasher: PasswordHasher, random: any RandomSource, clock: any Clock,
+                rules: AccountRules = AccountRules(), logger: Logger = Logger(label: "cairn.accounts")) {
+        self.store = store
+        self.hasher = hasher
+        self.random = random
+        self.clock = clock
+        self.rules = rules
+        self.logger = logger
+        self.byUsername = LoginLimiter(limit: rules.failuresPerUsername, windowMs: rules.failureWindowMs)
+        self.byConnection = LoginLimiter(limit: rules.failuresPerConnection, windowMs: rules.failureWindowMs)
+    }
+
+    // MARK: Validation (pure, cheap)
+
+    /// Checks a username against the contract: 3–32 characters of `[a-z0-9_.]`.
+    public func validateUsername(_ username: String) throws(WireError) {
+        let bytes = username.utf8
+        guard rules.usernameLength.contains(bytes.count) else {
+            throw .badRequest("field 'username' must be \(rules.usernameLength.lowerBound)–\(rules.usernameLength.upperBound) characters")
+        }
+        for b in bytes where !((b >= 0x61 && b <= 0x7A) || (b >= 0x30 && b <= 0x39) || b == 0x5F || b == 0x2E) {
+            throw .badRequest("field 'username' may contain only a-z, 0-9, '_' and '.'")
+        }
+    }
+
+    /// Checks a new password: at least `minPasswordLength` characters, at most `maxPasswordBytes` bytes.
+    public func validatePassword(_ password: String) throws(WireError) {
+        guard password.count >= rules.minPasswordLength else {
+            throw .badRequest("field 'password' must be at least \(rules.minPasswordLength) characters")
+        }
+        guard password.utf8.count <= rules.maxPasswordBytes else {
+            throw .badRequest("field 'password' must be at most \(rules.maxPasswordBytes) bytes")
+        }
+    }
+
+    /// Normalises a display name: trimmed, 1–`maxNameLength` characters, no control characters; nil → username.
+    public func normalizedName(_ name: String?, username: String) throws(WireError) -> String {
+        guard let name else { return username }
+        let trimmed = name.trimmingWhitespace()
+        guard !trimmed.isEmpty else { throw .badRequest("field 'name' must not be empty") }
+        guard trimmed.count <= rules.maxNameLength else {
+            throw .badRequest("field 'name' must be at most \(rules.maxNameLength) characters")
+        }
+        guard !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw .badRequest("field 'name' must not contain control characters")
+        }
+        return trimmed
+    }
+
+    // MARK: Operations
+
+    /// Creates an account and a session for it.
+    public func register(username: String, password: String, name: String?) async throws(WireError) -> Session {
+        try validateUsername(username)
+        try validatePassword(password)
+        let display = try normalizedName(name, username: username)
+        let encoded = await hasher.hash(password)
+        let user: User
+        do {
+            user = try await store.createUser(NewUser(username: username, name: display, passwordHash: encoded,
+                                                      isGuest: false, createdAt: clock.now()))
+        } catch AccountStoreError.usernameTaken {
+            throw WireError(.usernameTaken, "Username '\(username)' is already taken")
+        } catch {
+            throw storageFailure(error, "register")
+        }
+        return try await openSession(for: user)
+    }
+
+    /// Logs in by username and password. `connection` identifies the caller's connection for throttling.
+    public func login(username rawUsername: String, password: String, connection: UInt64) async throws(WireError) -> Session {
+        let username = rawUsername.lowercased()
+        let connectionKey = "conn:\(connection)"
+        let now = clock.now()
+        if let wait = byUsername.retryAfter(username, now: now) ?? byConnection.retryAfter(connectionKey, now: now) {
+            throw WireError(.rateLimited, "Too many failed logins; try again in \((wait + 999) / 1000) s")
+        }
+        guard password.utf8.count <= rules.maxPasswordBytes else {
+            throw .badRequest("field 'password' must be at most \(rules.maxPasswordBytes) bytes")
+        }
+        let found: StoredCredentials?
+        do { found = try await store.credentials(username: username) } catch { throw storageFailure(error, "login") }
+        // Unknown users cost a decoy verification too, so timing does not reveal which usernames exist.
+        let ok = await hasher.verify(password, against: found?.passwordHash)
+        guard ok, let user = found?.user else {
+            let later = clock.now()
+            byUsername.recordFailure(username, now: later)
+            byConnection.recordFailure(connectionKey, now: later)
+            throw WireError(.invalidCredentials, "Login failed")
+        }
+        return try await openSession(for: user)
+    }
+
+    /// Creates a guest account and a session for it.
+    public func guest() async throws(WireError) -> Session {
+        // The hyphen is outside the registration alphabet, so a guest name can never collide with a real one.
+        let suffix = random.bytes(6).map { String($0, radix: 16).leftPadded(to: 2) }.joined()
+        let username = "guest-\(suffix)"
+        let user: User
+        do {
+            user = try await store.createUser(NewUser(username: username, name: "Guest", passwordHash: nil,
+                                                      isGuest: true, createdAt: clock.now()))
+        } catch {
+            throw storageFailure(error, "guest")
+        }
+        return try await openSession(for: user)
+    }
+
+    /// Resolves a bearer token to its account; `unauthorized` when it is malformed, unknown or revoked.
+    public func authenticate(token: String) async throws(WireError) -> User {
+        guard let digest = Self.tokenDigest(token) else { throw WireError(.unauthorized, "Invalid or revoked token") }
+        let user: User?
+        do { user = try await store.user(tokenHash: digest) } catch { throw storageFailure(error, "auth") }
+        guard let user else { throw WireError(.unauthorized, "Invalid or revoked token") }
+        return user
+    }
+
+    /// Revokes a token. Revoking an unknown token is not an error (logout is idempotent).
+    public func logout(token: String) async throws(WireError) {
+        guard let digest = Self.tokenDigest(token) else { return }
+        do { _ = try await store.deleteToken(hash: digest) } catch { throw storageFailure(error, "logout") }
+    }
+
+    /// The stored digest of a token, or nil when the text cannot be a token Cairn issued.
+    public static func tokenDigest(_ token: String) -> [UInt8]? {
+        guard token.utf8.count == 43, let raw = Base64URL.decode(token), raw.count == 32 else { return nil }
+        return Digest.sha256(raw)
+    }
+
+    private func openSession(for user: User) async throws(WireError) -> Session {
+        let raw = random.bytes(32)
+        do {
+            try await store.insertToken(hash: Digest.sha256(raw), userID: user.id, createdAt: clock.now())
+        } catch {
+            throw storageFailure(error, "token")
+        }
+        return Session(user: user, token: Base64URL.encode(raw))
+    }
+
+    private func storageFailure(_ error: any Error, _ what: String) -> WireError {
+        logger.error("storage failure during \(what): \(error)")
+        return WireError(.internal, "Storage failure; the request was not applied")
+    }
+}
+
+extension String {
+    func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
+
+    func trimmingWhitespace() -> String {
+        var scalars = Substring(self)
+        while let first = scalars.first, first.isWhitespace { scalars.removeFirst() }
+        while let last = scalars.last, last.isWhitespace { scalars.removeLast() }
+        return String(scalars)
+    }
+}

@@ -1,0 +1,52 @@
+// Failed-login throttling. Each key (a username, or a connection) may fail `limit` times within a sliding window;
+// after that it is refused with `rate_limited` until its oldest failure leaves the window. A success does not wipe
+// the record: an attacker who also knows one good password gains nothing. Old entries are pruned as they expire,
+// so memory stays bounded by the number of keys that failed recently.
+import Synchronization
+
+/// Counts recent failures per key and says when a key must wait.
+public final class LoginLimiter: Sendable {
+    private let state = Mutex<[String: [Int64]]>([:])
+    /// Failures allowed within the window.
+    public let limit: Int
+    /// The window, in milliseconds.
+    public let windowMs: Int64
+
+    /// Creates a limiter allowing `limit` failures per `windowMs`.
+    public init(limit: Int, windowMs: Int64) {
+        precondition(limit >= 1 && windowMs >= 1)
+        self.limit = limit
+        self.windowMs = windowMs
+    }
+
+    /// If `key` is blocked at `now`, the milliseconds until it may try again; otherwise nil.
+    public func retryAfter(_ key: String, now: Int64) -> Int64? {
+        state.withLock { table in
+            guard var times = table[key] else { return nil }
+            times.removeAll { $0 <= now - windowMs }
+            if times.isEmpty { table[key] = nil; return nil }
+            table[key] = times
+            guard times.count >= limit else { return nil }
+            return times[times.count - limit] + windowMs - now
+        }
+    }
+
+    /// Records a failure of `key` at `now`.
+    public func recordFailure(_ key: String, now: Int64) {
+        state.withLock { table in
+            var times = table[key, default: []]
+            times.removeAll { $0 <= now - windowMs }
+            times.append(now)
+            if times.count > limit { times.removeFirst(times.count - limit) }
+            table[key] = times
+            if table.count > 4096 { Self.prune(&table, before: now - windowMs) }
+        }
+    }
+
+    /// The number of keys currently tracked (for tests and metrics).
+    public var trackedKeys: Int { state.withLock { $0.count } }
+
+    private static func prune(_ table: inout [String: [Int64]], before cutoff: Int64) {
+        table = table.filter { $0.value.last.map { $0 > cutoff } ?? false }
+    }
+}

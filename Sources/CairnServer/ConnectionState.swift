@@ -1,0 +1,47 @@
+// What the transport keeps per WebSocket connection: the message being assembled from fragments and the bytes
+// waiting for the next writable callback. Outbound objects are joined with "\n" into one buffer that starts with
+// LWS_PRE bytes of headroom, so everything pending goes out as one frame in one lws_write.
+import CLws
+import CairnDomain
+
+final class ConnectionState {
+    static let pre = Int(cairn_lws_pre())
+    /// Buffers that grew past this are released after use rather than kept per connection.
+    static let retainedCapacity = 16 * 1024
+
+    let id: ConnectionID
+    let wsi: OpaquePointer
+    var inbound: [UInt8] = []
+    var inboundIsBinary = false
+    var outbound: [UInt8]
+    var pendingClose: (code: UInt16, reason: String)?
+    var closing = false
+
+    init(id: ConnectionID, wsi: OpaquePointer) {
+        self.id = id
+        self.wsi = wsi
+        outbound = [UInt8](repeating: 0, count: Self.pre)
+    }
+
+    var hasOutbound: Bool { outbound.count > Self.pre }
+
+    /// Appends one JSON object, separated from what is already pending by a newline.
+    func append(_ json: UnsafeRawBufferPointer) {
+        if hasOutbound { outbound.append(0x0A) }
+        outbound.append(contentsOf: json)
+    }
+
+    /// Forgets what was written, keeping the headroom (and a modest capacity).
+    func resetOutbound() {
+        if outbound.capacity > Self.retainedCapacity {
+            outbound = [UInt8](repeating: 0, count: Self.pre)
+        } else {
+            outbound.removeLast(outbound.count - Self.pre)
+        }
+    }
+
+    /// Forgets the assembled inbound message.
+    func resetInbound() {
+        if inbound.capacity > Self.retainedCapacity { inbound = [] } else { inbound.removeAll(keepingCapacity: true) }
+    }
+}

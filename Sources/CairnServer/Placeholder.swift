@@ -1,2 +1,0 @@
-import CLws
-let _pre = cairn_lws_pre()

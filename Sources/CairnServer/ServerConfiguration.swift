@@ -1,0 +1,26 @@
+// Transport settings, with the contract's defaults. Passed into `WebSocketServer` at start; nothing global.
+
+/// Settings for the WebSocket/HTTP transport.
+public struct ServerConfiguration: Sendable {
+    /// Address to listen on. `127.0.0.1` keeps the hub private to the machine; use `0.0.0.0` to expose it.
+    public var host = "127.0.0.1"
+    /// TCP port for HTTP and WebSocket; 0 picks a free ephemeral port (reported by `start`).
+    public var port = 7681
+    /// Largest inbound WebSocket message in bytes; larger ones close the connection with 1009 (contract: 64 KiB).
+    public var maxMessageBytes = 64 * 1024
+    /// Bytes a connection may have waiting to be written before it is closed with 4001 as too slow.
+    public var maxOutboundBytes = 1 << 20
+    /// Seconds without traffic before the server pings a connection.
+    public var pingIntervalSeconds = 30
+    /// Seconds without any valid traffic (including pongs) before the connection is dropped.
+    public var idleTimeoutSeconds = 60
+    /// Seconds to wait for clients to acknowledge the closing handshake at shutdown.
+    public var shutdownGraceSeconds = 5
+    /// Raise the soft open-file limit to at most this many descriptors (bounded by the hard limit).
+    public var fileLimit: UInt64 = 1 << 20
+    /// libwebsockets log verbosity: 0 errors, 1 + warnings, 2 + notices, 3 + info.
+    public var lwsLogVerbosity = 1
+
+    /// The defaults above.
+    public init() {}
+}

@@ -1,0 +1,339 @@
+// The transport: one libwebsockets context serving HTTP and WebSocket on one port, run by one dedicated service
+// thread that also owns the hub. Everything that touches a `wsi` or the hub happens on that thread; other threads
+// reach it only through `LoopJobQueue` (lws_cancel_service). The lws callback (LwsCallback.swift) turns lws events
+// into calls on this class; this class turns them into hub calls and hub output into frames.
+//
+// Lifecycle: `start()` creates the context on the service thread and returns the bound port; `requestShutdown()`
+// (any thread, e.g. a signal handler) lets in-flight work reply, closes every client with 1001 and a reason,
+// waits up to the grace period for the closing handshakes, destroys the context on the service thread, and
+// signals `waitUntilStopped()`.
+import CLws
+import CairnDomain
+import CairnWire
+import Dispatch
+import Foundation
+import Logging
+import Synchronization
+
+/// Errors raised while starting the transport.
+public enum ServerStartError: Error, CustomStringConvertible {
+    /// libwebsockets could not create the context (typically: the port is in use or the address is invalid).
+    case contextCreationFailed(host: String, port: Int)
+
+    /// A readable explanation.
+    public var description: String {
+        switch self {
+        case .contextCreationFailed(let host, let port):
+            "cannot listen on \(host):\(port) (address in use or not available)"
+        }
+    }
+}
+
+/// The WebSocket and HTTP server.
+public final class WebSocketServer: @unchecked Sendable {
+    // Loop-confined state (service thread only) below; `@unchecked Sendable` because the only members touched
+    // from other threads are `jobs`, `shutdownRequested` and the start/stop semaphores, which are thread-safe.
+    let configuration: ServerConfiguration
+    let hub: Hub
+    let logger: Logger
+    let jobs: LoopJobQueue
+    let startedAt = Date()
+
+    var context: OpaquePointer?
+    var connections: [ConnectionID: ConnectionState] = [:]
+    var pendingTokens: [UInt: String] = [:]
+    var pendingHTTP: [UInt: [UInt8]] = [:]
+    var nextConnectionID: ConnectionID = 1
+    var draining = false
+    var closingAll = false
+    var shutdownDeadline: Date?
+
+    private let shutdownRequested = Atomic<Bool>(false)
+    private let started = DispatchSemaphore(value: 0)
+    private let stopped = DispatchSemaphore(value: 0)
+    private let startResult = Mutex<Result<Int, ServerStartError>?>(nil)
+    private var thread: Thread?
+
+    // C-side memory lws keeps pointers to; freed after lws_context_destroy.
+    private var protocols: UnsafeMutablePointer<lws_protocols>?
+    private var retryPolicy: UnsafeMutablePointer<lws_retry_bo_t>?
+    private var cStrings: [UnsafeMutablePointer<CChar>] = []
+    var sweepTimer: UnsafeMutableRawPointer?
+
+    /// Creates a server for `hub`. The hub's scheduler must be `scheduler` of this server (see `makeScheduler`).
+    public init(configuration: ServerConfiguration, hub: Hub, scheduler: any LoopScheduler,
+                logger: Logger = Logger(label: "cairn.server")) {
+        guard let queue = scheduler as? LoopJobQueue else {
+            preconditionFailure("WebSocketServer needs the scheduler made by WebSocketServer.makeScheduler()")
+        }
+        self.configuration = configuration
+        self.hub = hub
+        self.jobs = queue
+        self.logger = logger
+    }
+
+    /// The scheduler to give the hub: jobs run on this server's service thread.
+    public static func makeScheduler() -> any LoopScheduler { LoopJobQueue() }
+
+    /// Starts the service thread, waits until it listens, and returns the bound port.
+    public func start() throws(ServerStartError) -> Int {
+        FileLimit.raise(to: configuration.fileLimit)
+        let thread = Thread { [self] in self.serviceThreadMain() }
+        thread.name = "cairn-service"
+        thread.stackSize = 4 << 20
+        self.thread = thread
+        thread.start()
+        started.wait()
+        switch startResult.withLock({ $0 })! {
+        case .success(let port): return port
+        case .failure(let error): throw error
+        }
+    }
+
+    /// Asks the server to shut down gracefully; safe from any thread, idempotent.
+    public func requestShutdown() {
+        if shutdownRequested.exchange(true, ordering: .acquiringAndReleasing) { return }
+        jobs.wake()
+    }
+
+    /// Blocks until the service thread has destroyed the context and exited.
+    public func waitUntilStopped() {
+        stopped.wait()
+        stopped.signal()  // let further waiters through too
+    }
+
+    // MARK: Service thread
+
+    private func serviceThreadMain() {
+        LwsLogBridge.install(verbosity: configuration.lwsLogVerbosity)
+        guard let context = createContext() else {
+            startResult.withLock { $0 = .failure(.contextCreationFailed(host: configuration.host, port: configuration.port)) }
+            freeCMemory()
+            started.signal()
+            stopped.signal()
+            return
+        }
+        self.context = context
+        jobs.attach(context)
+        hub.outbound = self
+        let vhost = lws_get_vhost_by_name(context, "cairn")
+        let port = vhost.map { Int(lws_get_vhost_listen_port($0)) } ?? configuration.port
+        scheduleSweep()
+        startResult.withLock { $0 = .success(port) }
+        started.signal()
+
+        while true {
+            if lws_service(context, 0) < 0 { break }
+            if shutdownRequested.load(ordering: .acquiring) && !draining { beginShutdown() }
+            if closingAll && (connections.isEmpty || Date() >= shutdownDeadline!) { break }
+        }
+
+        hub.outbound = nil
+        jobs.attach(nil)
+        lws_context_destroy(context)
+        self.context = nil
+        freeCMemory()
+        jobs.drain()  // completions that arrived after the last service turn: hub discards them (no connections)
+        logger.info("transport stopped")
+        stopped.signal()
+    }
+
+    private func beginShutdown() {
+        draining = true
+        logger.info("shutting down: letting \(hub.operationsInFlight) operation(s) in flight finish")
+        hub.beginShutdown { [self] in
+            closingAll = true
+            shutdownDeadline = Date().addingTimeInterval(TimeInterval(configuration.shutdownGraceSeconds))
+            for state in connections.values {
+                close(state, code: CloseCode.goingAway.rawValue, reason: "server shutting down")
+            }
+            logger.info("closing \(connections.count) connection(s) with 1001")
+        }
+    }
+
+    private func createContext() -> OpaquePointer? {
+        let protocols = UnsafeMutablePointer<lws_protocols>.allocate(capacity: 2)
+        protocols.initialize(repeating: lws_protocols(), count: 2)
+        protocols[0].name = UnsafePointer(keep(strdup("cairn.v1")))
+        protocols[0].callback = cairnLwsCallback
+        protocols[0].per_session_data_size = MemoryLayout<UInt64>.size
+        protocols[0].rx_buffer_size = 16 * 1024
+        self.protocols = protocols
+
+        let retry = UnsafeMutablePointer<lws_retry_bo_t>.allocate(capacity: 1)
+        retry.initialize(to: lws_retry_bo_t())
+        retry.pointee.secs_since_valid_ping = UInt16(clamping: configuration.pingIntervalSeconds)
+        retry.pointee.secs_since_valid_hangup = UInt16(clamping: configuration.idleTimeoutSeconds)
+        self.retryPolicy = retry
+
+        var info = lws_context_creation_info()
+        info.port = Int32(configuration.port)
+        info.iface = UnsafePointer(keep(strdup(configuration.host)))
+        info.vhost_name = UnsafePointer(keep(strdup("cairn")))
+        info.protocols = UnsafePointer(protocols)
+        info.retry_and_idle_policy = UnsafePointer(retry)
+        info.gid = -1
+        info.uid = -1
+        info.options = cairn_lws_opt_disable_ipv6()
+        info.user = Unmanaged.passUnretained(self).toOpaque()
+        return lws_create_context(&info)
+    }
+
+    private func keep(_ p: UnsafeMutablePointer<CChar>?) -> UnsafeMutablePointer<CChar> {
+        cStrings.append(p!)
+        return p!
+    }
+
+    private func freeCMemory() {
+        for p in cStrings { free(p) }
+        cStrings.removeAll()
+        protocols?.deinitialize(count: 2)
+        protocols?.deallocate()
+        protocols = nil
+        retryPolicy?.deallocate()
+        retryPolicy = nil
+        sweepTimer?.deallocate()
+        sweepTimer = nil
+    }
+
+    // MARK: Periodic sweep (one timer for everything, as lws timers are a linearly sorted list)
+
+    private func scheduleSweep() {
+        if sweepTimer == nil {
+            let size = MemoryLayout<lws_sorted_usec_list_t>.stride + MemoryLayout<UnsafeMutableRawPointer>.size
+            let raw = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16)
+            raw.initializeMemory(as: UInt8.self, repeating: 0, count: size)
+            (raw + MemoryLayout<lws_sorted_usec_list_t>.stride)
+                .storeBytes(of: Unmanaged.passUnretained(self).toOpaque(), as: UnsafeMutableRawPointer.self)
+            sweepTimer = raw
+        }
+        let sul = sweepTimer!.assumingMemoryBound(to: lws_sorted_usec_list_t.self)
+        lws_sul_schedule(context, 0, sul, { sul in
+            guard let sul else { return }
+            let raw = UnsafeMutableRawPointer(sul) + MemoryLayout<lws_sorted_usec_list_t>.stride
+            let server = Unmanaged<WebSocketServer>.fromOpaque(raw.load(as: UnsafeMutableRawPointer.self))
+                .takeUnretainedValue()
+            server.sweep()
+        }, 1_000_000)
+    }
+
+    private func sweep() {
+        hub.tick()
+        scheduleSweep()
+    }
+
+    // MARK: Connection events (called from the lws callback, service thread)
+
+    func opened(wsi: OpaquePointer, session: UnsafeMutableRawPointer) {
+        let id = nextConnectionID
+        nextConnectionID += 1
+        session.storeBytes(of: id, as: UInt64.self)
+        let state = ConnectionState(id: id, wsi: wsi)
+        connections[id] = state
+        let token = pendingTokens.removeValue(forKey: UInt(bitPattern: wsi))
+        if draining {
+            close(state, code: CloseCode.goingAway.rawValue, reason: "server shutting down")
+            return
+        }
+        hub.connectionOpened(id, token: token)
+    }
+
+    func connection(for session: UnsafeMutableRawPointer?) -> ConnectionState? {
+        guard let session else { return nil }
+        let id = session.load(as: UInt64.self)
+        return id == 0 ? nil : connections[id]
+    }
+
+    /// Handles one chunk of an inbound message; returns false if the connection must close (already arranged).
+    func received(_ state: ConnectionState, bytes: UnsafeRawBufferPointer) -> Bool {
+        let wsi = state.wsi
+        if lws_is_first_fragment(wsi) != 0 && state.inbound.isEmpty {
+            state.inboundIsBinary = lws_frame_is_binary(wsi) != 0
+        }
+        let remaining = Int(lws_remaining_packet_payload(wsi))
+        if state.inbound.count + bytes.count + remaining > configuration.maxMessageBytes {
+            let reason = "message exceeds \(configuration.maxMessageBytes) bytes"
+            setCloseReason(wsi, code: CloseCode.messageTooBig.rawValue, reason: reason)
+            return false
+        }
+        state.inbound.append(contentsOf: bytes)
+        guard lws_is_final_fragment(wsi) != 0 && remaining == 0 else { return true }
+        if draining || state.closing {
+            state.resetInbound()
+            return true
+        }
+        if state.inboundIsBinary {
+            hub.receivedBinary(state.id)
+        } else {
+            state.inbound.withUnsafeBytes { hub.received(state.id, frame: $0) }
+        }
+        state.resetInbound()
+        return true
+    }
+
+    /// Writes everything pending as one frame, or performs a pending close. Returns false to close.
+    func writable(_ state: ConnectionState) -> Bool {
+        if state.hasOutbound {
+            let length = state.outbound.count - ConnectionState.pre
+            let written = state.outbound.withUnsafeMutableBytes { buffer in
+                lws_write(state.wsi, buffer.baseAddress!.assumingMemoryBound(to: UInt8.self) + ConnectionState.pre,
+                          length, LWS_WRITE_TEXT)
+            }
+            state.resetOutbound()
+            if written < length { return false }
+            if state.pendingClose != nil { lws_callback_on_writable(state.wsi) }
+            return true
+        }
+        if let close = state.pendingClose {
+            setCloseReason(state.wsi, code: close.code, reason: close.reason)
+            return false
+        }
+        return true
+    }
+
+    func closed(_ session: UnsafeMutableRawPointer?) {
+        guard let session else { return }
+        let id = session.load(as: UInt64.self)
+        guard id != 0, connections.removeValue(forKey: id) != nil else { return }
+        session.storeBytes(of: 0, as: UInt64.self)
+        hub.connectionClosed(id)
+    }
+
+    func close(_ state: ConnectionState, code: UInt16, reason: String) {
+        guard !state.closing else { return }
+        state.closing = true
+        state.pendingClose = (code, reason)
+        lws_callback_on_writable(state.wsi)
+    }
+
+    func setCloseReason(_ wsi: OpaquePointer, code: UInt16, reason: String) {
+        var bytes = Array(reason.utf8.prefix(120))
+        bytes.withUnsafeMutableBufferPointer { b in
+            lws_close_reason(wsi, lws_close_status(rawValue: UInt32(code)), b.baseAddress, b.count)
+        }
+    }
+
+    // MARK: Counters for /healthz
+
+    var uptimeSeconds: Double { Date().timeIntervalSince(startedAt) }
+}
+
+extension WebSocketServer: Outbound {
+    /// Queues one JSON object for a connection and asks lws for a writable callback.
+    public func send(_ connection: ConnectionID, _ json: UnsafeRawBufferPointer) {
+        guard let state = connections[connection], !state.closing else { return }
+        if state.outbound.count + json.count + 1 - ConnectionState.pre > configuration.maxOutboundBytes {
+            state.resetOutbound()
+            close(state, code: CloseCode.outboundOverflow.rawValue, reason: "client is not reading fast enough")
+            return
+        }
+        state.append(json)
+        lws_callback_on_writable(state.wsi)
+    }
+
+    /// Closes a connection after what is already queued for it has been written.
+    public func close(_ connection: ConnectionID, code: CloseCode, reason: String) {
+        guard let state = connections[connection] else { return }
+        close(state, code: code.rawValue, reason: reason)
+    }
+}

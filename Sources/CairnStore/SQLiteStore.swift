@@ -1,0 +1,77 @@
+// Durable storage: one SQLite database in the data directory, through GRDB. A `DatabasePool` puts the database in
+// WAL mode, so reads never wait for the writer; `synchronous = FULL` makes every commit durable before the call
+// returns, which is what lets the hub acknowledge a write only after it is safe. GRDB runs each access on its own
+// queues, and the async API suspends the caller instead of blocking it, so the event loop never waits on disk.
+import CairnDomain
+import Foundation
+import GRDB
+import Logging
+
+/// Errors raised while opening the store.
+public enum StoreOpenError: Error, CustomStringConvertible {
+    /// The data directory could not be created or is not a directory.
+    case dataDirectory(String, underlying: String)
+
+    /// A readable explanation.
+    public var description: String {
+        switch self {
+        case .dataDirectory(let path, let underlying): "cannot use data directory '\(path)': \(underlying)"
+        }
+    }
+}
+
+/// Cairn's SQLite store.
+public final class SQLiteStore: Sendable {
+    /// The database file name inside the data directory.
+    public static let fileName = "cairn.sqlite"
+
+    let pool: DatabasePool
+    /// The full path of the database file.
+    public let path: String
+
+    /// Opens (creating if needed) the database in `directory` and applies pending migrations.
+    public init(directory: String, logger: Logger = Logger(label: "cairn.store")) throws {
+        let fm = FileManager.default
+        var isDirectory: ObjCBool = false
+        if fm.fileExists(atPath: directory, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue else {
+                throw StoreOpenError.dataDirectory(directory, underlying: "exists and is not a directory")
+            }
+        } else {
+            do {
+                try fm.createDirectory(atPath: directory, withIntermediateDirectories: true,
+                                       attributes: [.posixPermissions: 0o700])
+            } catch {
+                throw StoreOpenError.dataDirectory(directory, underlying: "\(error.localizedDescription)")
+            }
+        }
+        path = (directory as NSString).appendingPathComponent(Self.fileName)
+        var config = Configuration()
+        config.busyMode = .timeout(5)
+        config.prepareDatabase { db in
+            // FULL: a commit is on disk (WAL fsynced) before it returns, so acknowledged writes survive power loss.
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+            try db.execute(sql: "PRAGMA foreign_keys = ON")
+        }
+        pool = try DatabasePool(path: path, configuration: config)
+        try Migrations.migrator.migrate(pool)
+        let schema = try pool.read { try Migrations.migrator.appliedIdentifiers($0) }.sorted().last ?? "none"
+        logger.info("store open at \(path), schema \(schema)")
+    }
+
+    /// Waits for every write already queued, then closes the database.
+    public func close() throws {
+        try pool.barrierWriteWithoutTransaction { _ in }
+        try pool.close()
+    }
+
+    /// The SQLite journal mode in force ("wal" when healthy).
+    public func journalMode() throws -> String {
+        try pool.read { try String.fetchOne($0, sql: "PRAGMA journal_mode") ?? "" }
+    }
+
+    /// The migrations applied so far, in order.
+    public func appliedMigrations() throws -> [String] {
+        try pool.read { try Migrations.migrator.appliedIdentifiers($0) }.sorted()
+    }
+}

@@ -1,0 +1,94 @@
+// `cairn serve`: resolves options (flag, then environment variable, then default), starts the hub, prints the
+// address it listens on, and shuts down gracefully on SIGINT/SIGTERM (clients get 1001, pending writes are
+// committed, the process exits 0).
+import ArgumentParser
+import CairnApp
+import CairnCrypto
+import Dispatch
+import Foundation
+import Logging
+
+struct Serve: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run the hub.",
+        discussion: "Prints 'cairn listening on HOST:PORT' on standard output once it accepts connections.")
+
+    @Option(help: "Address to listen on; 0.0.0.0 exposes the hub to the network. [env: CAIRN_HOST] (default: 127.0.0.1)")
+    var host: String?
+
+    @Option(help: "TCP port for HTTP and WebSocket; 0 picks a free port. [env: CAIRN_PORT] (default: 7681)")
+    var port: Int?
+
+    @Option(help: "Data directory holding cairn.sqlite; created if missing. [env: CAIRN_DATA] (default: ./data)")
+    var data: String?
+
+    @Option(help: "Largest inbound WebSocket message, bytes; bigger ones close with 1009. [env: CAIRN_MAX_MESSAGE_BYTES] (default: 65536)")
+    var maxMessageBytes: Int?
+
+    @Option(help: "Seconds a connection has to authenticate before it is closed with 4508. [env: CAIRN_AUTH_TIMEOUT] (default: 10)")
+    var authTimeout: Double?
+
+    @Option(help: "Seconds of silence before the server pings a client. [env: CAIRN_PING_INTERVAL] (default: 30)")
+    var pingInterval: Int?
+
+    @Option(help: "Seconds without valid traffic (pongs included) before a client is dropped. [env: CAIRN_IDLE_TIMEOUT] (default: 60)")
+    var idleTimeout: Int?
+
+    @Option(help: "scrypt cost for new password hashes as log2(N), 10–20; r=8, p=1. [env: CAIRN_SCRYPT_COST] (default: 15)")
+    var scryptCost: Int?
+
+    @Option(help: "Threads that hash passwords. [env: CAIRN_HASH_WORKERS] (default: number of cores)")
+    var hashWorkers: Int?
+
+    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical. [env: CAIRN_LOG_LEVEL] (default: info)")
+    var logLevel: String?
+
+    func run() throws {
+        let env = Environment()
+        var config = AppConfiguration()
+        config.server.host = try env.resolve(host, "CAIRN_HOST", default: "127.0.0.1")
+        config.server.port = try env.resolve(port, "CAIRN_PORT", default: 7681, valid: 0...65535)
+        config.dataDirectory = try env.resolve(data, "CAIRN_DATA", default: "./data")
+        config.server.maxMessageBytes = try env.resolve(maxMessageBytes, "CAIRN_MAX_MESSAGE_BYTES", default: 65536,
+                                                        valid: 1024...(16 << 20))
+        let authSeconds = try env.resolve(authTimeout, "CAIRN_AUTH_TIMEOUT", default: 10, valid: 0.1...3600)
+        config.hub.authTimeoutMs = Int64(authSeconds * 1000)
+        config.server.pingIntervalSeconds = try env.resolve(pingInterval, "CAIRN_PING_INTERVAL", default: 30, valid: 1...3600)
+        config.server.idleTimeoutSeconds = try env.resolve(idleTimeout, "CAIRN_IDLE_TIMEOUT", default: 60, valid: 2...7200)
+        guard config.server.idleTimeoutSeconds > config.server.pingIntervalSeconds else {
+            throw ValidationError("--idle-timeout (\(config.server.idleTimeoutSeconds)) must be greater than --ping-interval (\(config.server.pingIntervalSeconds))")
+        }
+        let cost = try env.resolve(scryptCost, "CAIRN_SCRYPT_COST", default: 15, valid: 10...20)
+        config.scrypt = ScryptParameters(n: 1 << UInt64(cost), r: 8, p: 1)
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        config.hashWorkers = try env.resolve(hashWorkers, "CAIRN_HASH_WORKERS", default: cores, valid: 1...256)
+        let levelName = try env.resolve(logLevel, "CAIRN_LOG_LEVEL", default: "info")
+        guard let level = Logger.Level(rawValue: levelName.lowercased()) else {
+            throw ValidationError("unknown log level '\(levelName)'; use trace, debug, info, notice, warning, error or critical")
+        }
+
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        signal(SIGPIPE, SIG_IGN)
+
+        let app = try CairnApp(configuration: config)
+        let boundPort = try app.start()
+        print("cairn listening on \(config.server.host):\(boundPort)")
+        fflush(nil)  // all streams: stdout may be a pipe (tests read this line)
+
+        // Signals are turned into a shutdown request; the service thread does the rest.
+        var sources: [any DispatchSourceSignal] = []
+        for sig in [SIGINT, SIGTERM] {
+            signal(sig, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+            source.setEventHandler { app.requestShutdown() }
+            source.resume()
+            sources.append(source)
+        }
+        try app.waitUntilStopped()
+        sources.forEach { $0.cancel() }
+    }
+}

@@ -1,0 +1,168 @@
+// The account rules: validation, duplicate names, "Login failed", rate limiting, tokens stored as digests,
+// logout revoking.
+import CairnCrypto
+@testable import CairnDomain
+import CairnWire
+import Testing
+
+struct AccountsTests {
+    let store = MemoryAccountStore()
+    let clock = ManualClock()
+    let random = SeededRandom(seed: 42)
+
+    func makeAccounts(_ rules: AccountRules = AccountRules()) -> Accounts {
+        Accounts(store: store, hasher: fastHasher(random), random: random, clock: clock, rules: rules)
+    }
+
+    func expectError(_ code: ErrorCode, containing text: String = "",
+                     _ body: () async throws -> Void) async {
+        do {
+            try await body()
+            Issue.record("expected \(code)")
+        } catch let error as WireError {
+            #expect(error.code == code)
+            #expect(error.message.contains(text), "message '\(error.message)' should contain '\(text)'")
+        } catch {
+            Issue.record("expected WireError \(code), got \(error)")
+        }
+    }
+
+    @Test func registerReturnsUserAndWorkingToken() async throws {
+        let accounts = makeAccounts()
+        let session = try await accounts.register(username: "alice", password: "correct horse", name: "Alice A")
+        #expect(session.user.username == "alice")
+        #expect(session.user.name == "Alice A")
+        #expect(!session.user.isGuest)
+        #expect(session.token.utf8.count == 43)
+        let user = try await accounts.authenticate(token: session.token)
+        #expect(user == session.user)
+    }
+
+    @Test func tokensAreStoredOnlyAsDigests() async throws {
+        let accounts = makeAccounts()
+        let session = try await accounts.register(username: "bob", password: "password1", name: nil)
+        let stored = store.state.withLock { Array($0.tokens.keys) }
+        #expect(stored.count == 1)
+        #expect(stored[0] == Digest.sha256(Base64URL.decode(session.token)!))
+        #expect(stored[0] != Base64URL.decode(session.token)!)
+    }
+
+    @Test func displayNameDefaultsToUsername() async throws {
+        let session = try await makeAccounts().register(username: "carol", password: "password1", name: nil)
+        #expect(session.user.name == "carol")
+    }
+
+    @Test(arguments: [("ab", "3–32"), (String(repeating: "a", count: 33), "3–32"), ("Alice", "a-z"),
+                      ("al ice", "a-z"), ("al-ice", "a-z"), ("élan", "a-z")])
+    func badUsernamesAreRefused(_ username: String, _ text: String) async {
+        let accounts = makeAccounts()
+        await expectError(.badRequest, containing: "'username'") {
+            _ = try await accounts.register(username: username, password: "password1", name: nil)
+        }
+    }
+
+    @Test func shortPasswordIsRefused() async {
+        let accounts = makeAccounts()
+        await expectError(.badRequest, containing: "at least 8") {
+            _ = try await accounts.register(username: "dave", password: "1234567", name: nil)
+        }
+    }
+
+    @Test func blankOrControlNamesAreRefused() async {
+        let accounts = makeAccounts()
+        await expectError(.badRequest, containing: "'name'") {
+            _ = try await accounts.register(username: "erin", password: "password1", name: "   ")
+        }
+        await expectError(.badRequest, containing: "control") {
+            _ = try await accounts.register(username: "erin", password: "password1", name: "a\u{7}b")
+        }
+    }
+
+    @Test func duplicateUsernameIsTaken() async throws {
+        let accounts = makeAccounts()
+        _ = try await accounts.register(username: "frank", password: "password1", name: nil)
+        await expectError(.usernameTaken, containing: "frank") {
+            _ = try await accounts.register(username: "frank", password: "password2", name: nil)
+        }
+    }
+
+    @Test func loginSucceedsWithRightPasswordAndFailsOtherwise() async throws {
+        let accounts = makeAccounts()
+        let registered = try await accounts.register(username: "gina", password: "password1", name: nil)
+        let session = try await accounts.login(username: "gina", password: "password1", connection: 1)
+        #expect(session.user == registered.user)
+        #expect(session.token != registered.token)
+        await expectError(.invalidCredentials, containing: "Login failed") {
+            _ = try await accounts.login(username: "gina", password: "password2", connection: 1)
+        }
+        await expectError(.invalidCredentials, containing: "Login failed") {
+            _ = try await accounts.login(username: "nobody", password: "password1", connection: 1)
+        }
+    }
+
+    @Test func loginIgnoresUsernameCase() async throws {
+        let accounts = makeAccounts()
+        _ = try await accounts.register(username: "hank", password: "password1", name: nil)
+        let session = try await accounts.login(username: "HANK", password: "password1", connection: 1)
+        #expect(session.user.username == "hank")
+    }
+
+    @Test func failedLoginsAreRateLimitedPerUsernameUntilTheWindowPasses() async throws {
+        var rules = AccountRules()
+        rules.failuresPerUsername = 3
+        rules.failureWindowMs = 60_000
+        let accounts = makeAccounts(rules)
+        _ = try await accounts.register(username: "ivan", password: "password1", name: nil)
+        for connection in 1...3 as ClosedRange<UInt64> {
+            await expectError(.invalidCredentials) {
+                _ = try await accounts.login(username: "ivan", password: "wrong-pass", connection: connection)
+            }
+        }
+        // Even the right password is refused while the username is throttled, from any connection.
+        await expectError(.rateLimited, containing: "try again") {
+            _ = try await accounts.login(username: "ivan", password: "password1", connection: 99)
+        }
+        clock.advance(by: 60_001)
+        let session = try await accounts.login(username: "ivan", password: "password1", connection: 99)
+        #expect(session.user.username == "ivan")
+    }
+
+    @Test func failedLoginsAreRateLimitedPerConnectionAcrossUsernames() async throws {
+        var rules = AccountRules()
+        rules.failuresPerConnection = 2
+        let accounts = makeAccounts(rules)
+        _ = try await accounts.register(username: "judy", password: "password1", name: nil)
+        await expectError(.invalidCredentials) { _ = try await accounts.login(username: "x1x", password: "password1", connection: 7) }
+        await expectError(.invalidCredentials) { _ = try await accounts.login(username: "x2x", password: "password1", connection: 7) }
+        await expectError(.rateLimited) { _ = try await accounts.login(username: "judy", password: "password1", connection: 7) }
+        // Another connection is not affected.
+        _ = try await accounts.login(username: "judy", password: "password1", connection: 8)
+    }
+
+    @Test func guestsGetUniqueUnregistrableNames() async throws {
+        let accounts = makeAccounts()
+        let a = try await accounts.guest()
+        let b = try await accounts.guest()
+        #expect(a.user.isGuest && b.user.isGuest)
+        #expect(a.user.username.hasPrefix("guest-"))
+        #expect(a.user.username != b.user.username)
+        await expectError(.badRequest) {
+            _ = try await accounts.register(username: a.user.username, password: "password1", name: nil)
+        }
+        #expect(try await accounts.authenticate(token: a.token) == a.user)
+    }
+
+    @Test func logoutRevokesTheToken() async throws {
+        let accounts = makeAccounts()
+        let session = try await accounts.register(username: "kate", password: "password1", name: nil)
+        try await accounts.logout(token: session.token)
+        await expectError(.unauthorized) { _ = try await accounts.authenticate(token: session.token) }
+        try await accounts.logout(token: session.token)  // idempotent
+    }
+
+    @Test(arguments: ["", "short", String(repeating: "A", count: 43) + "=", String(repeating: "*", count: 43)])
+    func malformedTokensAreUnauthorized(_ token: String) async {
+        let accounts = makeAccounts()
+        await expectError(.unauthorized) { _ = try await accounts.authenticate(token: token) }
+    }
+}

@@ -1,0 +1,24 @@
+// The sliding-window limiter behind failed-login throttling.
+import CairnDomain
+import Testing
+
+struct LoginLimiterTests {
+    @Test func blocksAfterLimitAndReportsTheWait() {
+        let limiter = LoginLimiter(limit: 2, windowMs: 1000)
+        #expect(limiter.retryAfter("k", now: 0) == nil)
+        limiter.recordFailure("k", now: 100)
+        #expect(limiter.retryAfter("k", now: 150) == nil)
+        limiter.recordFailure("k", now: 200)
+        #expect(limiter.retryAfter("k", now: 250) == 850)  // the failure at 100 leaves the window at 1100
+        #expect(limiter.retryAfter("k", now: 1101) == nil)
+        #expect(limiter.retryAfter("other", now: 250) == nil)
+    }
+
+    @Test func forgetsKeysWhoseFailuresExpired() {
+        let limiter = LoginLimiter(limit: 1, windowMs: 10)
+        limiter.recordFailure("a", now: 0)
+        #expect(limiter.trackedKeys == 1)
+        #expect(limiter.retryAfter("a", now: 11) == nil)
+        #expect(limiter.trackedKeys == 0)
+    }
+}

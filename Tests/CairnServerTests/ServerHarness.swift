@@ -1,0 +1,60 @@
+// Starts a real Cairn (store + hub + libwebsockets transport, exactly as `cairn serve` assembles it) in this
+// process on an ephemeral loopback port with a fresh data directory; tests then talk to it with a real WebSocket
+// client. scrypt runs at a low cost here so the suite stays quick; the parameters are stored per record anyway.
+import CairnApp
+import CairnCrypto
+import CairnTestSupport
+import Foundation
+import Testing
+
+/// All server integration tests: serialized, as each starts a server and the machine has two cores.
+@Suite(.serialized) enum ServerIntegration {}
+
+final class RunningHub {
+    let app: CairnApp
+    let port: Int
+    let dataDirectory: String
+    private var stopped = false
+
+    init(dataDirectory: String? = nil, configure: (inout AppConfiguration) -> Void = { _ in }) throws {
+        var config = AppConfiguration()
+        config.server.host = "127.0.0.1"
+        config.server.port = 0
+        config.server.lwsLogVerbosity = 0
+        config.scrypt = ScryptParameters(n: 1024, r: 8, p: 1)
+        config.hashWorkers = 2
+        self.dataDirectory = dataDirectory ?? NSTemporaryDirectory() + "cairn-it-\(UUID().uuidString)"
+        config.dataDirectory = self.dataDirectory
+        configure(&config)
+        app = try CairnApp(configuration: config)
+        port = try app.start()
+    }
+
+    func client(path: String = "/ws", subprotocol: String? = "cairn.v1", headers: [String: String] = [:]) throws
+        -> WebSocketClient
+    {
+        try WebSocketClient(port: port, path: path, subprotocol: subprotocol, headers: headers, timeout: 10)
+    }
+
+    /// A connected client that has registered `username`; returns the client and the token.
+    func registered(_ username: String, password: String = "password1") throws -> (WebSocketClient, String) {
+        let c = try client()
+        let reply = try c.requestOK("register", ["username": username, "password": password])
+        return (c, try #require(reply["token"] as? String))
+    }
+
+    func stop() throws {
+        guard !stopped else { return }
+        stopped = true
+        try app.stop()
+    }
+
+    func removeData() { try? FileManager.default.removeItem(atPath: dataDirectory) }
+
+    deinit {
+        try? stop()
+    }
+}
+
+func errorCode(_ reply: [String: Any]) -> String? { (reply["error"] as? [String: Any])?["code"] as? String }
+func errorMessage(_ reply: [String: Any]) -> String { ((reply["error"] as? [String: Any])?["message"] as? String) ?? "" }

@@ -1,0 +1,90 @@
+// The SQLite store: WAL mode, migrations, the account operations, uniqueness, and that data survives reopening.
+import CairnDomain
+@testable import CairnStore
+import Foundation
+import Testing
+
+func temporaryDirectory() -> String {
+    let path = NSTemporaryDirectory() + "cairn-store-\(UUID().uuidString)"
+    return path
+}
+
+struct SQLiteStoreTests {
+    @Test func opensInWALModeWithMigrationsApplied() throws {
+        let dir = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let store = try SQLiteStore(directory: dir)
+        #expect(try store.journalMode() == "wal")
+        #expect(try store.appliedMigrations() == ["v1-accounts"])
+        #expect(FileManager.default.fileExists(atPath: dir + "/cairn.sqlite"))
+        try store.close()
+    }
+
+    @Test func createsTheDataDirectoryPrivately() throws {
+        let dir = temporaryDirectory() + "/nested/deeper"
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let store = try SQLiteStore(directory: dir)
+        let attributes = try FileManager.default.attributesOfItem(atPath: dir)
+        #expect((attributes[.posixPermissions] as? Int) == 0o700)
+        try store.close()
+    }
+
+    @Test func refusesADataPathThatIsAFile() throws {
+        let path = temporaryDirectory()
+        #expect(FileManager.default.createFile(atPath: path, contents: Data("x".utf8)))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        #expect(throws: StoreOpenError.self) { _ = try SQLiteStore(directory: path) }
+    }
+
+    @Test func usersAndTokensRoundTrip() async throws {
+        let dir = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let store = try SQLiteStore(directory: dir)
+        let user = try await store.createUser(NewUser(username: "alice", name: "Alice", passwordHash: "scrypt$x",
+                                                      isGuest: false, createdAt: 1))
+        #expect(user.id > 0)
+        let creds = try #require(try await store.credentials(username: "alice"))
+        #expect(creds.user == user)
+        #expect(creds.passwordHash == "scrypt$x")
+        #expect(try await store.credentials(username: "nobody") == nil)
+
+        let digest = [UInt8](repeating: 0xAB, count: 32)
+        try await store.insertToken(hash: digest, userID: user.id, createdAt: 2)
+        #expect(try await store.user(tokenHash: digest) == user)
+        #expect(try await store.user(tokenHash: [UInt8](repeating: 0, count: 32)) == nil)
+        #expect(try await store.deleteToken(hash: digest))
+        #expect(try await store.deleteToken(hash: digest) == false)
+        #expect(try await store.user(tokenHash: digest) == nil)
+        try store.close()
+    }
+
+    @Test func duplicateUsernameIsReportedAsTaken() async throws {
+        let dir = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let store = try SQLiteStore(directory: dir)
+        _ = try await store.createUser(NewUser(username: "bob", name: "Bob", passwordHash: nil, isGuest: false, createdAt: 1))
+        await #expect(throws: AccountStoreError.usernameTaken) {
+            _ = try await store.createUser(NewUser(username: "bob", name: "Bob 2", passwordHash: nil, isGuest: false, createdAt: 2))
+        }
+        try store.close()
+    }
+
+    @Test func committedDataSurvivesReopening() async throws {
+        let dir = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let digest = [UInt8](repeating: 0x11, count: 32)
+        do {
+            let store = try SQLiteStore(directory: dir)
+            let user = try await store.createUser(NewUser(username: "carol", name: "Carol", passwordHash: nil,
+                                                          isGuest: true, createdAt: 1))
+            try await store.insertToken(hash: digest, userID: user.id, createdAt: 1)
+            try store.close()
+        }
+        let reopened = try SQLiteStore(directory: dir)
+        let user = try #require(try await reopened.user(tokenHash: digest))
+        #expect(user.username == "carol")
+        #expect(user.isGuest)
+        #expect(try reopened.appliedMigrations() == ["v1-accounts"])
+        try reopened.close()
+    }
+}

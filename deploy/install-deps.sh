@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs the system packages Cairn builds and runs against, if any are missing: libwebsockets (WebSocket, HTTP
+# and TLS), OpenSSL's libcrypto (scrypt, SHA-256, secure random), SQLite, and pkg-config to find them.
+# Used by the README's run command and by .ci/run. Needs root (or sudo) only when something must be installed.
+set -euo pipefail
+
+packages=(libwebsockets-dev libssl-dev libsqlite3-dev pkg-config)
+# Extra packages may be requested by callers (e.g. the fuzz script needs none; the load tester will add its own).
+packages+=("$@")
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "deploy/install-deps.sh: all system packages present (${packages[*]})"
+  exit 0
+fi
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null 2>&1; then SUDO="sudo"; else
+    echo "deploy/install-deps.sh: need root to install: ${missing[*]}" >&2
+    exit 1
+  fi
+fi
+
+echo "deploy/install-deps.sh: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update
+$SUDO apt-get install -y --no-install-recommends "${missing[@]}"

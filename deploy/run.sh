@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# One command from a fresh clone to a running hub: installs missing system packages, builds a release binary and
+# runs `cairn serve` with its defaults (127.0.0.1:7681, SQLite in ./data). Extra arguments go to `cairn serve`,
+# e.g. `deploy/run.sh --host 0.0.0.0 --port 8080`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash deploy/install-deps.sh
+swift build -c release --product cairn
+exec "$(swift build -c release --show-bin-path)/cairn" serve "$@"
