@@ -81,6 +81,22 @@ extension ServerIntegration {
             _ = try server.waitForExit(timeout: 15)
         }
 
+        @Test func environmentVariablesConfigureAndFlagsWin() throws {
+            let data = Self.dataDirectory()
+            defer { try? FileManager.default.removeItem(atPath: data) }
+            // CAIRN_PORT is garbage but --port is given, so the environment value is never used;
+            // CAIRN_AUTH_TIMEOUT has no flag here, so it applies.
+            let server = try TestServerProcess(
+                arguments: ["serve", "--port", "0", "--data", data, "--scrypt-cost", "10"],
+                environment: ["CAIRN_PORT": "not-a-port", "CAIRN_AUTH_TIMEOUT": "0.5"])
+            let port = try server.waitForListeningPort(timeout: 60)
+            let idle = try WebSocketClient(port: port, timeout: 10)
+            let close = try idle.expectClose(timeout: 10)
+            #expect(close.code == 4508)
+            server.signal(SIGTERM)
+            #expect(try server.waitForExit(timeout: 15) == 0)
+        }
+
         @Test func badEnvironmentValueIsRefusedByName() throws {
             let server = try TestServerProcess(arguments: ["serve", "--data", Self.dataDirectory()],
                                                environment: ["CAIRN_PORT": "seventy"])
