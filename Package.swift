@@ -21,10 +21,11 @@ let package = Package(
 
         // Pure layers: no I/O, no sockets, no SQLite.
         .target(name: "CairnGeo"),
+        .target(name: "CairnSpatial", dependencies: ["CairnGeo"]),
         .target(name: "CairnWire"),
         .target(name: "CairnCrypto", dependencies: ["COpenSSL"]),
         .target(name: "CairnDomain", dependencies: [
-            "CairnWire", "CairnCrypto", "CairnGeo",
+            "CairnWire", "CairnCrypto", "CairnGeo", "CairnSpatial",
             .product(name: "Logging", package: "swift-log"),
         ]),
 
@@ -52,11 +53,12 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
-        .executableTarget(name: "cairn-bench", dependencies: ["CairnWire"], path: "Sources/CairnBench"),
+        .executableTarget(name: "cairn-bench", dependencies: ["CairnWire", "CairnGeo", "CairnSpatial"], path: "Sources/CairnBench"),
 
         // Tests mirror the sources; CairnTestSupport holds a small blocking RFC 6455 client.
         .target(name: "CairnTestSupport", dependencies: ["COpenSSL"], path: "Tests/CairnTestSupport"),
         .testTarget(name: "CairnGeoTests", dependencies: ["CairnGeo"]),
+        .testTarget(name: "CairnSpatialTests", dependencies: ["CairnSpatial", "CairnGeo"]),
         .testTarget(name: "CairnWireTests", dependencies: ["CairnWire"]),
         .testTarget(name: "CairnCryptoTests", dependencies: ["CairnCrypto"]),
         .testTarget(name: "CairnDomainTests", dependencies: ["CairnDomain", "CairnWire"]),

@@ -44,7 +44,11 @@ public final class CairnApp: Sendable {
         let hasher = PasswordHasher(parameters: configuration.scrypt, workers: configuration.hashWorkers, random: random)
         let accounts = Accounts(store: store, hasher: hasher, random: random, clock: clock, rules: configuration.accounts)
         let scheduler = WebSocketServer.makeScheduler()
-        let hub = Hub(accounts: accounts, scheduler: scheduler, clock: clock, configuration: configuration.hub)
+        let hub = Hub(accounts: accounts, social: store, scheduler: scheduler, clock: clock,
+                      configuration: configuration.hub)
+        let snapshot = try store.loadSocial()
+        hub.restore(snapshot)
+        logger.info("restored \(snapshot.friendships.count) friendship(s), \(snapshot.positions.count) position(s)")
         server = WebSocketServer(configuration: configuration.server, hub: hub, scheduler: scheduler)
     }
 

@@ -1,57 +1,100 @@
-// The hub: the live state of every connection and the dispatcher of requests. It is confined to the event-loop
-// thread (the transport calls it only there; completions of slow work come back through `LoopScheduler`), which
-// is why it needs no locks and is marked `@unchecked Sendable`: the only cross-thread traffic is the closures it
-// hands to the scheduler.
+// The hub: the live state of every connection and user, and the dispatcher of requests. It is confined to the
+// event-loop thread (the transport calls it only there; completions of slow work come back through
+// `LoopScheduler`), which is why it needs no locks and is marked `@unchecked Sendable`: the only cross-thread
+// traffic is the closures it hands to the scheduler. Each family of ops lives in its own `Hub+*.swift` file.
 //
 // Requests of one connection are handled in order. When one needs slow work (scrypt, SQLite) the connection is
 // "busy" and later requests wait in a small backlog, so `auth` followed by anything in the same frame sees the
 // authenticated connection, as a client would expect. Other connections are not held up.
+import CairnGeo
+import CairnSpatial
 import CairnWire
 import Logging
 
-/// The request dispatcher and owner of connection state.
+/// The request dispatcher and owner of live state.
 public final class Hub: @unchecked Sendable {
-    private final class Client {
+    final class Client {
         let id: ConnectionID
         var user: User?
         var token: String?
         var busy = false
+        var watching = false
         var backlog: [[UInt8]] = []
         init(id: ConnectionID) { self.id = id }
     }
 
-    private enum Outcome: Sendable {
-        case session(Session)
-        case user(User, token: String)
-        case loggedOut
-    }
-
-    private let accounts: Accounts
-    private let scheduler: any LoopScheduler
-    private let clock: any Clock
-    private let logger: Logger
+    let accounts: Accounts
+    let social: any SocialStore
+    let scheduler: any LoopScheduler
+    let clock: any Clock
+    let logger: Logger
     /// The settings in force.
     public let configuration: HubConfiguration
 
     /// Where replies, events and closes go. Set by the transport before the first connection.
     public weak var outbound: (any Outbound)?
 
-    private var clients: [ConnectionID: Client] = [:]
-    private var authDeadlines: [ConnectionID: Int64] = [:]
-    private var message = Message()
-    private var writer = JSONWriter(capacity: 1024)
-    private var inFlight = 0
-    private var draining = false
-    private var drained: (() -> Void)?
+    // Connections.
+    var clients: [ConnectionID: Client] = [:]
+    var authDeadlines: [ConnectionID: Int64] = [:]
+    /// Authenticated connections per user (presence: online while non-empty).
+    var sessions: [Int64: [ConnectionID]] = [:]
+    /// Connections watching their friends, per user.
+    var watchers: [Int64: [ConnectionID]] = [:]
+
+    // Live map.
+    var graph = FriendGraph()
+    var rules = ShareRules()
+    var fixes: [Int64: Fix] = [:]
+    var index: LayeredIndex
+    let approximate: ApproximateGrid
+    var dirty: Set<Int64> = []
+    var lateFixes: [StoredFix] = []
+    var flushing = false
+    var lastFlushAt: Int64 = 0
+    /// The last flush's duration and row count, for operators.
+    public internal(set) var lastFlush: (at: Int64, rows: Int, durationMs: Int64)?
+    /// How long the last flush held the loop (copying the changed fixes), in milliseconds.
+    public internal(set) var lastFlushLoopMs: Int64 = 0
+    /// Forces a snapshot now (tests, and the final flush at shutdown).
+    public func flushPositionsNow() { flushPositions(now: clock.now()) }
+
+    // Scratch space reused by every request.
+    var message = Message()
+    var writer = JSONWriter(capacity: 1024)
+    var inFlight = 0
+    var draining = false
+    var drained: (() -> Void)?
 
     /// Creates a hub.
-    public init(accounts: Accounts, scheduler: any LoopScheduler, clock: any Clock,
+    public init(accounts: Accounts, social: any SocialStore, scheduler: any LoopScheduler, clock: any Clock,
                 configuration: HubConfiguration = HubConfiguration(), logger: Logger = Logger(label: "cairn.hub")) {
         self.accounts = accounts
+        self.social = social
         self.scheduler = scheduler
         self.clock = clock
         self.configuration = configuration
         self.logger = logger
+        self.index = LayeredIndex(cellSize: configuration.indexCellSize)
+        self.approximate = ApproximateGrid(cellSize: configuration.approximateCellSize)
+        self.lastFlushAt = clock.now()
+    }
+
+    /// Restores the friend graph, sharing rules and last positions; call once, before serving.
+    public func restore(_ snapshot: SocialSnapshot) {
+        for (a, b) in snapshot.friendships { graph.addFriendship(a, b) }
+        for r in snapshot.requests { graph.addRequest(from: r.from, to: r.to) }
+        for r in snapshot.shareRules {
+            if let viewer = r.viewerID {
+                rules.set(owner: r.ownerID, viewer: viewer, level: r.level, until: r.until)
+            } else {
+                rules.pause(r.ownerID, until: r.until)
+            }
+        }
+        for p in snapshot.positions {
+            fixes[p.userID] = p.fix
+            if let point = GeoPoint(lat: p.fix.lat, lon: p.fix.lon) { index.upsert(p.userID, at: point, in: .users) }
+        }
     }
 
     // MARK: Counters
@@ -60,6 +103,10 @@ public final class Hub: @unchecked Sendable {
     public var connectionCount: Int { clients.count }
     /// Connections bound to an account.
     public var authenticatedCount: Int { clients.values.reduce(0) { $0 + ($1.user == nil ? 0 : 1) } }
+    /// Connections watching their friends.
+    public var watchingCount: Int { clients.values.reduce(0) { $0 + ($1.watching ? 1 : 0) } }
+    /// Users with a known position.
+    public var livePositions: Int { fixes.count }
     /// Slow operations started and not yet finished.
     public var operationsInFlight: Int { inFlight }
 
@@ -70,18 +117,15 @@ public final class Hub: @unchecked Sendable {
         let client = Client(id: id)
         clients[id] = client
         authDeadlines[id] = clock.now() + configuration.authTimeoutMs
-        if let token {
-            let accounts = self.accounts
-            start(client, id: nil, op: "auth", closeOnFailure: true) { () async throws(WireError) -> Outcome in
-                .user(try await accounts.authenticate(token: token), token: token)
-            }
-        }
+        if let token { authenticateOnUpgrade(client, token: token) }
     }
 
-    /// A connection closed (by either side). Work still in flight for it finishes and is discarded.
+    /// A connection closed (by either side, or because it stopped answering pings). Work still in flight for it
+    /// finishes and is discarded.
     public func connectionClosed(_ id: ConnectionID) {
-        clients[id] = nil
+        guard let client = clients.removeValue(forKey: id) else { return }
         authDeadlines[id] = nil
+        unbind(client)
     }
 
     /// A complete text message arrived: one or more JSON objects separated by newlines.
@@ -102,23 +146,41 @@ public final class Hub: @unchecked Sendable {
         fail(client, id: nil, op: nil, .badRequest("binary frames are not accepted; send UTF-8 JSON text frames"))
     }
 
-    /// Periodic housekeeping (the transport calls it about once a second): closes connections whose
-    /// authentication deadline has passed.
+    /// Periodic housekeeping (the transport calls it about once a second): authentication deadlines, sharing
+    /// rules whose time is up, and the position snapshot.
     public func tick() {
-        guard !authDeadlines.isEmpty else { return }
         let now = clock.now()
+        closeExpiredAuthentications(now: now)
+        expireShareRules(now: now)
+        if now - lastFlushAt >= configuration.snapshotIntervalMs { flushPositions(now: now) }
+    }
+
+    /// Stops taking new work and calls `done` on the loop once every operation in flight has replied and the
+    /// final position snapshot is committed.
+    public func beginShutdown(_ done: @escaping () -> Void) {
+        draining = true
+        drained = done
+        finishDrainIfIdle()
+    }
+
+    func finishDrainIfIdle() {
+        guard draining, inFlight == 0, let done = drained else { return }
+        if !dirty.isEmpty || !lateFixes.isEmpty {
+            flushPositions(now: clock.now())  // counts as in flight; its completion calls back here
+            return
+        }
+        drained = nil
+        done()
+    }
+
+    private func closeExpiredAuthentications(now: Int64) {
+        guard !authDeadlines.isEmpty else { return }
         for (id, deadline) in authDeadlines where deadline <= now {
             guard let client = clients[id] else { authDeadlines[id] = nil; continue }
             if client.busy { continue }  // an authentication is being checked: let it finish
             authDeadlines[id] = nil
             outbound?.close(id, code: .authTimeout, reason: "authentication timeout")
         }
-    }
-
-    /// Stops taking new work and calls `done` on the loop once every operation in flight has replied.
-    public func beginShutdown(_ done: @escaping () -> Void) {
-        draining = true
-        if inFlight == 0 { done() } else { drained = done }
     }
 
     // MARK: Dispatch
@@ -134,7 +196,7 @@ public final class Hub: @unchecked Sendable {
         client.backlog.append(Array(line))
     }
 
-    private func handle(_ line: UnsafeRawBufferPointer, from client: Client) {
+    func handle(_ line: UnsafeRawBufferPointer, from client: Client) {
         do {
             try message.parse(line)
         } catch {
@@ -155,108 +217,62 @@ public final class Hub: @unchecked Sendable {
 
     private func dispatch(_ op: String, id: Int64?, from client: Client) throws(WireError) {
         if draining { throw WireError(.internal, "the server is shutting down; reconnect shortly") }
-        let accounts = self.accounts
+        if try dispatchAccount(op, id: id, from: client) { return }
+        guard let user = client.user else {
+            throw WireError(.unauthorized, "authenticate first: register, login, guest or auth")
+        }
         switch op {
-        case "register":
-            let username = try message.requireString("username")
-            let password = try message.requireString("password")
-            let name = try message.string("name")
-            start(client, id: id, op: op) { () async throws(WireError) -> Outcome in
-                .session(try await accounts.register(username: username, password: password, name: name))
-            }
-        case "login":
-            let username = try message.requireString("username")
-            let password = try message.requireString("password")
-            let connection = client.id
-            start(client, id: id, op: op) { () async throws(WireError) -> Outcome in
-                .session(try await accounts.login(username: username, password: password, connection: connection))
-            }
-        case "guest":
-            start(client, id: id, op: op) { () async throws(WireError) -> Outcome in
-                .session(try await accounts.guest())
-            }
-        case "auth":
-            let token = try message.requireString("token")
-            start(client, id: id, op: op) { () async throws(WireError) -> Outcome in
-                .user(try await accounts.authenticate(token: token), token: token)
-            }
-        case "logout":
-            guard let token = client.token else {
-                replyOK(client, id: id) { _ in }
-                return
-            }
-            start(client, id: id, op: op) { () async throws(WireError) -> Outcome in
-                try await accounts.logout(token: token)
-                return .loggedOut
-            }
-        default:
-            guard let user = client.user else {
-                throw WireError(.unauthorized, "authenticate first: register, login, guest or auth")
-            }
-            switch op {
-            case "whoami":
-                replyOK(client, id: id) { w in
-                    w.key("user"); user.write(to: &w)
-                }
-            default:
-                throw .badRequest("unknown op '\(op)'")
-            }
+        case "pos": try reportPosition(id: id, from: client, user: user)
+        case "friends.watch": watch(id: id, from: client, user: user)
+        case "friends.unwatch": unwatch(id: id, from: client, user: user)
+        case "user.search": try searchUsers(id: id, from: client, user: user)
+        case "friend.request": try requestFriend(id: id, from: client, user: user)
+        case "friend.accept": try acceptFriend(id: id, from: client, user: user)
+        case "friend.decline": try declineFriend(id: id, from: client, user: user)
+        case "friend.remove": try removeFriend(id: id, from: client, user: user)
+        case "friend.list": listFriends(id: id, from: client, user: user)
+        case "friend.requests": listRequests(id: id, from: client, user: user)
+        case "share.pause": try pauseSharing(id: id, from: client, user: user)
+        case "share.resume": resumeSharing(id: id, from: client, user: user)
+        case "share.set": try setSharing(id: id, from: client, user: user)
+        default: throw .badRequest("unknown op '\(op)'")
         }
     }
 
     // MARK: Slow work
 
-    private func start(_ client: Client, id: Int64?, op: String, closeOnFailure: Bool = false,
-                       _ work: @escaping @Sendable () async throws(WireError) -> Outcome) {
+    /// Runs `work` off the loop while the connection waits (its later requests queue), then `then` on the loop.
+    /// `then` is not called if the connection closed meanwhile; failures are replied as errors.
+    func start<T: Sendable>(_ client: Client, id: Int64?, op: String,
+                            _ work: @escaping @Sendable () async throws(WireError) -> T,
+                            onFailure: ((Client, WireError) -> Void)? = nil,
+                            then: @escaping (Client, T) -> Void) {
         client.busy = true
         inFlight += 1
         let connection = client.id
         let scheduler = self.scheduler
+        // `then` and `onFailure` run on the loop only; they never cross threads, they only travel with the job.
+        nonisolated(unsafe) let then = then
+        nonisolated(unsafe) let onFailure = onFailure
         Task {
-            let result: Result<Outcome, WireError>
+            let result: Result<T, WireError>
             do throws(WireError) { result = .success(try await work()) } catch { result = .failure(error) }
-            scheduler.execute { self.finish(connection, id: id, op: op, closeOnFailure: closeOnFailure, result) }
+            scheduler.execute {
+                self.finish(connection, id: id, op: op, result, onFailure: onFailure, then: then)
+            }
         }
     }
 
-    private func finish(_ connection: ConnectionID, id: Int64?, op: String, closeOnFailure: Bool,
-                        _ result: Result<Outcome, WireError>) {
+    private func finish<T>(_ connection: ConnectionID, id: Int64?, op: String, _ result: Result<T, WireError>,
+                           onFailure: ((Client, WireError) -> Void)?, then: (Client, T) -> Void) {
         inFlight -= 1
-        defer {
-            if draining && inFlight == 0, let done = drained {
-                drained = nil
-                done()
-            }
-        }
+        defer { finishDrainIfIdle() }
         guard let client = clients[connection] else { return }
         client.busy = false
         switch result {
-        case .success(.session(let session)):
-            bind(client, to: session.user, token: session.token)
-            replyOK(client, id: id) { w in
-                w.key("user"); session.user.write(to: &w)
-                w.key("token"); w.string(session.token)
-            }
-        case .success(.user(let user, let token)):
-            bind(client, to: user, token: token)
-            replyOK(client, id: id) { w in
-                w.key("user"); user.write(to: &w)
-            }
-        case .success(.loggedOut):
-            let revoked = client.token
-            unbind(client)
-            replyOK(client, id: id) { _ in }
-            // Every other connection that used the revoked token loses its session too.
-            for other in clients.values where other.id != client.id && other.token == revoked {
-                unbind(other)
-                outbound?.close(other.id, code: .invalidToken, reason: "token revoked")
-            }
+        case .success(let value): then(client, value)
         case .failure(let error):
-            if closeOnFailure {
-                outbound?.close(client.id, code: .invalidToken, reason: "invalid token")
-                return
-            }
-            fail(client, id: id, op: op, error)
+            if let onFailure { onFailure(client, error) } else { fail(client, id: id, op: op, error) }
         }
         drainBacklog(client)
     }
@@ -268,34 +284,47 @@ public final class Hub: @unchecked Sendable {
         }
     }
 
-    private func bind(_ client: Client, to user: User, token: String) {
-        client.user = user
-        client.token = token
-        authDeadlines[client.id] = nil
-    }
-
-    private func unbind(_ client: Client) {
-        client.user = nil
-        client.token = nil
-        authDeadlines[client.id] = clock.now() + configuration.authTimeoutMs
+    /// Runs store work that no connection waits for (e.g. a snapshot), then `then` on the loop.
+    func background<T: Sendable>(_ work: @escaping @Sendable () async throws -> T,
+                                 then: @escaping (Result<T, any Error>) -> Void) {
+        inFlight += 1
+        let scheduler = self.scheduler
+        nonisolated(unsafe) let then = then
+        Task {
+            let result: Result<T, any Error>
+            do { result = .success(try await work()) } catch { result = .failure(error) }
+            scheduler.execute {
+                self.inFlight -= 1
+                then(result)
+                self.finishDrainIfIdle()
+            }
+        }
     }
 
     // MARK: Writing
 
-    private func replyOK(_ client: Client, id: Int64?, _ fields: (inout JSONWriter) -> Void) {
+    func replyOK(_ client: Client, id: Int64?, _ fields: (inout JSONWriter) -> Void) {
         guard let id else { return }
         writer.reset()
         Envelope.ok(id: id, into: &writer, fields)
         flush(to: client.id)
     }
 
-    private func fail(_ client: Client, id: Int64?, op: String?, _ error: WireError) {
+    func fail(_ client: Client, id: Int64?, op: String?, _ error: WireError) {
         writer.reset()
         Envelope.failure(id: id, op: op, error: error, into: &writer)
         flush(to: client.id)
     }
 
-    private func flush(to connection: ConnectionID) {
+    /// Writes an event to every connection of `user`.
+    func push(to user: Int64, _ name: StaticString, _ fields: (inout JSONWriter) -> Void) {
+        guard let connections = sessions[user], !connections.isEmpty else { return }
+        writer.reset()
+        Envelope.event(name, into: &writer, fields)
+        for connection in connections { flush(to: connection) }
+    }
+
+    func flush(to connection: ConnectionID) {
         writer.bytes.withUnsafeBytes { outbound?.send(connection, $0) }
     }
 }

@@ -10,6 +10,12 @@ public typealias ConnectionID = UInt64
 public protocol Outbound: AnyObject {
     /// Queues one complete JSON object for the connection; the transport batches objects into frames.
     func send(_ connection: ConnectionID, _ json: UnsafeRawBufferPointer)
+    /// Queues a JSON object under `key`, replacing any object still pending under the same key (latest wins).
+    /// Keyed objects go out after the plain ones, in the same frame. `json` is shared, not copied, between
+    /// connections (arrays are copy-on-write), so one encoding can serve every watcher.
+    func sendLatest(_ connection: ConnectionID, key: Int64, _ json: [UInt8])
+    /// Drops whatever is pending under `key` (e.g. a friend was removed: their last position must not go out).
+    func dropLatest(_ connection: ConnectionID, key: Int64)
     /// Closes the connection with a WebSocket close code and a short reason.
     func close(_ connection: ConnectionID, code: CloseCode, reason: String)
 }

@@ -14,6 +14,8 @@ final class ConnectionState {
     var inbound: [UInt8] = []
     var inboundIsBinary = false
     var outbound: [UInt8]
+    /// Latest-wins slots (e.g. one pending position per friend); written after `outbound`, in the same frame.
+    var latest: [Int64: [UInt8]] = [:]
     var pendingClose: (code: UInt16, reason: String)?
     var closing = false
 
@@ -24,6 +26,20 @@ final class ConnectionState {
     }
 
     var hasOutbound: Bool { outbound.count > Self.pre }
+    var hasPending: Bool { hasOutbound || !latest.isEmpty }
+
+    /// Bytes waiting to be written.
+    var pendingBytes: Int { outbound.count - Self.pre + latest.values.reduce(0) { $0 + $1.count + 1 } }
+
+    /// Moves the latest-wins slots into the outbound buffer, ready for one write.
+    func collectLatest() {
+        guard !latest.isEmpty else { return }
+        for bytes in latest.values {
+            if hasOutbound { outbound.append(0x0A) }
+            outbound.append(contentsOf: bytes)
+        }
+        latest.removeAll(keepingCapacity: latest.count <= 64)
+    }
 
     /// Appends one JSON object, separated from what is already pending by a newline.
     func append(_ json: UnsafeRawBufferPointer) {

@@ -273,6 +273,7 @@ public final class WebSocketServer: @unchecked Sendable {
 
     /// Writes everything pending as one frame, or performs a pending close. Returns false to close.
     func writable(_ state: ConnectionState) -> Bool {
+        state.collectLatest()
         if state.hasOutbound {
             let length = state.outbound.count - ConnectionState.pre
             let written = state.outbound.withUnsafeMutableBytes { buffer in
@@ -316,6 +317,9 @@ public final class WebSocketServer: @unchecked Sendable {
     // MARK: Counters for /healthz
 
     var uptimeSeconds: Double { Date().timeIntervalSince(startedAt) }
+
+    /// Bytes waiting to be written, over all connections (service thread only).
+    var pendingOutboundBytes: Int { connections.values.reduce(0) { $0 + $1.pendingBytes } }
 }
 
 extension WebSocketServer: Outbound {
@@ -329,6 +333,18 @@ extension WebSocketServer: Outbound {
         }
         state.append(json)
         lws_callback_on_writable(state.wsi)
+    }
+
+    /// Replaces whatever is pending for the connection under `key`; the slot is bounded by the number of keys.
+    public func sendLatest(_ connection: ConnectionID, key: Int64, _ json: [UInt8]) {
+        guard let state = connections[connection], !state.closing else { return }
+        state.latest[key] = json
+        lws_callback_on_writable(state.wsi)
+    }
+
+    /// Drops what is pending under `key`.
+    public func dropLatest(_ connection: ConnectionID, key: Int64) {
+        connections[connection]?.latest[key] = nil
     }
 
     /// Closes a connection after what is already queued for it has been written.

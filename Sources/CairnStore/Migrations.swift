@@ -21,6 +21,56 @@ enum Migrations {
                 t.column("created_at", .integer).notNull()
             }
         }
+        migrator.registerMigration("v2-friends-positions") { db in
+            // A friendship is stored once, as (low id, high id).
+            try db.create(table: "friendships") { t in
+                t.column("user_a", .integer).notNull().references("users", onDelete: .cascade)
+                t.column("user_b", .integer).notNull().references("users", onDelete: .cascade).indexed()
+                t.column("created_at", .integer).notNull()
+                t.primaryKey(["user_a", "user_b"])
+                t.check(sql: "user_a < user_b")
+            }
+            try db.create(table: "friend_requests") { t in
+                t.column("from_id", .integer).notNull().references("users", onDelete: .cascade)
+                t.column("to_id", .integer).notNull().references("users", onDelete: .cascade).indexed()
+                t.column("created_at", .integer).notNull()
+                t.primaryKey(["from_id", "to_id"])
+            }
+            // viewer_id 0 is the owner's global pause ("everyone").
+            try db.create(table: "share_rules") { t in
+                t.column("owner_id", .integer).notNull().references("users", onDelete: .cascade)
+                t.column("viewer_id", .integer).notNull()
+                t.column("level", .text).notNull()
+                t.column("until", .integer)
+                t.primaryKey(["owner_id", "viewer_id"])
+            }
+            try db.create(table: "positions") { t in
+                t.primaryKey("user_id", .integer).references("users", onDelete: .cascade)
+                t.column("lat", .double).notNull()
+                t.column("lon", .double).notNull()
+                t.column("acc", .double)
+                t.column("alt", .double)
+                t.column("spd", .double)
+                t.column("hdg", .double)
+                t.column("bat", .double)
+                t.column("ts", .integer).notNull()
+                t.column("flagged", .boolean).notNull().defaults(to: false)
+            }
+            try db.create(table: "position_history") { t in
+                t.column("user_id", .integer).notNull().references("users", onDelete: .cascade)
+                t.column("lat", .double).notNull()
+                t.column("lon", .double).notNull()
+                t.column("acc", .double)
+                t.column("alt", .double)
+                t.column("spd", .double)
+                t.column("hdg", .double)
+                t.column("bat", .double)
+                t.column("ts", .integer).notNull()
+                t.column("flagged", .boolean).notNull().defaults(to: false)
+            }
+            try db.create(index: "position_history_user_ts", on: "position_history", columns: ["user_id", "ts"])
+            try db.create(index: "users_name_nocase", on: "users", columns: ["name"])
+        }
         return migrator
     }
 }

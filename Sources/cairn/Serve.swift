@@ -34,6 +34,12 @@ struct Serve: ParsableCommand {
     @Option(help: "Seconds without valid traffic (pongs included) before a client is dropped. [env: CAIRN_IDLE_TIMEOUT] (default: 60)")
     var idleTimeout: Int?
 
+    @Option(help: "Seconds between position snapshots to SQLite; kill -9 loses at most this much. [env: CAIRN_SNAPSHOT_INTERVAL] (default: 5)")
+    var snapshotInterval: Double?
+
+    @Option(help: "Implied speed (m/s) above which a position is flagged. [env: CAIRN_MAX_SPEED] (default: 300)")
+    var maxSpeed: Double?
+
     @Option(help: "scrypt cost for new password hashes as log2(N), 10–20; r=8, p=1. [env: CAIRN_SCRYPT_COST] (default: 15)")
     var scryptCost: Int?
 
@@ -58,6 +64,9 @@ struct Serve: ParsableCommand {
         guard config.server.idleTimeoutSeconds > config.server.pingIntervalSeconds else {
             throw ValidationError("--idle-timeout (\(config.server.idleTimeoutSeconds)) must be greater than --ping-interval (\(config.server.pingIntervalSeconds))")
         }
+        let snapshotSeconds = try env.resolve(snapshotInterval, "CAIRN_SNAPSHOT_INTERVAL", default: 5, valid: 0.1...3600)
+        config.hub.snapshotIntervalMs = Int64(snapshotSeconds * 1000)
+        config.hub.maxSpeed = try env.resolve(maxSpeed, "CAIRN_MAX_SPEED", default: 300, valid: 1...1_000_000)
         let cost = try env.resolve(scryptCost, "CAIRN_SCRYPT_COST", default: 15, valid: 10...20)
         config.scrypt = ScryptParameters(n: 1 << UInt64(cost), r: 8, p: 1)
         let cores = ProcessInfo.processInfo.activeProcessorCount

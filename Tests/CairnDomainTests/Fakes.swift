@@ -8,11 +8,18 @@ import Foundation
 import Synchronization
 import Testing
 
-final class MemoryAccountStore: AccountStore {
+final class MemoryAccountStore: AccountStore, SocialStore {
     struct State {
         var users: [Int64: (user: User, hash: String?)] = [:]
         var tokens: [[UInt8]: Int64] = [:]
         var nextID: Int64 = 1
+        var friendships: Set<[Int64]> = []
+        var requests: Set<[Int64]> = []
+        var rules: [[Int64]: (ShareLevel, Int64?)] = [:]
+        var positions: [Int64: Fix] = [:]
+        var history: [StoredFix] = []
+        var flushes: [PositionBatch] = []
+        var failWrites = false
     }
     let state = Mutex(State())
 
@@ -44,6 +51,73 @@ final class MemoryAccountStore: AccountStore {
 
     func deleteToken(hash: [UInt8]) async throws -> Bool {
         state.withLock { $0.tokens.removeValue(forKey: hash) != nil }
+    }
+
+    struct InjectedFailure: Error {}
+
+    private func write(_ body: (inout State) -> Void) throws {
+        try state.withLock { s in
+            if s.failWrites { throw InjectedFailure() }
+            body(&s)
+        }
+    }
+
+    func loadSocial() throws -> SocialSnapshot {
+        state.withLock { s in
+            var snapshot = SocialSnapshot()
+            snapshot.friendships = s.friendships.map { ($0[0], $0[1]) }
+            snapshot.requests = s.requests.map { (from: $0[0], to: $0[1]) }
+            snapshot.shareRules = s.rules.map { key, value in
+                StoredShareRule(ownerID: key[0], viewerID: key[1] == 0 ? nil : key[1], level: value.0, until: value.1)
+            }
+            snapshot.positions = s.positions.map { StoredFix(userID: $0.key, fix: $0.value) }
+            return snapshot
+        }
+    }
+
+    func user(id: Int64) async throws -> User? { state.withLock { $0.users[id]?.user } }
+
+    func users(ids: [Int64]) async throws -> [User] {
+        state.withLock { s in ids.compactMap { s.users[$0]?.user }.sorted { $0.id < $1.id } }
+    }
+
+    func searchUsers(prefix: String, excluding: Int64, limit: Int) async throws -> [User] {
+        state.withLock { s in
+            s.users.values.map(\.user)
+                .filter { !$0.isGuest && $0.id != excluding
+                    && ($0.username.hasPrefix(prefix.lowercased()) || $0.name.lowercased().hasPrefix(prefix.lowercased())) }
+                .sorted { $0.username < $1.username }
+                .prefix(limit).map { $0 }
+        }
+    }
+
+    func addFriendRequest(from: Int64, to: Int64, at: Int64) async throws { try write { $0.requests.insert([from, to]) } }
+    func deleteFriendRequest(from: Int64, to: Int64) async throws { try write { $0.requests.remove([from, to]) } }
+
+    func addFriendship(_ a: Int64, _ b: Int64, at: Int64) async throws {
+        try write { s in
+            s.friendships.insert([min(a, b), max(a, b)])
+            s.requests.remove([a, b]); s.requests.remove([b, a])
+        }
+    }
+
+    func deleteFriendship(_ a: Int64, _ b: Int64) async throws {
+        try write { s in
+            s.friendships.remove([min(a, b), max(a, b)])
+            s.rules[[a, b]] = nil; s.rules[[b, a]] = nil
+        }
+    }
+
+    func saveShareRule(ownerID: Int64, viewerID: Int64?, level: ShareLevel?, until: Int64?) async throws {
+        try write { s in s.rules[[ownerID, viewerID ?? 0]] = level.map { ($0, until) } }
+    }
+
+    func flushPositions(_ batch: PositionBatch) async throws {
+        try write { s in
+            for item in batch.latest { s.positions[item.userID] = item.fix }
+            s.history += batch.history
+            s.flushes.append(batch)
+        }
     }
 }
 
@@ -83,7 +157,17 @@ final class CollectingScheduler: LoopScheduler {
 /// Records replies and closes per connection, decoded with Foundation for easy assertions.
 final class RecordingOutbound: Outbound {
     var sent: [ConnectionID: [[String: Any]]] = [:]
+    var latest: [ConnectionID: [Int64: [UInt8]]] = [:]
     var closes: [ConnectionID: (code: CloseCode, reason: String)] = [:]
+
+    func sendLatest(_ connection: ConnectionID, key: Int64, _ json: [UInt8]) { latest[connection, default: [:]][key] = json }
+    func dropLatest(_ connection: ConnectionID, key: Int64) { latest[connection]?[key] = nil }
+
+    /// Takes the latest-wins slots of a connection, decoded, keyed by their key.
+    func takeLatest(_ connection: ConnectionID) -> [Int64: [String: Any]] {
+        defer { latest[connection] = nil }
+        return (latest[connection] ?? [:]).mapValues { try! JSONSerialization.jsonObject(with: Data($0)) as! [String: Any] }
+    }
 
     func send(_ connection: ConnectionID, _ json: UnsafeRawBufferPointer) {
         let object = try! JSONSerialization.jsonObject(with: Data(json)) as! [String: Any]

@@ -18,7 +18,7 @@ final class HubHarness {
         var config = HubConfiguration()
         configure(&config)
         let accounts = Accounts(store: store, hasher: fastHasher(random), random: random, clock: clock)
-        hub = Hub(accounts: accounts, scheduler: scheduler, clock: clock, configuration: config)
+        hub = Hub(accounts: accounts, social: store, scheduler: scheduler, clock: clock, configuration: config)
         hub.outbound = outbound
     }
 

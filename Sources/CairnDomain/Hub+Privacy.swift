@@ -1,0 +1,107 @@
+// Privacy ops, enforced here on the server: `share.pause` (ghost mode, optionally timed), `share.resume`, and
+// `share.set` per friend (precise, approximate, hidden; optionally timed). A change that hides more takes effect
+// in memory at once — pending positions are withdrawn before the store is even asked — and is undone if the
+// commit fails; a change that reveals more is applied after the commit. Timed rules revert in `tick`.
+import CairnWire
+
+extension Hub {
+    func pauseSharing(id: Int64?, from client: Client, user: User) throws(WireError) {
+        let now = clock.now()
+        let until = try durationUntil(now: now)
+        let me = user.id, social = self.social
+        let saved = rules
+        rules.pause(me, until: until)
+        for friend in graph.friends(of: me) { sendCurrentPosition(of: me, toWatchersOf: friend) }
+        start(client, id: id, op: "share.pause", { () async throws(WireError) -> Bool in
+            try await Self.storage { try await social.saveShareRule(ownerID: me, viewerID: nil, level: .hidden, until: until) }
+            return true
+        }, onFailure: { client, error in
+            self.rules = saved
+            for friend in self.graph.friends(of: me) { self.sendCurrentPosition(of: me, toWatchersOf: friend) }
+            self.fail(client, id: id, op: "share.pause", error)
+        }, then: { client, _ in
+            self.replyOK(client, id: id) { w in if let until { w.key("until"); w.int(until) } }
+        })
+    }
+
+    func resumeSharing(id: Int64?, from client: Client, user: User) {
+        let me = user.id, social = self.social
+        start(client, id: id, op: "share.resume", { () async throws(WireError) -> Bool in
+            try await Self.storage { try await social.saveShareRule(ownerID: me, viewerID: nil, level: nil, until: nil) }
+            return true
+        }, then: { client, _ in
+            self.rules.resume(me)
+            for friend in self.graph.friends(of: me) { self.sendCurrentPosition(of: me, toWatchersOf: friend) }
+            self.replyOK(client, id: id) { _ in }
+        })
+    }
+
+    func setSharing(id: Int64?, from client: Client, user: User) throws(WireError) {
+        let viewer = try friendID()
+        let levelName = try message.requireString("level")
+        guard let level = ShareLevel(rawValue: levelName) else {
+            throw .badRequest("field 'level' must be \"precise\", \"approximate\" or \"hidden\"")
+        }
+        let now = clock.now()
+        let until = try durationUntil(now: now)
+        let me = user.id, social = self.social
+        guard graph.areFriends(me, viewer) else { throw WireError(.notFriends, "you are not friends with user \(viewer)") }
+        let storedLevel: ShareLevel? = (level == .precise && until == nil) ? nil : level
+        let reveals = level == .precise || (level == .approximate && rules.level(owner: me, viewer: viewer, now: now) == .hidden)
+        let saved = rules
+        if !reveals {
+            rules.set(owner: me, viewer: viewer, level: level, until: until)
+            sendCurrentPosition(of: me, toWatchersOf: viewer)
+        }
+        start(client, id: id, op: "share.set", { () async throws(WireError) -> Bool in
+            try await Self.storage {
+                try await social.saveShareRule(ownerID: me, viewerID: viewer, level: storedLevel, until: until)
+            }
+            return true
+        }, onFailure: { client, error in
+            self.rules = saved
+            self.sendCurrentPosition(of: me, toWatchersOf: viewer)
+            self.fail(client, id: id, op: "share.set", error)
+        }, then: { client, _ in
+            if reveals {
+                self.rules.set(owner: me, viewer: viewer, level: level, until: until)
+                self.sendCurrentPosition(of: me, toWatchersOf: viewer)
+            }
+            self.replyOK(client, id: id) { w in
+                w.key("level"); w.string(level.rawValue)
+                if let until { w.key("until"); w.int(until) }
+            }
+        })
+    }
+
+    /// Reverts rules whose time is up, tells the affected watchers, and forgets the rules in the store.
+    func expireShareRules(now: Int64) {
+        let ended = rules.expire(now: now)
+        guard !ended.isEmpty else { return }
+        let social = self.social
+        for rule in ended {
+            if let viewer = rule.viewer {
+                sendCurrentPosition(of: rule.owner, toWatchersOf: viewer)
+            } else {
+                for friend in graph.friends(of: rule.owner) { sendCurrentPosition(of: rule.owner, toWatchersOf: friend) }
+            }
+        }
+        background({
+            for rule in ended {
+                try await social.saveShareRule(ownerID: rule.owner, viewerID: rule.viewer, level: nil, until: nil)
+            }
+        }, then: { result in
+            // Harmless if it failed: expired rules are ignored when read and expire again after a restart.
+            if case .failure(let error) = result { self.logger.warning("could not delete expired share rules: \(error)") }
+        })
+    }
+
+    /// Reads the optional `for` (seconds) and turns it into an absolute time.
+    private func durationUntil(now: Int64) throws(WireError) -> Int64? {
+        guard let seconds = try message.int("for") else { return nil }
+        guard seconds >= 1 && seconds <= configuration.maxShareDurationSeconds else {
+            throw .badRequest("field 'for' must be between 1 and \(configuration.maxShareDurationSeconds) seconds")
+        }
+        return now + seconds * 1000
+    }
+}

@@ -1,0 +1,85 @@
+// Who may see how much of whom, with timed rules that revert by themselves. A pause (ghost mode) hides the owner
+// from everyone; a per-friend level overrides the default `precise`. Expiry is checked on every read, so a rule
+// never outlives its `until` even between sweeps; `expire(now:)` also removes them so the hub can push the change.
+
+/// Sharing rules for every owner.
+public struct ShareRules: Sendable {
+    struct Rule: Sendable, Equatable {
+        var level: ShareLevel
+        var until: Int64?
+        func isLive(at now: Int64) -> Bool { until.map { now < $0 } ?? true }
+    }
+
+    private var paused: [Int64: Rule] = [:]
+    private var perViewer: [Int64: [Int64: Rule]] = [:]
+    private var timed = 0
+
+    /// No rules: everyone shares precisely.
+    public init() {}
+
+    /// The level at which `viewer` sees `owner` at time `now`.
+    public func level(owner: Int64, viewer: Int64, now: Int64) -> ShareLevel {
+        if let pause = paused[owner], pause.isLive(at: now) { return .hidden }
+        if let rule = perViewer[owner]?[viewer], rule.isLive(at: now) { return rule.level }
+        return .precise
+    }
+
+    /// True when `owner` is paused at `now`.
+    public func isPaused(_ owner: Int64, now: Int64) -> Bool { paused[owner]?.isLive(at: now) ?? false }
+
+    /// The explicit per-viewer rule, if one is live.
+    public func rule(owner: Int64, viewer: Int64, now: Int64) -> (level: ShareLevel, until: Int64?)? {
+        guard let rule = perViewer[owner]?[viewer], rule.isLive(at: now) else { return nil }
+        return (rule.level, rule.until)
+    }
+
+    /// Pauses `owner` until `until` (nil: until resumed).
+    public mutating func pause(_ owner: Int64, until: Int64?) {
+        if paused[owner]?.until != nil { timed -= 1 }
+        paused[owner] = Rule(level: .hidden, until: until)
+        if until != nil { timed += 1 }
+    }
+
+    /// Ends a pause.
+    public mutating func resume(_ owner: Int64) {
+        if let old = paused.removeValue(forKey: owner), old.until != nil { timed -= 1 }
+    }
+
+    /// Sets the level `viewer` gets for `owner`; `.precise` without a time limit removes the rule.
+    public mutating func set(owner: Int64, viewer: Int64, level: ShareLevel, until: Int64?) {
+        if perViewer[owner]?[viewer]?.until != nil { timed -= 1 }
+        if level == .precise && until == nil {
+            perViewer[owner]?[viewer] = nil
+            if perViewer[owner]?.isEmpty == true { perViewer[owner] = nil }
+            return
+        }
+        perViewer[owner, default: [:]][viewer] = Rule(level: level, until: until)
+        if until != nil { timed += 1 }
+    }
+
+    /// Forgets every rule between `a` and `b` (they are no longer friends).
+    public mutating func forget(_ a: Int64, _ b: Int64) {
+        set(owner: a, viewer: b, level: .precise, until: nil)
+        set(owner: b, viewer: a, level: .precise, until: nil)
+    }
+
+    /// Removes rules whose time is up and returns them as (owner, viewer or nil for a pause).
+    public mutating func expire(now: Int64) -> [(owner: Int64, viewer: Int64?)] {
+        guard timed > 0 else { return [] }
+        var ended: [(owner: Int64, viewer: Int64?)] = []
+        for (owner, rule) in paused where !rule.isLive(at: now) {
+            paused[owner] = nil
+            timed -= 1
+            ended.append((owner, nil))
+        }
+        for (owner, rules) in perViewer {
+            for (viewer, rule) in rules where !rule.isLive(at: now) {
+                perViewer[owner]?[viewer] = nil
+                timed -= 1
+                ended.append((owner, viewer))
+            }
+            if perViewer[owner]?.isEmpty == true { perViewer[owner] = nil }
+        }
+        return ended
+    }
+}

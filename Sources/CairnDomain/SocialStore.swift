@@ -1,0 +1,91 @@
+// What the live friend map needs from durable storage: the friend graph, sharing rules and position snapshots.
+// The graph and the rules are written one change at a time and committed before the reply (they must survive
+// kill -9); positions are flushed in batches every few seconds (losing at most one interval is the contract).
+// `loadSocial` runs once at start, before the event loop serves anyone, to rebuild the in-memory state.
+
+/// A fix as stored and restored.
+public struct StoredFix: Sendable, Equatable {
+    /// The owner.
+    public var userID: Int64
+    /// The position.
+    public var fix: Fix
+
+    /// Creates the value.
+    public init(userID: Int64, fix: Fix) {
+        self.userID = userID
+        self.fix = fix
+    }
+}
+
+/// A sharing rule as stored: `viewerID == nil` is the owner's global pause.
+public struct StoredShareRule: Sendable, Equatable {
+    /// Whose position the rule governs.
+    public var ownerID: Int64
+    /// Which friend it applies to; nil for "everyone" (pause).
+    public var viewerID: Int64?
+    /// The level (for a pause, `.hidden`).
+    public var level: ShareLevel
+    /// When it reverts (ms since the epoch); nil for "until changed".
+    public var until: Int64?
+
+    /// Creates the value.
+    public init(ownerID: Int64, viewerID: Int64?, level: ShareLevel, until: Int64?) {
+        self.ownerID = ownerID
+        self.viewerID = viewerID
+        self.level = level
+        self.until = until
+    }
+}
+
+/// Everything the hub restores at start.
+public struct SocialSnapshot: Sendable {
+    /// Friend pairs.
+    public var friendships: [(Int64, Int64)] = []
+    /// Pending requests, from → to.
+    public var requests: [(from: Int64, to: Int64)] = []
+    /// Sharing rules.
+    public var shareRules: [StoredShareRule] = []
+    /// Last known positions.
+    public var positions: [StoredFix] = []
+
+    /// An empty snapshot.
+    public init() {}
+}
+
+/// A batch of position changes handed from the loop to the store.
+public struct PositionBatch: Sendable {
+    /// Latest positions to upsert.
+    public var latest: [StoredFix] = []
+    /// Fixes that arrived late (older than the latest), kept as history.
+    public var history: [StoredFix] = []
+
+    /// An empty batch.
+    public init() {}
+
+    /// True when there is nothing to write.
+    public var isEmpty: Bool { latest.isEmpty && history.isEmpty }
+}
+
+/// Durable storage for friends, sharing rules and positions.
+public protocol SocialStore: Sendable {
+    /// Loads everything the hub keeps in memory; called once at start.
+    func loadSocial() throws -> SocialSnapshot
+    /// A user by id.
+    func user(id: Int64) async throws -> User?
+    /// Users by ids (unknown ids are skipped).
+    func users(ids: [Int64]) async throws -> [User]
+    /// Non-guest users whose username or display name starts with `prefix` (case-insensitive), except `excluding`.
+    func searchUsers(prefix: String, excluding: Int64, limit: Int) async throws -> [User]
+    /// Records a friend request.
+    func addFriendRequest(from: Int64, to: Int64, at: Int64) async throws
+    /// Deletes a friend request.
+    func deleteFriendRequest(from: Int64, to: Int64) async throws
+    /// Makes two users friends and deletes requests between them, in one transaction.
+    func addFriendship(_ a: Int64, _ b: Int64, at: Int64) async throws
+    /// Ends a friendship and deletes requests between them, in one transaction.
+    func deleteFriendship(_ a: Int64, _ b: Int64) async throws
+    /// Stores a sharing rule, or deletes it when `rule.level` is nil.
+    func saveShareRule(ownerID: Int64, viewerID: Int64?, level: ShareLevel?, until: Int64?) async throws
+    /// Writes a batch of positions in one transaction.
+    func flushPositions(_ batch: PositionBatch) async throws
+}

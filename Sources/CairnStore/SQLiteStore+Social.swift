@@ -1,0 +1,165 @@
+// The live-map part of the store: friendships, friend requests, sharing rules and position snapshots,
+// implementing the domain's `SocialStore`. Graph and rule changes are single small transactions committed before
+// the hub replies; positions arrive in batches and are written in one transaction per flush with prepared
+// statements, so a flush of 100k rows costs one fsync, not 100k.
+import CairnDomain
+import Foundation
+import GRDB
+
+extension SQLiteStore: SocialStore {
+    /// Loads the friend graph, pending requests, rules and last positions.
+    public func loadSocial() throws -> SocialSnapshot {
+        try pool.read { db in
+            var snapshot = SocialSnapshot()
+            for row in try Row.fetchAll(db, sql: "SELECT user_a, user_b FROM friendships") {
+                snapshot.friendships.append((row[0], row[1]))
+            }
+            for row in try Row.fetchAll(db, sql: "SELECT from_id, to_id FROM friend_requests") {
+                snapshot.requests.append((from: row[0], to: row[1]))
+            }
+            for row in try Row.fetchAll(db, sql: "SELECT owner_id, viewer_id, level, until FROM share_rules") {
+                let viewer: Int64 = row[1]
+                guard let level = ShareLevel(rawValue: row[2]) else { continue }
+                snapshot.shareRules.append(StoredShareRule(ownerID: row[0], viewerID: viewer == 0 ? nil : viewer,
+                                                           level: level, until: row[3]))
+            }
+            for row in try Row.fetchAll(db, sql: "SELECT user_id, lat, lon, acc, alt, spd, hdg, bat, ts, flagged FROM positions") {
+                snapshot.positions.append(StoredFix(userID: row[0], fix: Self.fix(row, from: 1)))
+            }
+            return snapshot
+        }
+    }
+
+    /// A user by id.
+    public func user(id: Int64) async throws -> User? {
+        try await pool.read { db in
+            try Row.fetchOne(db, sql: "SELECT id, username, name, is_guest FROM users WHERE id = ?", arguments: [id])
+                .map(Self.user)
+        }
+    }
+
+    /// Users by ids, in id order.
+    public func users(ids: [Int64]) async throws -> [User] {
+        guard !ids.isEmpty else { return [] }
+        return try await pool.read { db in
+            var result: [User] = []
+            // Chunks keep each statement under SQLite's variable limit.
+            for start in stride(from: 0, to: ids.count, by: 500) {
+                let chunk = Array(ids[start..<min(start + 500, ids.count)])
+                let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+                result += try Row.fetchAll(
+                    db, sql: "SELECT id, username, name, is_guest FROM users WHERE id IN (\(marks))",
+                    arguments: StatementArguments(chunk)).map(Self.user)
+            }
+            return result.sorted { $0.id < $1.id }
+        }
+    }
+
+    /// Prefix search on username and display name (case-insensitive), guests and `excluding` left out.
+    public func searchUsers(prefix: String, excluding: Int64, limit: Int) async throws -> [User] {
+        let pattern = Self.escapeLike(prefix.lowercased()) + "%"
+        return try await pool.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT id, username, name, is_guest FROM users
+                WHERE is_guest = 0 AND id <> ?
+                  AND (username LIKE ? ESCAPE '\\' OR lower(name) LIKE ? ESCAPE '\\')
+                ORDER BY username LIMIT ?
+                """, arguments: [excluding, pattern, pattern, limit]).map(Self.user)
+        }
+    }
+
+    /// Records a friend request (repeating one is harmless).
+    public func addFriendRequest(from: Int64, to: Int64, at: Int64) async throws {
+        try await pool.write { db in
+            try db.execute(sql: "INSERT OR IGNORE INTO friend_requests (from_id, to_id, created_at) VALUES (?, ?, ?)",
+                           arguments: [from, to, at])
+        }
+    }
+
+    /// Deletes a friend request.
+    public func deleteFriendRequest(from: Int64, to: Int64) async throws {
+        try await pool.write { db in
+            try db.execute(sql: "DELETE FROM friend_requests WHERE from_id = ? AND to_id = ?", arguments: [from, to])
+        }
+    }
+
+    /// Makes `a` and `b` friends and clears requests between them.
+    public func addFriendship(_ a: Int64, _ b: Int64, at: Int64) async throws {
+        try await pool.write { db in
+            try db.execute(sql: "INSERT OR IGNORE INTO friendships (user_a, user_b, created_at) VALUES (?, ?, ?)",
+                           arguments: [min(a, b), max(a, b), at])
+            try db.execute(sql: "DELETE FROM friend_requests WHERE (from_id = ? AND to_id = ?) OR (from_id = ? AND to_id = ?)",
+                           arguments: [a, b, b, a])
+        }
+    }
+
+    /// Ends the friendship of `a` and `b`, clears requests and per-friend rules between them.
+    public func deleteFriendship(_ a: Int64, _ b: Int64) async throws {
+        try await pool.write { db in
+            try db.execute(sql: "DELETE FROM friendships WHERE user_a = ? AND user_b = ?", arguments: [min(a, b), max(a, b)])
+            try db.execute(sql: "DELETE FROM friend_requests WHERE (from_id = ? AND to_id = ?) OR (from_id = ? AND to_id = ?)",
+                           arguments: [a, b, b, a])
+            try db.execute(sql: "DELETE FROM share_rules WHERE (owner_id = ? AND viewer_id = ?) OR (owner_id = ? AND viewer_id = ?)",
+                           arguments: [a, b, b, a])
+        }
+    }
+
+    /// Upserts or deletes one sharing rule.
+    public func saveShareRule(ownerID: Int64, viewerID: Int64?, level: ShareLevel?, until: Int64?) async throws {
+        try await pool.write { db in
+            if let level {
+                try db.execute(sql: """
+                    INSERT INTO share_rules (owner_id, viewer_id, level, until) VALUES (?, ?, ?, ?)
+                    ON CONFLICT(owner_id, viewer_id) DO UPDATE SET level = excluded.level, until = excluded.until
+                    """, arguments: [ownerID, viewerID ?? 0, level.rawValue, until])
+            } else {
+                try db.execute(sql: "DELETE FROM share_rules WHERE owner_id = ? AND viewer_id = ?",
+                               arguments: [ownerID, viewerID ?? 0])
+            }
+        }
+    }
+
+    /// Writes a batch of positions in one transaction.
+    public func flushPositions(_ batch: PositionBatch) async throws {
+        guard !batch.isEmpty else { return }
+        try await pool.write { db in
+            let upsert = try db.cachedStatement(sql: """
+                INSERT INTO positions (user_id, lat, lon, acc, alt, spd, hdg, bat, ts, flagged)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT(user_id) DO UPDATE SET lat = excluded.lat, lon = excluded.lon, acc = excluded.acc,
+                  alt = excluded.alt, spd = excluded.spd, hdg = excluded.hdg, bat = excluded.bat, ts = excluded.ts,
+                  flagged = excluded.flagged
+                WHERE excluded.ts >= positions.ts
+                """)
+            for item in batch.latest {
+                try upsert.execute(arguments: Self.arguments(item))
+            }
+            let append = try db.cachedStatement(sql: """
+                INSERT INTO position_history (user_id, lat, lon, acc, alt, spd, hdg, bat, ts, flagged)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """)
+            for item in batch.history {
+                try append.execute(arguments: Self.arguments(item))
+            }
+        }
+    }
+
+    static func arguments(_ item: StoredFix) -> StatementArguments {
+        let f = item.fix
+        return [item.userID, f.lat, f.lon, f.acc, f.alt, f.spd, f.hdg, f.bat, f.ts, f.flagged]
+    }
+
+    static func fix(_ row: Row, from i: Int) -> Fix {
+        Fix(lat: row[i], lon: row[i + 1], acc: row[i + 2], alt: row[i + 3], spd: row[i + 4], hdg: row[i + 5],
+            bat: row[i + 6], ts: row[i + 7], flagged: row[i + 8])
+    }
+
+    static func escapeLike(_ text: String) -> String {
+        var out = ""
+        for c in text {
+            if c == "%" || c == "_" || c == "\\" { out.append("\\") }
+            out.append(c)
+        }
+        return out
+    }
+}

@@ -1,0 +1,108 @@
+// Privacy on the server: pause, resume, per-friend levels, approximate cells, timed reverts, persistence.
+@testable import CairnDomain
+import Testing
+
+@MainActor
+struct HubPrivacyTests {
+    func watchedPair() async throws -> (HubHarness, Int64, Int64) {
+        let h = HubHarness()
+        let alice = try await h.user(1, "alice"), bob = try await h.user(2, "bob")
+        try await h.befriend(1, alice, 2, bob)
+        _ = try await h.request(2, #"{"id":5,"op":"friends.watch"}"#, id: 5)
+        return (h, alice, bob)
+    }
+
+    @Test func pauseHidesAndResumeShowsAgain() async throws {
+        let (h, alice, _) = try await watchedPair()
+        h.move(1, lat: 10, lon: 10)
+        _ = h.outbound.takeLatest(2)
+        try await h.send(1, #"{"id":2,"op":"share.pause"}"#, completions: 1)
+        let hidden = try #require(h.outbound.takeLatest(2)[alice])
+        #expect(hidden["ev"] as? String == "pos.hidden")
+        #expect(hidden["lat"] == nil)
+        h.move(1, lat: 11, lon: 11)
+        #expect(h.outbound.takeLatest(2).isEmpty)
+        let watch = try await h.request(2, #"{"id":6,"op":"friends.watch"}"#, id: 6)
+        #expect((watch["positions"] as? [[String: Any]])?.isEmpty == true)
+        try await h.send(1, #"{"id":3,"op":"share.resume"}"#, completions: 1)
+        #expect(h.outbound.takeLatest(2)[alice]?["lat"] as? Double == 11)
+    }
+
+    @Test func pauseWithdrawsAPendingPositionBeforeItIsWritten() async throws {
+        let (h, alice, _) = try await watchedPair()
+        h.move(1, lat: 10, lon: 10)
+        try await h.send(1, #"{"id":2,"op":"share.pause"}"#)  // not committed yet
+        #expect(h.outbound.latest[2]?[alice].map { String(decoding: $0, as: UTF8.self) }?.contains("\"lat\"") == false)
+        try await h.scheduler.run()
+    }
+
+    @Test func timedPauseRevertsByItself() async throws {
+        let (h, alice, bob) = try await watchedPair()
+        h.move(1, lat: 10, lon: 10)
+        try await h.send(1, #"{"id":2,"op":"share.pause","for":60}"#, completions: 1)
+        _ = h.outbound.takeLatest(2)
+        h.clock.advance(by: 59_000)
+        h.hub.tick()
+        #expect(h.outbound.takeLatest(2).isEmpty)
+        h.clock.advance(by: 1_000)
+        #expect(h.hub.rules.level(owner: alice, viewer: bob, now: h.clock.now()) == .precise)  // read-time expiry
+        h.hub.tick()
+        #expect(h.outbound.takeLatest(2)[alice]?["lat"] as? Double == 10)
+        try await h.scheduler.run()  // the background delete of the expired rule
+        #expect(h.store.state.withLock { $0.rules.isEmpty })
+    }
+
+    @Test func approximateIsCoarseAndStable() async throws {
+        let (h, alice, bob) = try await watchedPair()
+        try await h.send(1, #"{"id":2,"op":"share.set","user":\#(bob),"level":"approximate"}"#, completions: 1)
+        _ = h.outbound.takeLatest(2)
+        h.move(1, lat: 48.85661, lon: 2.35222)
+        let first = try #require(h.outbound.takeLatest(2)[alice])
+        #expect(first["approx"] as? Bool == true)
+        #expect(first["acc"] == nil)
+        let lat = try #require(first["lat"] as? Double), lon = try #require(first["lon"] as? Double)
+        #expect(lat != 48.85661 && lon != 2.35222)
+        let truth = try #require(GeoPointFactory.point(48.85661, 2.35222))
+        #expect(try #require(GeoPointFactory.point(lat, lon)).distance(to: truth) < 1_600)
+        // Small moves inside the cell tell the viewer nothing new.
+        h.move(1, lat: 48.85671, lon: 2.35232)
+        h.move(1, lat: 48.85651, lon: 2.35212)
+        #expect(h.outbound.takeLatest(2).isEmpty)
+        let watch = try await h.request(2, #"{"id":9,"op":"friends.watch"}"#, id: 9)
+        let listed = try #require((watch["positions"] as? [[String: Any]])?.first)
+        #expect(listed["lat"] as? Double == lat && listed["lon"] as? Double == lon)
+    }
+
+    @Test func hiddenForOneFriendOnly() async throws {
+        let h = HubHarness()
+        let alice = try await h.user(1, "alice"), bob = try await h.user(2, "bob"), carol = try await h.user(3, "carol")
+        try await h.befriend(1, alice, 2, bob)
+        try await h.befriend(1, alice, 3, carol)
+        _ = try await h.request(2, #"{"id":5,"op":"friends.watch"}"#, id: 5)
+        _ = try await h.request(3, #"{"id":5,"op":"friends.watch"}"#, id: 5)
+        try await h.send(1, #"{"id":2,"op":"share.set","user":\#(bob),"level":"hidden"}"#, completions: 1)
+        _ = h.outbound.takeLatest(2)
+        h.move(1, lat: 1, lon: 1)
+        #expect(h.outbound.takeLatest(2).isEmpty)
+        #expect(h.outbound.takeLatest(3)[alice]?["lat"] as? Double == 1)
+    }
+
+    @Test func shareSetNeedsAFriendAndAKnownLevel() async throws {
+        let h = HubHarness()
+        _ = try await h.user(1, "alice")
+        let bob = try await h.user(2, "bob")
+        #expect(errorCode(try await h.request(1, #"{"id":1,"op":"share.set","user":\#(bob),"level":"hidden"}"#)) == "not_friends")
+        #expect(errorCode(try await h.request(1, #"{"id":1,"op":"share.set","user":\#(bob),"level":"blurry"}"#)) == "bad_request")
+        #expect(errorCode(try await h.request(1, #"{"id":1,"op":"share.pause","for":0}"#)) == "bad_request")
+    }
+
+    @Test func settingsPersistAndAreRestored() async throws {
+        let (h, alice, bob) = try await watchedPair()
+        try await h.send(1, #"{"id":2,"op":"share.set","user":\#(bob),"level":"approximate"}"#, completions: 1)
+        let snapshot = try h.store.loadSocial()
+        let restored = HubHarness()
+        restored.hub.restore(snapshot)
+        #expect(restored.hub.rules.level(owner: alice, viewer: bob, now: restored.clock.now()) == .approximate)
+        #expect(restored.hub.graph.areFriends(alice, bob))
+    }
+}

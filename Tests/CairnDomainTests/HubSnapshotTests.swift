@@ -1,0 +1,64 @@
+// Position snapshots: only changed positions are written, on the interval, and a failed flush is retried.
+@testable import CairnDomain
+import Testing
+
+@MainActor
+struct HubSnapshotTests {
+    @Test func flushesChangedPositionsOnTheInterval() async throws {
+        let h = HubHarness()
+        let alice = try await h.user(1, "alice")
+        _ = try await h.user(2, "bob")
+        h.move(1, lat: 1, lon: 1)
+        h.clock.advance(by: 4_999)
+        h.hub.tick()
+        #expect(h.store.state.withLock { $0.flushes.isEmpty })
+        h.clock.advance(by: 1)
+        h.hub.tick()
+        try await h.scheduler.run()
+        let flushes = h.store.state.withLock { $0.flushes }
+        #expect(flushes.count == 1)
+        #expect(flushes[0].latest.map(\.userID) == [alice])
+        // Nothing changed: no write at the next interval.
+        h.clock.advance(by: 5_000)
+        h.hub.tick()
+        #expect(h.store.state.withLock { $0.flushes.count } == 1)
+    }
+
+    @Test func failedFlushIsRetried() async throws {
+        let h = HubHarness()
+        let alice = try await h.user(1, "alice")
+        h.move(1, lat: 1, lon: 1)
+        h.store.state.withLock { $0.failWrites = true }
+        h.hub.flushPositionsNow()
+        try await h.scheduler.run()
+        #expect(h.hub.dirty.contains(alice))
+        h.store.state.withLock { $0.failWrites = false }
+        h.hub.flushPositionsNow()
+        try await h.scheduler.run()
+        #expect(h.store.state.withLock { $0.positions[alice]?.lat } == 1)
+        #expect(h.hub.dirty.isEmpty)
+    }
+
+    @Test func shutdownFlushesBeforeItCompletes() async throws {
+        let h = HubHarness()
+        let alice = try await h.user(1, "alice")
+        h.move(1, lat: 2, lon: 2)
+        var done = false
+        h.hub.beginShutdown { done = true }
+        #expect(!done)
+        try await h.scheduler.run()
+        #expect(done)
+        #expect(h.store.state.withLock { $0.positions[alice]?.lat } == 2)
+    }
+
+    @Test func restoreBringsBackPositions() async throws {
+        let h = HubHarness()
+        let alice = try await h.user(1, "alice")
+        h.move(1, lat: 3, lon: 4)
+        h.hub.flushPositionsNow()
+        try await h.scheduler.run()
+        let restored = HubHarness()
+        restored.hub.restore(try h.store.loadSocial())
+        #expect(restored.hub.fixes[alice]?.lon == 4)
+    }
+}

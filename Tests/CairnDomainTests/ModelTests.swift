@@ -1,0 +1,68 @@
+// The small live-map models: friend graph, share rules, approximate grid.
+import CairnDomain
+import CairnGeo
+import Testing
+
+enum GeoPointFactory {
+    static func point(_ lat: Double, _ lon: Double) -> GeoPoint? { GeoPoint(lat: lat, lon: lon) }
+}
+
+struct FriendGraphTests {
+    @Test func friendshipIsSymmetricAndClearsRequests() {
+        var g = FriendGraph()
+        g.addRequest(from: 1, to: 2)
+        #expect(g.hasRequest(from: 1, to: 2))
+        #expect(g.incomingRequests(of: 2) == [1])
+        g.addFriendship(1, 2)
+        #expect(g.areFriends(2, 1))
+        #expect(!g.hasRequest(from: 1, to: 2))
+        g.removeFriendship(2, 1)
+        #expect(g.friends(of: 1).isEmpty && g.friends(of: 2).isEmpty)
+    }
+}
+
+struct ShareRulesTests {
+    @Test func pauseOverridesPerFriendLevelsAndExpires() {
+        var r = ShareRules()
+        r.set(owner: 1, viewer: 2, level: .approximate, until: nil)
+        #expect(r.level(owner: 1, viewer: 2, now: 0) == .approximate)
+        #expect(r.level(owner: 1, viewer: 3, now: 0) == .precise)
+        r.pause(1, until: 100)
+        #expect(r.level(owner: 1, viewer: 2, now: 99) == .hidden)
+        #expect(r.level(owner: 1, viewer: 2, now: 100) == .approximate)
+        let ended = r.expire(now: 100)
+        #expect(ended.count == 1 && ended[0].owner == 1 && ended[0].viewer == nil)
+        #expect(r.expire(now: 1000).isEmpty)
+    }
+
+    @Test func preciseWithoutTimeRemovesTheRule() {
+        var r = ShareRules()
+        r.set(owner: 1, viewer: 2, level: .hidden, until: 50)
+        r.set(owner: 1, viewer: 2, level: .precise, until: nil)
+        #expect(r.rule(owner: 1, viewer: 2, now: 0) == nil)
+        #expect(r.expire(now: 100).isEmpty)
+    }
+}
+
+struct ApproximateGridTests {
+    @Test func snapsEveryPointOfACellToOneCentreNearby() throws {
+        let grid = ApproximateGrid()
+        let a = grid.snap(lat: 51.5007, lon: -0.1246)
+        var same = 0
+        for i in 0..<100 {
+            let p = grid.snap(lat: 51.5007 + Double(i % 10) * 0.00005, lon: -0.1246 + Double(i / 10) * 0.00005)
+            if p == a { same += 1 }
+            let d = try #require(GeoPoint(lat: p.lat, lon: p.lon)).distance(to: try #require(GeoPoint(lat: 51.5007, lon: -0.1246)))
+            #expect(d < 1_600)
+        }
+        #expect(same > 50)
+    }
+
+    @Test func worksAtThePolesAndTheAntimeridian() {
+        let grid = ApproximateGrid()
+        for (lat, lon) in [(90.0, 0.0), (-90.0, 180.0), (0.0, 180.0), (0.0, -180.0), (89.999, 179.999)] {
+            let p = grid.snap(lat: lat, lon: lon)
+            #expect((-90...90).contains(p.lat) && (-180...180).contains(p.lon))
+        }
+    }
+}
