@@ -10,14 +10,12 @@ extension Hub {
         let until = try durationUntil(now: now)
         let me = user.id, social = self.social
         let saved = rules
-        rules.pause(me, until: until)
-        for friend in graph.friends(of: me) { sendCurrentPosition(of: me, toWatchersOf: friend) }
+        changeRules(owner: me, viewers: graph.friends(of: me)) { $0.pause(me, until: until) }
         start(client, id: id, op: "share.pause", { () async throws(WireError) -> Bool in
             try await Self.storage { try await social.saveShareRule(ownerID: me, viewerID: nil, level: .hidden, until: until) }
             return true
         }, onFailure: { client, error in
-            self.rules = saved
-            for friend in self.graph.friends(of: me) { self.sendCurrentPosition(of: me, toWatchersOf: friend) }
+            self.changeRules(owner: me, viewers: self.graph.friends(of: me)) { $0 = saved }
             self.fail(client, id: id, op: "share.pause", error)
         }, then: { client, _ in
             self.replyOK(client, id: id) { w in if let until { w.key("until"); w.int(until) } }
@@ -30,8 +28,7 @@ extension Hub {
             try await Self.storage { try await social.saveShareRule(ownerID: me, viewerID: nil, level: nil, until: nil) }
             return true
         }, then: { client, _ in
-            self.rules.resume(me)
-            for friend in self.graph.friends(of: me) { self.sendCurrentPosition(of: me, toWatchersOf: friend) }
+            self.changeRules(owner: me, viewers: self.graph.friends(of: me)) { $0.resume(me) }
             self.replyOK(client, id: id) { _ in }
         })
     }
@@ -50,8 +47,7 @@ extension Hub {
         let reveals = level == .precise || (level == .approximate && rules.level(owner: me, viewer: viewer, now: now) == .hidden)
         let saved = rules
         if !reveals {
-            rules.set(owner: me, viewer: viewer, level: level, until: until)
-            sendCurrentPosition(of: me, toWatchersOf: viewer)
+            changeRules(owner: me, viewers: [viewer]) { $0.set(owner: me, viewer: viewer, level: level, until: until) }
         }
         start(client, id: id, op: "share.set", { () async throws(WireError) -> Bool in
             try await Self.storage {
@@ -59,13 +55,11 @@ extension Hub {
             }
             return true
         }, onFailure: { client, error in
-            self.rules = saved
-            self.sendCurrentPosition(of: me, toWatchersOf: viewer)
+            self.changeRules(owner: me, viewers: [viewer]) { $0 = saved }
             self.fail(client, id: id, op: "share.set", error)
         }, then: { client, _ in
             if reveals {
-                self.rules.set(owner: me, viewer: viewer, level: level, until: until)
-                self.sendCurrentPosition(of: me, toWatchersOf: viewer)
+                self.changeRules(owner: me, viewers: [viewer]) { $0.set(owner: me, viewer: viewer, level: level, until: until) }
             }
             self.replyOK(client, id: id) { w in
                 w.key("level"); w.string(level.rawValue)
@@ -74,16 +68,29 @@ extension Hub {
         })
     }
 
+    /// Applies a change to the rules and tells each of `viewers` whose view of `owner` changed: the position at
+    /// the new level, or `pos.hidden`. Viewers whose level stays the same hear nothing.
+    func changeRules(owner: Int64, viewers: Set<Int64>, _ change: (inout ShareRules) -> Void) {
+        let now = clock.now()
+        var before: [Int64: ShareLevel] = [:]
+        for viewer in viewers { before[viewer] = rules.level(owner: owner, viewer: viewer, now: now) }
+        change(&rules)
+        for viewer in viewers where rules.level(owner: owner, viewer: viewer, now: now) != before[viewer] {
+            sendCurrentPosition(of: owner, toWatchersOf: viewer)
+        }
+    }
+
     /// Reverts rules whose time is up, tells the affected watchers, and forgets the rules in the store.
     func expireShareRules(now: Int64) {
+        // Read-time expiry already treats these rules as gone, so compare with what viewers last saw: the
+        // rule's own level (a pause: hidden) against the level now in force.
         let ended = rules.expire(now: now)
         guard !ended.isEmpty else { return }
         let social = self.social
         for rule in ended {
-            if let viewer = rule.viewer {
+            let viewers = rule.viewer.map { Set([$0]) } ?? graph.friends(of: rule.owner)
+            for viewer in viewers where rules.level(owner: rule.owner, viewer: viewer, now: now) != rule.level {
                 sendCurrentPosition(of: rule.owner, toWatchersOf: viewer)
-            } else {
-                for friend in graph.friends(of: rule.owner) { sendCurrentPosition(of: rule.owner, toWatchersOf: friend) }
             }
         }
         background({

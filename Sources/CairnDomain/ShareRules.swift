@@ -63,20 +63,20 @@ public struct ShareRules: Sendable {
         set(owner: b, viewer: a, level: .precise, until: nil)
     }
 
-    /// Removes rules whose time is up and returns them as (owner, viewer or nil for a pause).
-    public mutating func expire(now: Int64) -> [(owner: Int64, viewer: Int64?)] {
+    /// Removes rules whose time is up and returns them as (owner, viewer or nil for a pause, the level they set).
+    public mutating func expire(now: Int64) -> [(owner: Int64, viewer: Int64?, level: ShareLevel)] {
         guard timed > 0 else { return [] }
-        var ended: [(owner: Int64, viewer: Int64?)] = []
+        var ended: [(owner: Int64, viewer: Int64?, level: ShareLevel)] = []
         for (owner, rule) in paused where !rule.isLive(at: now) {
             paused[owner] = nil
             timed -= 1
-            ended.append((owner, nil))
+            ended.append((owner, nil, .hidden))
         }
         for (owner, rules) in perViewer {
             for (viewer, rule) in rules where !rule.isLive(at: now) {
                 perViewer[owner]?[viewer] = nil
                 timed -= 1
-                ended.append((owner, viewer))
+                ended.append((owner, viewer, rule.level))
             }
             if perViewer[owner]?.isEmpty == true { perViewer[owner] = nil }
         }

@@ -30,10 +30,30 @@ final class RunningHub {
         port = try app.start()
     }
 
-    func client(path: String = "/ws", subprotocol: String? = "cairn.v1", headers: [String: String] = [:]) throws
-        -> WebSocketClient
-    {
-        try WebSocketClient(port: port, path: path, subprotocol: subprotocol, headers: headers, timeout: 10)
+    func client(path: String = "/ws", subprotocol: String? = "cairn.v1", headers: [String: String] = [:],
+                receiveBufferSize: Int? = nil) throws -> WebSocketClient {
+        try WebSocketClient(port: port, path: path, subprotocol: subprotocol, headers: headers, timeout: 10,
+                            receiveBufferSize: receiveBufferSize)
+    }
+
+    /// Registers `username` on a new client and returns the client and the user id.
+    func member(_ username: String, receiveBufferSize: Int? = nil) throws -> (WebSocketClient, Int) {
+        let c = try client(receiveBufferSize: receiveBufferSize)
+        let reply = try c.requestOK("register", ["username": username, "password": "password1"])
+        return (c, try #require((reply["user"] as? [String: Any])?["id"] as? Int))
+    }
+
+    /// Makes two members friends through the real ops.
+    func befriend(_ a: (WebSocketClient, Int), _ b: (WebSocketClient, Int)) throws {
+        _ = try a.0.requestOK("friend.request", ["user": b.1])
+        _ = try b.0.requestOK("friend.accept", ["user": a.1])
+        _ = try a.0.nextEvent("friend.accepted")
+        _ = try b.0.nextEvent("friend.request")
+    }
+
+    /// `/healthz` as JSON.
+    func health() throws -> [String: Any] {
+        try HTTPClient.get(port: port, path: "/healthz").jsonObject()
     }
 
     /// A connected client that has registered `username`; returns the client and the token.

@@ -28,7 +28,7 @@ final class LoopbackSocket {
     }
 
     /// Connects to `host:port`, failing with `.timeout` if the connection is not established by `deadline`.
-    init(host: String, port: Int, deadline: Deadline) throws {
+    init(host: String, port: Int, deadline: Deadline, receiveBufferSize: Int? = nil) throws {
         let address = try Self.loopbackAddress(host)
         guard (1...65535).contains(port) else {
             throw TestClientError.invalidArgument("port \(port) is outside 1...65535")
@@ -52,6 +52,11 @@ final class LoopbackSocket {
         _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK)
         var noDelay: Int32 = 1
         _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
+        if let receiveBufferSize {
+            // Set before connect so the advertised window is small: lets a test play a client that reads slowly.
+            var size = Int32(receiveBufferSize)
+            _ = setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
 
         var sin = sockaddr_in()
         #if canImport(Darwin)

@@ -57,12 +57,13 @@ public final class WebSocketClient {
     ///     same name.
     /// - Throws: `TestClientError.handshakeRejected` (with the HTTP status) when the server does not answer 101,
     ///   `.handshakeInvalid` when its 101 is wrong, `.connectFailed`, `.timeout`.
+    /// - `receiveBufferSize`: a small SO_RCVBUF (set before connecting) makes this client a slow reader.
     public init(
         host: String = "127.0.0.1", port: Int, path: String = "/ws", subprotocol: String? = "cairn.v1",
-        headers: [String: String] = [:], timeout: Double = 5
+        headers: [String: String] = [:], timeout: Double = 5, receiveBufferSize: Int? = nil
     ) throws {
         let deadline = Deadline(seconds: timeout)
-        let socket = try LoopbackSocket(host: host, port: port, deadline: deadline)
+        let socket = try LoopbackSocket(host: host, port: port, deadline: deadline, receiveBufferSize: receiveBufferSize)
         let key = headers.first { $0.key.lowercased() == "sec-websocket-key" }?.value ?? WebSocketHandshake.makeKey()
         try socket.write(
             WebSocketHandshake.request(

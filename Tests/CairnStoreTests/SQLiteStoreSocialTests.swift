@@ -1,0 +1,100 @@
+// The live-map tables: friendships and requests, sharing rules, position snapshots and history, search.
+import CairnDomain
+@testable import CairnStore
+import Foundation
+import Testing
+
+struct SQLiteStoreSocialTests {
+    func withStore(_ body: (SQLiteStore, [User]) async throws -> Void) async throws {
+        let dir = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let store = try SQLiteStore(directory: dir)
+        var users: [User] = []
+        for (name, guest) in [("anna", false), ("annabel", false), ("bob", false), ("guest-1", true)] {
+            users.append(try await store.createUser(NewUser(username: name, name: name.capitalized, passwordHash: nil,
+                                                            isGuest: guest, createdAt: 1)))
+        }
+        try await body(store, users)
+        try store.close()
+    }
+
+    @Test func migrationsIncludeTheLiveMapTables() async throws {
+        try await withStore { store, _ in
+            let applied = try store.appliedMigrations()
+            #expect(applied == ["v1-accounts", "v2-friends-positions"])
+        }
+    }
+
+    @Test func friendshipsAndRequestsRoundTrip() async throws {
+        try await withStore { store, u in
+            try await store.addFriendRequest(from: u[0].id, to: u[1].id, at: 5)
+            try await store.addFriendRequest(from: u[0].id, to: u[1].id, at: 6)  // repeat is harmless
+            try await store.addFriendRequest(from: u[2].id, to: u[0].id, at: 7)
+            var snapshot = try store.loadSocial()
+            #expect(snapshot.requests.count == 2)
+            try await store.addFriendship(u[1].id, u[0].id, at: 8)
+            snapshot = try store.loadSocial()
+            #expect(snapshot.friendships.map { [$0.0, $0.1] } == [[u[0].id, u[1].id]])
+            #expect(snapshot.requests.map { [$0.from, $0.to] } == [[u[2].id, u[0].id]])
+            try await store.deleteFriendship(u[0].id, u[1].id)
+            #expect(try store.loadSocial().friendships.isEmpty)
+        }
+    }
+
+    @Test func shareRulesUpsertAndDelete() async throws {
+        try await withStore { store, u in
+            try await store.saveShareRule(ownerID: u[0].id, viewerID: u[1].id, level: .hidden, until: nil)
+            try await store.saveShareRule(ownerID: u[0].id, viewerID: u[1].id, level: .approximate, until: 99)
+            try await store.saveShareRule(ownerID: u[0].id, viewerID: nil, level: .hidden, until: nil)
+            let rules = try store.loadSocial().shareRules.sorted { ($0.viewerID ?? 0) < ($1.viewerID ?? 0) }
+            #expect(rules == [
+                StoredShareRule(ownerID: u[0].id, viewerID: nil, level: .hidden, until: nil),
+                StoredShareRule(ownerID: u[0].id, viewerID: u[1].id, level: .approximate, until: 99),
+            ])
+            try await store.saveShareRule(ownerID: u[0].id, viewerID: nil, level: nil, until: nil)
+            #expect(try store.loadSocial().shareRules.count == 1)
+        }
+    }
+
+    @Test func positionFlushKeepsTheNewestAndAppendsHistory() async throws {
+        try await withStore { store, u in
+            var batch = PositionBatch()
+            batch.latest = [StoredFix(userID: u[0].id, fix: Fix(lat: 1, lon: 2, acc: 3, bat: 50, ts: 100)),
+                            StoredFix(userID: u[1].id, fix: Fix(lat: 5, lon: 6, ts: 100, flagged: true))]
+            try await store.flushPositions(batch)
+            batch = PositionBatch()
+            // An older fix must not overwrite a newer one even if it reaches the store later.
+            batch.latest = [StoredFix(userID: u[0].id, fix: Fix(lat: 9, lon: 9, ts: 50))]
+            batch.history = [StoredFix(userID: u[0].id, fix: Fix(lat: 8, lon: 8, ts: 40))]
+            try await store.flushPositions(batch)
+            let positions = try store.loadSocial().positions.sorted { $0.userID < $1.userID }
+            #expect(positions.map(\.fix) == [Fix(lat: 1, lon: 2, acc: 3, bat: 50, ts: 100), Fix(lat: 5, lon: 6, ts: 100, flagged: true)])
+            let history = try await store.pool.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM position_history") }
+            #expect(history == 1)
+        }
+    }
+
+    @Test func bigFlushIsOneTransaction() async throws {
+        try await withStore { store, u in
+            var batch = PositionBatch()
+            batch.latest = (0..<20_000).map { i in StoredFix(userID: u[i % 3].id, fix: Fix(lat: 1, lon: 1, ts: Int64(i))) }
+            try await store.flushPositions(batch)
+            #expect(try store.loadSocial().positions.count == 3)
+        }
+    }
+
+    @Test func searchIsPrefixCaseInsensitiveAndSkipsGuestsAndSelf() async throws {
+        try await withStore { store, u in
+            let ann = try await store.searchUsers(prefix: "ANN", excluding: u[0].id, limit: 20)
+            #expect(ann.map(\.username) == ["annabel"])
+            let guests = try await store.searchUsers(prefix: "guest", excluding: 0, limit: 20)
+            #expect(guests.isEmpty)
+            let wildcard = try await store.searchUsers(prefix: "%", excluding: 0, limit: 20)
+            #expect(wildcard.isEmpty)
+            let byName = try await store.searchUsers(prefix: "b", excluding: 0, limit: 20)
+            #expect(byName.map(\.name) == ["Bob"])
+            let byID = try await store.users(ids: [u[2].id, u[0].id, 999])
+            #expect(byID.map(\.username) == ["anna", "bob"])
+        }
+    }
+}
