@@ -29,13 +29,40 @@ extension Hub {
             fix.ts = ts
         }
 
-        let me = user.id
+        let outcome = acceptFix(fix, for: user.id, now: now)
+        guard let id else { return }
+        writer.reset()
+        Envelope.ok(id: id, into: &writer) { w in
+            switch outcome {
+            case .stale: w.key("stale"); w.bool(true)
+            case .flagged: w.key("flagged"); w.bool(true)
+            case .accepted: break
+            }
+        }
+        flush(to: client.id)
+    }
+
+    /// What became of a validated fix.
+    public enum FixOutcome: Sendable, Equatable {
+        /// It is the new latest position and was pushed to watching friends.
+        case accepted
+        /// As `accepted`, but its implied speed exceeded `maxSpeed`.
+        case flagged
+        /// It is older than the latest one: kept as history, not pushed.
+        case stale
+    }
+
+    /// The position path shared by every source of positions: compares with the latest fix, keeps late ones
+    /// as history, flags implausible speed, updates memory and the index, marks the user for the next snapshot
+    /// and fans out. `fix` must already be validated.
+    @discardableResult
+    public func acceptFix(_ fix: Fix, for me: Int64, now: Int64) -> FixOutcome {
+        var fix = fix
         let previous = fixes[me]
         if let previous, fix.ts < previous.ts {
             // Late: history, not news. (An equal timestamp is a later arrival of the same instant and replaces.)
             keepLate(StoredFix(userID: me, fix: fix))
-            replyOK(client, id: id) { w in w.key("stale"); w.bool(true) }
-            return
+            return .stale
         }
         if let previous, fix.ts > previous.ts,
            let a = GeoPoint(lat: previous.lat, lon: previous.lon), let b = GeoPoint(lat: fix.lat, lon: fix.lon) {
@@ -46,13 +73,7 @@ extension Hub {
         if let point = GeoPoint(lat: fix.lat, lon: fix.lon) { index.upsert(me, at: point, in: .users) }
         dirty.insert(me)
         fanOut(me, fix, previous: previous, now: now)
-        if let id {
-            writer.reset()
-            Envelope.ok(id: id, into: &writer) { w in
-                if fix.flagged { w.key("flagged"); w.bool(true) }
-            }
-            flush(to: client.id)
-        }
+        return fix.flagged ? .flagged : .accepted
     }
 
     private func optional(_ key: String, in range: ClosedRange<Double>, unit: String) throws(WireError) -> Double? {

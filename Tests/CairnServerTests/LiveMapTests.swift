@@ -135,6 +135,22 @@ extension ServerIntegration {
             #expect((list["friends"] as? [[String: Any]])?.first?["online"] as? Bool == false)
         }
 
+        @Test func presenceGoesOfflineWhenAClientStopsAnsweringPings() throws {
+            let hub = try RunningHub {
+                $0.server.pingIntervalSeconds = 1
+                $0.server.idleTimeoutSeconds = 3
+            }
+            defer { hub.removeData() }
+            let alice = try hub.member("alice"), bob = try hub.member("bob")
+            try hub.befriend(alice, bob)
+            // Alice goes silent: her client never reads again, so it never answers a ping. Bob keeps reading
+            // (his client answers pings while it waits), so only Alice is dropped.
+            let event = try bob.0.nextEvent("presence", timeout: 15)
+            #expect(event["user"] as? Int == alice.1)
+            #expect(event["online"] as? Bool == false)
+            #expect(try hub.health()["connections"] as? Int == 1)
+        }
+
         @Test func afterFriendRemoveNothingIsPushed() throws {
             let hub = try RunningHub()
             defer { hub.removeData() }
