@@ -53,7 +53,9 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
-        .executableTarget(name: "cairn-bench", dependencies: ["CairnWire", "CairnGeo", "CairnSpatial"], path: "Sources/CairnBench"),
+        .executableTarget(name: "cairn-bench", dependencies: [
+            "CairnWire", "CairnGeo", "CairnSpatial", "CairnDomain", "CairnStore", "CairnCrypto",
+        ], path: "Sources/CairnBench"),
 
         // Tests mirror the sources; CairnTestSupport holds a small blocking RFC 6455 client.
         .target(name: "CairnTestSupport", dependencies: ["COpenSSL"], path: "Tests/CairnTestSupport"),

@@ -22,7 +22,7 @@ extension Hub {
         flushing = true
         lastFlushAt = now
         let social = self.social, rows = batch.latest.count + batch.history.count, sealed = batch
-        let loopMs = Int64(copyTime.components.seconds * 1000 + copyTime.components.attoseconds / 1_000_000_000_000_000)
+        let loopMicros = Int64(copyTime.components.seconds * 1_000_000 + copyTime.components.attoseconds / 1_000_000_000_000)
         background({ () async throws -> Bool in
             try await social.flushPositions(sealed)
             return true
@@ -32,8 +32,8 @@ extension Hub {
             case .success:
                 let total = self.clock.now() - now
                 self.lastFlush = (at: now, rows: rows, durationMs: total)
-                self.lastFlushLoopMs = loopMs
-                self.logger.debug("snapshot: \(rows) row(s), \(loopMs) ms on the loop, \(total) ms in all")
+                self.lastFlushLoopMicros = loopMicros
+                self.logger.debug("snapshot: \(rows) row(s), \(loopMicros) µs on the loop, \(total) ms in all")
             case .failure(let error):
                 self.logger.error("snapshot of \(rows) row(s) failed, will retry: \(error)")
                 for item in sealed.latest where self.fixes[item.userID] != nil { self.dirty.insert(item.userID) }

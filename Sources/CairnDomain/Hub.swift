@@ -54,8 +54,8 @@ public final class Hub: @unchecked Sendable {
     var lastFlushAt: Int64 = 0
     /// The last flush's duration and row count, for operators.
     public internal(set) var lastFlush: (at: Int64, rows: Int, durationMs: Int64)?
-    /// How long the last flush held the loop (copying the changed fixes), in milliseconds.
-    public internal(set) var lastFlushLoopMs: Int64 = 0
+    /// How long the last flush held the loop (copying the changed fixes), in microseconds.
+    public internal(set) var lastFlushLoopMicros: Int64 = 0
     /// Forces a snapshot now (tests, and the final flush at shutdown).
     public func flushPositionsNow() { flushPositions(now: clock.now()) }
 
