@@ -1,0 +1,30 @@
+// cairn-bench: measurements are part of the product (docs/BENCHMARKS.md records the results and commands).
+// Each subcommand measures one thing against a peer in the same run, because on a shared 2-core machine only
+// side-by-side ratios and speed-independent counts (allocations) are results. Always build with -c release.
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+let usage = """
+    usage: cairn-bench codec [--rounds N] [--iterations N] [--only cairn|foundation]
+      codec   decode+encode of one position message: CairnWire against Foundation's JSONDecoder/JSONEncoder.
+              --only runs a single codec for exactly --iterations operations, without timing output, so that
+              `valgrind --tool=memcheck` heap totals at two iteration counts give allocations per operation.
+    """
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+switch arguments.first {
+case "codec":
+    do {
+        try CodecBenchmark(arguments: Array(arguments.dropFirst())).run()
+    } catch {
+        print("cairn-bench: \(error)\n\(usage)")
+        exit(2)
+    }
+default:
+    print(usage)
+    exit(arguments.isEmpty || arguments.first == "--help" ? 0 : 2)
+}

@@ -1,0 +1,15 @@
+// The resource limits the JSON reader enforces on untrusted input. They live in one small value so the server
+// can configure them once and tests can shrink them to exercise every refusal cheaply.
+
+/// Limits the reader enforces on every request text.
+public struct WireLimits: Sendable, Equatable {
+    /// The deepest nesting of objects and arrays, counting the request object itself as 1.
+    public var maxDepth: Int = 32
+    /// The most fields the top-level request object may have.
+    public var maxFields: Int = 64
+    /// The longest string or key, in encoded bytes between the quotes (an escape counts as its encoded length).
+    public var maxStringBytes = 65536
+
+    /// The default limits: depth 32, 64 top-level fields, 64 KiB strings.
+    public init() {}
+}
