@@ -50,8 +50,9 @@ func runSnapshotBenchmark(arguments: [String]) throws {
     let dir = NSTemporaryDirectory() + "cairn-bench-snapshot-\(UUID().uuidString)"
     defer { try? FileManager.default.removeItem(atPath: dir) }
     let store = try SQLiteStore(directory: dir)
+    let total = count
     let users = try blocking {
-        try await store.createUsers((0..<count).map {
+        try await store.createUsers((0..<total).map {
             NewUser(username: "user\($0)", name: "User \($0)", passwordHash: nil, isGuest: false, createdAt: 0)
         })
     }
@@ -76,7 +77,7 @@ func runSnapshotBenchmark(arguments: [String]) throws {
     timer.resume()
 
     print("snapshot benchmark: \(count) changed positions per flush, \(rounds) rounds (release build)")
-    print("round  rows     on-loop copy   longest loop gap   flush total")
+    print("round  rows     on-loop copy (sum)  longest chunk  longest loop gap  flush total")
     for round in 1...rounds {
         // Every user moves: all `count` positions are dirty.
         loop.sync {
@@ -99,11 +100,12 @@ func runSnapshotBenchmark(arguments: [String]) throws {
             usleep(200)
         }
         let total = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6
-        let (copy, rows, worst) = loop.sync {
+        let (copy, chunk, rows, worst) = loop.sync {
             gaps.recording = false
-            return (Double(hub.lastFlushLoopMicros) / 1000, hub.lastFlush?.rows ?? 0, Double(gaps.worst) / 1e6)
+            return (Double(hub.lastFlushLoopMicros) / 1000, Double(hub.lastFlushLongestChunkMicros) / 1000,
+                    hub.lastFlush?.rows ?? 0, Double(gaps.worst) / 1e6)
         }
-        print(String(format: "%5d  %7d  %10.2f ms   %12.2f ms   %8.1f ms", round, rows, copy, worst, total))
+        print(String(format: "%5d  %7d  %13.2f ms  %10.2f ms  %12.2f ms  %8.1f ms", round, rows, copy, chunk, worst, total))
     }
     timer.cancel()
     try store.close()

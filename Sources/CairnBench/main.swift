@@ -10,9 +10,13 @@ import Darwin
 
 let usage = """
     usage: cairn-bench codec [--rounds N] [--iterations N] [--only cairn|foundation]
-      codec   decode+encode of one position message: CairnWire against Foundation's JSONDecoder/JSONEncoder.
-              --only runs a single codec for exactly --iterations operations, without timing output, so that
-              `valgrind --tool=memcheck` heap totals at two iteration counts give allocations per operation.
+           cairn-bench index [options: see docs/BENCHMARKS.md]
+           cairn-bench snapshot [--positions N] [--rounds R]
+      codec     decode+encode of one position message: CairnWire against Foundation's JSONDecoder/JSONEncoder.
+                --only runs a single codec for exactly --iterations operations, without timing output, so that
+                `valgrind --tool=memcheck` heap totals at two iteration counts give allocations per operation.
+      index     the spatial grid index over 1M points against a brute-force scan in the same run.
+      snapshot  the longest event-loop stall while N changed positions are flushed to SQLite (default 100,000).
     """
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -20,6 +24,15 @@ switch arguments.first {
 case "codec":
     do {
         try CodecBenchmark(arguments: Array(arguments.dropFirst())).run()
+    } catch {
+        print("cairn-bench: \(error)\n\(usage)")
+        exit(2)
+    }
+case "index":
+    runIndexBenchmark(arguments: Array(arguments.dropFirst()))
+case "snapshot":
+    do {
+        try runSnapshotBenchmark(arguments: Array(arguments.dropFirst()))
     } catch {
         print("cairn-bench: \(error)\n\(usage)")
         exit(2)

@@ -54,8 +54,11 @@ public final class Hub: @unchecked Sendable {
     var lastFlushAt: Int64 = 0
     /// The last flush's duration and row count, for operators.
     public internal(set) var lastFlush: (at: Int64, rows: Int, durationMs: Int64)?
-    /// How long the last flush held the loop (copying the changed fixes), in microseconds.
+    /// How long the last flush spent on the loop in all (copying the changed fixes), in microseconds.
     public internal(set) var lastFlushLoopMicros: Int64 = 0
+    /// The longest single loop turn of the last flush's collection, in microseconds.
+    public internal(set) var lastFlushLongestChunkMicros: Int64 = 0
+    var collecting: FlushInProgress?
     /// Forces a snapshot now (tests, and the final flush at shutdown).
     public func flushPositionsNow() { flushPositions(now: clock.now()) }
 

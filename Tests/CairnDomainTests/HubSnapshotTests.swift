@@ -24,6 +24,25 @@ struct HubSnapshotTests {
         #expect(h.store.state.withLock { $0.flushes.count } == 1)
     }
 
+    @Test func aLargeFlushIsCollectedAcrossLoopTurnsWhileTheLoopServes() async throws {
+        let h = HubHarness()
+        let now = h.clock.now()
+        let total = Hub.flushChunk * 2 + 10
+        for user in 1...Int64(total) { h.hub.acceptFix(Fix(lat: 1, lon: 1, ts: now), for: user, now: now) }
+        h.hub.flushPositionsNow()
+        #expect(h.hub.collecting != nil)  // one chunk done, the rest waits for later loop turns
+        // The loop keeps serving meanwhile: a user already collected moves again.
+        h.hub.acceptFix(Fix(lat: 2, lon: 2, ts: now + 1), for: 1, now: now + 1)
+        try await h.scheduler.run()  // second chunk
+        try await h.scheduler.run()  // third chunk, then the write is started
+        try await h.scheduler.run()  // the write completes
+        let flushes = h.store.state.withLock { $0.flushes }
+        #expect(flushes.count == 1)
+        #expect(flushes.first?.latest.count == total)
+        #expect(h.hub.dirty == [1])  // the later move waits for the next flush
+        #expect(h.hub.lastFlush?.rows == total)
+    }
+
     @Test func failedFlushIsRetried() async throws {
         let h = HubHarness()
         let alice = try await h.user(1, "alice")
