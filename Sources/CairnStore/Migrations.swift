@@ -46,31 +46,30 @@ enum Migrations {
             }
             try db.create(table: "positions") { t in
                 t.primaryKey("user_id", .integer).references("users", onDelete: .cascade)
-                t.column("lat", .double).notNull()
-                t.column("lon", .double).notNull()
-                t.column("acc", .double)
-                t.column("alt", .double)
-                t.column("spd", .double)
-                t.column("hdg", .double)
-                t.column("bat", .double)
-                t.column("ts", .integer).notNull()
-                t.column("flagged", .boolean).notNull().defaults(to: false)
+                fixColumns(t)
             }
             try db.create(table: "position_history") { t in
                 t.column("user_id", .integer).notNull().references("users", onDelete: .cascade)
-                t.column("lat", .double).notNull()
-                t.column("lon", .double).notNull()
-                t.column("acc", .double)
-                t.column("alt", .double)
-                t.column("spd", .double)
-                t.column("hdg", .double)
-                t.column("bat", .double)
-                t.column("ts", .integer).notNull()
-                t.column("flagged", .boolean).notNull().defaults(to: false)
+                fixColumns(t)
             }
             try db.create(index: "position_history_user_ts", on: "position_history", columns: ["user_id", "ts"])
             try db.create(index: "users_name_nocase", on: "users", columns: ["name"])
         }
         return migrator
+    }
+
+    /// The columns of one fix, shared by the latest-position table and the history. Part of migration
+    /// v2-friends-positions: changing it later would change what that migration created, so add new columns in a
+    /// new migration instead.
+    private static func fixColumns(_ t: TableDefinition) {
+        t.column("lat", .double).notNull()
+        t.column("lon", .double).notNull()
+        t.column("acc", .double)
+        t.column("alt", .double)
+        t.column("spd", .double)
+        t.column("hdg", .double)
+        t.column("bat", .double)
+        t.column("ts", .integer).notNull()
+        t.column("flagged", .boolean).notNull().defaults(to: false)
     }
 }

@@ -22,7 +22,7 @@ enum DoubleFormat {
         // The test "n / 10^k == |value|" is monotone in k (if k digits suffice, so do k + 1: the same digits
         // and a zero), so binary search finds the smallest k in about four probes.
         var high = 9
-        while magnitude * power(high) >= limit { high -= 1 }
+        while magnitude * JSONNumber.exactPower(high) >= limit { high -= 1 }
         guard high >= 0, let top = roundTrips(magnitude, high) else { return nil }
         var found = (n: top, k: high)
         var low = 0
@@ -37,26 +37,10 @@ enum DoubleFormat {
         return write(found.n, fractionDigits: found.k, negative: value < 0, into: out)
     }
 
-    /// 10^k for k in 0...9, exact (a switch compiles to a constant table; a global array would need a lazy
-    /// initialisation check and bounds checks on every use).
-    @inline(__always) private static func power(_ k: Int) -> Double {
-        switch k {
-        case 0: return 1
-        case 1: return 1e1
-        case 2: return 1e2
-        case 3: return 1e3
-        case 4: return 1e4
-        case 5: return 1e5
-        case 6: return 1e6
-        case 7: return 1e7
-        case 8: return 1e8
-        default: return 1e9
-        }
-    }
 
     /// The integer n nearest to `magnitude × 10^k` if n / 10^k gives back `magnitude` exactly.
     @inline(__always) private static func roundTrips(_ magnitude: Double, _ k: Int) -> UInt64? {
-        let scale = power(k)
+        let scale = JSONNumber.exactPower(k)
         // Nearest integer (exact ties cannot matter, see above); Int64 because x86 converts it natively.
         let n = Int64(magnitude * scale + 0.5)
         return Double(n) / scale == magnitude ? UInt64(n) : nil
