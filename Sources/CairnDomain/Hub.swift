@@ -67,6 +67,7 @@ public final class Hub: @unchecked Sendable {
     var writer = JSONWriter(capacity: 1024)
     var inFlight = 0
     var draining = false
+    var finalFlushStarted = false
     var drained: (() -> Void)?
 
     /// Creates a hub.
@@ -168,9 +169,14 @@ public final class Hub: @unchecked Sendable {
 
     func finishDrainIfIdle() {
         guard draining, inFlight == 0, let done = drained else { return }
-        if !dirty.isEmpty || !lateFixes.isEmpty {
+        if !finalFlushStarted && (!dirty.isEmpty || !lateFixes.isEmpty) {
+            // One last snapshot, tried once: if the store is failing, shutting down must still finish.
+            finalFlushStarted = true
             flushPositions(now: clock.now())  // counts as in flight; its completion calls back here
             return
+        }
+        if !dirty.isEmpty {
+            logger.error("shutting down with \(dirty.count) position(s) not written: the final snapshot failed")
         }
         drained = nil
         done()

@@ -70,6 +70,18 @@ struct HubSnapshotTests {
         #expect(h.store.state.withLock { $0.positions[alice]?.lat } == 2)
     }
 
+    @Test func shutdownFinishesEvenIfTheFinalFlushFails() async throws {
+        let h = HubHarness()
+        _ = try await h.user(1, "alice")
+        h.move(1, lat: 2, lon: 2)
+        h.store.state.withLock { $0.failWrites = true }
+        var done = false
+        h.hub.beginShutdown { done = true }
+        try await h.scheduler.run()
+        #expect(done)
+        #expect(h.store.state.withLock { $0.positions.isEmpty })
+    }
+
     @Test func restoreBringsBackPositions() async throws {
         let h = HubHarness()
         let alice = try await h.user(1, "alice")
