@@ -49,7 +49,7 @@ let package = Package(
         ]),
 
         .executableTarget(name: "cairn", dependencies: [
-            "CairnApp", "CairnServer", "CairnDomain", "CairnCrypto",
+            "CairnApp", "CairnServer", "CairnStore", "CairnDomain", "CairnCrypto",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -65,6 +65,7 @@ let package = Package(
         .testTarget(name: "CairnCryptoTests", dependencies: ["CairnCrypto"]),
         .testTarget(name: "CairnDomainTests", dependencies: ["CairnDomain", "CairnWire"]),
         .testTarget(name: "CairnStoreTests", dependencies: ["CairnStore", "CairnDomain"]),
+        .testTarget(name: "CairnAppTests", dependencies: ["CairnApp", "CairnStore", "CairnDomain", "CairnCrypto"]),
         .testTarget(name: "CairnServerTests", dependencies: [
             "CairnApp", "CairnServer", "CairnStore", "CairnDomain", "CairnWire", "CairnTestSupport",
         ]),

@@ -1,0 +1,51 @@
+// `cairn seed` end to end: fixtures written by the command are accepted by a hub started on the same directory.
+import CairnTestSupport
+import Foundation
+import Glibc
+import Testing
+
+extension ServerIntegration {
+    @Suite struct SeedCommandTests {
+        @Test func seededUsersConnectWithTheirTokensAndSeeTheirFriends() throws {
+            let data = NSTemporaryDirectory() + "cairn-seed-\(UUID().uuidString)"
+            let out = data + "-tokens.json"
+            defer {
+                try? FileManager.default.removeItem(atPath: data)
+                try? FileManager.default.removeItem(atPath: out)
+            }
+            let seed = try TestServerProcess(arguments: ["seed", "--users", "30", "--friends", "3", "--graph", "clustered",
+                                                         "--data", data, "--out", out])
+            #expect(try seed.waitForExit(timeout: 60) == 0, "output: \(seed.output)")
+            let file = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out))) as! [String: Any]
+            let users = try #require(file["users"] as? [[String: Any]])
+            #expect(users.count == 30)
+
+            let server = try TestServerProcess(arguments: ["serve", "--port", "0", "--data", data])
+            let port = try server.waitForListeningPort(timeout: 60)
+            let first = users[0], token = try #require(first["token"] as? String)
+            let friendIDs = try #require(first["friends"] as? [Int])
+            let a = try WebSocketClient(port: port, path: "/ws?token=\(token)", timeout: 10)
+            let listed = try #require(try a.requestOK("friend.list")["friends"] as? [[String: Any]])
+            #expect(Set(listed.compactMap { $0["id"] as? Int }) == Set(friendIDs))
+            _ = try a.requestOK("friends.watch")
+            let friend = try #require(users.first { $0["id"] as? Int == friendIDs[0] })
+            let b = try WebSocketClient(port: port, headers: ["Authorization": "Bearer \(friend["token"] as! String)"],
+                                        timeout: 10)
+            _ = try b.requestOK("pos", ["lat": 1.5, "lon": 2.5])
+            let pos = try a.nextEvent("pos")
+            #expect(pos["user"] as? Int == friendIDs[0])
+
+            let again = try TestServerProcess(arguments: ["seed", "--users", "2", "--friends", "1", "--data", data, "--out", out + ".2"])
+            #expect(try again.waitForExit(timeout: 60) != 0)
+            #expect(again.output.contains("already exist"))
+            server.signal(SIGTERM)
+            #expect(try server.waitForExit(timeout: 15) == 0)
+        }
+
+        @Test func badSeedOptionsAreRefused() throws {
+            let bad = try TestServerProcess(arguments: ["seed", "--users", "3", "--friends", "3", "--out", "/dev/null"])
+            #expect(try bad.waitForExit(timeout: 30) != 0)
+            #expect(bad.output.contains("--friends"))
+        }
+    }
+}
