@@ -34,8 +34,15 @@ let cairnLwsCallback: @convention(c) (OpaquePointer?, lws_callback_reasons, Unsa
         return server.writable(state) ? 0 : -1
 
     case LWS_CALLBACK_CLOSED:
+        // An upgrade can fail after the filter stored a token (lws then reports CLOSED, not CLOSED_HTTP): the token
+        // must not outlive this wsi, or the next connection given the same address would inherit it.
+        server.pendingTokens[UInt(bitPattern: wsi)] = nil
         server.closed(user)
         return 0
+
+    case LWS_CALLBACK_WSI_DESTROY:
+        server.pendingTokens[UInt(bitPattern: wsi)] = nil
+        server.pendingHTTP[UInt(bitPattern: wsi)] = nil
 
     case LWS_CALLBACK_HTTP:
         let path = input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? "/"

@@ -89,6 +89,24 @@ extension ServerIntegration {
             #expect(close.code == 4500)
         }
 
+        @Test func aFailedUpgradeDoesNotLendItsTokenToTheNextConnection() throws {
+            let hub = try RunningHub()
+            defer { hub.removeData() }
+            let (_, token) = try hub.registered("victim")
+            // Upgrades that carry the token but fail the handshake (no Sec-WebSocket-Key) after the filter saw it.
+            for _ in 0..<5 {
+                _ = try? HTTPClient.request(method: "GET", port: hub.port, path: "/ws", headers: [
+                    "Upgrade": "websocket", "Connection": "Upgrade", "Sec-WebSocket-Version": "13",
+                    "Authorization": "Bearer \(token)",
+                ], body: [], timeout: 2)
+            }
+            for _ in 0..<5 {
+                let stranger = try hub.client()
+                #expect(errorCode(try stranger.request("whoami")) == "unauthorized")
+                stranger.close()
+            }
+        }
+
         @Test func logoutRevokesTheToken() throws {
             let hub = try RunningHub()
             defer { hub.removeData() }
