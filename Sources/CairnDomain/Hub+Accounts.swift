@@ -30,6 +30,7 @@ extension Hub {
             start(client, id: id, op: op, { () async throws(WireError) -> User in
                 try await accounts.authenticate(token: token)
             }, then: { client, user in
+                guard let client else { return }
                 self.bind(client, to: user, token: token)
                 self.replyOK(client, id: id) { w in w.key("user"); user.write(to: &w) }
             })
@@ -57,14 +58,22 @@ extension Hub {
         let accounts = self.accounts
         start(client, id: nil, op: "auth", { () async throws(WireError) -> User in
             try await accounts.authenticate(token: token)
-        }, onFailure: { client, _ in
-            self.outbound?.close(client.id, code: .invalidToken, reason: "invalid token")
+        }, onFailure: { client, error in
+            guard let client else { return }
+            if error.code == .unauthorized {
+                self.outbound?.close(client.id, code: .invalidToken, reason: "invalid token")
+            } else {
+                // Not the token's fault (e.g. storage trouble): a close the client may retry after.
+                self.outbound?.close(client.id, code: .tryAgainLater, reason: "could not check the token; retry")
+            }
         }, then: { client, user in
+            guard let client else { return }
             self.bind(client, to: user, token: token)
         })
     }
 
-    private func opened(_ client: Client, _ session: Session, id: Int64?) {
+    private func opened(_ client: Client?, _ session: Session, id: Int64?) {
+        guard let client else { return }
         bind(client, to: session.user, token: session.token)
         replyOK(client, id: id) { w in
             w.key("user"); session.user.write(to: &w)
@@ -72,12 +81,14 @@ extension Hub {
         }
     }
 
-    private func loggedOut(_ client: Client, token: String, id: Int64?) {
-        unbind(client)
-        authDeadlines[client.id] = clock.now() + configuration.authTimeoutMs
-        replyOK(client, id: id) { _ in }
-        // Every other connection that used the revoked token loses its session too.
-        for other in clients.values where other.id != client.id && other.token == token {
+    private func loggedOut(_ client: Client?, token: String, id: Int64?) {
+        if let client {
+            unbind(client)
+            authDeadlines[client.id] = clock.now() + configuration.authTimeoutMs
+            replyOK(client, id: id) { _ in }
+        }
+        // Every other connection that used the revoked token loses its session too, even if this one has gone.
+        for other in clients.values where other.id != client?.id && other.token == token {
             unbind(other)
             outbound?.close(other.id, code: .invalidToken, reason: "token revoked")
         }

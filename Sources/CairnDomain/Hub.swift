@@ -251,11 +251,13 @@ public final class Hub: @unchecked Sendable {
     // MARK: Slow work
 
     /// Runs `work` off the loop while the connection waits (its later requests queue), then `then` on the loop.
-    /// `then` is not called if the connection closed meanwhile; failures are replied as errors.
+    /// `then` and `onFailure` always run, because they keep memory in line with what the store now holds; the
+    /// client they get is nil when the connection closed meanwhile (replies to it are then dropped). Without
+    /// `onFailure`, a failure is replied as an error.
     func start<T: Sendable>(_ client: Client, id: Int64?, op: String,
                             _ work: @escaping @Sendable () async throws(WireError) -> T,
-                            onFailure: ((Client, WireError) -> Void)? = nil,
-                            then: @escaping (Client, T) -> Void) {
+                            onFailure: ((Client?, WireError) -> Void)? = nil,
+                            then: @escaping (Client?, T) -> Void) {
         client.busy = true
         inFlight += 1
         let connection = client.id
@@ -273,17 +275,17 @@ public final class Hub: @unchecked Sendable {
     }
 
     private func finish<T>(_ connection: ConnectionID, id: Int64?, op: String, _ result: Result<T, WireError>,
-                           onFailure: ((Client, WireError) -> Void)?, then: (Client, T) -> Void) {
+                           onFailure: ((Client?, WireError) -> Void)?, then: (Client?, T) -> Void) {
         inFlight -= 1
         defer { finishDrainIfIdle() }
-        guard let client = clients[connection] else { return }
-        client.busy = false
+        let client = clients[connection]
+        client?.busy = false
         switch result {
         case .success(let value): then(client, value)
         case .failure(let error):
             if let onFailure { onFailure(client, error) } else { fail(client, id: id, op: op, error) }
         }
-        drainBacklog(client)
+        if let client { drainBacklog(client) }
     }
 
     private func drainBacklog(_ client: Client) {
@@ -312,14 +314,15 @@ public final class Hub: @unchecked Sendable {
 
     // MARK: Writing
 
-    func replyOK(_ client: Client, id: Int64?, _ fields: (inout JSONWriter) -> Void) {
-        guard let id else { return }
+    func replyOK(_ client: Client?, id: Int64?, _ fields: (inout JSONWriter) -> Void) {
+        guard let id, let client else { return }
         writer.reset()
         Envelope.ok(id: id, into: &writer, fields)
         flush(to: client.id)
     }
 
-    func fail(_ client: Client, id: Int64?, op: String?, _ error: WireError) {
+    func fail(_ client: Client?, id: Int64?, op: String?, _ error: WireError) {
+        guard let client else { return }
         writer.reset()
         Envelope.failure(id: id, op: op, error: error, into: &writer)
         flush(to: client.id)

@@ -11,6 +11,8 @@ public enum CloseCode: UInt16, Sendable {
     case messageTooBig = 1009
     /// 4001: the client fell too far behind reading; it may reconnect.
     case outboundOverflow = 4001
+    /// 4002: the server could not check the client's credentials just now (e.g. storage trouble); retry later.
+    case tryAgainLater = 4002
     /// 4500: the token is invalid or revoked; do not reconnect with it.
     case invalidToken = 4500
     /// 4503: the account is suspended.

@@ -20,6 +20,7 @@ final class MemoryAccountStore: AccountStore, SocialStore {
         var history: [StoredFix] = []
         var flushes: [PositionBatch] = []
         var failWrites = false
+        var failReads = false
     }
     let state = Mutex(State())
 
@@ -46,7 +47,10 @@ final class MemoryAccountStore: AccountStore, SocialStore {
     }
 
     func user(tokenHash: [UInt8]) async throws -> User? {
-        state.withLock { s in s.tokens[tokenHash].flatMap { s.users[$0]?.user } }
+        try state.withLock { s in
+            if s.failReads { throw InjectedFailure() }
+            return s.tokens[tokenHash].flatMap { s.users[$0]?.user }
+        }
     }
 
     func deleteToken(hash: [UInt8]) async throws -> Bool {

@@ -49,6 +49,17 @@ struct HubFriendsTests {
         #expect(errorCode(badType) == "bad_request")
     }
 
+    @Test func acceptCompletesInMemoryEvenIfTheConnectionClosedMeanwhile() async throws {
+        let h = HubHarness()
+        let alice = try await h.user(1, "alice"), bob = try await h.user(2, "bob")
+        _ = try await h.request(1, #"{"id":2,"op":"friend.request","user":\#(bob)}"#, id: 2, completions: 1)
+        try await h.send(2, #"{"id":3,"op":"friend.accept","user":\#(alice)}"#)
+        h.hub.connectionClosed(2)  // the app closes right after sending
+        try await h.scheduler.run()
+        #expect(h.hub.graph.areFriends(alice, bob))  // as the store says
+        #expect(h.outbound.take(1).contains { $0["ev"] as? String == "friend.accepted" })
+    }
+
     @Test func acceptOrDeclineWithoutRequestIsNotFound() async throws {
         let h = HubHarness()
         _ = try await h.user(1, "alice")

@@ -173,6 +173,29 @@ struct HubTests {
         #expect(errorCode(h.outbound.take(3).first ?? [:]) == "unauthorized")
     }
 
+    @Test func logoutFollowedByCloseStillClosesOtherConnectionsOfTheToken() async throws {
+        let h = HubHarness()
+        h.hub.connectionOpened(1, token: nil)
+        let token = try await h.registerAndToken(1, "ivy")
+        h.hub.connectionOpened(2, token: token)
+        try await h.scheduler.run()
+        try await h.send(1, #"{"id":4,"op":"logout"}"#)
+        h.hub.connectionClosed(1)
+        try await h.scheduler.run()
+        #expect(h.outbound.closes[2]?.code == .invalidToken)
+    }
+
+    @Test func upgradeTokenCheckFailingForStorageReasonsIsRetryable() async throws {
+        let h = HubHarness()
+        h.hub.connectionOpened(1, token: nil)
+        let token = try await h.registerAndToken(1, "jack")
+        h.store.state.withLock { $0.failReads = true }
+        h.hub.connectionOpened(2, token: token)
+        try await h.scheduler.run()
+        #expect(h.outbound.closes[2]?.code == .tryAgainLater)
+        #expect(h.outbound.closes[2]?.code.mayReconnect == true)
+    }
+
     @Test func backlogBeyondTheLimitIsRateLimited() async throws {
         let h = HubHarness { $0.maxBacklog = 2 }
         h.hub.connectionOpened(1, token: nil)
