@@ -119,7 +119,8 @@ extension Hub {
         guard graph.areFriends(me, target) else { throw WireError(.notFriends, "you are not friends with user \(target)") }
         // Stop the flow of positions now, before the commit: privacy does not wait for the disk.
         graph.removeFriendship(me, target)
-        let savedRules = rules
+        let savedMine = rules.entry(owner: me, viewer: target), savedTheirs = rules.entry(owner: target, viewer: me)
+        let versionMine = bumpRuleVersion(me, target), versionTheirs = bumpRuleVersion(target, me)
         rules.forget(me, target)
         dropPendingPositions(of: target, forWatchersOf: me)
         dropPendingPositions(of: me, forWatchersOf: target)
@@ -127,9 +128,10 @@ extension Hub {
             try await Self.storage { try await social.deleteFriendship(me, target) }
             return true
         }, onFailure: { client, error in
-            // The store still has the friendship: put memory back in line with it.
+            // The store still has the friendship: put memory back in line with it (only what this request changed).
             self.graph.addFriendship(me, target)
-            self.rules = savedRules
+            if self.isLatest(versionMine, me, target) { self.rules.restore(owner: me, viewer: target, to: savedMine) }
+            if self.isLatest(versionTheirs, target, me) { self.rules.restore(owner: target, viewer: me, to: savedTheirs) }
             self.fail(client, id: id, op: "friend.remove", error)
         }, then: { client, _ in
             self.push(to: target, "friend.removed") { w in w.key("user"); user.write(to: &w) }

@@ -45,6 +45,8 @@ public final class Hub: @unchecked Sendable {
     // Live map.
     var graph = FriendGraph()
     var rules = ShareRules()
+    var ruleVersions: [RuleKey: Int64] = [:]
+    var lastRuleVersion: Int64 = 0
     var fixes: [Int64: Fix] = [:]
     var index: LayeredIndex
     let approximate: ApproximateGrid
@@ -91,7 +93,7 @@ public final class Hub: @unchecked Sendable {
         for r in snapshot.shareRules {
             if let viewer = r.viewerID {
                 rules.set(owner: r.ownerID, viewer: viewer, level: r.level, until: r.until)
-            } else {
+            } else if r.level == .hidden {
                 rules.pause(r.ownerID, until: r.until)
             }
         }

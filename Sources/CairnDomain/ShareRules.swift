@@ -57,6 +57,23 @@ public struct ShareRules: Sendable {
         if until != nil { timed += 1 }
     }
 
+    /// The raw rule for (owner, viewer), or the pause when `viewer` is nil, live or not: for undoing one change.
+    func entry(owner: Int64, viewer: Int64?) -> Rule? {
+        guard let viewer else { return paused[owner] }
+        return perViewer[owner]?[viewer]
+    }
+
+    /// Puts back one entry saved with `entry(owner:viewer:)`, leaving every other rule as it is.
+    mutating func restore(owner: Int64, viewer: Int64?, to saved: Rule?) {
+        guard let viewer else {
+            resume(owner)
+            if let saved { pause(owner, until: saved.until) }
+            return
+        }
+        set(owner: owner, viewer: viewer, level: .precise, until: nil)
+        if let saved { set(owner: owner, viewer: viewer, level: saved.level, until: saved.until) }
+    }
+
     /// Forgets every rule between `a` and `b` (they are no longer friends).
     public mutating func forget(_ a: Int64, _ b: Int64) {
         set(owner: a, viewer: b, level: .precise, until: nil)

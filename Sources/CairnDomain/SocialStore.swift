@@ -84,8 +84,9 @@ public protocol SocialStore: Sendable {
     func addFriendship(_ a: Int64, _ b: Int64, at: Int64) async throws
     /// Ends a friendship and deletes requests between them, in one transaction.
     func deleteFriendship(_ a: Int64, _ b: Int64) async throws
-    /// Stores a sharing rule, or deletes it when `rule.level` is nil.
-    func saveShareRule(ownerID: Int64, viewerID: Int64?, level: ShareLevel?, until: Int64?) async throws
+    /// Stores a sharing rule (nil level: back to the default), unless the store already holds a newer `version`
+    /// for the same (owner, viewer): writes may complete out of order, the newest request must win.
+    func saveShareRule(ownerID: Int64, viewerID: Int64?, level: ShareLevel?, until: Int64?, version: Int64) async throws
     /// Writes a batch of positions in one transaction.
     func flushPositions(_ batch: PositionBatch) async throws
 }

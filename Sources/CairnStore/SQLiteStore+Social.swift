@@ -17,7 +17,9 @@ extension SQLiteStore: SocialStore {
             for row in try Row.fetchAll(db, sql: "SELECT from_id, to_id FROM friend_requests") {
                 snapshot.requests.append((from: row[0], to: row[1]))
             }
-            for row in try Row.fetchAll(db, sql: "SELECT owner_id, viewer_id, level, until FROM share_rules") {
+            for row in try Row.fetchAll(db, sql: """
+                SELECT owner_id, viewer_id, level, until FROM share_rules WHERE NOT (level = 'precise' AND until IS NULL)
+                """) {
                 let viewer: Int64 = row[1]
                 guard let level = ShareLevel(rawValue: row[2]) else { continue }
                 snapshot.shareRules.append(StoredShareRule(ownerID: row[0], viewerID: viewer == 0 ? nil : viewer,
@@ -104,18 +106,16 @@ extension SQLiteStore: SocialStore {
         }
     }
 
-    /// Upserts or deletes one sharing rule.
-    public func saveShareRule(ownerID: Int64, viewerID: Int64?, level: ShareLevel?, until: Int64?) async throws {
+    /// Upserts one sharing rule unless a newer version is stored. Going back to the default is stored as
+    /// `precise` without a time limit (a tombstone that keeps its version), not as a deletion.
+    public func saveShareRule(ownerID: Int64, viewerID: Int64?, level: ShareLevel?, until: Int64?, version: Int64) async throws {
         try await pool.write { db in
-            if let level {
-                try db.execute(sql: """
-                    INSERT INTO share_rules (owner_id, viewer_id, level, until) VALUES (?, ?, ?, ?)
-                    ON CONFLICT(owner_id, viewer_id) DO UPDATE SET level = excluded.level, until = excluded.until
-                    """, arguments: [ownerID, viewerID ?? 0, level.rawValue, until])
-            } else {
-                try db.execute(sql: "DELETE FROM share_rules WHERE owner_id = ? AND viewer_id = ?",
-                               arguments: [ownerID, viewerID ?? 0])
-            }
+            try db.execute(sql: """
+                INSERT INTO share_rules (owner_id, viewer_id, level, until, version) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT(owner_id, viewer_id) DO UPDATE
+                  SET level = excluded.level, until = excluded.until, version = excluded.version
+                  WHERE excluded.version > share_rules.version
+                """, arguments: [ownerID, viewerID ?? 0, (level ?? .precise).rawValue, level == nil ? nil : until, version])
         }
     }
 

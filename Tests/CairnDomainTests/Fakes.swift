@@ -16,11 +16,14 @@ final class MemoryAccountStore: AccountStore, SocialStore {
         var friendships: Set<[Int64]> = []
         var requests: Set<[Int64]> = []
         var rules: [[Int64]: (ShareLevel, Int64?)] = [:]
+        var ruleVersions: [[Int64]: Int64] = [:]
         var positions: [Int64: Fix] = [:]
         var history: [StoredFix] = []
         var flushes: [PositionBatch] = []
         var failWrites = false
         var failReads = false
+        /// Owners whose share-rule writes fail (a failure aimed at one request, whatever runs concurrently).
+        var failRuleWritesOf: Set<Int64> = []
     }
     let state = Mutex(State())
 
@@ -112,8 +115,14 @@ final class MemoryAccountStore: AccountStore, SocialStore {
         }
     }
 
-    func saveShareRule(ownerID: Int64, viewerID: Int64?, level: ShareLevel?, until: Int64?) async throws {
-        try write { s in s.rules[[ownerID, viewerID ?? 0]] = level.map { ($0, until) } }
+    func saveShareRule(ownerID: Int64, viewerID: Int64?, level: ShareLevel?, until: Int64?, version: Int64) async throws {
+        if state.withLock({ $0.failRuleWritesOf.contains(ownerID) }) { throw InjectedFailure() }
+        try write { s in
+            let key = [ownerID, viewerID ?? 0]
+            guard version > s.ruleVersions[key, default: 0] else { return }
+            s.ruleVersions[key] = version
+            s.rules[key] = level.map { ($0, until) }
+        }
     }
 
     func flushPositions(_ batch: PositionBatch) async throws {

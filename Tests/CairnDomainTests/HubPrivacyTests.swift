@@ -96,6 +96,35 @@ struct HubPrivacyTests {
         #expect(errorCode(try await h.request(1, #"{"id":1,"op":"share.pause","for":0}"#)) == "bad_request")
     }
 
+    @Test func aRevealFinishingAfterALaterHideDoesNotReveal() async throws {
+        let (h, alice, bob) = try await watchedPair()
+        h.hub.connectionOpened(7, token: nil)
+        try await h.send(7, #"{"id":1,"op":"login","username":"alice","password":"password1"}"#, completions: 1)
+        _ = h.outbound.take(7)
+        h.move(1, lat: 10, lon: 10)
+        _ = h.outbound.takeLatest(2)
+        // Connection 1 asks for precise (applied on commit); connection 7 then asks for hidden (applied at once).
+        try await h.send(1, #"{"id":2,"op":"share.set","user":\#(bob),"level":"precise"}"#)
+        try await h.send(7, #"{"id":3,"op":"share.set","user":\#(bob),"level":"hidden"}"#)
+        try await h.scheduler.run(atLeast: 2)
+        #expect(h.hub.rules.level(owner: alice, viewer: bob, now: h.clock.now()) == .hidden)
+        h.move(1, lat: 11, lon: 11)
+        #expect(h.outbound.takeLatest(2)[alice]?["lat"] == nil)
+        #expect(h.store.state.withLock { $0.rules[[alice, bob]]?.0 } == .hidden)
+    }
+
+    @Test func undoingAFailedPauseLeavesOtherUsersRulesAlone() async throws {
+        let h = HubHarness()
+        let alice = try await h.user(1, "alice"), bob = try await h.user(2, "bob"), carol = try await h.user(3, "carol")
+        try await h.befriend(2, bob, 3, carol)
+        h.store.state.withLock { $0.failRuleWritesOf = [alice] }
+        try await h.send(1, #"{"id":2,"op":"share.pause"}"#)  // alice's write will fail
+        try await h.send(2, #"{"id":3,"op":"share.set","user":\#(carol),"level":"hidden"}"#)
+        try await h.scheduler.run(atLeast: 2)
+        #expect(!h.hub.rules.isPaused(alice, now: h.clock.now()))
+        #expect(h.hub.rules.level(owner: bob, viewer: carol, now: h.clock.now()) == .hidden)
+    }
+
     @Test func settingsPersistAndAreRestored() async throws {
         let (h, alice, bob) = try await watchedPair()
         try await h.send(1, #"{"id":2,"op":"share.set","user":\#(bob),"level":"approximate"}"#, completions: 1)

@@ -21,7 +21,7 @@ struct SQLiteStoreSocialTests {
     @Test func migrationsIncludeTheLiveMapTables() async throws {
         try await withStore { store, _ in
             let applied = try store.appliedMigrations()
-            #expect(applied == ["v1-accounts", "v2-friends-positions"])
+            #expect(applied == ["v1-accounts", "v2-friends-positions", "v3-share-rule-versions"])
         }
     }
 
@@ -43,16 +43,25 @@ struct SQLiteStoreSocialTests {
 
     @Test func shareRulesUpsertAndDelete() async throws {
         try await withStore { store, u in
-            try await store.saveShareRule(ownerID: u[0].id, viewerID: u[1].id, level: .hidden, until: nil)
-            try await store.saveShareRule(ownerID: u[0].id, viewerID: u[1].id, level: .approximate, until: 99)
-            try await store.saveShareRule(ownerID: u[0].id, viewerID: nil, level: .hidden, until: nil)
+            try await store.saveShareRule(ownerID: u[0].id, viewerID: u[1].id, level: .hidden, until: nil, version: 1)
+            try await store.saveShareRule(ownerID: u[0].id, viewerID: u[1].id, level: .approximate, until: 99, version: 2)
+            try await store.saveShareRule(ownerID: u[0].id, viewerID: nil, level: .hidden, until: nil, version: 3)
             let rules = try store.loadSocial().shareRules.sorted { ($0.viewerID ?? 0) < ($1.viewerID ?? 0) }
             #expect(rules == [
                 StoredShareRule(ownerID: u[0].id, viewerID: nil, level: .hidden, until: nil),
                 StoredShareRule(ownerID: u[0].id, viewerID: u[1].id, level: .approximate, until: 99),
             ])
-            try await store.saveShareRule(ownerID: u[0].id, viewerID: nil, level: nil, until: nil)
+            try await store.saveShareRule(ownerID: u[0].id, viewerID: nil, level: nil, until: nil, version: 4)
             #expect(try store.loadSocial().shareRules.count == 1)
+        }
+    }
+
+    @Test func anOlderRuleWriteFinishingLateDoesNotOverwriteANewerOne() async throws {
+        try await withStore { store, u in
+            try await store.saveShareRule(ownerID: u[0].id, viewerID: u[1].id, level: .hidden, until: nil, version: 20)
+            try await store.saveShareRule(ownerID: u[0].id, viewerID: u[1].id, level: nil, until: nil, version: 10)
+            let rules = try store.loadSocial().shareRules
+            #expect(rules.map(\.level) == [.hidden])
         }
     }
 
