@@ -122,23 +122,28 @@ public final class Accounts: Sendable {
     public func login(username rawUsername: String, password: String, connection: UInt64) async throws(WireError) -> Session {
         let username = rawUsername.lowercased()
         let connectionKey = "conn:\(connection)"
-        let now = clock.now()
-        if let wait = byUsername.retryAfter(username, now: now) ?? byConnection.retryAfter(connectionKey, now: now) {
-            throw WireError(.rateLimited, "Too many failed logins; try again in \((wait + 999) / 1000) s")
-        }
         guard password.utf8.count <= rules.maxPasswordBytes else {
             throw .badRequest("field 'password' must be at most \(rules.maxPasswordBytes) bytes")
         }
+        // The attempt counts before the (slow) check, so parallel attempts cannot all pass the limit at once;
+        // it is withdrawn if the password turns out right.
+        let now = clock.now()
+        if let wait = byUsername.attempt(username, now: now) { throw Self.throttled(wait) }
+        if let wait = byConnection.attempt(connectionKey, now: now) {
+            byUsername.forgive(username, at: now)
+            throw Self.throttled(wait)
+        }
         let found: StoredCredentials?
-        do { found = try await store.credentials(username: username) } catch { throw storageFailure(error, "login") }
+        do { found = try await store.credentials(username: username) } catch {
+            byUsername.forgive(username, at: now)
+            byConnection.forgive(connectionKey, at: now)
+            throw storageFailure(error, "login")
+        }
         // Unknown users cost a decoy verification too, so timing does not reveal which usernames exist.
         let ok = await hasher.verify(password, against: found?.passwordHash)
-        guard ok, let user = found?.user else {
-            let later = clock.now()
-            byUsername.recordFailure(username, now: later)
-            byConnection.recordFailure(connectionKey, now: later)
-            throw WireError(.invalidCredentials, "Login failed")
-        }
+        guard ok, let user = found?.user else { throw WireError(.invalidCredentials, "Login failed") }
+        byUsername.forgive(username, at: now)
+        byConnection.forgive(connectionKey, at: now)
         return try await openSession(for: user)
     }
 
@@ -186,6 +191,10 @@ public final class Accounts: Sendable {
             throw storageFailure(error, "token")
         }
         return Session(user: user, token: Base64URL.encode(raw))
+    }
+
+    private static func throttled(_ wait: Int64) -> WireError {
+        WireError(.rateLimited, "Too many failed logins; try again in \((wait + 999) / 1000) s")
     }
 
     private func storageFailure(_ error: any Error, _ what: String) -> WireError {

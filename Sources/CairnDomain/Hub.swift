@@ -20,6 +20,7 @@ public final class Hub: @unchecked Sendable {
         var busy = false
         var watching = false
         var backlog: [[UInt8]] = []
+        var backlogBytes = 0
         init(id: ConnectionID) { self.id = id }
     }
 
@@ -197,7 +198,8 @@ public final class Hub: @unchecked Sendable {
     // MARK: Dispatch
 
     private func enqueue(_ line: UnsafeRawBufferPointer, for client: Client) {
-        guard client.backlog.count < configuration.maxBacklog else {
+        guard client.backlog.count < configuration.maxBacklog,
+              client.backlogBytes + line.count <= configuration.maxBacklogBytes else {
             // Over the limit: answer this request at once instead of queueing it.
             let id: Int64? = (try? message.parse(line)) != nil ? message.id : nil
             fail(client, id: id, op: message.op,
@@ -205,6 +207,7 @@ public final class Hub: @unchecked Sendable {
             return
         }
         client.backlog.append(Array(line))
+        client.backlogBytes += line.count
     }
 
     func handle(_ line: UnsafeRawBufferPointer, from client: Client) {
@@ -293,6 +296,7 @@ public final class Hub: @unchecked Sendable {
     private func drainBacklog(_ client: Client) {
         while !client.busy && !client.backlog.isEmpty && clients[client.id] != nil {
             let line = client.backlog.removeFirst()
+            client.backlogBytes -= line.count
             line.withUnsafeBytes { handle($0, from: client) }
         }
     }

@@ -7,6 +7,8 @@ public struct HubConfiguration: Sendable {
     /// Requests a connection may queue behind one that is still in flight (e.g. while scrypt runs); more are
     /// refused with `rate_limited`.
     public var maxBacklog = 256
+    /// Bytes of requests a connection may queue that way (the count alone would allow 256 full-size messages).
+    public var maxBacklogBytes = 256 * 1024
     /// A position whose implied speed since the previous one exceeds this (m/s) is flagged.
     public var maxSpeed: Double = 300
     /// A `ts` further than this in the future (ms) is refused.

@@ -31,6 +31,33 @@ public final class LoginLimiter: Sendable {
         }
     }
 
+    /// Counts an attempt of `key` at `now` before it is checked, so that attempts made in parallel cannot all slip
+    /// past the limit while each is being verified. Returns the wait if `key` is blocked (nothing is counted then).
+    /// A successful attempt is handed back with `forgive(_:at:)`.
+    public func attempt(_ key: String, now: Int64) -> Int64? {
+        state.withLock { table in
+            var times = table[key, default: []]
+            times.removeAll { $0 <= now - windowMs }
+            if times.count >= limit {
+                table[key] = times
+                return times[times.count - limit] + windowMs - now
+            }
+            times.append(now)
+            table[key] = times
+            if table.count > 4096 { Self.prune(&table, before: now - windowMs) }
+            return nil
+        }
+    }
+
+    /// Withdraws one attempt counted at `time` (it succeeded).
+    public func forgive(_ key: String, at time: Int64) {
+        state.withLock { table in
+            guard var times = table[key], let i = times.lastIndex(of: time) else { return }
+            times.remove(at: i)
+            table[key] = times.isEmpty ? nil : times
+        }
+    }
+
     /// Records a failure of `key` at `now`.
     public func recordFailure(_ key: String, now: Int64) {
         state.withLock { table in

@@ -36,16 +36,31 @@ final class LoopJobQueue: LoopScheduler {
         state.withLock { $0.context = address }
     }
 
-    /// Runs every queued job; called on the service thread only.
+    /// Runs the jobs queued so far; called on the service thread only. Jobs those jobs queue wait for the next
+    /// loop turn (a fresh wake-up is requested), so work that reschedules itself in slices — a snapshot being
+    /// collected — lets sockets be served between slices instead of running to the end in one callback.
     func drain() {
+        let jobs = take()
+        for job in jobs { job() }
+        state.withLock { s in
+            if !s.jobs.isEmpty && s.context != 0 { lws_cancel_service(OpaquePointer(bitPattern: s.context)) }
+        }
+    }
+
+    /// Runs every job until the queue stays empty; for the end of the service thread, when no loop turn follows.
+    func drainAll() {
         while true {
-            let jobs = state.withLock { s -> [@Sendable () -> Void] in
-                let taken = s.jobs
-                s.jobs.removeAll(keepingCapacity: true)
-                return taken
-            }
+            let jobs = take()
             if jobs.isEmpty { return }
             for job in jobs { job() }
+        }
+    }
+
+    private func take() -> [@Sendable () -> Void] {
+        state.withLock { s in
+            let taken = s.jobs
+            s.jobs.removeAll(keepingCapacity: true)
+            return taken
         }
     }
 }

@@ -133,7 +133,7 @@ public final class WebSocketServer: @unchecked Sendable {
         lws_context_destroy(context)
         self.context = nil
         freeCMemory()
-        jobs.drain()  // completions that arrived after the last service turn: hub discards them (no connections)
+        jobs.drainAll()  // completions that arrived after the last service turn: hub discards them (no connections)
         logger.info("transport stopped")
         stopped.signal()
     }

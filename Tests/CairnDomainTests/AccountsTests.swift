@@ -139,6 +139,32 @@ struct AccountsTests {
         _ = try await accounts.login(username: "judy", password: "password1", connection: 8)
     }
 
+    @Test func parallelWrongPasswordsCannotSlipPastTheLimit() async throws {
+        let accounts = makeAccounts()
+        _ = try await accounts.register(username: "lena", password: "password1", name: nil)
+        let codes = await withTaskGroup(of: ErrorCode?.self) { group in
+            for connection in 1...30 as ClosedRange<UInt64> {
+                group.addTask {
+                    do {
+                        _ = try await accounts.login(username: "lena", password: "wrong-pass", connection: connection)
+                        return nil
+                    } catch { return (error as? WireError)?.code }
+                }
+            }
+            var all: [ErrorCode?] = []
+            for await code in group { all.append(code) }
+            return all
+        }
+        #expect(codes.filter { $0 == .invalidCredentials }.count == 5)
+        #expect(codes.filter { $0 == .rateLimited }.count == 25)
+    }
+
+    @Test func successfulLoginsDoNotCountAgainstTheLimit() async throws {
+        let accounts = makeAccounts()
+        _ = try await accounts.register(username: "mona", password: "password1", name: nil)
+        for _ in 0..<8 { _ = try await accounts.login(username: "mona", password: "password1", connection: 1) }
+    }
+
     @Test func guestsGetUniqueUnregistrableNames() async throws {
         let accounts = makeAccounts()
         let a = try await accounts.guest()

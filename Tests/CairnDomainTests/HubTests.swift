@@ -211,6 +211,18 @@ struct HubTests {
         #expect(byID[3].flatMap(errorCode) == "bad_request")
     }
 
+    @Test func backlogIsBoundedInBytesToo() async throws {
+        let h = HubHarness { $0.maxBacklogBytes = 1000 }
+        h.hub.connectionOpened(1, token: nil)
+        let padding = String(repeating: "p", count: 600)
+        let lines = [#"{"id":1,"op":"guest"}"#,
+                     #"{"id":2,"op":"nope","pad":"\#(padding)"}"#, #"{"id":3,"op":"nope","pad":"\#(padding)"}"#]
+        try await h.send(1, lines.joined(separator: "\n"), completions: 1)
+        let byID = Dictionary(uniqueKeysWithValues: h.outbound.take(1).compactMap { r in (r["id"] as? Int).map { ($0, r) } })
+        #expect(byID[2].flatMap(errorCode) == "bad_request")   // fitted in the backlog, handled after the guest session
+        #expect(byID[3].flatMap(errorCode) == "rate_limited")  // would have taken the backlog past 1000 bytes
+    }
+
     @Test func shutdownWaitsForWorkInFlight() async throws {
         let h = HubHarness()
         h.hub.connectionOpened(1, token: nil)
