@@ -96,6 +96,10 @@ extension Hub {
 
     /// Attaches a connection to a user (switching accounts if it had one); the first connection makes them online.
     func bind(_ client: Client, to user: User, token: String) {
+        if client.user?.id == user.id {
+            client.token = token  // the same user again (e.g. a fresh login): no presence change
+            return
+        }
         if client.user != nil { unbind(client) }
         client.user = user
         client.token = token

@@ -156,6 +156,8 @@ public final class Hub: @unchecked Sendable {
     /// Periodic housekeeping (the transport calls it about once a second): authentication deadlines, sharing
     /// rules whose time is up, and the position snapshot.
     public func tick() {
+        // Once shutting down, the drain writes the last snapshot; nothing new may reach the store after that.
+        guard !draining else { return }
         let now = clock.now()
         closeExpiredAuthentications(now: now)
         expireShareRules(now: now)

@@ -47,6 +47,7 @@ public final class WebSocketServer: @unchecked Sendable {
     var draining = false
     var closingAll = false
     var shutdownDeadline: Date?
+    var drainDeadline: Date?
 
     private let shutdownRequested = Atomic<Bool>(false)
     private let started = DispatchSemaphore(value: 0)
@@ -125,6 +126,10 @@ public final class WebSocketServer: @unchecked Sendable {
         while true {
             if lws_service(context, 0) < 0 { break }
             if shutdownRequested.load(ordering: .acquiring) && !draining { beginShutdown() }
+            if draining && !closingAll && Date() >= drainDeadline! {
+                logger.error("work in flight did not finish within \(configuration.shutdownGraceSeconds) s; closing anyway")
+                closeAllForShutdown()
+            }
             if closingAll && (connections.isEmpty || Date() >= shutdownDeadline!) { break }
         }
 
@@ -140,15 +145,19 @@ public final class WebSocketServer: @unchecked Sendable {
 
     private func beginShutdown() {
         draining = true
+        drainDeadline = Date().addingTimeInterval(TimeInterval(configuration.shutdownGraceSeconds))
         logger.info("shutting down: letting \(hub.operationsInFlight) operation(s) in flight finish")
-        hub.beginShutdown { [self] in
-            closingAll = true
-            shutdownDeadline = Date().addingTimeInterval(TimeInterval(configuration.shutdownGraceSeconds))
-            for state in connections.values {
-                close(state, code: CloseCode.goingAway.rawValue, reason: "server shutting down")
-            }
-            logger.info("closing \(connections.count) connection(s) with 1001")
+        hub.beginShutdown { [self] in closeAllForShutdown() }
+    }
+
+    private func closeAllForShutdown() {
+        guard !closingAll else { return }
+        closingAll = true
+        shutdownDeadline = Date().addingTimeInterval(TimeInterval(configuration.shutdownGraceSeconds))
+        for state in connections.values {
+            close(state, code: CloseCode.goingAway.rawValue, reason: "server shutting down")
         }
+        logger.info("closing \(connections.count) connection(s) with 1001")
     }
 
     private func createContext() -> OpaquePointer? {
@@ -244,21 +253,26 @@ public final class WebSocketServer: @unchecked Sendable {
         return id == 0 ? nil : connections[id]
     }
 
-    /// Handles one chunk of an inbound message; returns false if the connection must close (already arranged).
+    /// Handles one chunk of an inbound message.
     func received(_ state: ConnectionState, bytes: UnsafeRawBufferPointer) -> Bool {
         let wsi = state.wsi
+        // After an oversized message, or once closing, the rest of what the client sends is read and dropped:
+        // dropping the socket with unread input would make the kernel reset it, and the client could lose the
+        // close frame (and its code) in the reset.
+        if state.closing { return true }
         if lws_is_first_fragment(wsi) != 0 && state.inbound.isEmpty {
             state.inboundIsBinary = lws_frame_is_binary(wsi) != 0
         }
         let remaining = Int(lws_remaining_packet_payload(wsi))
         if state.inbound.count + bytes.count + remaining > configuration.maxMessageBytes {
-            let reason = "message exceeds \(configuration.maxMessageBytes) bytes"
-            setCloseReason(wsi, code: CloseCode.messageTooBig.rawValue, reason: reason)
-            return false
+            state.resetInbound()
+            close(state, code: CloseCode.messageTooBig.rawValue,
+                  reason: "message exceeds \(configuration.maxMessageBytes) bytes")
+            return true
         }
         state.inbound.append(contentsOf: bytes)
         guard lws_is_final_fragment(wsi) != 0 && remaining == 0 else { return true }
-        if draining || state.closing {
+        if draining {
             state.resetInbound()
             return true
         }
@@ -305,6 +319,9 @@ public final class WebSocketServer: @unchecked Sendable {
         state.closing = true
         state.pendingClose = (code, reason)
         lws_callback_on_writable(state.wsi)
+        // The close frame goes out from a writable callback; a client that stopped reading never gives one, so
+        // lws drops the connection after a few seconds regardless.
+        lws_set_timeout(state.wsi, pending_timeout(rawValue: PENDING_TIMEOUT_USER_REASON_BASE.rawValue + 1), 5)
     }
 
     func setCloseReason(_ wsi: OpaquePointer, code: UInt16, reason: String) {

@@ -53,7 +53,6 @@ enum Migrations {
                 fixColumns(t)
             }
             try db.create(index: "position_history_user_ts", on: "position_history", columns: ["user_id", "ts"])
-            try db.create(index: "users_name_nocase", on: "users", columns: ["name"])
         }
         migrator.registerMigration("v3-share-rule-versions") { db in
             // Each rule change carries the hub's version, so an older write finishing late cannot undo a newer one.

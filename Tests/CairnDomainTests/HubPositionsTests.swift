@@ -132,6 +132,12 @@ struct HubPositionsTests {
         #expect(online["online"] as? Bool == true)
     }
 
+    @Test func loggingInAgainAsTheSameUserCausesNoPresenceFlicker() async throws {
+        let (h, _, _) = try await twoFriends()
+        try await h.send(1, #"{"id":8,"op":"login","username":"alice","password":"password1"}"#, completions: 1)
+        #expect(!h.outbound.take(2).contains { $0["ev"] as? String == "presence" })
+    }
+
     @Test func positionsEnterTheSpatialIndex() async throws {
         let h = HubHarness()
         let alice = try await h.user(1, "alice")
