@@ -54,7 +54,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "cairn-bench", dependencies: [
-            "CairnWire", "CairnGeo", "CairnSpatial", "CairnDomain", "CairnStore", "CairnCrypto",
+            "CairnWire", "CairnGeo", "CairnSpatial", "CairnDomain", "CairnStore", "CairnCrypto", "CairnApp",
         ], path: "Sources/CairnBench"),
 
         // Tests mirror the sources; CairnTestSupport holds a small blocking RFC 6455 client.

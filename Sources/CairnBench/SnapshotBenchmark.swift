@@ -24,7 +24,7 @@ private final class Gaps: @unchecked Sendable {
     var recording = false
 }
 
-private func blocking<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
+func blocking<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
     let semaphore = DispatchSemaphore(value: 0)
     nonisolated(unsafe) var result: Result<T, any Error>!
     Task {

@@ -12,11 +12,13 @@ let usage = """
     usage: cairn-bench codec [--rounds N] [--iterations N] [--only cairn|foundation]
            cairn-bench index [options: see docs/BENCHMARKS.md]
            cairn-bench snapshot [--positions N] [--rounds R]
+           cairn-bench fanout [--friends K] [--positions N] [--rounds R]
       codec     decode+encode of one position message: CairnWire against Foundation's JSONDecoder/JSONEncoder.
                 --only runs a single codec for exactly --iterations operations, without timing output, so that
                 `valgrind --tool=memcheck` heap totals at two iteration counts give allocations per operation.
       index     the spatial grid index over 1M points against a brute-force scan in the same run.
       snapshot  the longest event-loop stall while N changed positions are flushed to SQLite (default 100,000).
+      fanout    the hub's cost per position and per delivery: one user with K watching friends (default 20).
     """
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -30,6 +32,13 @@ case "codec":
     }
 case "index":
     runIndexBenchmark(arguments: Array(arguments.dropFirst()))
+case "fanout":
+    do {
+        try runFanoutBenchmark(arguments: Array(arguments.dropFirst()))
+    } catch {
+        print("cairn-bench: \(error)\n\(usage)")
+        exit(2)
+    }
 case "snapshot":
     do {
         try runSnapshotBenchmark(arguments: Array(arguments.dropFirst()))

@@ -1,0 +1,96 @@
+// The hot path end to end inside the hub: one `pos` frame from a user with K watching friends — parse, validate,
+// update memory and the spatial index, encode the event once, hand it to each friend's latest-wins slot. The
+// transport is replaced by an outbound that only counts, so what is measured is the hub's own cost per position and
+// per delivery. The hub runs on this thread, which plays the event loop.
+import CairnApp
+import CairnCrypto
+import CairnDomain
+import CairnStore
+import CairnWire
+import Dispatch
+import Foundation
+import Synchronization
+
+private final class CountingOutbound: Outbound {
+    var deliveries = 0
+    var bytes = 0
+    func send(_ connection: ConnectionID, _ json: UnsafeRawBufferPointer) { bytes += json.count }
+    func sendLatest(_ connection: ConnectionID, key: Int64, _ json: [UInt8]) { deliveries += 1; bytes += json.count }
+    func dropLatest(_ connection: ConnectionID, key: Int64) {}
+    func close(_ connection: ConnectionID, code: CloseCode, reason: String) {}
+}
+
+private final class HeldJobs: LoopScheduler {
+    let jobs = Mutex<[@Sendable () -> Void]>([])
+    func execute(_ job: @escaping @Sendable () -> Void) { jobs.withLock { $0.append(job) } }
+    func runUntil(_ done: () -> Bool) {
+        while !done() {
+            let taken = jobs.withLock { j in defer { j.removeAll() }; return j }
+            for job in taken { job() }
+            if taken.isEmpty { usleep(100) }
+        }
+    }
+}
+
+func runFanoutBenchmark(arguments: [String]) throws {
+    var friends = 20, positions = 200_000, rounds = 5
+    var i = 0
+    while i < arguments.count {
+        switch arguments[i] {
+        case "--friends": friends = Int(arguments[i + 1]) ?? friends; i += 1
+        case "--positions": positions = Int(arguments[i + 1]) ?? positions; i += 1
+        case "--rounds": rounds = Int(arguments[i + 1]) ?? rounds; i += 1
+        default: throw SnapshotBenchmarkError(message: "unknown option \(arguments[i]); use --friends K --positions N --rounds R")
+        }
+        i += 1
+    }
+    let dir = NSTemporaryDirectory() + "cairn-bench-fanout-\(UUID().uuidString)"
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let store = try SQLiteStore(directory: dir)
+    // One mover and `friends` watchers, all friends of the mover (a star: every position goes to K watchers).
+    let plan = FixturePlan(users: friends + 1, friends: 0, shape: .random, seed: 1, prefix: "fan")
+    let file = try blocking { try await Fixtures.generate(plan, into: store, random: SecureRandom(), clock: SystemClock()) }
+    let ids = file.users.map(\.id)
+    try blocking {
+        for watcher in ids.dropFirst() { try await store.addFriendship(ids[0], watcher, at: 0) }
+    }
+    let jobs = HeldJobs(), clock = SystemClock(), random = SecureRandom()
+    let accounts = Accounts(store: store, hasher: PasswordHasher(parameters: ScryptParameters(n: 1024, r: 8, p: 1),
+                                                                 workers: 1, random: random),
+                            random: random, clock: clock)
+    var config = HubConfiguration()
+    config.snapshotIntervalMs = .max / 2
+    let hub = Hub(accounts: accounts, social: store, scheduler: jobs, clock: clock, configuration: config)
+    hub.restore(try store.loadSocial())
+    let outbound = CountingOutbound()
+    hub.outbound = outbound
+    for (n, user) in file.users.enumerated() { hub.connectionOpened(ConnectionID(n + 1), token: user.token) }
+    jobs.runUntil { hub.authenticatedCount == file.users.count }
+    for n in 1...friends { Array(#"{"op":"friends.watch"}"#.utf8).withUnsafeBytes { hub.received(ConnectionID(n + 1), frame: $0) } }
+
+    print("fan-out benchmark: 1 mover, \(friends) watching friends, \(positions) positions per round, \(rounds) rounds")
+    print("round  ns/position  ns/delivery  deliveries  MB encoded")
+    // 1 ms apart, starting far enough back that the last one is not in the future (which the hub would refuse).
+    var ts = clock.now() - Int64(positions * rounds) - 1000
+    for round in 1...rounds {
+        // Frames are built before the clock starts: the client's bytes are not part of the server's cost. Each
+        // carries a newer ts than the last, so none is stale history.
+        var frames: [[UInt8]] = []
+        frames.reserveCapacity(positions)
+        for k in 0..<positions {
+            ts += 1
+            frames.append(Array(#"{"op":"pos","lat":\#(48.85 + Double(k % 1000) * 1e-5),"lon":2.35,"acc":5,"spd":1.4,"hdg":90,"bat":80,"ts":\#(ts)}"#.utf8))
+        }
+        outbound.deliveries = 0
+        outbound.bytes = 0
+        let started = DispatchTime.now().uptimeNanoseconds
+        for frame in frames { frame.withUnsafeBytes { hub.received(1, frame: $0) } }
+        let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started)
+        guard outbound.deliveries == positions * friends else {
+            throw SnapshotBenchmarkError(message: "expected \(positions * friends) deliveries, got \(outbound.deliveries)")
+        }
+        print(String(format: "%5d  %11.0f  %11.1f  %10d  %10.1f", round, elapsed / Double(positions),
+                     elapsed / Double(max(outbound.deliveries, 1)), outbound.deliveries, Double(outbound.bytes) / 1e6))
+    }
+    try store.close()
+}
