@@ -64,11 +64,13 @@ public struct SeedGraph: Sendable {
     }
 }
 
-/// SplitMix64: small, fast, and the same sequence everywhere for a seed.
-struct SplitMix64 {
+/// SplitMix64: small, fast, and the same sequence everywhere for a seed (fixtures and benchmarks).
+public struct SplitMix64: RandomNumberGenerator, Sendable {
     private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
+    /// Starts the sequence for `seed`.
+    public init(seed: UInt64) { state = seed }
+    /// The next 64 random bits.
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9

@@ -14,6 +14,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import CairnApp
 import CairnGeo
 import CairnSpatial
 
@@ -100,7 +101,7 @@ private struct IndexBenchmark {
     // MARK: - One scenario
 
     private func runScenario(_ scenario: Scenario, firstInProcess: Bool) {
-        var rng = IndexBenchmarkRandom(seed: 0xCA1E_5EED)
+        var rng = SplitMix64(seed: 0xCA1E_5EED)
         let size: Double, area: Double, placed: [GeoPoint]
         let description: String
         switch scenario {
@@ -266,7 +267,7 @@ private struct IndexBenchmark {
         var center: (lat: Double, lon: Double)
         var side: Double
 
-        func random(using rng: inout IndexBenchmarkRandom) -> GeoPoint {
+        func random(using rng: inout SplitMix64) -> GeoPoint {
             let metresPerDegree = GeoPoint.earthRadius * .pi / 180
             let latHalf = side / 2 / metresPerDegree
             let lonHalf = side / 2 / (metresPerDegree * cos(center.lat * .pi / 180))
@@ -275,13 +276,13 @@ private struct IndexBenchmark {
         }
     }
 
-    private static func uniformOnSphere(using rng: inout IndexBenchmarkRandom) -> GeoPoint {
+    private static func uniformOnSphere(using rng: inout SplitMix64) -> GeoPoint {
         GeoPoint(lat: asin(Double.random(in: -1...1, using: &rng)) * 180 / .pi,
                  lon: Double.random(in: -180...180, using: &rng))!
     }
 
     /// `point` moved by up to `metres` in a random direction (flat approximation, fine at this scale).
-    private static func step(_ point: GeoPoint, upTo metres: Double, using rng: inout IndexBenchmarkRandom) -> GeoPoint {
+    private static func step(_ point: GeoPoint, upTo metres: Double, using rng: inout SplitMix64) -> GeoPoint {
         let metresPerDegree = GeoPoint.earthRadius * .pi / 180
         let distance = Double.random(in: 0...metres, using: &rng)
         let bearing = Double.random(in: 0..<(2 * .pi), using: &rng)
@@ -357,22 +358,5 @@ private struct IndexBenchmark {
 
     private static func pad(_ text: String, _ width: Int) -> String {
         text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
-    }
-}
-
-/// SplitMix64: a seeded generator so every run measures the same points and queries.
-private struct IndexBenchmarkRandom: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

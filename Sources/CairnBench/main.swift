@@ -22,30 +22,23 @@ let usage = """
     """
 
 let arguments = Array(CommandLine.arguments.dropFirst())
+let rest = Array(arguments.dropFirst())
+
+/// Runs one benchmark; a bad option prints the error and the usage and exits 2.
+func run(_ body: () throws -> Void) {
+    do {
+        try body()
+    } catch {
+        print("cairn-bench: \(error)\n\(usage)")
+        exit(2)
+    }
+}
+
 switch arguments.first {
-case "codec":
-    do {
-        try CodecBenchmark(arguments: Array(arguments.dropFirst())).run()
-    } catch {
-        print("cairn-bench: \(error)\n\(usage)")
-        exit(2)
-    }
-case "index":
-    runIndexBenchmark(arguments: Array(arguments.dropFirst()))
-case "fanout":
-    do {
-        try runFanoutBenchmark(arguments: Array(arguments.dropFirst()))
-    } catch {
-        print("cairn-bench: \(error)\n\(usage)")
-        exit(2)
-    }
-case "snapshot":
-    do {
-        try runSnapshotBenchmark(arguments: Array(arguments.dropFirst()))
-    } catch {
-        print("cairn-bench: \(error)\n\(usage)")
-        exit(2)
-    }
+case "codec": run { try CodecBenchmark(arguments: rest).run() }
+case "index": runIndexBenchmark(arguments: rest)
+case "fanout": run { try runFanoutBenchmark(arguments: rest) }
+case "snapshot": run { try runSnapshotBenchmark(arguments: rest) }
 default:
     print(usage)
     exit(arguments.isEmpty || arguments.first == "--help" ? 0 : 2)
