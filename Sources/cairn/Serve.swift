@@ -1,6 +1,6 @@
 // `cairn serve`: resolves options (flag, then environment variable, then default), starts the hub, prints the
 // address it listens on, and shuts down gracefully on SIGINT/SIGTERM (clients get 1001, pending writes are
-// committed, the process exits 0).
+// committed, the process exits 0). Signals are taken synchronously by a sigwait thread, not by handlers.
 import ArgumentParser
 import CairnApp
 import CairnCrypto
@@ -50,6 +50,14 @@ struct Serve: ParsableCommand {
     var logLevel: String?
 
     func run() throws {
+        // Block SIGINT and SIGTERM before any thread exists: every thread inherits the mask, so a signal can only
+        // wait as pending until the waiter below takes it with sigwait. None is lost at startup, none kills the
+        // process half-way, and no handler runs at an unsafe moment.
+        var shutdownSignals = sigset_t()
+        sigemptyset(&shutdownSignals)
+        sigaddset(&shutdownSignals, SIGINT)
+        sigaddset(&shutdownSignals, SIGTERM)
+        pthread_sigmask(SIG_BLOCK, &shutdownSignals, nil)
         let env = Environment()
         var config = AppConfiguration()
         config.server.host = try env.resolve(host, "CAIRN_HOST", default: "127.0.0.1")
@@ -84,20 +92,18 @@ struct Serve: ParsableCommand {
         signal(SIGPIPE, SIG_IGN)
 
         let app = try CairnApp(configuration: config)
+        let signals = shutdownSignals
+        let waiter = Thread {
+            var set = signals
+            var received: Int32 = 0
+            while sigwait(&set, &received) == 0 { app.requestShutdown() }
+        }
+        waiter.name = "cairn-signals"
+        waiter.start()
         let boundPort = try app.start()
         print("cairn listening on \(config.server.host):\(boundPort)")
         fflush(nil)  // all streams: stdout may be a pipe (tests read this line)
 
-        // Signals are turned into a shutdown request; the service thread does the rest.
-        var sources: [any DispatchSourceSignal] = []
-        for sig in [SIGINT, SIGTERM] {
-            signal(sig, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
-            source.setEventHandler { app.requestShutdown() }
-            source.resume()
-            sources.append(source)
-        }
         try app.waitUntilStopped()
-        sources.forEach { $0.cancel() }
     }
 }

@@ -31,6 +31,15 @@ extension ServerIntegration {
             #expect(try server.waitForExit(timeout: 15) == 0, "output: \(server.output)")
         }
 
+        @Test func aSignalDuringStartupIsNotLost() throws {
+            let data = Self.dataDirectory()
+            defer { try? FileManager.default.removeItem(atPath: data) }
+            let server = try TestServerProcess(arguments: ["serve", "--port", "0", "--data", data, "--scrypt-cost", "10"])
+            _ = try server.waitForLine(containing: "store open", timeout: 60)  // starting, not yet listening
+            server.signal(SIGTERM)
+            #expect(try server.waitForExit(timeout: 20) == 0, "output: \(server.output)")
+        }
+
         @Test func sigintAlsoExitsZero() throws {
             let data = Self.dataDirectory()
             defer { try? FileManager.default.removeItem(atPath: data) }
