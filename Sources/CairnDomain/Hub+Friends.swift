@@ -48,10 +48,29 @@ extension Hub {
             guard !other.isGuest else { throw WireError(.forbidden, "guests cannot be befriended") }
             try await Self.storage { try await social.addFriendRequest(from: me, to: target, at: now) }
             return other
-        }, then: { client, _ in
+        }, then: { client, other in
             self.graph.addRequest(from: me, to: target)
+            if self.graph.hasRequest(from: target, to: me) {
+                // They asked at the same moment (both requests were committing): asking back is accepting.
+                self.replyOK(client, id: id) { w in w.key("status"); w.string("pending") }
+                self.befriendCrossedRequests(user, other, at: now)
+                return
+            }
             self.push(to: target, "friend.request") { w in w.key("user"); user.write(to: &w) }
             self.replyOK(client, id: id) { w in w.key("status"); w.string("pending") }
+        })
+    }
+
+    /// Two requests crossed: commit the friendship, then tell both sides as if one had accepted.
+    private func befriendCrossedRequests(_ a: User, _ b: User, at now: Int64) {
+        let social = self.social
+        background({ try await social.addFriendship(a.id, b.id, at: now) }, then: { result in
+            guard case .success = result, !self.graph.areFriends(a.id, b.id) else { return }
+            self.graph.addFriendship(a.id, b.id)
+            self.push(to: a.id, "friend.accepted") { w in w.key("user"); b.write(to: &w) }
+            self.push(to: b.id, "friend.accepted") { w in w.key("user"); a.write(to: &w) }
+            self.sendCurrentPosition(of: a.id, toWatchersOf: b.id)
+            self.sendCurrentPosition(of: b.id, toWatchersOf: a.id)
         })
     }
 

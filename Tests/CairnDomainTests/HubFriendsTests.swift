@@ -31,6 +31,20 @@ struct HubFriendsTests {
         #expect(h.hub.graph.areFriends(alice, bob))
     }
 
+    @Test func requestsThatCrossInFlightMakeFriends() async throws {
+        let h = HubHarness()
+        let alice = try await h.user(1, "alice"), bob = try await h.user(2, "bob")
+        // Both ask before either request has been committed.
+        try await h.send(1, #"{"id":2,"op":"friend.request","user":\#(bob)}"#)
+        try await h.send(2, #"{"id":2,"op":"friend.request","user":\#(alice)}"#)
+        try await h.scheduler.run(atLeast: 2)
+        try await h.scheduler.run()  // the friendship commit
+        #expect(h.hub.graph.areFriends(alice, bob))
+        #expect(h.store.state.withLock { $0.friendships.contains([min(alice, bob), max(alice, bob)]) })
+        #expect(h.outbound.take(1).contains { $0["ev"] as? String == "friend.accepted" })
+        #expect(h.outbound.take(2).contains { $0["ev"] as? String == "friend.accepted" })
+    }
+
     @Test func requestingYourselfAGuestOrNobodyIsRefused() async throws {
         let h = HubHarness()
         let alice = try await h.user(1, "alice")
