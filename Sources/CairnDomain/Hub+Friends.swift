@@ -138,7 +138,6 @@ extension Hub {
         guard graph.areFriends(me, target) else { throw WireError(.notFriends, "you are not friends with user \(target)") }
         // Stop the flow of positions now, before the commit: privacy does not wait for the disk.
         graph.removeFriendship(me, target)
-        let savedMine = rules.entry(owner: me, viewer: target), savedTheirs = rules.entry(owner: target, viewer: me)
         let versionMine = bumpRuleVersion(me, target), versionTheirs = bumpRuleVersion(target, me)
         rules.forget(me, target)
         dropPendingPositions(of: target, forWatchersOf: me)
@@ -149,10 +148,16 @@ extension Hub {
         }, onFailure: { client, error in
             // The store still has the friendship: put memory back in line with it (only what this request changed).
             self.graph.addFriendship(me, target)
-            if self.isLatest(versionMine, me, target) { self.rules.restore(owner: me, viewer: target, to: savedMine) }
-            if self.isLatest(versionTheirs, target, me) { self.rules.restore(owner: target, viewer: me, to: savedTheirs) }
+            if self.isLatest(versionMine, me, target) {
+                self.rules.restore(owner: me, viewer: target, to: self.committedRules[RuleKey(me, target)]?.entry)
+            }
+            if self.isLatest(versionTheirs, target, me) {
+                self.rules.restore(owner: target, viewer: me, to: self.committedRules[RuleKey(target, me)]?.entry)
+            }
             self.fail(client, id: id, op: "friend.remove", error)
         }, then: { client, _ in
+            self.recordCommitted(RuleKey(me, target), nil, versionMine)
+            self.recordCommitted(RuleKey(target, me), nil, versionTheirs)
             self.push(to: target, "friend.removed") { w in w.key("user"); user.write(to: &w) }
             self.replyOK(client, id: id) { w in w.key("status"); w.string("removed") }
         })

@@ -1,12 +1,16 @@
 // Privacy ops, enforced here on the server: `share.pause` (ghost mode, optionally timed), `share.resume`, and
-// `share.set` per friend (precise, approximate, hidden; optionally timed). A change that hides more takes effect
-// in memory at once — pending positions are withdrawn before the store is even asked — and is undone if the
-// commit fails; a change that reveals more is applied after the commit. Timed rules revert in `tick`.
+// `share.set` per friend (precise, approximate, hidden; optionally timed). Timed rules revert in `tick`, and expiry
+// is also checked on every read.
 //
-// Several connections of one user may change the same rule concurrently, and their store writes may finish in any
-// order. Every change therefore takes a version for its (owner, viewer) key when it is requested: a completion
-// only applies (or undoes) its change if no later request has touched the key, and the store keeps the highest
-// version, so the last request made wins in memory and on disk alike. An undo restores only the entry it changed.
+// A change takes effect in memory the moment it is asked for — a hide withdraws pending positions before the store
+// is even asked, a reveal shows only what the user just asked to show — and the store is then told. If the write
+// fails, memory goes back to the last rule the store committed for that key (never to a guess), so what viewers see
+// always matches either the user's latest request or what is durable.
+//
+// Several connections of one user may change the same rule at once, and their writes may finish in any order.
+// Each change therefore takes a version for its (owner, viewer) key: a failure only undoes its change if no later
+// request touched the key, and the store keeps the highest version, so the last request made wins in memory and on
+// disk alike. Versions continue above the highest one stored, so a clock set back cannot make writes go unheard.
 import CairnWire
 
 /// A sharing rule's identity: viewer 0 stands for the owner's pause.
@@ -19,43 +23,25 @@ struct RuleKey: Hashable {
     }
 }
 
+/// The rule the store last committed for a key, and the version it carries (nil entry: the default).
+struct CommittedRule {
+    var entry: ShareRules.Rule?
+    var version: Int64
+}
+
 extension Hub {
     func pauseSharing(id: Int64?, from client: Client, user: User) throws(WireError) {
-        let now = clock.now()
-        let until = try durationUntil(now: now)
-        let me = user.id, social = self.social
-        let saved = rules.entry(owner: me, viewer: nil)
-        let version = bumpRuleVersion(me, nil)
-        changeRules(owner: me, viewers: graph.friends(of: me)) { $0.pause(me, until: until) }
-        start(client, id: id, op: "share.pause", { () async throws(WireError) -> Bool in
-            try await Self.storage {
-                try await social.saveShareRule(ownerID: me, viewerID: nil, level: .hidden, until: until, version: version)
-            }
-            return true
-        }, onFailure: { client, error in
-            if self.isLatest(version, me, nil) {
-                self.changeRules(owner: me, viewers: self.graph.friends(of: me)) { $0.restore(owner: me, viewer: nil, to: saved) }
-            }
-            self.fail(client, id: id, op: "share.pause", error)
-        }, then: { client, _ in
-            self.replyOK(client, id: id) { w in if let until { w.key("until"); w.int(until) } }
-        })
+        let until = try durationUntil(now: clock.now())
+        let me = user.id
+        changeSharing(client, id: id, op: "share.pause", owner: me, viewer: nil, storedLevel: .hidden, until: until,
+                      change: { $0.pause(me, until: until) },
+                      reply: { w in if let until { w.key("until"); w.int(until) } })
     }
 
     func resumeSharing(id: Int64?, from client: Client, user: User) {
-        let me = user.id, social = self.social
-        let version = bumpRuleVersion(me, nil)
-        start(client, id: id, op: "share.resume", { () async throws(WireError) -> Bool in
-            try await Self.storage {
-                try await social.saveShareRule(ownerID: me, viewerID: nil, level: nil, until: nil, version: version)
-            }
-            return true
-        }, then: { client, _ in
-            if self.isLatest(version, me, nil) {
-                self.changeRules(owner: me, viewers: self.graph.friends(of: me)) { $0.resume(me) }
-            }
-            self.replyOK(client, id: id) { _ in }
-        })
+        let me = user.id
+        changeSharing(client, id: id, op: "share.resume", owner: me, viewer: nil, storedLevel: nil, until: nil,
+                      change: { $0.resume(me) }, reply: { _ in })
     }
 
     func setSharing(id: Int64?, from client: Client, user: User) throws(WireError) {
@@ -64,37 +50,53 @@ extension Hub {
         guard let level = ShareLevel(rawValue: levelName) else {
             throw .badRequest("field 'level' must be \"precise\", \"approximate\" or \"hidden\"")
         }
-        let now = clock.now()
-        let until = try durationUntil(now: now)
-        let me = user.id, social = self.social
+        let until = try durationUntil(now: clock.now())
+        let me = user.id
         guard graph.areFriends(me, viewer) else { throw WireError(.notFriends, "you are not friends with user \(viewer)") }
         let storedLevel: ShareLevel? = (level == .precise && until == nil) ? nil : level
-        let current = rules.level(owner: me, viewer: viewer, now: now)
-        let reveals = level == .precise || (level == .approximate && current == .hidden)
-        let saved = rules.entry(owner: me, viewer: viewer)
-        let version = bumpRuleVersion(me, viewer)
-        if !reveals {
-            changeRules(owner: me, viewers: [viewer]) { $0.set(owner: me, viewer: viewer, level: level, until: until) }
-        }
-        start(client, id: id, op: "share.set", { () async throws(WireError) -> Bool in
+        changeSharing(client, id: id, op: "share.set", owner: me, viewer: viewer, storedLevel: storedLevel, until: until,
+                      change: { $0.set(owner: me, viewer: viewer, level: level, until: until) },
+                      reply: { w in
+                          w.key("level"); w.string(level.rawValue)
+                          if let until { w.key("until"); w.int(until) }
+                      })
+    }
+
+    /// Applies one rule change now, stores it, and on failure returns the key to its last committed rule.
+    private func changeSharing(_ client: Client, id: Int64?, op: String, owner: Int64, viewer: Int64?,
+                               storedLevel: ShareLevel?, until: Int64?, change: (inout ShareRules) -> Void,
+                               reply: @escaping (inout JSONWriter) -> Void) {
+        let key = RuleKey(owner, viewer)
+        let version = bumpRuleVersion(owner, viewer)
+        changeRules(owner: owner, viewers: affectedViewers(owner, viewer), change)
+        let applied = rules.entry(owner: owner, viewer: viewer)
+        let social = self.social
+        start(client, id: id, op: op, { () async throws(WireError) -> Bool in
             try await Self.storage {
-                try await social.saveShareRule(ownerID: me, viewerID: viewer, level: storedLevel, until: until, version: version)
+                try await social.saveShareRule(ownerID: owner, viewerID: viewer, level: storedLevel, until: until,
+                                               version: version)
             }
             return true
         }, onFailure: { client, error in
-            if !reveals && self.isLatest(version, me, viewer) {
-                self.changeRules(owner: me, viewers: [viewer]) { $0.restore(owner: me, viewer: viewer, to: saved) }
+            if self.isLatest(version, owner, viewer) {
+                let committed = self.committedRules[key]?.entry
+                self.changeRules(owner: owner, viewers: self.affectedViewers(owner, viewer)) {
+                    $0.restore(owner: owner, viewer: viewer, to: committed)
+                }
             }
-            self.fail(client, id: id, op: "share.set", error)
+            self.fail(client, id: id, op: op, error)
         }, then: { client, _ in
-            if reveals && self.isLatest(version, me, viewer) {
-                self.changeRules(owner: me, viewers: [viewer]) { $0.set(owner: me, viewer: viewer, level: level, until: until) }
-            }
-            self.replyOK(client, id: id) { w in
-                w.key("level"); w.string(level.rawValue)
-                if let until { w.key("until"); w.int(until) }
-            }
+            self.recordCommitted(key, applied, version)
+            self.replyOK(client, id: id, reply)
         })
+    }
+
+    private func affectedViewers(_ owner: Int64, _ viewer: Int64?) -> Set<Int64> {
+        viewer.map { [$0] } ?? graph.friends(of: owner)
+    }
+
+    func recordCommitted(_ key: RuleKey, _ entry: ShareRules.Rule?, _ version: Int64) {
+        if version > committedRules[key]?.version ?? .min { committedRules[key] = CommittedRule(entry: entry, version: version) }
     }
 
     /// Applies a change to the rules and tells each of `viewers` whose view of `owner` changed: the position at
@@ -112,14 +114,15 @@ extension Hub {
     /// Reverts rules whose time is up, tells the affected watchers, and records the revert in the store.
     func expireShareRules(now: Int64) {
         // Read-time expiry already treats these rules as gone, so compare with what viewers last saw: the
-        // rule's own level (a pause: hidden) against the level now in force.
+        // rule's own level (a pause: hidden) against the level now in force. Memory always holds the latest
+        // request, so the expired rule is the latest state of its key and reverting it supersedes nothing newer.
         let ended = rules.expire(now: now)
         guard !ended.isEmpty else { return }
         let social = self.social
         var writes: [(owner: Int64, viewer: Int64?, version: Int64)] = []
         for rule in ended {
-            let viewers = rule.viewer.map { Set([$0]) } ?? graph.friends(of: rule.owner)
-            for viewer in viewers where rules.level(owner: rule.owner, viewer: viewer, now: now) != rule.level {
+            for viewer in affectedViewers(rule.owner, rule.viewer)
+            where rules.level(owner: rule.owner, viewer: viewer, now: now) != rule.level {
                 sendCurrentPosition(of: rule.owner, toWatchersOf: viewer)
             }
             writes.append((rule.owner, rule.viewer, bumpRuleVersion(rule.owner, rule.viewer)))
@@ -130,12 +133,17 @@ extension Hub {
                 try await social.saveShareRule(ownerID: w.owner, viewerID: w.viewer, level: nil, until: nil, version: w.version)
             }
         }, then: { result in
-            // Harmless if it failed: expired rules are ignored when read and expire again after a restart.
-            if case .failure(let error) = result { self.logger.warning("could not record expired share rules: \(error)") }
+            switch result {
+            case .success:
+                for w in sealed { self.recordCommitted(RuleKey(w.owner, w.viewer), nil, w.version) }
+            case .failure(let error):
+                // Harmless: expired rules are ignored when read and expire again after a restart.
+                self.logger.warning("could not record expired share rules: \(error)")
+            }
         })
     }
 
-    /// Takes the next version for a rule key; versions grow across restarts too (they start from the clock).
+    /// Takes the next version for a rule key; versions only grow (from the clock, or above the stored maximum).
     func bumpRuleVersion(_ owner: Int64, _ viewer: Int64?) -> Int64 {
         lastRuleVersion = max(lastRuleVersion + 1, clock.now() * 1000)
         ruleVersions[RuleKey(owner, viewer)] = lastRuleVersion

@@ -47,6 +47,7 @@ public final class Hub: @unchecked Sendable {
     var graph = FriendGraph()
     var rules = ShareRules()
     var ruleVersions: [RuleKey: Int64] = [:]
+    var committedRules: [RuleKey: CommittedRule] = [:]
     var lastRuleVersion: Int64 = 0
     var fixes: [Int64: Fix] = [:]
     var index: LayeredIndex
@@ -97,7 +98,11 @@ public final class Hub: @unchecked Sendable {
             } else if r.level == .hidden {
                 rules.pause(r.ownerID, until: r.until)
             }
+            let key = RuleKey(r.ownerID, r.viewerID)
+            committedRules[key] = CommittedRule(entry: rules.entry(owner: r.ownerID, viewer: r.viewerID), version: r.version)
         }
+        // Versions continue above anything stored, whatever the clock says after a restart.
+        lastRuleVersion = max(lastRuleVersion, snapshot.maxRuleVersion)
         for p in snapshot.positions {
             fixes[p.userID] = p.fix
             if let point = GeoPoint(lat: p.fix.lat, lon: p.fix.lon) { index.upsert(p.userID, at: point, in: .users) }

@@ -4,6 +4,7 @@
 
 /// Sharing rules for every owner.
 public struct ShareRules: Sendable {
+    /// One stored rule: a level and when it ends.
     struct Rule: Sendable, Equatable {
         var level: ShareLevel
         var until: Int64?

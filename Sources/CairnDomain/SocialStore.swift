@@ -27,13 +27,16 @@ public struct StoredShareRule: Sendable, Equatable {
     public var level: ShareLevel
     /// When it reverts (ms since the epoch); nil for "until changed".
     public var until: Int64?
+    /// The version of the change that stored it.
+    public var version: Int64
 
     /// Creates the value.
-    public init(ownerID: Int64, viewerID: Int64?, level: ShareLevel, until: Int64?) {
+    public init(ownerID: Int64, viewerID: Int64?, level: ShareLevel, until: Int64?, version: Int64 = 0) {
         self.ownerID = ownerID
         self.viewerID = viewerID
         self.level = level
         self.until = until
+        self.version = version
     }
 }
 
@@ -45,6 +48,8 @@ public struct SocialSnapshot: Sendable {
     public var requests: [(from: Int64, to: Int64)] = []
     /// Sharing rules.
     public var shareRules: [StoredShareRule] = []
+    /// The highest rule version stored (tombstones included): new versions continue above it.
+    public var maxRuleVersion: Int64 = 0
     /// Last known positions.
     public var positions: [StoredFix] = []
 

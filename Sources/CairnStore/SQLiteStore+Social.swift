@@ -18,13 +18,15 @@ extension SQLiteStore: SocialStore {
                 snapshot.requests.append((from: row[0], to: row[1]))
             }
             for row in try Row.fetchAll(db, sql: """
-                SELECT owner_id, viewer_id, level, until FROM share_rules WHERE NOT (level = 'precise' AND until IS NULL)
+                SELECT owner_id, viewer_id, level, until, version FROM share_rules
+                WHERE NOT (level = 'precise' AND until IS NULL)
                 """) {
                 let viewer: Int64 = row[1]
                 guard let level = ShareLevel(rawValue: row[2]) else { continue }
                 snapshot.shareRules.append(StoredShareRule(ownerID: row[0], viewerID: viewer == 0 ? nil : viewer,
-                                                           level: level, until: row[3]))
+                                                           level: level, until: row[3], version: row[4]))
             }
+            snapshot.maxRuleVersion = try Int64.fetchOne(db, sql: "SELECT MAX(version) FROM share_rules") ?? 0
             for row in try Row.fetchAll(db, sql: "SELECT user_id, lat, lon, acc, alt, spd, hdg, bat, ts, flagged FROM positions") {
                 snapshot.positions.append(StoredFix(userID: row[0], fix: Self.fix(row, from: 1)))
             }

@@ -75,8 +75,10 @@ final class MemoryAccountStore: AccountStore, SocialStore {
             snapshot.friendships = s.friendships.map { ($0[0], $0[1]) }
             snapshot.requests = s.requests.map { (from: $0[0], to: $0[1]) }
             snapshot.shareRules = s.rules.map { key, value in
-                StoredShareRule(ownerID: key[0], viewerID: key[1] == 0 ? nil : key[1], level: value.0, until: value.1)
+                StoredShareRule(ownerID: key[0], viewerID: key[1] == 0 ? nil : key[1], level: value.0, until: value.1,
+                                version: s.ruleVersions[key] ?? 0)
             }
+            snapshot.maxRuleVersion = s.ruleVersions.values.max() ?? 0
             snapshot.positions = s.positions.map { StoredFix(userID: $0.key, fix: $0.value) }
             return snapshot
         }

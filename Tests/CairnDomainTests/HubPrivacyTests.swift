@@ -125,6 +125,42 @@ struct HubPrivacyTests {
         #expect(h.hub.rules.level(owner: bob, viewer: carol, now: h.clock.now()) == .hidden)
     }
 
+    @Test func anExpiryWhileARevealIsCommittingNeverShowsMoreThanAsked() async throws {
+        let (h, alice, bob) = try await watchedPair()
+        try await h.send(1, #"{"id":2,"op":"share.set","user":\#(bob),"level":"hidden","for":10}"#, completions: 1)
+        h.move(1, lat: 10.123456, lon: 10.123456)
+        _ = h.outbound.takeLatest(2)
+        h.clock.advance(by: 9_900)
+        try await h.send(1, #"{"id":3,"op":"share.set","user":\#(bob),"level":"approximate","for":3600}"#)  // not committed yet
+        h.clock.advance(by: 200)
+        h.hub.tick()  // the 10 s rule would have ended now
+        try await h.scheduler.run(atLeast: 1)
+        #expect(h.hub.rules.level(owner: alice, viewer: bob, now: h.clock.now()) == .approximate)
+        h.move(1, lat: 10.123457, lon: 10.123457)
+        let seen = h.outbound.takeLatest(2)[alice]
+        #expect(seen?["lat"] as? Double != 10.123457 && seen?["lat"] as? Double != 10.123456)
+        #expect(h.store.state.withLock { $0.rules[[alice, bob]]?.0 } == .approximate)
+    }
+
+    @Test func twoFailedPausesLeaveNoPauseBehind() async throws {
+        let (h, alice, _) = try await watchedPair()
+        h.hub.connectionOpened(7, token: nil)
+        try await h.send(7, #"{"id":1,"op":"login","username":"alice","password":"password1"}"#, completions: 1)
+        h.store.state.withLock { $0.failRuleWritesOf = [alice] }
+        try await h.send(1, #"{"id":2,"op":"share.pause"}"#)
+        try await h.send(7, #"{"id":3,"op":"share.pause","for":60}"#)
+        try await h.scheduler.run(atLeast: 2)
+        #expect(!h.hub.rules.isPaused(alice, now: h.clock.now()))  // as the store says
+    }
+
+    @Test func ruleVersionsContinueAboveWhatIsStored() async throws {
+        let (h, alice, bob) = try await watchedPair()
+        h.store.state.withLock { $0.ruleVersions[[alice, bob]] = Int64.max / 4 }  // a version from a "later" clock
+        let restored = HubHarness()
+        restored.hub.restore(try h.store.loadSocial())
+        #expect(restored.hub.bumpRuleVersion(alice, bob) > Int64.max / 4)
+    }
+
     @Test func settingsPersistAndAreRestored() async throws {
         let (h, alice, bob) = try await watchedPair()
         try await h.send(1, #"{"id":2,"op":"share.set","user":\#(bob),"level":"approximate"}"#, completions: 1)

@@ -48,11 +48,13 @@ struct SQLiteStoreSocialTests {
             try await store.saveShareRule(ownerID: u[0].id, viewerID: nil, level: .hidden, until: nil, version: 3)
             let rules = try store.loadSocial().shareRules.sorted { ($0.viewerID ?? 0) < ($1.viewerID ?? 0) }
             #expect(rules == [
-                StoredShareRule(ownerID: u[0].id, viewerID: nil, level: .hidden, until: nil),
-                StoredShareRule(ownerID: u[0].id, viewerID: u[1].id, level: .approximate, until: 99),
+                StoredShareRule(ownerID: u[0].id, viewerID: nil, level: .hidden, until: nil, version: 3),
+                StoredShareRule(ownerID: u[0].id, viewerID: u[1].id, level: .approximate, until: 99, version: 2),
             ])
             try await store.saveShareRule(ownerID: u[0].id, viewerID: nil, level: nil, until: nil, version: 4)
-            #expect(try store.loadSocial().shareRules.count == 1)
+            let after = try store.loadSocial()
+            #expect(after.shareRules.count == 1)
+            #expect(after.maxRuleVersion == 4)  // the tombstone keeps its version
         }
     }
 
