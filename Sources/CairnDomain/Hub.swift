@@ -174,17 +174,23 @@ public final class Hub: @unchecked Sendable {
     public func beginShutdown(_ done: @escaping () -> Void) {
         draining = true
         drained = done
+        // The last snapshot starts now, beside whatever is still in flight (no request moves anyone any more):
+        // even if the transport stops waiting for slow requests, the positions are already on their way.
+        startFinalFlush()
         finishDrainIfIdle()
     }
 
+    private func startFinalFlush() {
+        guard !finalFlushStarted, !dirty.isEmpty || !lateFixes.isEmpty else { return }
+        finalFlushStarted = true  // tried once: if the store is failing, shutting down must still finish
+        if flushing { finalFlushStarted = false; return }  // a flush is running; its completion retries this
+        flushPositions(now: clock.now())
+    }
+
     func finishDrainIfIdle() {
-        guard draining, inFlight == 0, let done = drained else { return }
-        if !finalFlushStarted && (!dirty.isEmpty || !lateFixes.isEmpty) {
-            // One last snapshot, tried once: if the store is failing, shutting down must still finish.
-            finalFlushStarted = true
-            flushPositions(now: clock.now())  // counts as in flight; its completion calls back here
-            return
-        }
+        guard draining, let done = drained else { return }
+        startFinalFlush()
+        guard inFlight == 0 else { return }
         if !dirty.isEmpty {
             logger.error("shutting down with \(dirty.count) position(s) not written: the final snapshot failed")
         }

@@ -130,7 +130,9 @@ public final class WebSocketServer: @unchecked Sendable {
                 logger.error("work in flight did not finish within \(configuration.shutdownGraceSeconds) s; closing anyway")
                 closeAllForShutdown()
             }
-            if closingAll && (connections.isEmpty || Date() >= shutdownDeadline!) { break }
+            // Leave once every client is gone and the hub's last work (the final snapshot among it) has finished,
+            // or when the grace period is over.
+            if closingAll && ((connections.isEmpty && hub.operationsInFlight == 0) || Date() >= shutdownDeadline!) { break }
         }
 
         hub.outbound = nil
