@@ -82,6 +82,7 @@ extension Hub {
     }
 
     private func loggedOut(_ client: Client?, token: String, id: Int64?) {
+        rememberRevoked(token)
         if let client {
             unbind(client)
             authDeadlines[client.id] = clock.now() + configuration.authTimeoutMs
@@ -96,6 +97,12 @@ extension Hub {
 
     /// Attaches a connection to a user (switching accounts if it had one); the first connection makes them online.
     func bind(_ client: Client, to user: User, token: String) {
+        if revokedTokens.contains(token) {
+            // Checked just before a logout of the same token committed: the session must not start.
+            if client.token == token { unbind(client) }
+            outbound?.close(client.id, code: .invalidToken, reason: "token revoked")
+            return
+        }
         if client.user?.id == user.id {
             client.token = token  // the same user again (e.g. a fresh login): no presence change
             return
@@ -107,6 +114,16 @@ extension Hub {
         let wasOnline = !(sessions[user.id]?.isEmpty ?? true)
         sessions[user.id, default: []].append(client.id)
         if !wasOnline { announcePresence(of: user.id, online: true) }
+    }
+
+    /// Remembers a revoked token for a while, so a check that raced the revocation cannot bind it. Bounded: the
+    /// oldest entries are forgotten first (by then any check that read the token before it was deleted is done).
+    func rememberRevoked(_ token: String) {
+        guard revokedTokens.insert(token).inserted else { return }
+        revokedOrder.append(token)
+        if revokedOrder.count > 4096 {
+            revokedTokens.remove(revokedOrder.removeFirst())
+        }
     }
 
     /// Detaches a connection from its user; the last connection going makes them offline.

@@ -38,6 +38,9 @@ public final class Hub: @unchecked Sendable {
     // Connections.
     var clients: [ConnectionID: Client] = [:]
     var authDeadlines: [ConnectionID: Int64] = [:]
+    /// Recently revoked tokens, in revocation order (see `rememberRevoked`).
+    var revokedTokens: Set<String> = []
+    var revokedOrder: [String] = []
     /// Authenticated connections per user (presence: online while non-empty).
     var sessions: [Int64: [ConnectionID]] = [:]
     /// Connections watching their friends, per user.

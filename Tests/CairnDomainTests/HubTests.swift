@@ -185,6 +185,24 @@ struct HubTests {
         #expect(h.outbound.closes[2]?.code == .invalidToken)
     }
 
+    @Test func anAuthRacingALogoutOfTheSameTokenDoesNotBind() async throws {
+        let h = HubHarness()
+        h.hub.connectionOpened(1, token: nil)
+        let token = try await h.registerAndToken(1, "kira")
+        h.hub.connectionOpened(2, token: nil)
+        // Both start before either finishes; whichever order the store sees them in, 2 must not end up logged in.
+        try await h.send(2, "{\"id\":1,\"op\":\"auth\",\"token\":\"\(token)\"}")
+        try await h.send(1, #"{"id":2,"op":"logout"}"#)
+        try await h.scheduler.run(atLeast: 2)
+        #expect(h.hub.authenticatedCount == 0)
+        // And a completion that arrives after the revocation is refused outright.
+        h.hub.rememberRevoked(token)
+        h.hub.connectionOpened(3, token: token)
+        try await h.scheduler.run()
+        #expect(h.outbound.closes[3]?.code == .invalidToken)
+        #expect(h.hub.authenticatedCount == 0)
+    }
+
     @Test func upgradeTokenCheckFailingForStorageReasonsIsRetryable() async throws {
         let h = HubHarness()
         h.hub.connectionOpened(1, token: nil)
