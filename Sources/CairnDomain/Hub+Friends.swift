@@ -143,7 +143,9 @@ extension Hub {
         dropPendingPositions(of: target, forWatchersOf: me)
         dropPendingPositions(of: me, forWatchersOf: target)
         start(client, id: id, op: "friend.remove", { () async throws(WireError) -> Bool in
-            try await Self.storage { try await social.deleteFriendship(me, target) }
+            try await Self.storage {
+                try await social.deleteFriendship(me, target, versionAB: versionMine, versionBA: versionTheirs)
+            }
             return true
         }, onFailure: { client, error in
             // The store still has the friendship: put memory back in line with it (only what this request changed).

@@ -87,8 +87,10 @@ public protocol SocialStore: Sendable {
     func deleteFriendRequest(from: Int64, to: Int64) async throws
     /// Makes two users friends and deletes requests between them, in one transaction.
     func addFriendship(_ a: Int64, _ b: Int64, at: Int64) async throws
-    /// Ends a friendship and deletes requests between them, in one transaction.
-    func deleteFriendship(_ a: Int64, _ b: Int64) async throws
+    /// Ends a friendship and deletes requests between them, in one transaction. The sharing rules between them go
+    /// back to the default as versioned placeholders (`versionAB` for a's rule about b, `versionBA` for b's about a),
+    /// so an older rule write that finishes later cannot bring a rule back.
+    func deleteFriendship(_ a: Int64, _ b: Int64, versionAB: Int64, versionBA: Int64) async throws
     /// Stores a sharing rule (nil level: back to the default), unless the store already holds a newer `version`
     /// for the same (owner, viewer): writes may complete out of order, the newest request must win.
     func saveShareRule(ownerID: Int64, viewerID: Int64?, level: ShareLevel?, until: Int64?, version: Int64) async throws

@@ -97,14 +97,15 @@ extension SQLiteStore: SocialStore {
         }
     }
 
-    /// Ends the friendship of `a` and `b`, clears requests and per-friend rules between them.
-    public func deleteFriendship(_ a: Int64, _ b: Int64) async throws {
+    /// Ends the friendship of `a` and `b`, clears requests between them, and resets the per-friend rules between
+    /// them to versioned placeholders (see `SocialStore.deleteFriendship`).
+    public func deleteFriendship(_ a: Int64, _ b: Int64, versionAB: Int64, versionBA: Int64) async throws {
         try await pool.write { db in
             try db.execute(sql: "DELETE FROM friendships WHERE user_a = ? AND user_b = ?", arguments: [min(a, b), max(a, b)])
             try db.execute(sql: "DELETE FROM friend_requests WHERE (from_id = ? AND to_id = ?) OR (from_id = ? AND to_id = ?)",
                            arguments: [a, b, b, a])
-            try db.execute(sql: "DELETE FROM share_rules WHERE (owner_id = ? AND viewer_id = ?) OR (owner_id = ? AND viewer_id = ?)",
-                           arguments: [a, b, b, a])
+            try Self.upsertRule(db, owner: a, viewer: b, level: nil, until: nil, version: versionAB)
+            try Self.upsertRule(db, owner: b, viewer: a, level: nil, until: nil, version: versionBA)
         }
     }
 
@@ -112,13 +113,18 @@ extension SQLiteStore: SocialStore {
     /// `precise` without a time limit (a tombstone that keeps its version), not as a deletion.
     public func saveShareRule(ownerID: Int64, viewerID: Int64?, level: ShareLevel?, until: Int64?, version: Int64) async throws {
         try await pool.write { db in
-            try db.execute(sql: """
-                INSERT INTO share_rules (owner_id, viewer_id, level, until, version) VALUES (?, ?, ?, ?, ?)
-                ON CONFLICT(owner_id, viewer_id) DO UPDATE
-                  SET level = excluded.level, until = excluded.until, version = excluded.version
-                  WHERE excluded.version > share_rules.version
-                """, arguments: [ownerID, viewerID ?? 0, (level ?? .precise).rawValue, level == nil ? nil : until, version])
+            try Self.upsertRule(db, owner: ownerID, viewer: viewerID, level: level, until: until, version: version)
         }
+    }
+
+    static func upsertRule(_ db: Database, owner: Int64, viewer: Int64?, level: ShareLevel?, until: Int64?,
+                           version: Int64) throws {
+        try db.execute(sql: """
+            INSERT INTO share_rules (owner_id, viewer_id, level, until, version) VALUES (?, ?, ?, ?, ?)
+            ON CONFLICT(owner_id, viewer_id) DO UPDATE
+              SET level = excluded.level, until = excluded.until, version = excluded.version
+              WHERE excluded.version > share_rules.version
+            """, arguments: [owner, viewer ?? 0, (level ?? .precise).rawValue, level == nil ? nil : until, version])
     }
 
     /// Writes a batch of positions in one transaction.

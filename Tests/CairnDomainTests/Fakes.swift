@@ -110,10 +110,13 @@ final class MemoryAccountStore: AccountStore, SocialStore {
         }
     }
 
-    func deleteFriendship(_ a: Int64, _ b: Int64) async throws {
+    func deleteFriendship(_ a: Int64, _ b: Int64, versionAB: Int64, versionBA: Int64) async throws {
         try write { s in
             s.friendships.remove([min(a, b), max(a, b)])
-            s.rules[[a, b]] = nil; s.rules[[b, a]] = nil
+            for (key, version) in [([a, b], versionAB), ([b, a], versionBA)] where version > s.ruleVersions[key, default: 0] {
+                s.ruleVersions[key] = version
+                s.rules[key] = nil
+            }
         }
     }
 

@@ -36,8 +36,14 @@ struct SQLiteStoreSocialTests {
             snapshot = try store.loadSocial()
             #expect(snapshot.friendships.map { [$0.0, $0.1] } == [[u[0].id, u[1].id]])
             #expect(snapshot.requests.map { [$0.from, $0.to] } == [[u[2].id, u[0].id]])
-            try await store.deleteFriendship(u[0].id, u[1].id)
-            #expect(try store.loadSocial().friendships.isEmpty)
+            try await store.saveShareRule(ownerID: u[0].id, viewerID: u[1].id, level: .hidden, until: nil, version: 5)
+            try await store.deleteFriendship(u[0].id, u[1].id, versionAB: 7, versionBA: 8)
+            // An older rule write finishing after the removal does not bring the rule back.
+            try await store.saveShareRule(ownerID: u[0].id, viewerID: u[1].id, level: .approximate, until: nil, version: 6)
+            let after = try store.loadSocial()
+            #expect(after.friendships.isEmpty)
+            #expect(after.shareRules.isEmpty)
+            #expect(after.maxRuleVersion == 8)
         }
     }
 
