@@ -26,7 +26,6 @@ final class ConnectionState {
     }
 
     var hasOutbound: Bool { outbound.count > Self.pre }
-    var hasPending: Bool { hasOutbound || !latest.isEmpty }
 
     /// Bytes waiting to be written.
     var pendingBytes: Int { outbound.count - Self.pre + latest.values.reduce(0) { $0 + $1.count + 1 } }

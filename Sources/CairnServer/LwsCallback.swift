@@ -27,7 +27,8 @@ let cairnLwsCallback: @convention(c) (OpaquePointer?, lws_callback_reasons, Unsa
     case LWS_CALLBACK_RECEIVE:
         guard let state = server.connection(for: user) else { return -1 }
         let bytes = UnsafeRawBufferPointer(start: input, count: input == nil ? 0 : length)
-        return server.received(state, bytes: bytes) ? 0 : -1
+        server.received(state, bytes: bytes)
+        return 0
 
     case LWS_CALLBACK_SERVER_WRITEABLE:
         guard let state = server.connection(for: user) else { return 0 }

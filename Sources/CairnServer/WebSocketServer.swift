@@ -256,12 +256,12 @@ public final class WebSocketServer: @unchecked Sendable {
     }
 
     /// Handles one chunk of an inbound message.
-    func received(_ state: ConnectionState, bytes: UnsafeRawBufferPointer) -> Bool {
+    func received(_ state: ConnectionState, bytes: UnsafeRawBufferPointer) {
         let wsi = state.wsi
         // After an oversized message, or once closing, the rest of what the client sends is read and dropped:
         // dropping the socket with unread input would make the kernel reset it, and the client could lose the
         // close frame (and its code) in the reset.
-        if state.closing { return true }
+        if state.closing { return }
         if lws_is_first_fragment(wsi) != 0 && state.inbound.isEmpty {
             state.inboundIsBinary = lws_frame_is_binary(wsi) != 0
         }
@@ -270,13 +270,13 @@ public final class WebSocketServer: @unchecked Sendable {
             state.resetInbound()
             close(state, code: CloseCode.messageTooBig.rawValue,
                   reason: "message exceeds \(configuration.maxMessageBytes) bytes")
-            return true
+            return
         }
         state.inbound.append(contentsOf: bytes)
-        guard lws_is_final_fragment(wsi) != 0 && remaining == 0 else { return true }
+        guard lws_is_final_fragment(wsi) != 0 && remaining == 0 else { return }
         if draining {
             state.resetInbound()
-            return true
+            return
         }
         if state.inboundIsBinary {
             hub.receivedBinary(state.id)
@@ -284,7 +284,6 @@ public final class WebSocketServer: @unchecked Sendable {
             state.inbound.withUnsafeBytes { hub.received(state.id, frame: $0) }
         }
         state.resetInbound()
-        return true
     }
 
     /// Writes everything pending as one frame, or performs a pending close. Returns false to close.
