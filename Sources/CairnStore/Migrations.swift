@@ -60,6 +60,56 @@ enum Migrations {
                 t.add(column: "version", .integer).notNull().defaults(to: 0)
             }
         }
+        migrator.registerMigration("v4-media-relics-chat") { db in
+            // Uploaded media, content-addressed: `id` is the lowercase hex SHA-256 of the bytes, the file lives under
+            // the data directory's `media/` folder. One row per (content, uploader), so each uploader owns their
+            // copy of shared content; the file is shared and removed only when no row names it any more.
+            try db.create(table: "media") { t in
+                t.column("id", .text).notNull()
+                t.column("owner_id", .integer).notNull().references("users", onDelete: .cascade)
+                t.column("content_type", .text).notNull()
+                t.column("size", .integer).notNull()
+                t.column("created_at", .integer).notNull()
+                t.primaryKey(["id", "owner_id"])
+            }
+            try db.create(index: "media_owner", on: "media", columns: ["owner_id"])
+            // Relics: a point, a radius, text and optional media, open only from within the radius. `expires_at`
+            // is null for a permanent relic; `password_hash` is an scrypt record or null.
+            try db.create(table: "relics") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("creator_id", .integer).notNull().references("users", onDelete: .cascade)
+                t.column("lat", .double).notNull()
+                t.column("lon", .double).notNull()
+                t.column("radius", .double).notNull()
+                t.column("text", .text).notNull()
+                t.column("media_id", .text)
+                t.column("password_hash", .text)
+                t.column("created_at", .integer).notNull()
+                t.column("expires_at", .integer)
+            }
+            try db.create(index: "relics_creator", on: "relics", columns: ["creator_id", "id"])
+            try db.create(index: "relics_expires", on: "relics", columns: ["expires_at"])
+            try db.create(index: "relics_media", on: "relics", columns: ["media_id"])
+            // Chat between friends. A conversation is the pair (low id, high id); messages page by id.
+            try db.create(table: "chat_messages") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("user_a", .integer).notNull().references("users", onDelete: .cascade)
+                t.column("user_b", .integer).notNull().references("users", onDelete: .cascade)
+                t.column("from_id", .integer).notNull()
+                t.column("text", .text).notNull()
+                t.column("ts", .integer).notNull()
+                t.check(sql: "user_a < user_b AND from_id IN (user_a, user_b)")
+            }
+            try db.create(index: "chat_messages_pair", on: "chat_messages", columns: ["user_a", "user_b", "id"])
+            try db.create(index: "chat_messages_b", on: "chat_messages", columns: ["user_b", "id"])
+            // How far each reader has read each conversation: messages from `peer_id` with id <= `upto` are read.
+            try db.create(table: "chat_reads") { t in
+                t.column("reader_id", .integer).notNull().references("users", onDelete: .cascade)
+                t.column("peer_id", .integer).notNull().references("users", onDelete: .cascade)
+                t.column("upto", .integer).notNull()
+                t.primaryKey(["reader_id", "peer_id"])
+            }
+        }
         return migrator
     }
 
