@@ -44,11 +44,13 @@ public final class CairnApp: Sendable {
         let hasher = PasswordHasher(parameters: configuration.scrypt, workers: configuration.hashWorkers, random: random)
         let accounts = Accounts(store: store, hasher: hasher, random: random, clock: clock, rules: configuration.accounts)
         let scheduler = WebSocketServer.makeScheduler()
-        let hub = Hub(accounts: accounts, social: store, scheduler: scheduler, clock: clock,
+        let hub = Hub(accounts: accounts, social: store, relics: store, chat: store, scheduler: scheduler, clock: clock,
                       configuration: configuration.hub)
         let snapshot = try store.loadSocial()
         hub.restore(snapshot)
-        logger.info("restored \(snapshot.friendships.count) friendship(s), \(snapshot.positions.count) position(s)")
+        let relics = try store.loadLiveRelics(now: clock.now())
+        hub.restore(relics: relics)
+        logger.info("restored \(snapshot.friendships.count) friendship(s), \(snapshot.positions.count) position(s), \(relics.count) relic(s)")
         server = WebSocketServer(configuration: configuration.server, hub: hub, scheduler: scheduler)
     }
 

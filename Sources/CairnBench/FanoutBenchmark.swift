@@ -60,7 +60,7 @@ func runFanoutBenchmark(arguments: [String]) throws {
                             random: random, clock: clock)
     var config = HubConfiguration()
     config.snapshotIntervalMs = .max / 2
-    let hub = Hub(accounts: accounts, social: store, scheduler: jobs, clock: clock, configuration: config)
+    let hub = Hub(accounts: accounts, social: store, relics: store, chat: store, scheduler: jobs, clock: clock, configuration: config)
     hub.restore(try store.loadSocial())
     let outbound = CountingOutbound()
     hub.outbound = outbound
