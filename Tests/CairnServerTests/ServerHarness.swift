@@ -3,6 +3,7 @@
 // client. scrypt runs at a low cost here so the suite stays quick; the parameters are stored per record anyway.
 import CairnApp
 import CairnCrypto
+import CairnDomain
 import CairnTestSupport
 import Foundation
 import Testing
@@ -16,7 +17,8 @@ final class RunningHub {
     let dataDirectory: String
     private var stopped = false
 
-    init(dataDirectory: String? = nil, configure: (inout AppConfiguration) -> Void = { _ in }) throws {
+    init(dataDirectory: String? = nil, clock: any Clock = SystemClock(),
+         configure: (inout AppConfiguration) -> Void = { _ in }) throws {
         var config = AppConfiguration()
         config.server.host = "127.0.0.1"
         config.server.port = 0
@@ -26,7 +28,7 @@ final class RunningHub {
         self.dataDirectory = dataDirectory ?? NSTemporaryDirectory() + "cairn-it-\(UUID().uuidString)"
         config.dataDirectory = self.dataDirectory
         configure(&config)
-        app = try CairnApp(configuration: config)
+        app = try CairnApp(configuration: config, clock: clock)
         port = try app.start()
     }
 
