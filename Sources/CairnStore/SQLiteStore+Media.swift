@@ -51,9 +51,10 @@ extension SQLiteStore {
     public func media(id: String) async throws -> StoredMedia? {
         guard MediaLinks.isMediaID(id) else { return nil }
         let files = mediaFiles
-        guard let row = try await pool.read({ db in
+        let found = try await pool.read { db in
             try Row.fetchOne(db, sql: "SELECT content_type, size FROM media WHERE id = ? LIMIT 1", arguments: [id])
-        }) else { return nil }
+        }
+        guard let row = found else { return nil }
         let size: Int = row["size"]
         guard files.contains(id, size: size) else { return nil }
         return StoredMedia(id: id, contentType: row["content_type"], size: size, path: files.path(for: id))
