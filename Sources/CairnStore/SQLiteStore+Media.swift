@@ -51,13 +51,13 @@ extension SQLiteStore {
     public func media(id: String) async throws -> StoredMedia? {
         guard MediaLinks.isMediaID(id) else { return nil }
         let files = mediaFiles
-        let found = try await pool.read { db in
-            try Row.fetchOne(db, sql: "SELECT content_type, size FROM media WHERE id = ? LIMIT 1", arguments: [id])
+        let found = try await pool.read { db -> (type: String, size: Int)? in
+            guard let row = try Row.fetchOne(
+                db, sql: "SELECT content_type, size FROM media WHERE id = ? LIMIT 1", arguments: [id]) else { return nil }
+            return (row["content_type"], row["size"])
         }
-        guard let row = found else { return nil }
-        let size: Int = row["size"]
-        guard files.contains(id, size: size) else { return nil }
-        return StoredMedia(id: id, contentType: row["content_type"], size: size, path: files.path(for: id))
+        guard let found, files.contains(id, size: found.size) else { return nil }
+        return StoredMedia(id: id, contentType: found.type, size: found.size, path: files.path(for: id))
     }
 
     /// Whether `owner` has uploaded the media `id` (the check a relic needs before naming it).
