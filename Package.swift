@@ -67,7 +67,7 @@ let package = Package(
         .testTarget(name: "CairnStoreTests", dependencies: ["CairnStore", "CairnDomain", "CairnCrypto"]),
         .testTarget(name: "CairnAppTests", dependencies: ["CairnApp", "CairnStore", "CairnDomain", "CairnCrypto"]),
         .testTarget(name: "CairnServerTests", dependencies: [
-            "CairnApp", "CairnServer", "CairnStore", "CairnDomain", "CairnWire", "CairnTestSupport",
+            "CairnApp", "CairnServer", "CairnStore", "CairnDomain", "CairnWire", "CairnCrypto", "CairnTestSupport",
         ]),
     ]
 )

@@ -31,12 +31,24 @@ extension SQLiteStore {
     /// is already there), then commits the row. Returns the media id (lowercase hex SHA-256). Hashing and file
     /// writes run on a dispatch queue, never on the caller's thread.
     public func storeMedia(bytes: [UInt8], owner: Int64, contentType: String, createdAt: Int64) async throws -> String {
+        let id = try await writeMediaFile(bytes)
+        try await commitMedia(id: id, bytes: bytes, owner: owner, contentType: contentType, createdAt: createdAt)
+        return id
+    }
+
+    /// First step of `storeMedia`: hashes `bytes` and puts their file in place; returns the id.
+    func writeMediaFile(_ bytes: [UInt8]) async throws -> String {
         let files = mediaFiles
-        let id = try await Self.offloaded { () throws -> String in
+        return try await Self.offloaded { () throws -> String in
             let id = Self.hex(Digest.sha256(bytes))
             try files.write(id, bytes: bytes)
             return id
         }
+    }
+
+    /// Second step of `storeMedia`: commits the row, restoring the file first if the collector removed it since.
+    func commitMedia(id: String, bytes: [UInt8], owner: Int64, contentType: String, createdAt: Int64) async throws {
+        let files = mediaFiles
         try await pool.write { db in
             try db.execute(
                 sql: "INSERT OR IGNORE INTO media (id, owner_id, content_type, size, created_at) VALUES (?, ?, ?, ?, ?)",
@@ -44,7 +56,6 @@ extension SQLiteStore {
             // The collector may have removed the file between our write and this transaction (see the top).
             if !files.contains(id, size: bytes.count) { try files.write(id, bytes: bytes) }
         }
-        return id
     }
 
     /// The media with `id` (whoever uploaded it) if a row names it and its file is in place.
