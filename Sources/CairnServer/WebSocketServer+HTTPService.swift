@@ -61,6 +61,15 @@ extension WebSocketServer {
         exchange.reserved = length
         bufferedBodyBytes += length
         exchange.request.body.reserveCapacity(length)
+        // A client that asked to hear first (curl does, for bodies over 1 MiB) would otherwise wait a second.
+        if header(wsi, Int32(WSI_TOKEN_HTTP_EXPECT.rawValue))?.lowercased().contains("100-continue") == true {
+            var interim = [UInt8](repeating: 0, count: ConnectionState.pre) + Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
+            let count = interim.count - ConnectionState.pre
+            let written = interim.withUnsafeMutableBufferPointer {
+                lws_write(wsi, $0.baseAddress! + ConnectionState.pre, count, LWS_WRITE_HTTP_HEADERS)
+            }
+            if written < count { return -1 }
+        }
         return 0
     }
 

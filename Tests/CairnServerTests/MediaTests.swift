@@ -245,6 +245,20 @@ extension ServerIntegration {
             #expect(try hub.health()["status"] as? String == "ok")
         }
 
+        @Test func unreferencedUploadsAreCollectedPeriodically() throws {
+            let hub = try RunningHub {
+                $0.media.garbagePeriodMs = 50
+                $0.media.garbageGraceMs = 0
+            }
+            defer { hub.removeData() }
+            let (_, token) = try hub.registered("alice")
+            let id = try uploadedID(hub, token: token, body: Self.png)
+            let deadline = Date().addingTimeInterval(10)
+            while Date() < deadline && !mediaFiles(hub).isEmpty { Thread.sleep(forTimeInterval: 0.05) }
+            #expect(mediaFiles(hub).isEmpty)
+            #expect(try HTTPClient.get(port: hub.port, path: link(hub, id)).status == 404)
+        }
+
         @Test func otherMethodsAre405() throws {
             let hub = try RunningHub()
             defer { hub.removeData() }
