@@ -141,6 +141,10 @@ extension ServerIntegration {
             #expect(cache.hasPrefix("private, max-age="))
             let maxAge = try #require(Int(cache.dropFirst("private, max-age=".count)))
             #expect(maxAge > 0 && maxAge <= 600)
+            let head = try HTTPClient.request(method: "HEAD", port: hub.port, path: link(hub, id))
+            #expect(head.status == 200)
+            #expect(head.headers["content-length"] == "\(body.count)")
+            #expect(head.headers["content-type"] == "image/jpeg")
         }
 
         @Test func tamperedOrExpiredURLIs403() throws {
