@@ -31,7 +31,7 @@ let package = Package(
 
         // Storage: SQLite through GRDB, behind the domain's storage protocol.
         .target(name: "CairnStore", dependencies: [
-            "CairnDomain",
+            "CairnDomain", "CairnCrypto",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -44,7 +44,7 @@ let package = Package(
 
         // Composition: wires store, domain and transport into one running hub (used by the CLI and the tests).
         .target(name: "CairnApp", dependencies: [
-            "CairnServer", "CairnStore", "CairnDomain", "CairnCrypto",
+            "CairnServer", "CairnStore", "CairnDomain", "CairnCrypto", "CairnWire",
             .product(name: "Logging", package: "swift-log"),
         ]),
 
@@ -64,10 +64,10 @@ let package = Package(
         .testTarget(name: "CairnWireTests", dependencies: ["CairnWire"]),
         .testTarget(name: "CairnCryptoTests", dependencies: ["CairnCrypto"]),
         .testTarget(name: "CairnDomainTests", dependencies: ["CairnDomain", "CairnWire"]),
-        .testTarget(name: "CairnStoreTests", dependencies: ["CairnStore", "CairnDomain"]),
+        .testTarget(name: "CairnStoreTests", dependencies: ["CairnStore", "CairnDomain", "CairnCrypto"]),
         .testTarget(name: "CairnAppTests", dependencies: ["CairnApp", "CairnStore", "CairnDomain", "CairnCrypto"]),
         .testTarget(name: "CairnServerTests", dependencies: [
-            "CairnApp", "CairnServer", "CairnStore", "CairnDomain", "CairnWire", "CairnTestSupport",
+            "CairnApp", "CairnServer", "CairnStore", "CairnDomain", "CairnWire", "CairnCrypto", "CairnTestSupport",
         ]),
     ]
 )

@@ -45,7 +45,7 @@ extension Hub {
         if let password, password.isEmpty || password.utf8.count > accounts.rules.maxPasswordBytes {
             throw .badRequest("field 'password' must be 1 to \(accounts.rules.maxPasswordBytes) bytes")
         }
-        if let media, !Self.isMediaID(media) {
+        if let media, !MediaLinks.isMediaID(media) {
             throw .badRequest("field 'media' must be a media id returned by POST /v1/media")
         }
         guard (lat == nil) == (lon == nil) else { throw .badRequest("fields 'lat' and 'lon' go together") }
@@ -324,10 +324,6 @@ extension Hub {
             throw .badRequest("no position yet: report one with 'pos' before \(what)")
         }
         return point
-    }
-
-    static func isMediaID(_ value: String) -> Bool {
-        value.utf8.count == 64 && value.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
     }
 
     /// The contract's marker: `{id, lat, lon, radius, creator, created, expires?, locked}` (plus `distance` in

@@ -51,8 +51,10 @@ public struct HubConfiguration: Sendable {
     public var relicRetentionMs: Int64 = 30 * 24 * 3600 * 1000
     /// How often the purge of old expired relics runs (ms).
     public var relicPurgeIntervalMs: Int64 = 3600 * 1000
-    /// Cell size of the roaming index (m): a relic is registered in every cell its circle touches.
-    public var relicCoverCellSize: Double = 1_000
+    /// Cell size of the roaming index (m): a relic is registered in every cell its circle touches, and a move reads
+    /// the relics registered in its cell. Smaller cells mean fewer candidates per move and more cells per relic (a
+    /// 5 km relic touches about 1,700 cells of 250 m).
+    public var relicCoverCellSize: Double = 250
     /// Most relics one `relic.mine` page returns.
     public var relicMineLimit = 100
 

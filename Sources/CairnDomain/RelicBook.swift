@@ -23,6 +23,8 @@ struct RelicBook {
     private var browsed: [ConnectionID: [Int64]] = [:]
     /// Connections that were shown each relic.
     private var browsers: [Int64: Set<ConnectionID>] = [:]
+    /// Reused by `roam` so a move allocates nothing in steady state.
+    private var scratch: [Int64] = []
 
     init(coverCellSize: Double) {
         cover = DiskCoverIndex(cellSize: coverCellSize)
@@ -92,30 +94,52 @@ struct RelicBook {
 
     /// The user moved to `point`: calls `entered` for each live relic they are now inside and were not, and `left`
     /// for each they were inside and are not any more. Reads one cell of the cover index; allocates nothing when
-    /// the user is in no relic before or after.
+    /// the user is in no relic before or after, and otherwise reuses its buffers (membership lists are kept sorted
+    /// and compared by a merge, linear in their length).
     mutating func roam(_ user: Int64, to point: GeoPoint, now: Int64,
                        entered: (RelicMarker) -> Void, left: (Int64) -> Void) {
         var current: [Int64] = []
-        cover.forEach(containing: point) { id, _ in
-            if let marker = markers[id], !marker.isExpired(at: now) { current.append(id) }
-        }
+        swap(&current, &scratch)  // owned, so appending reuses its capacity instead of copying
+        current.removeAll(keepingCapacity: true)
+        cover.forEach(containing: point) { id, _ in current.append(id) }
         let previous = inside[user] ?? []
-        if current.isEmpty && previous.isEmpty { return }
-        for id in previous where !current.contains(id) {
-            dropInsider(user, of: id)
-            left(id)
+        if current.isEmpty && previous.isEmpty { scratch = current; return }
+        // Expired relics (not yet swept) are nobody's to enter.
+        if expiry.count > 0 { current.removeAll { markers[$0]?.isExpired(at: now) ?? true } }
+        current.sort()
+        var i = 0, j = 0
+        while i < previous.count || j < current.count {
+            if j == current.count || (i < previous.count && previous[i] < current[j]) {
+                dropInsider(user, of: previous[i])
+                left(previous[i])
+                i += 1
+            } else if i == previous.count || current[j] < previous[i] {
+                let id = current[j]
+                insiders[id, default: []].insert(user)
+                if let marker = markers[id] { entered(marker) }
+                j += 1
+            } else {
+                i += 1
+                j += 1
+            }
         }
-        for id in current where !previous.contains(id) {
-            insiders[id, default: []].insert(user)
-            if let marker = markers[id] { entered(marker) }
+        if previous == current { scratch = current; return }
+        // The old list's storage becomes the next scratch buffer.
+        if current.isEmpty {
+            inside[user] = nil
+            scratch = current
+        } else {
+            inside[user] = current
+            scratch = previous
         }
-        inside[user] = current.isEmpty ? nil : current
     }
 
     /// Records that `user` is inside `relic` (a relic was left where they stand); false when already recorded.
     mutating func enter(_ user: Int64, _ relic: Int64) -> Bool {
         guard markers[relic] != nil, insiders[relic, default: []].insert(user).inserted else { return false }
-        inside[user, default: []].append(relic)
+        var ids = inside.removeValue(forKey: user) ?? []
+        ids.insert(relic, at: ids.firstIndex { $0 > relic } ?? ids.count)
+        inside[user] = ids
         return true
     }
 

@@ -43,6 +43,14 @@ public final class WebSocketServer: @unchecked Sendable {
     var connections: [ConnectionID: ConnectionState] = [:]
     var pendingTokens: [UInt: String] = [:]
     var pendingHTTP: [UInt: [UInt8]] = [:]
+    let mounts: [HTTPMount]
+    var httpExchanges: [UInt: HTTPExchange] = [:]
+    var nextExchangeSerial: UInt64 = 1
+    /// Bytes of request bodies being received or handled, over all exchanges (see `maxBufferedBodyBytes`).
+    var bufferedBodyBytes = 0
+    /// Requests handed to services whose replies have not come back yet.
+    var httpInFlight = 0
+    var replyScratch: [UInt8] = []
     var nextConnectionID: ConnectionID = 1
     var draining = false
     var closingAll = false
@@ -62,14 +70,16 @@ public final class WebSocketServer: @unchecked Sendable {
     var sweepTimer: UnsafeMutableRawPointer?
 
     /// Creates a server for `hub`. The hub's scheduler must be `scheduler` of this server (see `makeScheduler`).
+    /// `services` are plain-HTTP services mounted on path prefixes (the first matching prefix wins).
     public init(configuration: ServerConfiguration, hub: Hub, scheduler: any LoopScheduler,
-                logger: Logger = Logger(label: "cairn.server")) {
+                services: [HTTPMount] = [], logger: Logger = Logger(label: "cairn.server")) {
         guard let queue = scheduler as? LoopJobQueue else {
             preconditionFailure("WebSocketServer needs the scheduler made by WebSocketServer.makeScheduler()")
         }
         self.configuration = configuration
         self.hub = hub
         self.jobs = queue
+        self.mounts = services
         self.logger = logger
     }
 
@@ -130,9 +140,10 @@ public final class WebSocketServer: @unchecked Sendable {
                 logger.error("work in flight did not finish within \(configuration.shutdownGraceSeconds) s; closing anyway")
                 closeAllForShutdown()
             }
-            // Leave once every client is gone and the hub's last work (the final snapshot among it) has finished,
-            // or when the grace period is over.
-            if closingAll && ((connections.isEmpty && hub.operationsInFlight == 0) || Date() >= shutdownDeadline!) { break }
+            // Leave once every client is gone and the hub's last work (the final snapshot among it) and every HTTP
+            // service call have finished, or when the grace period is over.
+            if closingAll && ((connections.isEmpty && hub.operationsInFlight == 0 && httpInFlight == 0)
+                              || Date() >= shutdownDeadline!) { break }
         }
 
         hub.outbound = nil

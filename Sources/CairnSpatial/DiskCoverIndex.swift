@@ -17,9 +17,19 @@ public struct DiskCoverIndex {
         var cells: [Int64]
     }
 
+    /// A disk as registered in a cell: everything a lookup needs, inline, so a point's candidates are read from one
+    /// contiguous array without a second lookup per disk.
+    struct Entry {
+        var id: Int64
+        var center: GeoPoint
+        var radius: Double
+        /// The disk's angular radius in degrees of latitude, slack included: a cheap reject before the distance.
+        var latReach: Double
+    }
+
     let geometry: GridGeometry
     private var disks: [Int64: Disk] = [:]
-    private var cells: [Int64: [Int64]] = [:]
+    private var cells: [Int64: [Entry]] = [:]
 
     /// An empty index whose cells are about `cellSize` metres on a side (10 m to 100 km).
     public init(cellSize: Double = 1_000) {
@@ -51,7 +61,8 @@ public struct DiskCoverIndex {
                 covered.append(CellKey.pack(row: row, column: column))
             }
         }
-        for key in covered { cells[key, default: []].append(id) }
+        let entry = Entry(id: id, center: center, radius: radius, latReach: cap.deltaDegrees)
+        for key in covered { cells[key, default: []].append(entry) }
         disks[id] = Disk(center: center, radius: radius, cells: covered)
     }
 
@@ -60,9 +71,12 @@ public struct DiskCoverIndex {
     public mutating func remove(_ id: Int64) -> Bool {
         guard let disk = disks.removeValue(forKey: id) else { return false }
         for key in disk.cells {
-            guard var ids = cells[key] else { continue }
-            if let at = ids.firstIndex(of: id) { ids.swapAt(at, ids.count - 1); ids.removeLast() }
-            cells[key] = ids.isEmpty ? nil : ids
+            guard var entries = cells.removeValue(forKey: key) else { continue }
+            if let at = entries.firstIndex(where: { $0.id == id }) {
+                entries.swapAt(at, entries.count - 1)
+                entries.removeLast()
+            }
+            if !entries.isEmpty { cells[key] = entries }
         }
         return true
     }
@@ -70,11 +84,13 @@ public struct DiskCoverIndex {
     /// Calls `body` with the id of every disk containing `point` (distance from its centre ≤ its radius) and
     /// that distance in metres, in no particular order. Reads one cell; allocates nothing.
     public func forEach(containing point: GeoPoint, _ body: (Int64, Double) -> Void) {
-        guard let ids = cells[geometry.key(for: point)] else { return }
-        for id in ids {
-            guard let disk = disks[id] else { continue }
-            let distance = disk.center.distance(to: point)
-            if distance <= disk.radius { body(id, distance) }
+        guard let entries = cells[geometry.key(for: point)] else { return }
+        entries.withUnsafeBufferPointer { entries in
+            for entry in entries {
+                if abs(entry.center.lat - point.lat) > entry.latReach { continue }
+                let distance = entry.center.distance(to: point)
+                if distance <= entry.radius { body(entry.id, distance) }
+            }
         }
     }
 

@@ -44,6 +44,39 @@ extension ServerIntegration {
             #expect(vanish["id"] as? Int == id)
         }
 
+        @Test func aRelicsMediaIsServedThroughTheSignedURLItHandsOut() throws {
+            let hub = try RunningHub()
+            defer { hub.removeData() }
+            let (alice, aliceToken) = try hub.registered("alice")
+            _ = try alice.requestOK("pos", ["lat": 48.85, "lon": 2.35])
+            let (bob, _) = try hub.registered("bob")
+            let picture: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0] + Array("a photo left under the bridge".utf8)
+            let upload = try HTTPClient.post(port: hub.port, path: "/v1/media", body: picture, contentType: "image/jpeg",
+                                             headers: ["Authorization": "Bearer \(aliceToken)"], timeout: 20)
+            #expect(upload.status == 201)
+            let media = try #require(try upload.jsonObject()["media"] as? String)
+            // Bob cannot attach Alice's upload to a relic of his own.
+            _ = try bob.requestOK("pos", ["lat": 48.8501, "lon": 2.35])
+            #expect(errorCode(try bob.request("relic.create", ["text": "", "radius": 50, "media": media])) == "not_found")
+            let id = try relicID(try alice.requestOK("relic.create", ["text": "look", "radius": 50, "media": media]))
+            let open = try #require(try bob.requestOK("relic.open", ["relic": id])["relic"] as? [String: Any])
+            #expect(open["media"] as? String == media)
+            let url = try #require(open["media_url"] as? String)
+            let fetched = try HTTPClient.get(port: hub.port, path: url)
+            #expect(fetched.status == 200)
+            #expect(fetched.body == picture)
+            #expect(fetched.headers["content-type"] == "image/jpeg")
+            // The signature covers the id: pointing the same signature at other media is refused.
+            let other = url.replacingOccurrences(of: media, with: String(repeating: "0", count: 64))
+            #expect(try HTTPClient.get(port: hub.port, path: other).status == 403)
+            var tampered = Array(url.utf8)
+            tampered[tampered.count - 2] = tampered[tampered.count - 2] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+            #expect(try HTTPClient.get(port: hub.port, path: String(decoding: tampered, as: UTF8.self)).status == 403)
+            // Markers never carry the media.
+            let markers = try #require(try bob.requestOK("relic.nearby")["relics"] as? [[String: Any]])
+            #expect(markers.first?["media"] == nil && markers.first?["media_url"] == nil)
+        }
+
         @Test func wrongPasswordIsRefusedAndTheRightOneOpens() throws {
             let hub = try RunningHub()
             defer { hub.removeData() }

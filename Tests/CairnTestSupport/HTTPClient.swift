@@ -51,7 +51,7 @@ public enum HTTPClient {
     }
 
     /// Reads one response (skipping interim 1xx answers) until its body is complete or the server closes.
-    private static func readResponse(from socket: LoopbackSocket, method: String, deadline: Deadline) throws
+    static func readResponse(from socket: LoopbackSocket, method: String, deadline: Deadline) throws
         -> HTTPResponse
     {
         var buffer: [UInt8] = []
