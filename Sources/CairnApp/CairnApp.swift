@@ -21,6 +21,8 @@ public struct AppConfiguration: Sendable {
     public var scrypt = ScryptParameters.standard
     /// Threads that run password hashing.
     public var hashWorkers = 2
+    /// Least severe log level the process writes (the command bootstraps logging with it).
+    public var logLevel: Logger.Level = .info
 
     /// The defaults.
     public init() {}
