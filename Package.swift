@@ -78,7 +78,9 @@ let package = Package(
         .testTarget(name: "CairnAppTests", dependencies: ["CairnApp", "CairnStore", "CairnDomain", "CairnCrypto"]),
         .testTarget(name: "CairnConfigTests", dependencies: ["CairnConfig", "CairnApp", "CairnServer"]),
         .testTarget(name: "CairnServerTests", dependencies: [
-            "CairnApp", "CairnServer", "CairnStore", "CairnDomain", "CairnWire", "CairnTestSupport",
+            "CairnApp", "CairnServer", "CairnStore", "CairnDomain", "CairnWire", "CairnTestSupport", "CairnConfig",
+            // CairnConfig's TOML parser has a C++ core whose module the compiler must see from here too.
+            .product(name: "TOMLKit", package: "TOMLKit"),
         ]),
     ]
 )

@@ -11,6 +11,12 @@ public struct CommandLineSettings: Sendable, Equatable {
         public let flag: String
         /// The value text.
         public let text: String
+
+        /// An entry for `flag` (with dashes) and its value text.
+        public init(flag: String, text: String) {
+            self.flag = flag
+            self.text = text
+        }
     }
 
     /// Flag values by file key.
@@ -47,6 +53,8 @@ public struct CommandLineSettings: Sendable, Equatable {
             guard let option = byFlag[name] else {
                 problem(nil, "unknown option '--\(name)'"
                     + Suggestion.clause(for: name, in: options.map(\.flag), display: { "--\($0)" }))
+                // Its value, if it has one, is part of the same mistake.
+                if inlineValue == nil, index < arguments.count, !arguments[index].hasPrefix("--") { index += 1 }
                 continue
             }
             let text: String

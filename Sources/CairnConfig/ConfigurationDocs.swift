@@ -46,7 +46,7 @@ public enum ConfigurationDocs {
                 section = option.section
                 out += "\n[\(option.section)]\n"
             }
-            out += "# \(option.help)\n"
+            out += "\n# \(option.help)\n"
             out += "# \(option.kind.expectation) (\(option.unit)); flag --\(option.flag), env \(option.environmentVariable)"
             if let note = option.defaultNote { out += "; default: \(note)" }
             out += "\n"

@@ -69,15 +69,24 @@ enum SettingsLoader {
     {
         let environment = ProcessInfo.processInfo.environment
         let path = configFile ?? environment["CAIRN_CONFIG"].flatMap { $0.isEmpty ? nil : $0 }
+        // Flag mistakes and file mistakes are reported together, so one attempt shows everything to fix.
+        var problems: [ConfigurationProblem] = []
+        var commandLine = CommandLineSettings()
         do {
-            let commandLine = try CommandLineSettings(arguments)
-            return try ConfigurationResolver.resolve(file: path.map { ConfigurationFile.load(path: $0) },
-                                                     environment: environment, commandLine: commandLine,
-                                                     checks: checks)
+            commandLine = try CommandLineSettings(arguments)
         } catch {
-            report(error.problems)
-            throw configErrorExit
+            problems += error.problems
         }
+        do {
+            let resolved = try ConfigurationResolver.resolve(file: path.map { ConfigurationFile.load(path: $0) },
+                                                             environment: environment, commandLine: commandLine,
+                                                             checks: checks)
+            if problems.isEmpty { return resolved }
+        } catch {
+            problems += error.problems
+        }
+        report(problems)
+        throw configErrorExit
     }
 
     static func report(_ problems: [ConfigurationProblem]) {
