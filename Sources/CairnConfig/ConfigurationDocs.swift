@@ -24,11 +24,28 @@ public enum ConfigurationDocs {
         ]
         for option in options {
             lines.append("  --\(option.flag) <\(option.unit)>")
-            lines.append("        \(option.help)")
-            lines.append("        \(option.kind.expectation); default \(option.defaultText); env \(option.environmentVariable); "
-                + "file [\(option.section)] \(option.name)")
+            lines += wrap(option.help, indent: 6)
+            lines += wrap("\(option.kind.expectation); default \(option.defaultText); env \(option.environmentVariable); "
+                + "file \(option.key)", indent: 6)
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// Word-wraps `text` to `width` columns with a hanging `indent` (ArgumentParser would wrap at 80 columns and
+    /// lose the indentation).
+    static func wrap(_ text: String, indent: Int, width: Int = 78) -> [String] {
+        let pad = String(repeating: " ", count: indent)
+        var lines: [String] = []
+        var line = pad
+        for word in text.split(separator: " ") {
+            if line.count > indent && line.count + 1 + word.count > width {
+                lines.append(line)
+                line = pad
+            }
+            line += (line.count > indent ? " " : "") + word
+        }
+        if line.count > indent { lines.append(line) }
+        return lines
     }
 
     /// A complete configuration file with every option commented out at its default, documented in place.

@@ -45,9 +45,9 @@ struct ConfigurationOptionsTests {
     @Test func helpMentionsEveryOption() {
         let help = ConfigurationDocs.helpText()
         for option in Self.options {
-            #expect(help.contains("--\(option.flag) <\(option.unit)>"))
+            #expect(help.contains("--\(option.flag) <\(option.unit)>\n"))
             #expect(help.contains(option.environmentVariable))
-            #expect(help.contains(option.help))
+            #expect(help.replacingOccurrences(of: "\n", with: " ").replacingOccurrences(of: "      ", with: "").contains(option.help))
         }
     }
 
