@@ -38,6 +38,7 @@ extension ServerIntegration {
             let reply = try client.requestOK("guest")
             #expect((reply["user"] as? [String: Any])?["id"] is Int)
             #expect(try client.requestOK("whoami")["user"] != nil)
+            client.close()  // the close handshake over TLS, too
             try hub.stop()
         }
 
@@ -55,6 +56,7 @@ extension ServerIntegration {
             let client = try WebSocketClient(port: hub.port, timeout: 10, tls: offer)
             #expect(client.tlsProtocol == "http/1.1")
             _ = try client.requestOK("guest")
+            client.close()
             try hub.stop()
         }
 
