@@ -24,6 +24,8 @@ public struct AppConfiguration: Sendable {
     public var hashWorkers = 2
     /// Media upload, signed-URL and garbage-collection settings.
     public var media = MediaConfiguration()
+    /// Least severe log level the process writes (the command bootstraps logging with it).
+    public var logLevel: Logger.Level = .info
 
     /// The defaults.
     public init() {}

@@ -23,8 +23,15 @@ public struct ServerConfiguration: Sendable {
     public var maxBufferedBodyBytes = 80 << 20
     /// Seconds suggested in `Retry-After` when the body budget above is exhausted.
     public var busyRetryAfterSeconds = 5
+    /// PEM certificate chain; with `tlsPrivateKeyPath` it turns on TLS (wss:// and https://) on the one port.
+    public var tlsCertificatePath: String?
+    /// PEM private key of `tlsCertificatePath`.
+    public var tlsPrivateKeyPath: String?
     /// libwebsockets log verbosity: 0 errors, 1 + warnings, 2 + notices, 3 + info.
     public var lwsLogVerbosity = 1
+
+    /// Whether the port speaks TLS (both the certificate and the key are set).
+    public var usesTLS: Bool { tlsCertificatePath != nil && tlsPrivateKeyPath != nil }
 
     /// The defaults above.
     public init() {}
