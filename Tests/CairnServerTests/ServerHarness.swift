@@ -80,3 +80,16 @@ final class RunningHub {
 
 func errorCode(_ reply: [String: Any]) -> String? { (reply["error"] as? [String: Any])?["code"] as? String }
 func errorMessage(_ reply: [String: Any]) -> String { ((reply["error"] as? [String: Any])?["message"] as? String) ?? "" }
+
+/// A `cairn serve` subprocess on a data directory (for kill -9 tests), with the port it listens on.
+func startServeProcess(data: String) throws -> (TestServerProcess, Int) {
+    let server = try TestServerProcess(arguments: ["serve", "--port", "0", "--data", data, "--scrypt-cost", "10"])
+    return (server, try server.waitForListeningPort(timeout: 60))
+}
+
+/// Registers `name` on a new client of the hub at `port`; returns the client and the user id.
+func registerMember(port: Int, _ name: String) throws -> (WebSocketClient, Int) {
+    let c = try WebSocketClient(port: port, timeout: 10)
+    let reply = try c.requestOK("register", ["username": name, "password": "password1"])
+    return (c, try #require((reply["user"] as? [String: Any])?["id"] as? Int))
+}
