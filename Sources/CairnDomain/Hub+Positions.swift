@@ -72,6 +72,7 @@ extension Hub {
         fixes[me] = fix
         if let point = GeoPoint(lat: fix.lat, lon: fix.lon) { index.upsert(me, at: point, in: .users) }
         dirty.insert(me)
+        telemetry.positionsAccepted &+= 1
         fanOut(me, fix, previous: previous, now: now)
         return fix.flagged ? .flagged : .accepted
     }

@@ -26,6 +26,7 @@ public final class Hub: @unchecked Sendable {
 
     let accounts: Accounts
     let social: any SocialStore
+    let roles: (any RoleStore)?
     let scheduler: any LoopScheduler
     let clock: any Clock
     let logger: Logger
@@ -69,6 +70,13 @@ public final class Hub: @unchecked Sendable {
     /// Forces a snapshot now (tests, and the final flush at shutdown).
     public func flushPositionsNow() { flushPositions(now: clock.now()) }
 
+    // Operations: raw counters (the transport records most of them) and the stats channel (Hub+Stats).
+    /// Operational counters; the transport records traffic and latencies here on the loop.
+    public let telemetry = Telemetry()
+    var stats = StatsChannel()
+    /// Reports the number of relics live in memory for the stats channel; nil while no relic layer is wired.
+    public var relicCount: (() -> Int)?
+
     // Scratch space reused by every request.
     var message = Message()
     var writer = JSONWriter(capacity: 1024)
@@ -78,10 +86,13 @@ public final class Hub: @unchecked Sendable {
     var drained: (() -> Void)?
 
     /// Creates a hub.
+    /// `roles` decides who may watch the stats channel; without it nobody may.
     public init(accounts: Accounts, social: any SocialStore, scheduler: any LoopScheduler, clock: any Clock,
-                configuration: HubConfiguration = HubConfiguration(), logger: Logger = Logger(label: "cairn.hub")) {
+                configuration: HubConfiguration = HubConfiguration(), roles: (any RoleStore)? = nil,
+                logger: Logger = Logger(label: "cairn.hub")) {
         self.accounts = accounts
         self.social = social
+        self.roles = roles
         self.scheduler = scheduler
         self.clock = clock
         self.configuration = configuration
@@ -140,6 +151,7 @@ public final class Hub: @unchecked Sendable {
     public func connectionClosed(_ id: ConnectionID) {
         guard let client = clients.removeValue(forKey: id) else { return }
         authDeadlines[id] = nil
+        stopWatchingStats(id)
         unbind(client)
     }
 
@@ -265,6 +277,8 @@ public final class Hub: @unchecked Sendable {
         case "share.pause": try pauseSharing(id: id, from: client, user: user)
         case "share.resume": resumeSharing(id: id, from: client, user: user)
         case "share.set": try setSharing(id: id, from: client, user: user)
+        case "stats.watch": watchStats(id: id, from: client, user: user)
+        case "stats.unwatch": unwatchStats(id: id, from: client)
         default: throw .badRequest("unknown op '\(op)'")
         }
     }

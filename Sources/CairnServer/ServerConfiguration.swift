@@ -20,6 +20,8 @@ public struct ServerConfiguration: Sendable {
     public var fileLimit: UInt64 = 1 << 20
     /// libwebsockets log verbosity: 0 errors, 1 + warnings, 2 + notices, 3 + info.
     public var lwsLogVerbosity = 1
+    /// When set, `GET /metrics` requires `Authorization: Bearer <this token>` and answers 401 without it.
+    public var metricsToken: String?
 
     /// The defaults above.
     public init() {}

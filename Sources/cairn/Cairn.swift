@@ -9,7 +9,7 @@ struct Cairn: ParsableCommand {
         discussion: "Every `serve` option can also be set through an environment variable (shown in its help); "
             + "a flag on the command line wins over the environment, which wins over the built-in default.",
         version: CairnVersion.current,
-        subcommands: [Serve.self, Seed.self],
+        subcommands: [Serve.self, Seed.self, StatsCommand.self, UserCommand.self],
         defaultSubcommand: Serve.self)
 }
 

@@ -49,6 +49,9 @@ struct Serve: ParsableCommand {
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical. [env: CAIRN_LOG_LEVEL] (default: info)")
     var logLevel: String?
 
+    @Option(help: "Bearer token required by GET /metrics; unset leaves /metrics open. [env: CAIRN_METRICS_TOKEN]")
+    var metricsToken: String?
+
     func run() throws {
         // Block SIGINT and SIGTERM before any thread exists: every thread inherits the mask, so a signal can only
         // wait as pending until the waiter below takes it with sigwait. None is lost at startup, none kills the
@@ -79,6 +82,8 @@ struct Serve: ParsableCommand {
         config.scrypt = ScryptParameters(n: 1 << UInt64(cost), r: 8, p: 1)
         let cores = ProcessInfo.processInfo.activeProcessorCount
         config.hashWorkers = try env.resolve(hashWorkers, "CAIRN_HASH_WORKERS", default: cores, valid: 1...256)
+        let metricsTokenValue = try env.resolve(metricsToken, "CAIRN_METRICS_TOKEN", default: "")
+        config.server.metricsToken = metricsTokenValue.isEmpty ? nil : metricsTokenValue
         let levelName = try env.resolve(logLevel, "CAIRN_LOG_LEVEL", default: "info")
         guard let level = Logger.Level(rawValue: levelName.lowercased()) else {
             throw ValidationError("unknown log level '\(levelName)'; use trace, debug, info, notice, warning, error or critical")
