@@ -78,7 +78,7 @@ let package = Package(
         .testTarget(name: "CairnCryptoTests", dependencies: ["CairnCrypto"]),
         .testTarget(name: "CairnDomainTests", dependencies: ["CairnDomain", "CairnWire"]),
         .testTarget(name: "CairnStoreTests", dependencies: ["CairnStore", "CairnDomain"]),
-        .testTarget(name: "CairnMetricsTests", dependencies: ["CairnMetrics", "CairnDomain"]),
+        .testTarget(name: "CairnMetricsTests", dependencies: ["CairnMetrics", "CairnDomain", "CairnTestSupport"]),
         .testTarget(name: "CairnAppTests", dependencies: ["CairnApp", "CairnStore", "CairnDomain", "CairnCrypto"]),
         .testTarget(name: "CairnServerTests", dependencies: [
             "CairnApp", "CairnServer", "CairnStore", "CairnDomain", "CairnWire", "CairnTestSupport",

@@ -24,6 +24,13 @@ public struct TransportGauges: Sendable {
 
 /// The last position snapshot written to the store.
 public struct SnapshotReading: Sendable, Equatable {
+    /// Creates the value.
+    public init(ageMs: Int64, durationMs: Int64, rows: Int) {
+        self.ageMs = ageMs
+        self.durationMs = durationMs
+        self.rows = rows
+    }
+
     /// Milliseconds since it started.
     public var ageMs: Int64
     /// Milliseconds it took from the start of collection to the commit.
@@ -86,6 +93,18 @@ public struct StatsSnapshot: Sendable {
     public var residentBytes: Int64?
     /// Seconds since start.
     public var uptimeSeconds: Double
+}
+
+extension StatsSnapshot {
+    /// A reading at `ts` with every figure zero or unknown (for building readings field by field).
+    public init(ts: Int64) {
+        self.init(ts: ts, connections: 0, authenticated: 0, watching: 0, statsWatchers: 0, connectionsOpened: 0,
+                  messagesReceived: 0, messagesSent: 0, bytesReceived: 0, bytesSent: 0, positionsAccepted: 0,
+                  deliveries: 0, fanoutP50Ns: nil, fanoutP99Ns: nil, fanoutSamples: 0, loopLagP99Ns: nil,
+                  loopLagMaxNs: nil, pendingCoalesced: 0, pendingOutboundBytes: 0, positionsLive: 0, relicsLive: nil,
+                  lastSnapshot: nil, operationsInFlight: 0, pendingSnapshotRows: 0, residentBytes: nil,
+                  uptimeSeconds: 0)
+    }
 }
 
 /// The traffic counters at one instant: what per-second rates are computed from.
