@@ -22,7 +22,7 @@ struct GrantOps: ParsableCommand {
             let changed = try store.grantRole(.ops, username: username, at: SystemClock().now())
             print(changed ? "granted ops to '\(username)'" : "'\(username)' already has ops")
         } catch let error as RoleStoreError {
-            throw ValidationError(error.description)
+            throw CommandFailure(error.description)
         }
     }
 }

@@ -21,7 +21,7 @@ struct RevokeOps: ParsableCommand {
             let changed = try store.revokeRole(.ops, username: username)
             print(changed ? "revoked ops from '\(username)'" : "'\(username)' did not have ops")
         } catch let error as RoleStoreError {
-            throw ValidationError(error.description)
+            throw CommandFailure(error.description)
         }
     }
 }

@@ -94,12 +94,12 @@ struct StatsCommand: ParsableCommand {
                 }
             }
         }
-        if let refusal { throw StatsFailure("the hub refused: \(refusal)") }
+        if let refusal { throw CommandFailure("the hub refused: \(refusal)") }
         if !ending.byClient {
             let code = ending.code.map { " (\($0)\(ending.reason.isEmpty ? "" : ": \(ending.reason)"))" } ?? ""
-            throw StatsFailure("the hub closed the connection\(code)")
+            throw CommandFailure("the hub closed the connection\(code)")
         }
-        if readings == 0 && once { throw StatsFailure("no reading arrived") }
+        if readings == 0 && once { throw CommandFailure("no reading arrived") }
     }
 
     /// Blocks SIGINT and SIGTERM for every thread, so the waiter takes them with sigwait (as `serve` does).
@@ -116,10 +116,4 @@ struct StatsCommand: ParsableCommand {
         let data = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
         return String(decoding: data, as: UTF8.self)
     }
-}
-
-/// A failure of `cairn stats`, printed as its message; exits 1.
-struct StatsFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
 }
