@@ -41,6 +41,15 @@ extension ServerIntegration {
             #expect(try alice.pollObject(within: 1.5) == nil)
         }
 
+        @Test func grantingOpsToAnUnknownUserFailsAndChangesNothing() throws {
+            let hub = try RunningHub()
+            defer { hub.removeData() }
+            let grant = try TestServerProcess(arguments: ["user", "grant-ops", "nobody", "--data", hub.dataDirectory])
+            #expect(try grant.waitForExit(timeout: 60) == 1)
+            #expect(grant.output.contains("no user named 'nobody'"), "output: \(grant.output)")
+            #expect(try hub.app.store.usernames(withRole: .ops).isEmpty)
+        }
+
         @Test func anOperatorSeesConnectionsAndMessagesMove() throws {
             let hub = try RunningHub()
             defer { hub.removeData() }
