@@ -16,13 +16,14 @@ struct StatsCommand: ParsableCommand {
     @Option(help: "The hub's WebSocket URL. [env: CAIRN_URL] (default: ws://127.0.0.1:7681/ws)")
     var url: String?
 
-    @Option(help: "A session token of an ops account. [env: CAIRN_TOKEN]")
+    // Tokens are base64url and may start with '-': take the next argument whatever it looks like.
+    @Option(parsing: .unconditional, help: "A session token of an ops account. [env: CAIRN_TOKEN]")
     var token: String?
 
     @Option(help: "Log in with this username instead of a token.")
     var username: String?
 
-    @Option(help: "Password for --username. [env: CAIRN_PASSWORD]")
+    @Option(parsing: .unconditional, help: "Password for --username. [env: CAIRN_PASSWORD]")
     var password: String?
 
     @Flag(help: "Print one reading and exit.")
