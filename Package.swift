@@ -13,6 +13,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
         .package(url: "https://github.com/LebJe/TOMLKit", exact: "0.6.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.4.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         // C: libwebsockets plus the few things Swift cannot import (LWS_PRE, composite option macros, logging).
@@ -45,9 +47,20 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
 
+        // Prometheus exposition of the hub's figures (swift-metrics API over swift-prometheus); only this module
+        // knows a metrics library.
+        .target(name: "CairnMetrics", dependencies: [
+            "CairnDomain",
+            .product(name: "CoreMetrics", package: "swift-metrics"),
+            .product(name: "Prometheus", package: "swift-prometheus"),
+        ]),
+
+        // A WebSocket client on libwebsockets' client role, for command-line tools (`cairn stats`).
+        .target(name: "CairnClient", dependencies: ["CLws"]),
+
         // Composition: wires store, domain and transport into one running hub (used by the CLI and the tests).
         .target(name: "CairnApp", dependencies: [
-            "CairnServer", "CairnStore", "CairnDomain", "CairnCrypto", "CairnWire",
+            "CairnServer", "CairnStore", "CairnDomain", "CairnCrypto", "CairnWire", "CairnMetrics",
             .product(name: "Logging", package: "swift-log"),
         ]),
 
@@ -59,7 +72,7 @@ let package = Package(
         ]),
 
         .executableTarget(name: "cairn", dependencies: [
-            "CairnConfig", "CairnApp", "CairnServer", "CairnStore", "CairnDomain", "CairnCrypto",
+            "CairnConfig", "CairnApp", "CairnServer", "CairnStore", "CairnDomain", "CairnCrypto", "CairnClient",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -75,6 +88,7 @@ let package = Package(
         .testTarget(name: "CairnCryptoTests", dependencies: ["CairnCrypto"]),
         .testTarget(name: "CairnDomainTests", dependencies: ["CairnDomain", "CairnWire"]),
         .testTarget(name: "CairnStoreTests", dependencies: ["CairnStore", "CairnDomain", "CairnCrypto"]),
+        .testTarget(name: "CairnMetricsTests", dependencies: ["CairnMetrics", "CairnDomain", "CairnTestSupport"]),
         .testTarget(name: "CairnAppTests", dependencies: ["CairnApp", "CairnStore", "CairnDomain", "CairnCrypto"]),
         .testTarget(name: "CairnConfigTests", dependencies: ["CairnConfig", "CairnApp", "CairnServer"]),
         .testTarget(name: "CairnServerTests", dependencies: [

@@ -3,6 +3,7 @@
 // tests both start Cairn through this type, so what the tests exercise is what ships.
 import CairnCrypto
 import CairnDomain
+import CairnMetrics
 import CairnServer
 import CairnStore
 import Logging
@@ -57,7 +58,7 @@ public final class CairnApp: Sendable {
         let accounts = Accounts(store: store, hasher: hasher, random: random, clock: clock, rules: configuration.accounts)
         let scheduler = WebSocketServer.makeScheduler()
         let hub = Hub(accounts: accounts, social: store, relics: store, chat: store, scheduler: scheduler, clock: clock,
-                      configuration: configuration.hub)
+                      configuration: configuration.hub, roles: store)
         let snapshot = try store.loadSocial()
         hub.restore(snapshot)
         let relics = try store.loadLiveRelics(now: clock.now())
@@ -69,6 +70,13 @@ public final class CairnApp: Sendable {
         server = WebSocketServer(
             configuration: configuration.server, hub: hub, scheduler: scheduler,
             services: [HTTPMount(prefix: MediaLinks.pathPrefix, service: media, maxBodyBytes: configuration.media.maxBytes)])
+        // /metrics: the exporter hears every latency sample and renders a fresh reading per scrape, on the loop.
+        let exporter = PrometheusExporter()
+        hub.telemetry.sink = exporter
+        hub.relicCount = { [unowned hub] in hub.liveRelics }
+        server.metricsRenderer = { [unowned server = self.server, unowned hub] in
+            exporter.render(hub.statsSnapshot(transport: server.transportGauges()))
+        }
     }
 
     /// Starts listening; returns the bound port.

@@ -51,6 +51,12 @@ public enum ConfigurationOptions {
               unit: "PEM file",
               help: "Private key of tls.certificate; needs tls.certificate.") { $0.server.tlsPrivateKeyPath = $1 },
 
+        // [metrics]
+        .text("metrics.token", flag: "metrics-token", default: nil, example: "a-long-random-string", unit: "token",
+              help: "Bearer token GET /metrics requires; unset leaves /metrics open to anyone who reaches the port.") {
+            $0.server.metricsToken = $1.isEmpty ? nil : $1
+        },
+
         // [storage]
         .text("storage.directory", flag: "data", kind: .path, default: "./data", unit: "directory",
               help: "Data directory holding cairn.sqlite; created if missing.") { $0.dataDirectory = $1 },

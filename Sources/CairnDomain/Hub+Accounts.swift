@@ -130,6 +130,7 @@ extension Hub {
     func unbind(_ client: Client) {
         guard let user = client.user else { return }
         if client.watching { stopWatching(client, user: user.id) }
+        stopWatchingStats(client.id)
         client.user = nil
         client.token = nil
         sessions[user.id]?.removeAll { $0 == client.id }

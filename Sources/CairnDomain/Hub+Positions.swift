@@ -73,6 +73,7 @@ extension Hub {
         let point = GeoPoint(lat: fix.lat, lon: fix.lon)
         if let point { index.upsert(me, at: point, in: .users) }
         dirty.insert(me)
+        telemetry.positionsAccepted &+= 1
         fanOut(me, fix, previous: previous, now: now)
         if let point, relics.count > 0, sessions[me] != nil { roamRelics(me, to: point, now: now) }
         return fix.flagged ? .flagged : .accepted

@@ -28,6 +28,7 @@ public final class Hub: @unchecked Sendable {
     let social: any SocialStore
     let relicStore: any RelicStore
     let chat: any ChatStore
+    let roles: (any RoleStore)?
     let scheduler: any LoopScheduler
     let clock: any Clock
     let logger: Logger
@@ -79,6 +80,13 @@ public final class Hub: @unchecked Sendable {
     /// Forces a snapshot now (tests, and the final flush at shutdown).
     public func flushPositionsNow() { flushPositions(now: clock.now()) }
 
+    // Operations: raw counters (the transport records most of them) and the stats channel (Hub+Stats).
+    /// Operational counters; the transport records traffic and latencies here on the loop.
+    public let telemetry = Telemetry()
+    var stats = StatsChannel()
+    /// Reports the number of relics live in memory for the stats channel; nil while no relic layer is wired.
+    public var relicCount: (() -> Int)?
+
     // Scratch space reused by every request.
     var message = Message()
     var writer = JSONWriter(capacity: 1024)
@@ -88,13 +96,16 @@ public final class Hub: @unchecked Sendable {
     var drained: (() -> Void)?
 
     /// Creates a hub.
+    /// `roles` decides who may watch the stats channel; without it nobody may.
     public init(accounts: Accounts, social: any SocialStore, relics: any RelicStore, chat: any ChatStore,
                 scheduler: any LoopScheduler, clock: any Clock,
-                configuration: HubConfiguration = HubConfiguration(), logger: Logger = Logger(label: "cairn.hub")) {
+                configuration: HubConfiguration = HubConfiguration(), roles: (any RoleStore)? = nil,
+                logger: Logger = Logger(label: "cairn.hub")) {
         self.accounts = accounts
         self.social = social
         self.relicStore = relics
         self.chat = chat
+        self.roles = roles
         self.relics = RelicBook(coverCellSize: configuration.relicCoverCellSize)
         self.relicPasswords = LoginLimiter(limit: configuration.relicPasswordFailures,
                                            windowMs: configuration.relicPasswordWindowMs)
@@ -162,6 +173,7 @@ public final class Hub: @unchecked Sendable {
         guard let client = clients.removeValue(forKey: id) else { return }
         authDeadlines[id] = nil
         relics.forget(connection: id)
+        stopWatchingStats(id)
         unbind(client)
     }
 
@@ -298,6 +310,8 @@ public final class Hub: @unchecked Sendable {
         case "chat.list": try listChats(id: id, from: client, user: user)
         case "chat.history": try chatHistory(id: id, from: client, user: user)
         case "chat.read": try readChat(id: id, from: client, user: user)
+        case "stats.watch": watchStats(id: id, from: client, user: user)
+        case "stats.unwatch": unwatchStats(id: id, from: client)
         default: throw .badRequest("unknown op '\(op)'")
         }
     }

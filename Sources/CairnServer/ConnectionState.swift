@@ -1,6 +1,7 @@
 // What the transport keeps per WebSocket connection: the message being assembled from fragments and the bytes
 // waiting for the next writable callback. Outbound objects are joined with "\n" into one buffer that starts with
-// LWS_PRE bytes of headroom, so everything pending goes out as one frame in one lws_write.
+// LWS_PRE bytes of headroom, so everything pending goes out as one frame in one lws_write. Each latest-wins slot
+// carries the monotonic time its position's frame was received, so the write can time the fan-out.
 import CLws
 import CairnDomain
 
@@ -15,7 +16,7 @@ final class ConnectionState {
     var inboundIsBinary = false
     var outbound: [UInt8]
     /// Latest-wins slots (e.g. one pending position per friend); written after `outbound`, in the same frame.
-    var latest: [Int64: [UInt8]] = [:]
+    var latest: [Int64: LatestSlot] = [:]
     var pendingClose: (code: UInt16, reason: String)?
     var closing = false
 
@@ -28,14 +29,16 @@ final class ConnectionState {
     var hasOutbound: Bool { outbound.count > Self.pre }
 
     /// Bytes waiting to be written.
-    var pendingBytes: Int { outbound.count - Self.pre + latest.values.reduce(0) { $0 + $1.count + 1 } }
+    var pendingBytes: Int { outbound.count - Self.pre + latest.values.reduce(0) { $0 + $1.bytes.count + 1 } }
 
-    /// Moves the latest-wins slots into the outbound buffer, ready for one write.
-    func collectLatest() {
+    /// Moves the latest-wins slots into the outbound buffer, ready for one write, and appends each one's receipt
+    /// time to `receivedAt` (the caller's reused scratch array).
+    func collectLatest(receivedAt: inout [UInt64]) {
         guard !latest.isEmpty else { return }
-        for bytes in latest.values {
+        for slot in latest.values {
             if hasOutbound { outbound.append(0x0A) }
-            outbound.append(contentsOf: bytes)
+            outbound.append(contentsOf: slot.bytes)
+            receivedAt.append(slot.receivedAt)
         }
         latest.removeAll(keepingCapacity: latest.count <= 64)
     }
@@ -59,4 +62,10 @@ final class ConnectionState {
     func resetInbound() {
         if inbound.capacity > Self.retainedCapacity { inbound = [] } else { inbound.removeAll(keepingCapacity: true) }
     }
+}
+
+/// One pending latest-wins object and when the frame that produced it arrived (monotonic ns).
+struct LatestSlot {
+    var bytes: [UInt8]
+    var receivedAt: UInt64
 }

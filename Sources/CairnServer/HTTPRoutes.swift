@@ -1,5 +1,6 @@
 // Plain HTTP on the hub's port: `GET /healthz` (a small JSON body for load balancers and humans; 503 while
-// draining), a hint on `/ws` without an upgrade, mounted services (WebSocketServer+HTTPService.swift), and JSON
+// draining), `GET /metrics` (Prometheus text rendered by whoever set `metricsRenderer`, behind an optional bearer
+// token), a hint on `/ws` without an upgrade, mounted services (WebSocketServer+HTTPService.swift), and JSON
 // 404/405 for the rest. Headers go out in the HTTP callback and the body in the following writable callback: one
 // lws_write per callback.
 import CLws
@@ -26,6 +27,8 @@ extension WebSocketServer {
             w.key("uptime_s"); w.double((uptimeSeconds * 10).rounded() / 10)
             w.key("protocol"); w.string("cairn.v1")
             w.endObject()
+        case "/metrics":
+            return serveMetrics(wsi, isGet: isGet)
         case "/ws", "/ws/":
             return respond(wsi, status: 400, body: Self.errorBody("WebSocket upgrade required (subprotocol cairn.v1)"))
         default:
@@ -34,20 +37,45 @@ extension WebSocketServer {
         return respond(wsi, status: status, body: w.bytes)
     }
 
+    private func serveMetrics(_ wsi: OpaquePointer, isGet: Bool) -> Int32 {
+        guard isGet else { return respond(wsi, status: 405, body: Self.errorBody("method not allowed")) }
+        if let token = configuration.metricsToken {
+            guard let presented = bearerToken(wsi), Self.constantTimeEqual(Array(presented.utf8), Array(token.utf8)) else {
+                return respond(wsi, status: 401, body: Self.errorBody("a bearer token is required for /metrics"),
+                               extraHeaders: [("www-authenticate:", "Bearer")])
+            }
+        }
+        guard let render = metricsRenderer else { return respond(wsi, status: 404, body: Self.errorBody("not found")) }
+        return respond(wsi, status: 200, body: render(), contentType: "text/plain; version=0.0.4; charset=utf-8")
+    }
+
+    /// Compares without an early exit, so the time taken does not tell how much of a guess was right.
+    static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        guard a.count == b.count else { return false }
+        var difference: UInt8 = 0
+        for i in a.indices { difference |= a[i] ^ b[i] }
+        return difference == 0
+    }
+
     static func errorBody(_ message: String) -> [UInt8] {
         var w = JSONWriter(capacity: 128)
         w.beginObject(); w.key("error"); w.string(message); w.endObject()
         return w.bytes
     }
 
-    func respond(_ wsi: OpaquePointer, status: UInt32, body: [UInt8]) -> Int32 {
+    func respond(_ wsi: OpaquePointer, status: UInt32, body: [UInt8], contentType: String = "application/json",
+                 extraHeaders: [(name: String, value: String)] = []) -> Int32 {
         let pre = ConnectionState.pre
         var header = [UInt8](repeating: 0, count: pre + 1024)
         let failed = header.withUnsafeMutableBufferPointer { b -> Bool in
             let start = b.baseAddress! + pre
             var p: UnsafeMutablePointer<UInt8>? = start
             let end = b.baseAddress! + b.count - 1
-            if lws_add_http_common_headers(wsi, status, "application/json", lws_filepos_t(body.count), &p, end) != 0 {
+            if lws_add_http_common_headers(wsi, status, contentType, lws_filepos_t(body.count), &p, end) != 0 {
+                return true
+            }
+            for (name, value) in extraHeaders
+            where lws_add_http_header_by_name(wsi, name, value, Int32(value.utf8.count), &p, end) != 0 {
                 return true
             }
             let noStore = "no-store"

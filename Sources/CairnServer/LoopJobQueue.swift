@@ -1,6 +1,7 @@
 // The one door into the service thread. Any thread may push a job; pushing wakes lws with lws_cancel_service()
 // (the only lws call that is safe from another thread in this build), and the service thread drains the whole
 // queue in LWS_CALLBACK_EVENT_WAIT_CANCELLED. Wake-ups coalesce, so draining everything each time matters.
+// Each job is stamped when queued, so the drain can report how long it waited for the loop (event-loop lag).
 import CLws
 import CairnDomain
 import Synchronization
@@ -8,7 +9,7 @@ import Synchronization
 /// A locked job queue that wakes the libwebsockets service loop; the transport's `LoopScheduler`.
 final class LoopJobQueue: LoopScheduler {
     private struct State {
-        var jobs: [@Sendable () -> Void] = []
+        var jobs: [(queuedAt: UInt64, job: @Sendable () -> Void)] = []
         /// The lws context as an address: kept as an integer so the state stays Sendable.
         var context: UInt = 0
     }
@@ -18,7 +19,7 @@ final class LoopJobQueue: LoopScheduler {
     /// Queues a job and wakes the loop (if it is running).
     func execute(_ job: @escaping @Sendable () -> Void) {
         state.withLock { s in
-            s.jobs.append(job)
+            s.jobs.append((MonotonicTime.now(), job))
             if s.context != 0 { lws_cancel_service(OpaquePointer(bitPattern: s.context)) }
         }
     }
@@ -39,9 +40,14 @@ final class LoopJobQueue: LoopScheduler {
     /// Runs the jobs queued so far; called on the service thread only. Jobs those jobs queue wait for the next
     /// loop turn (a fresh wake-up is requested), so work that reschedules itself in slices — a snapshot being
     /// collected — lets sockets be served between slices instead of running to the end in one callback.
-    func drain() {
+    /// `waited` receives, per job, the nanoseconds it spent queued.
+    func drain(waited: (Int64) -> Void = { _ in }) {
         let jobs = take()
-        for job in jobs { job() }
+        if !jobs.isEmpty {
+            let now = MonotonicTime.now()
+            for entry in jobs { waited(MonotonicTime.elapsed(from: entry.queuedAt, to: now)) }
+        }
+        for entry in jobs { entry.job() }
         state.withLock { s in
             if !s.jobs.isEmpty && s.context != 0 { lws_cancel_service(OpaquePointer(bitPattern: s.context)) }
         }
@@ -52,11 +58,11 @@ final class LoopJobQueue: LoopScheduler {
         while true {
             let jobs = take()
             if jobs.isEmpty { return }
-            for job in jobs { job() }
+            for entry in jobs { entry.job() }
         }
     }
 
-    private func take() -> [@Sendable () -> Void] {
+    private func take() -> [(queuedAt: UInt64, job: @Sendable () -> Void)] {
         state.withLock { s in
             let taken = s.jobs
             s.jobs.removeAll(keepingCapacity: true)

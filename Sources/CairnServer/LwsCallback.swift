@@ -13,7 +13,8 @@ let cairnLwsCallback: @convention(c) (OpaquePointer?, lws_callback_reasons, Unsa
 
     switch reason {
     case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
-        server.jobs.drain()
+        let telemetry = server.hub.telemetry
+        server.jobs.drain { telemetry.recordLoopLag(nanoseconds: $0) }
         return 0  // anything else stops further wake-ups
 
     case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
@@ -81,12 +82,9 @@ extension WebSocketServer {
             logger.debug("refused WebSocket upgrade on \(path)")
             return 1
         }
-        if let auth = header(wsi, cairn_lws_token_authorization()) {
-            let parts = auth.split(separator: " ", maxSplits: 1)
-            if parts.count == 2, parts[0].lowercased() == "bearer" {
-                pendingTokens[UInt(bitPattern: wsi)] = String(parts[1]).trimmingCharacters(in: .whitespaces)
-                return 0
-            }
+        if let token = bearerToken(wsi) {
+            pendingTokens[UInt(bitPattern: wsi)] = token
+            return 0
         }
         var buffer = [CChar](repeating: 0, count: 256)
         let found = buffer.withUnsafeMutableBufferPointer { b -> String? in
@@ -95,6 +93,14 @@ extension WebSocketServer {
         }
         if let found, !found.isEmpty { pendingTokens[UInt(bitPattern: wsi)] = found }
         return 0
+    }
+
+    /// The token of an `Authorization: Bearer <token>` header, if present.
+    func bearerToken(_ wsi: OpaquePointer) -> String? {
+        guard let auth = header(wsi, cairn_lws_token_authorization()) else { return nil }
+        let parts = auth.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
+        return String(parts[1]).trimmingCharacters(in: .whitespaces)
     }
 
     func header(_ wsi: OpaquePointer, _ token: Int32) -> String? {

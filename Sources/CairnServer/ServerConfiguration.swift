@@ -29,6 +29,8 @@ public struct ServerConfiguration: Sendable {
     public var tlsPrivateKeyPath: String?
     /// libwebsockets log verbosity: 0 errors, 1 + warnings, 2 + notices, 3 + info.
     public var lwsLogVerbosity = 1
+    /// When set, `GET /metrics` requires `Authorization: Bearer <this token>` and answers 401 without it.
+    public var metricsToken: String?
 
     /// Whether the port speaks TLS (both the certificate and the key are set).
     public var usesTLS: Bool { tlsCertificatePath != nil && tlsPrivateKeyPath != nil }

@@ -73,6 +73,16 @@ public final class WebSocketServer: @unchecked Sendable {
     private var retryPolicy: UnsafeMutablePointer<lws_retry_bo_t>?
     private var cStrings: [UnsafeMutablePointer<CChar>] = []
     var sweepTimer: UnsafeMutableRawPointer?
+    /// When the sweep timer is due (monotonic ns), to measure how late it fires.
+    var sweepDueAt: UInt64 = 0
+    /// Receipt time (monotonic ns) of the message the hub is handling now; 0 outside `received`.
+    var currentReceiptAt: UInt64 = 0
+    /// Scratch for the receipt times of the positions in one write (reused, so timing allocates nothing).
+    var writeReceipts: [UInt64] = []
+
+    /// Renders the body of `GET /metrics` (Prometheus text format); called on the service thread. Without it the
+    /// route answers 404. Set before `start()`.
+    public var metricsRenderer: (() -> [UInt8])?
 
     /// Creates a server for `hub`. The hub's scheduler must be `scheduler` of this server (see `makeScheduler`).
     /// `services` are plain-HTTP services mounted on path prefixes (the first matching prefix wins).
@@ -248,6 +258,7 @@ public final class WebSocketServer: @unchecked Sendable {
             sweepTimer = raw
         }
         let sul = sweepTimer!.assumingMemoryBound(to: lws_sorted_usec_list_t.self)
+        sweepDueAt = MonotonicTime.now() + 1_000_000_000
         lws_sul_schedule(context, 0, sul, { sul in
             guard let sul else { return }
             let raw = UnsafeMutableRawPointer(sul) + MemoryLayout<lws_sorted_usec_list_t>.stride
@@ -258,7 +269,9 @@ public final class WebSocketServer: @unchecked Sendable {
     }
 
     private func sweep() {
+        hub.telemetry.recordLoopLag(nanoseconds: MonotonicTime.elapsed(from: sweepDueAt, to: MonotonicTime.now()))
         hub.tick()
+        hub.publishStats { transportGauges() }
         scheduleSweep()
     }
 
@@ -270,6 +283,7 @@ public final class WebSocketServer: @unchecked Sendable {
         session.storeBytes(of: id, as: UInt64.self)
         let state = ConnectionState(id: id, wsi: wsi)
         connections[id] = state
+        hub.telemetry.connectionsOpened &+= 1
         let token = pendingTokens.removeValue(forKey: UInt(bitPattern: wsi))
         if draining {
             close(state, code: CloseCode.goingAway.rawValue, reason: "server shutting down")
@@ -307,17 +321,22 @@ public final class WebSocketServer: @unchecked Sendable {
             state.resetInbound()
             return
         }
+        let telemetry = hub.telemetry
+        telemetry.messagesReceived &+= 1
+        telemetry.bytesReceived &+= UInt64(state.inbound.count)
         if state.inboundIsBinary {
             hub.receivedBinary(state.id)
         } else {
+            currentReceiptAt = MonotonicTime.now()
             state.inbound.withUnsafeBytes { hub.received(state.id, frame: $0) }
+            currentReceiptAt = 0
         }
         state.resetInbound()
     }
 
     /// Writes everything pending as one frame, or performs a pending close. Returns false to close.
     func writable(_ state: ConnectionState) -> Bool {
-        state.collectLatest()
+        state.collectLatest(receivedAt: &writeReceipts)
         if state.hasOutbound {
             let length = state.outbound.count - ConnectionState.pre
             let written = state.outbound.withUnsafeMutableBytes { buffer in
@@ -325,6 +344,7 @@ public final class WebSocketServer: @unchecked Sendable {
                           length, LWS_WRITE_TEXT)
             }
             state.resetOutbound()
+            recordWrite(bytes: length)
             if written < length { return false }
             if state.pendingClose != nil { lws_callback_on_writable(state.wsi) }
             return true
@@ -361,7 +381,31 @@ public final class WebSocketServer: @unchecked Sendable {
         }
     }
 
-    // MARK: Counters for /healthz
+    /// Counts one written frame and times the positions it carried (receipt to hand-over to lws_write).
+    private func recordWrite(bytes: Int) {
+        let telemetry = hub.telemetry
+        telemetry.messagesSent &+= 1
+        telemetry.bytesSent &+= UInt64(bytes)
+        guard !writeReceipts.isEmpty else { return }
+        let now = MonotonicTime.now()
+        for receivedAt in writeReceipts {
+            telemetry.recordFanoutLatency(nanoseconds: MonotonicTime.elapsed(from: receivedAt, to: now))
+        }
+        writeReceipts.removeAll(keepingCapacity: true)
+    }
+
+    // MARK: Counters for /healthz, the stats channel and /metrics
+
+    /// What only the transport knows, for a stats reading (service thread only; walks every connection).
+    public func transportGauges() -> TransportGauges {
+        var coalesced = 0, pending = 0
+        for state in connections.values {
+            coalesced += state.latest.count
+            pending += state.pendingBytes
+        }
+        return TransportGauges(pendingCoalesced: coalesced, pendingOutboundBytes: pending,
+                               residentBytes: ResidentMemory.bytes(), uptimeSeconds: uptimeSeconds)
+    }
 
     var uptimeSeconds: Double { Date().timeIntervalSince(startedAt) }
 
@@ -385,7 +429,8 @@ extension WebSocketServer: Outbound {
     /// Replaces whatever is pending for the connection under `key`; the slot is bounded by the number of keys.
     public func sendLatest(_ connection: ConnectionID, key: Int64, _ json: [UInt8]) {
         guard let state = connections[connection], !state.closing else { return }
-        state.latest[key] = json
+        // The receipt of the frame being handled; a position sent from elsewhere (a job) is timed from now.
+        state.latest[key] = LatestSlot(bytes: json, receivedAt: currentReceiptAt != 0 ? currentReceiptAt : MonotonicTime.now())
         lws_callback_on_writable(state.wsi)
     }
 

@@ -110,6 +110,15 @@ enum Migrations {
                 t.primaryKey(["reader_id", "peer_id"])
             }
         }
+        migrator.registerMigration("v5-roles") { db in
+            // Privileges beyond an ordinary account (today only `ops`: the stats channel), granted by an operator.
+            try db.create(table: "user_roles") { t in
+                t.column("user_id", .integer).notNull().references("users", onDelete: .cascade)
+                t.column("role", .text).notNull()
+                t.column("granted_at", .integer).notNull()
+                t.primaryKey(["user_id", "role"])
+            }
+        }
         return migrator
     }
 

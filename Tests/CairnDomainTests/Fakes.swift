@@ -8,7 +8,7 @@ import Foundation
 import Synchronization
 import Testing
 
-final class MemoryAccountStore: AccountStore, SocialStore {
+final class MemoryAccountStore: AccountStore, SocialStore, RoleStore {
     struct State {
         var users: [Int64: (user: User, hash: String?)] = [:]
         var tokens: [[UInt8]: Int64] = [:]
@@ -24,6 +24,8 @@ final class MemoryAccountStore: AccountStore, SocialStore {
         var failReads = false
         /// Owners whose share-rule writes fail (a failure aimed at one request, whatever runs concurrently).
         var failRuleWritesOf: Set<Int64> = []
+        /// Users holding the ops role.
+        var ops: Set<Int64> = []
     }
     let state = Mutex(State())
 
@@ -66,6 +68,13 @@ final class MemoryAccountStore: AccountStore, SocialStore {
         try state.withLock { s in
             if s.failWrites { throw InjectedFailure() }
             body(&s)
+        }
+    }
+
+    func hasRole(_ role: UserRole, userID: Int64) async throws -> Bool {
+        try state.withLock { s in
+            if s.failReads { throw InjectedFailure() }
+            return role == .ops && s.ops.contains(userID)
         }
     }
 

@@ -15,12 +15,12 @@ final class HubHarness {
     let outbound = RecordingOutbound()
     let hub: Hub
 
-    init(configure: (inout HubConfiguration) -> Void = { _ in }) {
+    init(roles: Bool = true, configure: (inout HubConfiguration) -> Void = { _ in }) {
         var config = HubConfiguration()
         configure(&config)
         let accounts = Accounts(store: store, hasher: fastHasher(random), random: random, clock: clock)
         hub = Hub(accounts: accounts, social: store, relics: content, chat: content, scheduler: scheduler, clock: clock,
-                  configuration: config)
+                  configuration: config, roles: roles ? store : nil)
         hub.outbound = outbound
     }
 

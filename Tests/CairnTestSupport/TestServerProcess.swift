@@ -227,11 +227,17 @@ private final class CapturedState: @unchecked Sendable {
         condition.unlock()
     }
 
+    /// Waits for the exit status; then, so that `text` holds everything the process printed, for the reader to
+    /// reach the end of the output (at most one more second: a child could keep the pipe open).
     func waitForExit(until deadline: Date) -> Int32? {
         condition.lock()
         defer { condition.unlock() }
         while status == nil {
             if !condition.wait(until: deadline) && Date() >= deadline { break }
+        }
+        let outputDeadline = Date(timeIntervalSinceNow: 1)
+        while status != nil && !outputEnded && Date() < outputDeadline {
+            _ = condition.wait(until: outputDeadline)
         }
         return status
     }

@@ -1,0 +1,177 @@
+// `GET /metrics`: the hub's figures in the Prometheus text format. The figures themselves are plain counters the
+// loop keeps (`Telemetry`) and a `StatsSnapshot` read at scrape time; this exporter is the only code that knows a
+// metrics library. It talks to swift-metrics types (`Counter`, `Meter`, `Timer`), each backed by a handler
+// registered in its own swift-prometheus `PrometheusCollectorRegistry` with a HELP text, so several hubs in one
+// process (the tests) never share a global registry and `MetricsSystem.bootstrap` is never called.
+//
+// Counters: the snapshot holds running totals; each scrape adds what grew since the previous one. Histograms
+// need every sample for exact buckets and sum, so the exporter is also the `TelemetrySink` the transport reports
+// each fan-out latency and loop-lag sample to (one locked bucket walk per sample, on the loop).
+import CairnDomain
+import CoreMetrics
+import Prometheus
+
+/// Renders the hub's figures as Prometheus text; receives latency samples as a `TelemetrySink`.
+public final class PrometheusExporter: TelemetrySink, @unchecked Sendable {
+    // `@unchecked Sendable`: the swift-metrics handles are thread-safe; `last` and the lazily made relic gauge are
+    // touched only on the event-loop thread (render is called there).
+
+    /// Upper bounds of the fan-out latency buckets.
+    public static let fanoutBuckets: [Duration] = [
+        .microseconds(50), .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1),
+        .microseconds(2500), .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50),
+        .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .milliseconds(2500),
+    ]
+    /// Upper bounds of the event-loop lag buckets.
+    public static let loopLagBuckets: [Duration] = [
+        .microseconds(100), .microseconds(500), .milliseconds(1), .milliseconds(5), .milliseconds(10),
+        .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500),
+        .seconds(1), .seconds(5),
+    ]
+
+    private let registry = PrometheusCollectorRegistry()
+    private let factory: PrometheusMetricsFactory
+
+    private let connections: [(state: String, meter: Meter)]
+    private let connectionsOpened: CoreMetrics.Counter
+    private let messagesReceived: CoreMetrics.Counter
+    private let messagesSent: CoreMetrics.Counter
+    private let bytesReceived: CoreMetrics.Counter
+    private let bytesSent: CoreMetrics.Counter
+    private let positionsReceived: CoreMetrics.Counter
+    private let deliveries: CoreMetrics.Counter
+    private let positionsLive: Meter
+    private var relicsLive: Meter?
+    private let pendingCoalesced: Meter
+    private let pendingBytes: Meter
+    private let storeInFlight: Meter
+    private let snapshotPendingRows: Meter
+    private let snapshotDuration: Meter
+    private let snapshotRows: Meter
+    private let snapshotAge: Meter
+    private let residentMemory: Meter
+    private let uptime: Meter
+    private let fanoutLatency: CoreMetrics.Timer
+    private let loopLag: CoreMetrics.Timer
+
+    /// The totals at the previous scrape.
+    private var last = Totals()
+
+    private struct Totals {
+        var opened: UInt64 = 0, messagesIn: UInt64 = 0, messagesOut: UInt64 = 0, bytesIn: UInt64 = 0
+        var bytesOut: UInt64 = 0, positions: UInt64 = 0, deliveries: UInt64 = 0
+    }
+
+    /// Creates an exporter with its own registry.
+    public init() {
+        factory = PrometheusMetricsFactory(registry: registry)
+        let registry = self.registry, factory = self.factory
+        func counter(_ name: String, _ help: String) -> CoreMetrics.Counter {
+            CoreMetrics.Counter(label: name, dimensions: [],
+                                handler: registry.makeCounter(name: name, labels: [], help: help), factory: factory)
+        }
+        func gauge(_ name: String, _ help: String, labels: [(String, String)] = []) -> Meter {
+            Meter(label: name, dimensions: labels,
+                  handler: registry.makeGauge(name: name, labels: labels, help: help), factory: factory)
+        }
+        func histogram(_ name: String, _ buckets: [Duration], _ help: String) -> CoreMetrics.Timer {
+            CoreMetrics.Timer(label: name, dimensions: [],
+                              handler: registry.makeDurationHistogram(name: name, labels: [], buckets: buckets, help: help),
+                              factory: factory)
+        }
+        connections = ["open", "authenticated", "watching", "stats"].map { state in
+            (state, gauge("cairn_connections", "WebSocket connections by state (each state counts separately; "
+                + "open includes the others).", labels: [("state", state)]))
+        }
+        connectionsOpened = counter("cairn_connections_opened_total", "WebSocket connections accepted.")
+        messagesReceived = counter("cairn_messages_received_total", "WebSocket messages received.")
+        messagesSent = counter("cairn_messages_sent_total", "WebSocket messages written.")
+        bytesReceived = counter("cairn_bytes_received_total", "Payload bytes of WebSocket messages received.")
+        bytesSent = counter("cairn_bytes_sent_total", "Payload bytes of WebSocket messages written.")
+        positionsReceived = counter("cairn_positions_received_total", "Positions accepted as a user's latest fix.")
+        deliveries = counter("cairn_position_deliveries_total", "Positions written to watching friends.")
+        positionsLive = gauge("cairn_positions_live", "Users with a live position in memory.")
+        pendingCoalesced = gauge("cairn_pending_coalesced_events",
+                                 "Positions waiting in latest-wins slots (a newer one replaces an older).")
+        pendingBytes = gauge("cairn_pending_outbound_bytes", "Bytes waiting to be written to clients.")
+        storeInFlight = gauge("cairn_store_operations_in_flight", "Operations waiting on the store or the hasher.")
+        snapshotPendingRows = gauge("cairn_snapshot_pending_rows", "Position rows waiting for the next snapshot.")
+        snapshotDuration = gauge("cairn_snapshot_duration_seconds", "Duration of the last position snapshot.")
+        snapshotRows = gauge("cairn_snapshot_rows", "Rows written by the last position snapshot.")
+        snapshotAge = gauge("cairn_snapshot_age_seconds", "Time since the last position snapshot started.")
+        residentMemory = gauge("cairn_resident_memory_bytes", "Resident memory of the process.")
+        uptime = gauge("cairn_uptime_seconds", "Time since the hub started.")
+        fanoutLatency = histogram("cairn_fanout_latency_seconds", Self.fanoutBuckets,
+                                  "From receipt of a position to its write to one watcher.")
+        loopLag = histogram("cairn_event_loop_lag_seconds", Self.loopLagBuckets,
+                            "How late the event loop ran its timer and queued jobs.")
+    }
+
+    // MARK: TelemetrySink
+
+    /// Records one fan-out latency.
+    public func recordFanoutLatency(nanoseconds: Int64) { fanoutLatency.recordNanoseconds(nanoseconds) }
+
+    /// Records one event-loop lag sample.
+    public func recordLoopLag(nanoseconds: Int64) { loopLag.recordNanoseconds(nanoseconds) }
+
+    // MARK: Rendering
+
+    /// Brings every metric up to `snapshot` and returns the registry in the Prometheus text format.
+    public func render(_ snapshot: StatsSnapshot) -> [UInt8] {
+        update(snapshot)
+        return registry.emitToBuffer()
+    }
+
+    private func update(_ s: StatsSnapshot) {
+        for (state, meter) in connections {
+            switch state {
+            case "open": meter.set(s.connections)
+            case "authenticated": meter.set(s.authenticated)
+            case "watching": meter.set(s.watching)
+            default: meter.set(s.statsWatchers)
+            }
+        }
+        var now = Totals()
+        now.opened = s.connectionsOpened
+        now.messagesIn = s.messagesReceived
+        now.messagesOut = s.messagesSent
+        now.bytesIn = s.bytesReceived
+        now.bytesOut = s.bytesSent
+        now.positions = s.positionsAccepted
+        now.deliveries = s.deliveries
+        func grow(_ counter: CoreMetrics.Counter, _ before: UInt64, _ after: UInt64) {
+            if after > before { counter.increment(by: Int64(clamping: after - before)) }
+        }
+        grow(connectionsOpened, last.opened, now.opened)
+        grow(messagesReceived, last.messagesIn, now.messagesIn)
+        grow(messagesSent, last.messagesOut, now.messagesOut)
+        grow(bytesReceived, last.bytesIn, now.bytesIn)
+        grow(bytesSent, last.bytesOut, now.bytesOut)
+        grow(positionsReceived, last.positions, now.positions)
+        grow(deliveries, last.deliveries, now.deliveries)
+        last = now
+
+        positionsLive.set(s.positionsLive)
+        if let relics = s.relicsLive {
+            if relicsLive == nil {
+                relicsLive = Meter(label: "cairn_relics_live", dimensions: [],
+                                   handler: registry.makeGauge(name: "cairn_relics_live", labels: [],
+                                                               help: "Relics live in memory."),
+                                   factory: factory)
+            }
+            relicsLive?.set(relics)
+        }
+        pendingCoalesced.set(s.pendingCoalesced)
+        pendingBytes.set(s.pendingOutboundBytes)
+        storeInFlight.set(s.operationsInFlight)
+        snapshotPendingRows.set(s.pendingSnapshotRows)
+        if let snap = s.lastSnapshot {
+            snapshotDuration.set(Double(snap.durationMs) / 1000)
+            snapshotRows.set(snap.rows)
+            snapshotAge.set(Double(snap.ageMs) / 1000)
+        }
+        if let rss = s.residentBytes { residentMemory.set(rss) }
+        uptime.set(s.uptimeSeconds)
+    }
+}

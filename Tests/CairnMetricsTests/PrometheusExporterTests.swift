@@ -1,0 +1,73 @@
+// The Prometheus exporter: its output parses strictly as the text format, names follow Prometheus conventions,
+// counters only grow and grow by what the readings grew, gauges follow the latest reading, histograms count every
+// sample, and a metric that nothing reports (relics before a relic layer is wired) is absent rather than zero.
+import CairnDomain
+import CairnMetrics
+import CairnTestSupport
+import Testing
+
+struct PrometheusExporterTests {
+    func parse(_ bytes: [UInt8]) throws -> PrometheusText { try PrometheusText(String(decoding: bytes, as: UTF8.self)) }
+
+    @Test func outputIsValidAndNamedByConvention() throws {
+        let exporter = PrometheusExporter()
+        var s = StatsSnapshot(ts: 1000)
+        s.connections = 3
+        s.authenticated = 2
+        s.messagesReceived = 10
+        exporter.recordFanoutLatency(nanoseconds: 1_500_000)
+        let text = try parse(exporter.render(s))
+        #expect(text.types["cairn_connections"] == "gauge")
+        #expect(text.types["cairn_messages_received_total"] == "counter")
+        #expect(text.types["cairn_fanout_latency_seconds"] == "histogram")
+        #expect(text.types["cairn_event_loop_lag_seconds"] == "histogram")
+        #expect(text.help["cairn_messages_received_total"]?.isEmpty == false)
+        for (name, type) in text.types where type == "counter" { #expect(name.hasSuffix("_total"), "\(name)") }
+        #expect(text.types.keys.allSatisfy { $0.hasPrefix("cairn_") })
+        #expect(text.value("cairn_connections", ["state": "open"]) == 3)
+        #expect(text.value("cairn_connections", ["state": "authenticated"]) == 2)
+        #expect(text.value("cairn_messages_received_total") == 10)
+        #expect(text.value("cairn_fanout_latency_seconds_count") == 1)
+        #expect(text.value("cairn_fanout_latency_seconds_bucket", ["le": "0.001"]) == 0)
+        #expect(text.value("cairn_fanout_latency_seconds_bucket", ["le": "0.0025"]) == 1)
+        #expect(text.types["cairn_relics_live"] == nil)
+    }
+
+    @Test func countersGrowByWhatTheReadingsGrew() throws {
+        let exporter = PrometheusExporter()
+        var s = StatsSnapshot(ts: 1000)
+        s.messagesSent = 5
+        s.bytesSent = 500
+        s.positionsLive = 7
+        _ = exporter.render(s)
+        s.messagesSent = 12
+        s.bytesSent = 900
+        s.positionsLive = 4
+        s.relicsLive = 9
+        s.lastSnapshot = SnapshotReading(ageMs: 2000, durationMs: 150, rows: 300)
+        let text = try parse(exporter.render(s))
+        #expect(text.value("cairn_messages_sent_total") == 12)
+        #expect(text.value("cairn_bytes_sent_total") == 900)
+        #expect(text.value("cairn_positions_live") == 4)
+        #expect(text.value("cairn_relics_live") == 9)
+        #expect(text.value("cairn_snapshot_duration_seconds") == 0.15)
+        #expect(text.value("cairn_snapshot_rows") == 300)
+    }
+
+    @Test func theStrictReaderRejectsMalformedText() {
+        #expect(throws: PrometheusText.Invalid.self) { try PrometheusText("# TYPE a counter\na 1") }  // no newline
+        #expect(throws: PrometheusText.Invalid.self) { try PrometheusText("a 1\n") }  // no TYPE
+        #expect(throws: PrometheusText.Invalid.self) { try PrometheusText("# TYPE 1a counter\n") }
+        #expect(throws: PrometheusText.Invalid.self) { try PrometheusText("# TYPE a gauge\na{x=1} 1\n") }
+        #expect(throws: PrometheusText.Invalid.self) { try PrometheusText("# TYPE a gauge\na one\n") }
+        #expect(throws: PrometheusText.Invalid.self) {
+            try PrometheusText("# TYPE h histogram\nh_bucket{le=\"1\"} 2\nh_bucket{le=\"+Inf\"} 1\nh_sum 1\nh_count 1\n")
+        }
+        #expect(throws: PrometheusText.Invalid.self) {
+            try PrometheusText("# TYPE h histogram\nh_bucket{le=\"1\"} 1\nh_bucket{le=\"+Inf\"} 2\nh_sum 1\nh_count 3\n")
+        }
+        #expect(throws: Never.self) {
+            try PrometheusText("# HELP a A thing.\n# TYPE a gauge\na{x=\"q\\\"\"} -1.5e3\n")
+        }
+    }
+}
