@@ -78,6 +78,12 @@ extension ServerIntegration {
             #expect((group(later, "process")["resident_bytes"] as? Int ?? 0) > 1_000_000)
             #expect((group(later, "fanout")["deliveries_total"] as? Int ?? 0) >= 1)
             #expect(group(later, "live")["positions"] as? Int == 1)
+            #expect(group(later, "live")["relics"] as? Int == 0)
+
+            // A relic left is counted live.
+            _ = try alice.0.requestOK("relic.create", ["text": "counted", "radius": 20])
+            let withRelic = try stats(ops, until: { e in group(e, "live")["relics"] as? Int == 1 })
+            #expect(group(withRelic, "live")["relics"] as? Int == 1)
 
             // Unwatching stops the events.
             _ = try ops.requestOK("stats.unwatch")
