@@ -51,7 +51,8 @@ public protocol ChatStore: Sendable {
     /// Messages between `user` and `peer` with ids below `before` when given: the newest `limit` of them, oldest
     /// first (so a page reads top to bottom and the next page asks `before` its first id).
     func history(of user: Int64, with peer: Int64, before: Int64?, limit: Int) async throws -> [ChatMessage]
-    /// Marks messages from `peer` to `reader` with ids up to `upto` as read (never moves the mark backwards) and
-    /// returns how many from `peer` remain unread.
-    func markRead(reader: Int64, peer: Int64, upto: Int64) async throws -> Int
+    /// Marks messages from `peer` to `reader` with ids up to `upto` as read and returns the mark now stored and how
+    /// many from `peer` remain unread. The mark never moves backwards and never past the newest message from `peer`
+    /// (so a large `upto` cannot pre-read messages not yet sent). Nil when `peer` never wrote to `reader`.
+    func markRead(reader: Int64, peer: Int64, upto: Int64) async throws -> (upto: Int64, unread: Int)?
 }

@@ -130,6 +130,7 @@ extension Hub {
     func unbind(_ client: Client) {
         guard let user = client.user else { return }
         if client.watching { stopWatching(client, user: user.id) }
+        relics.forget(connection: client.id)  // the markers it was shown were shown to that account
         stopWatchingStats(client.id)
         client.user = nil
         client.token = nil

@@ -83,15 +83,21 @@ extension Hub {
         guard peer != user.id else { throw .badRequest("field 'with' must be another user") }
         guard upto > 0 else { throw .badRequest("field 'upto' must be a message id") }
         let chat = self.chat, me = user.id, reader = client.id
-        start(client, id: id, op: "chat.read", { () async throws(WireError) -> Int in
-            try await Self.storage { try await chat.markRead(reader: me, peer: peer, upto: upto) }
-        }, then: { client, unread in
-            self.replyOK(client, id: id) { w in w.field("unread", unread) }
+        start(client, id: id, op: "chat.read", { () async throws(WireError) -> (upto: Int64, unread: Int) in
+            guard let mark = try await Self.storage({ try await chat.markRead(reader: me, peer: peer, upto: upto) }) else {
+                throw WireError(.notFound, "user \(peer) has sent you no messages")
+            }
+            return mark
+        }, then: { client, mark in
+            self.replyOK(client, id: id) { w in
+                w.field("upto", mark.upto)
+                w.field("unread", mark.unread)
+            }
             self.writer.reset()
             Envelope.event("chat.read", into: &self.writer) { w in
                 w.field("with", peer)
-                w.field("upto", upto)
-                w.field("unread", unread)
+                w.field("upto", mark.upto)
+                w.field("unread", mark.unread)
             }
             for connection in self.sessions[me] ?? [] where connection != reader { self.flush(to: connection) }
         })

@@ -62,13 +62,19 @@ extension Hub {
             }
             place = asked
         }
-        guard relics.count(of: user.id) < limits.relicsPerUser else {
+        guard relics.count(of: user.id) + (pendingRelicCreates[user.id] ?? 0) < limits.relicsPerUser else {
             throw WireError(.rateLimited, "you already have \(limits.relicsPerUser) live relics; delete one or let one expire")
         }
         let now = clock.now()
         let new = NewRelic(creatorID: user.id, lat: place.lat, lon: place.lon, radius: radius, text: text,
                            mediaID: media, passwordHash: nil, createdAt: now, expiresAt: ttl.map { now + $0 * 1000 })
-        let store = relicStore, hasher = accounts.hasher
+        let store = relicStore, hasher = accounts.hasher, creator = user.id
+        // Creates in flight count against the limit too: several connections of one user may create at once.
+        pendingRelicCreates[creator, default: 0] += 1
+        func settled() {
+            let left = (pendingRelicCreates[creator] ?? 1) - 1
+            pendingRelicCreates[creator] = left > 0 ? left : nil
+        }
         start(client, id: id, op: "relic.create", { () async throws(WireError) -> RelicRecord in
             var relic = new
             if let password { relic.passwordHash = await hasher.hash(password) }
@@ -80,7 +86,11 @@ extension Hub {
                 storageLogger.error("storage failure: \(error)")
                 throw WireError(.internal, "Storage failure; the relic was not left")
             }
+        }, onFailure: { client, error in
+            settled()
+            self.fail(client, id: id, op: "relic.create", error)
         }, then: { client, record in
+            settled()
             self.insertRelic(record.marker)
             self.replyOK(client, id: id) { w in
                 w.key("relic"); self.writeRelic(record, state: nil, now: now, to: &w)
@@ -155,6 +165,7 @@ extension Hub {
                 limiterKey = key
             }
         }
+        let attemptedAt = now
         let hasher = accounts.hasher
         let checksPassword = limiterKey != nil
         start(client, id: id, op: "relic.open", { () async throws(WireError) -> (RelicRecord?, User?, Bool) in
@@ -170,20 +181,29 @@ extension Hub {
         }, then: { client, result in
             let (record, creator, allowed) = result
             let now = self.clock.now()
-            guard let record, self.relics.markers[relicID] != nil else {
+            // Gone or expired while the store was read: no password was judged, so the attempt does not count.
+            let unjudged = { if let limiterKey { self.relicPasswords.forgive(limiterKey, at: attemptedAt) } }
+            guard let record else {
+                unjudged()
                 self.fail(client, id: id, op: "relic.open", WireError(.notFound, "no relic \(relicID)"))
                 return
             }
             guard self.relics.live(relicID, at: now) != nil else {
-                self.expireRelics(now: now)
-                self.fail(client, id: id, op: "relic.open", WireError(.expired, "relic \(relicID) has expired"))
+                unjudged()
+                if self.relics.markers[relicID] != nil || record.marker.isExpired(at: now) {
+                    self.expireRelics(now: now)
+                    self.fail(client, id: id, op: "relic.open", WireError(.expired, "relic \(relicID) has expired"))
+                } else {
+                    self.fail(client, id: id, op: "relic.open", WireError(.notFound, "no relic \(relicID)"))
+                }
                 return
             }
             guard allowed else {
                 self.fail(client, id: id, op: "relic.open", WireError(.wrongPassword, "wrong password for relic \(relicID)"))
                 return
             }
-            if let limiterKey { self.relicPasswords.forgive(limiterKey, at: now) }
+            // The right password: this user needs no more guesses at this relic.
+            if let limiterKey { self.relicPasswords.reset(limiterKey) }
             self.replyOK(client, id: id) { w in
                 w.key("relic"); self.writeRelic(record, state: nil, now: now, creator: creator, to: &w)
             }

@@ -74,6 +74,8 @@ public final class Hub: @unchecked Sendable {
     var relics: RelicBook
     let relicPasswords: LoginLimiter
     var relicPurging = false
+    /// `relic.create` requests in flight per user (they count against the live-relic limit).
+    var pendingRelicCreates: [Int64: Int] = [:]
     var lastRelicPurgeAt: Int64 = .min / 2
     /// Signs media URLs handed to those allowed to see the media; without one, relics show media ids only.
     public var mediaSigner: (any MediaSigner)?

@@ -58,6 +58,12 @@ public final class LoginLimiter: Sendable {
         }
     }
 
+    /// Forgets every attempt of `key` (for limits where a success proves the caller needs no more guesses, such as
+    /// a relic's password for one user).
+    public func reset(_ key: String) {
+        _ = state.withLock { $0.removeValue(forKey: key) }
+    }
+
     /// Records a failure of `key` at `now`.
     public func recordFailure(_ key: String, now: Int64) {
         state.withLock { table in

@@ -12,8 +12,14 @@ import CairnSpatial
 /// Live relics, their expiry order and roaming membership.
 struct RelicBook {
     private(set) var markers: [Int64: RelicMarker] = [:]
+    /// Small circles on fine cells, large ones on coarse cells, so a move reads few candidates and a 5 km relic
+    /// still registers in a few dozen cells rather than thousands.
     private var cover: DiskCoverIndex
+    private var wideCover: DiskCoverIndex
+    private let wideRadius: Double
     private var expiry = ExpiryHeap()
+    /// Heap entries of relics removed before their time (skipped lazily; rebuilt away when they pile up).
+    private var staleExpiries = 0
     private var perCreator: [Int64: Int] = [:]
     /// Relics each user is inside (and was told about).
     private var inside: [Int64: [Int64]] = [:]
@@ -26,8 +32,11 @@ struct RelicBook {
     /// Reused by `roam` so a move allocates nothing in steady state.
     private var scratch: [Int64] = []
 
+    /// `coverCellSize` is the fine cell; circles wider than four fine cells go on cells eight times as large.
     init(coverCellSize: Double) {
         cover = DiskCoverIndex(cellSize: coverCellSize)
+        wideCover = DiskCoverIndex(cellSize: min(100_000, coverCellSize * 8))
+        wideRadius = coverCellSize * 4
     }
 
     /// Live relics (expired ones leave at the next sweep).
@@ -48,7 +57,11 @@ struct RelicBook {
         markers[marker.id] = marker
         perCreator[marker.creatorID, default: 0] += 1
         if let centre = GeoPoint(lat: marker.lat, lon: marker.lon) {
-            cover.insert(marker.id, center: centre, radius: marker.radius)
+            if marker.radius > wideRadius {
+                wideCover.insert(marker.id, center: centre, radius: marker.radius)
+            } else {
+                cover.insert(marker.id, center: centre, radius: marker.radius)
+            }
         }
         if let expiresAt = marker.expiresAt { expiry.push(expiresAt, marker.id) }
     }
@@ -61,10 +74,25 @@ struct RelicBook {
 
     /// Removes a relic and returns it with the audience that should be told; nil when it was not live.
     mutating func remove(_ id: Int64) -> (RelicMarker, Audience)? {
+        guard let removed = take(id) else { return nil }
+        if removed.0.expiresAt != nil {
+            staleExpiries += 1
+            if staleExpiries > 1024 && staleExpiries > expiry.count / 2 { rebuildExpiry() }
+        }
+        return removed
+    }
+
+    private mutating func rebuildExpiry() {
+        expiry = ExpiryHeap()
+        for marker in markers.values { if let at = marker.expiresAt { expiry.push(at, marker.id) } }
+        staleExpiries = 0
+    }
+
+    private mutating func take(_ id: Int64) -> (RelicMarker, Audience)? {
         guard let marker = markers.removeValue(forKey: id) else { return nil }
         let left = (perCreator[marker.creatorID] ?? 1) - 1
         perCreator[marker.creatorID] = left > 0 ? left : nil
-        cover.remove(id)
+        if !cover.remove(id) { wideCover.remove(id) }
         var audience = Audience()
         if let users = insiders.removeValue(forKey: id) {
             audience.users = users
@@ -87,8 +115,11 @@ struct RelicBook {
     mutating func sweep(now: Int64, _ body: (RelicMarker, Audience) -> Void) {
         while let due = expiry.popDue(now) {
             // Lazy deletion: skip entries whose relic was deleted or no longer expires then.
-            guard let marker = markers[due.id], marker.expiresAt == due.time else { continue }
-            if let (gone, audience) = remove(due.id) { body(gone, audience) }
+            guard let marker = markers[due.id], marker.expiresAt == due.time else {
+                staleExpiries = max(0, staleExpiries - 1)
+                continue
+            }
+            if let (gone, audience) = take(due.id) { body(gone, audience) }
         }
     }
 
@@ -102,11 +133,17 @@ struct RelicBook {
         swap(&current, &scratch)  // owned, so appending reuses its capacity instead of copying
         current.removeAll(keepingCapacity: true)
         cover.forEach(containing: point) { id, _ in current.append(id) }
+        wideCover.forEach(containing: point) { id, _ in current.append(id) }
         let previous = inside[user] ?? []
         if current.isEmpty && previous.isEmpty { scratch = current; return }
-        // Expired relics (not yet swept) are nobody's to enter.
-        if expiry.count > 0 { current.removeAll { markers[$0]?.isExpired(at: now) ?? true } }
         current.sort()
+        // Expired relics (not yet swept) are nobody's to enter; one already entered stays entered until the sweep
+        // tells its insiders it expired (rather than a move reporting that they walked out of it).
+        if expiry.count > 0 {
+            current.removeAll { id in
+                (markers[id]?.isExpired(at: now) ?? true) && !previous.contains(id)
+            }
+        }
         var i = 0, j = 0
         while i < previous.count || j < current.count {
             if j == current.count || (i < previous.count && previous[i] < current[j]) {

@@ -101,7 +101,7 @@ enum Migrations {
                 t.check(sql: "user_a < user_b AND from_id IN (user_a, user_b)")
             }
             try db.create(index: "chat_messages_pair", on: "chat_messages", columns: ["user_a", "user_b", "id"])
-            try db.create(index: "chat_messages_b", on: "chat_messages", columns: ["user_b", "id"])
+            try db.create(index: "chat_messages_b", on: "chat_messages", columns: ["user_b", "user_a", "id"])
             // How far each reader has read each conversation: messages from `peer_id` with id <= `upto` are read.
             try db.create(table: "chat_reads") { t in
                 t.column("reader_id", .integer).notNull().references("users", onDelete: .cascade)

@@ -46,14 +46,19 @@ extension SQLiteStore: ChatStore {
         }
     }
 
-    /// Moves the read mark forward.
-    public func markRead(reader: Int64, peer: Int64, upto: Int64) async throws -> Int {
+    /// Moves the read mark forward, up to the newest message from `peer`.
+    public func markRead(reader: Int64, peer: Int64, upto: Int64) async throws -> (upto: Int64, unread: Int)? {
         try await pool.write { db in
+            guard let newest = try Int64.fetchOne(db, sql: """
+                SELECT MAX(id) FROM chat_messages WHERE user_a = ? AND user_b = ? AND from_id = ?
+                """, arguments: [min(reader, peer), max(reader, peer), peer]) else { return nil }
             try db.execute(sql: """
                 INSERT INTO chat_reads (reader_id, peer_id, upto) VALUES (?, ?, ?)
                 ON CONFLICT (reader_id, peer_id) DO UPDATE SET upto = MAX(upto, excluded.upto)
-                """, arguments: [reader, peer, upto])
-            return try Self.unread(db, reader: reader, peer: peer)
+                """, arguments: [reader, peer, min(upto, newest)])
+            let mark = try Int64.fetchOne(db, sql: "SELECT upto FROM chat_reads WHERE reader_id = ? AND peer_id = ?",
+                                          arguments: [reader, peer]) ?? 0
+            return (mark, try Self.unread(db, reader: reader, peer: peer))
         }
     }
 

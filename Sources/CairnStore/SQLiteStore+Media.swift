@@ -51,7 +51,11 @@ extension SQLiteStore {
         let files = mediaFiles
         try await pool.write { db in
             try db.execute(
-                sql: "INSERT OR IGNORE INTO media (id, owner_id, content_type, size, created_at) VALUES (?, ?, ?, ?, ?)",
+                // Uploading the same bytes again restarts the grace period: the newer upload was acknowledged too.
+                sql: """
+                    INSERT INTO media (id, owner_id, content_type, size, created_at) VALUES (?, ?, ?, ?, ?)
+                    ON CONFLICT (id, owner_id) DO UPDATE SET created_at = MAX(created_at, excluded.created_at)
+                    """,
                 arguments: [id, owner, contentType, bytes.count, createdAt])
             // The collector may have removed the file between our write and this transaction (see the top).
             if !files.contains(id, size: bytes.count) { try files.write(id, bytes: bytes) }

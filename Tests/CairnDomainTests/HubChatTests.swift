@@ -99,6 +99,19 @@ struct HubChatTests {
         #expect(back["unread"] as? Int == 0)
     }
 
+    @Test func readingAheadCannotSilenceFutureMessagesAndStrangersAreNotFound() async throws {
+        let (h, alice, bob, mallory) = try await people()
+        _ = try await send(h, from: 2, to: alice, "one")
+        let read = try await h.request(1, #"{"id":30,"op":"chat.read","with":\#(bob),"upto":9007199254740991}"#, id: 30, completions: 1)
+        #expect(read["unread"] as? Int == 0)
+        #expect(read["upto"] as? Int == 1)
+        _ = try await send(h, from: 2, to: alice, "two")
+        let list = try await h.request(1, #"{"id":31,"op":"chat.list"}"#, id: 31, completions: 1)
+        #expect(((list["conversations"] as? [[String: Any]])?.first?["unread"] as? Int) == 1)
+        let stranger = try await h.request(1, #"{"id":32,"op":"chat.read","with":\#(mallory),"upto":1}"#, id: 32, completions: 1)
+        #expect(errorCode(stranger) == "not_found")
+    }
+
     @Test func aFailedWriteIsReportedAndNothingIsPushed() async throws {
         let (h, _, bob, _) = try await people()
         h.content.state.withLock { $0.failWrites = true }

@@ -173,6 +173,63 @@ struct HubRelicsTests {
         #expect((own["relic"] as? [String: Any])?["text"] as? String == "locked")
     }
 
+    @Test func theRightPasswordClearsTheCountEvenWhenTimePassesWhileItIsChecked() async throws {
+        let (h, _, _) = try await twoUsers()
+        let id = try relicID(try await create(h, #""text":"locked","radius":50,"password":"sesame""#))
+        h.move(2, lat: 48.8501, lon: 2.35)
+        for _ in 0..<4 {
+            _ = try await h.request(2, #"{"id":7,"op":"relic.open","relic":\#(id),"password":"nope"}"#, id: 7, completions: 1)
+        }
+        for _ in 0..<6 {
+            // The clock moves while the password is verified, as a real one does.
+            h.hub.receive(2, #"{"id":7,"op":"relic.open","relic":\#(id),"password":"sesame"}"#)
+            h.clock.advance(by: 40)
+            try await h.scheduler.run()
+            let reply = try #require(h.outbound.take(2).first { $0["id"] as? Int == 7 })
+            #expect((reply["relic"] as? [String: Any])?["text"] as? String == "locked", "\(reply)")
+        }
+    }
+
+    @Test func liveRelicsPerUserCountCreatesInFlight() async throws {
+        let h = HubHarness { $0.relicsPerUser = 2 }
+        _ = try await h.user(1, "alice")
+        h.move(1, lat: 48.85, lon: 2.35)
+        // Two more devices of the same user.
+        for device: ConnectionID in [9, 10] {
+            h.hub.connectionOpened(device, token: nil)
+            _ = try await h.request(device, #"{"id":1,"op":"login","username":"alice","password":"password1"}"#, completions: 1)
+        }
+        h.hub.receive(1, #"{"id":3,"op":"relic.create","text":"a","radius":50}"#)
+        h.hub.receive(9, #"{"id":3,"op":"relic.create","text":"b","radius":50}"#)
+        let third = try await h.request(10, #"{"id":4,"op":"relic.create","text":"c","radius":50}"#, id: 4)
+        #expect(errorCode(third) == "rate_limited")
+        try await h.scheduler.run(atLeast: 2)
+        #expect(h.hub.liveRelics == 2)
+    }
+
+    @Test func aMoveInsideAnExpiredButUnsweptRelicIsNotAVanish() async throws {
+        let (h, _, _) = try await twoUsers()
+        let id = try relicID(try await create(h, #""text":"brief","radius":50,"ttl":60"#))
+        h.move(2, lat: 48.8501, lon: 2.35)
+        _ = h.outbound.take(2)
+        h.clock.advance(by: 60_000)
+        h.move(2, lat: 48.8502, lon: 2.35)  // still inside, before the sweep
+        #expect(!h.outbound.take(2).contains { $0["ev"] as? String == "relic.vanish" })
+        h.hub.tick()
+        #expect(h.outbound.take(2).contains { $0["ev"] as? String == "relic.expired" && $0["id"] as? Int == id })
+    }
+
+    @Test func aLoggedOutConnectionHearsNothingOfRelicsItBrowsed() async throws {
+        let (h, _, _) = try await twoUsers()
+        _ = try relicID(try await create(h, #""text":"brief","radius":50,"ttl":60"#))
+        h.move(2, lat: 48.86, lon: 2.35)
+        _ = try await h.request(2, #"{"id":4,"op":"relic.nearby"}"#, id: 4)
+        _ = try await h.request(2, #"{"id":5,"op":"logout"}"#, id: 5, completions: 1)
+        h.clock.advance(by: 60_000)
+        h.hub.tick()
+        #expect(!h.outbound.take(2).contains { $0["ev"] as? String == "relic.expired" })
+    }
+
     @Test func expiryIsPushedAndOpeningThenFails() async throws {
         let (h, _, _) = try await twoUsers()
         let id = try relicID(try await create(h, #""text":"brief","radius":50,"ttl":60"#))

@@ -88,10 +88,12 @@ final class MemoryContentStore: RelicStore, ChatStore {
         }
     }
 
-    func markRead(reader: Int64, peer: Int64, upto: Int64) async throws -> Int {
+    func markRead(reader: Int64, peer: Int64, upto: Int64) async throws -> (upto: Int64, unread: Int)? {
         state.withLock { s in
-            s.reads[[reader, peer]] = max(s.reads[[reader, peer]] ?? 0, upto)
-            return Self.unread(s, reader, peer)
+            guard let newest = s.messages.filter({ $0.from == peer && $0.to == reader }).map(\.id).max() else { return nil }
+            let mark = max(s.reads[[reader, peer]] ?? 0, min(upto, newest))
+            s.reads[[reader, peer]] = mark
+            return (mark, Self.unread(s, reader, peer))
         }
     }
 

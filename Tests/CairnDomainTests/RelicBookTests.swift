@@ -30,6 +30,17 @@ struct RelicBookTests {
         #expect(roam(&book, 7, lat: 48.8510) == ([2], []), "after forgetting, the next move reports afresh")
     }
 
+    @Test func wideAndNarrowCirclesAreBothFound() {
+        var book = RelicBook(coverCellSize: 250)
+        book.add(marker(1, radius: 5_000))  // on the coarse cells
+        book.add(marker(2, radius: 30))
+        #expect(roam(&book, 7, lat: 48.85) == ([1, 2], []))
+        #expect(roam(&book, 7, lat: 48.89) == ([], [2]))  // ~4.4 km north: still in the wide one
+        #expect(roam(&book, 7, lat: 48.90) == ([], [1]))  // ~5.6 km: out of both
+        _ = book.remove(1)
+        #expect(roam(&book, 7, lat: 48.85) == ([2], []))
+    }
+
     @Test func anExpiredRelicIsNotEnteredEvenBeforeTheSweep() {
         var book = RelicBook(coverCellSize: 1_000)
         book.add(marker(1, expires: 100))

@@ -80,9 +80,14 @@ struct SQLiteStoreRelicChatTests {
             #expect(conversations.map(\.peer) == [c, b])
             #expect(conversations.map(\.unread) == [1, 2])
             #expect(conversations[1].last == sent[4])
-            #expect(try await store.markRead(reader: a, peer: b, upto: sent[1].id) == 1)
-            #expect(try await store.markRead(reader: a, peer: b, upto: 1) == 1, "a mark never moves back")
-            #expect(try await store.markRead(reader: a, peer: b, upto: sent[4].id) == 0)
+            #expect(try await store.markRead(reader: a, peer: b, upto: sent[1].id).map { [$0.upto, Int64($0.unread)] } == [sent[1].id, 1])
+            #expect(try await store.markRead(reader: a, peer: b, upto: 1).map { [$0.upto, Int64($0.unread)] } == [sent[1].id, 1],
+                    "a mark never moves back")
+            // Past the newest message from b: the mark stops at it, so later messages arrive unread.
+            #expect(try await store.markRead(reader: a, peer: b, upto: 1 << 50).map { [$0.upto, Int64($0.unread)] } == [sent[3].id, 0])
+            _ = try await store.saveMessage(from: b, to: a, text: "later", at: 10)
+            #expect(try await store.conversations(of: a, limit: 10).first { $0.peer == b }?.unread == 1)
+            #expect(try await store.markRead(reader: b, peer: c, upto: 5) == nil, "cleo never wrote to bob")
             #expect(try await store.conversations(of: b, limit: 10).map(\.unread) == [3])
         }
     }
