@@ -7,11 +7,13 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "cairn", targets: ["cairn"]),
+        .executable(name: "cairn-loadtest", targets: ["cairn-loadtest"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
     ],
     targets: [
         // C: libwebsockets plus the few things Swift cannot import (LWS_PRE, composite option macros, logging).
@@ -24,6 +26,8 @@ let package = Package(
         .target(name: "CairnSpatial", dependencies: ["CairnGeo"]),
         .target(name: "CairnWire"),
         .target(name: "CairnCrypto", dependencies: ["COpenSSL"]),
+        // Seeded randomness and the generated friend graph, shared by `cairn seed` and the load tester.
+        .target(name: "CairnSeed"),
         .target(name: "CairnDomain", dependencies: [
             "CairnWire", "CairnCrypto", "CairnGeo", "CairnSpatial",
             .product(name: "Logging", package: "swift-log"),
@@ -44,18 +48,31 @@ let package = Package(
 
         // Composition: wires store, domain and transport into one running hub (used by the CLI and the tests).
         .target(name: "CairnApp", dependencies: [
-            "CairnServer", "CairnStore", "CairnDomain", "CairnCrypto",
+            "CairnServer", "CairnStore", "CairnDomain", "CairnCrypto", "CairnSeed",
             .product(name: "Logging", package: "swift-log"),
         ]),
 
         .executableTarget(name: "cairn", dependencies: [
-            "CairnApp", "CairnServer", "CairnStore", "CairnDomain", "CairnCrypto",
+            "CairnApp", "CairnServer", "CairnStore", "CairnDomain", "CairnCrypto", "CairnSeed",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "cairn-bench", dependencies: [
-            "CairnWire", "CairnGeo", "CairnSpatial", "CairnDomain", "CairnStore", "CairnCrypto", "CairnApp",
+            "CairnWire", "CairnGeo", "CairnSpatial", "CairnDomain", "CairnStore", "CairnCrypto", "CairnApp", "CairnSeed",
         ], path: "Sources/CairnBench"),
+
+        // The load tester (loadtest/): thousands of simulated users against Cairn over libwebsockets' client, or
+        // the same workload against Mosquitto through libmosquitto. A client only: it links no server module.
+        .systemLibrary(name: "CMosquitto", path: "loadtest/Sources/CMosquitto", pkgConfig: "libmosquitto",
+                       providers: [.apt(["libmosquitto-dev"])]),
+        .target(name: "CairnLoadTest", dependencies: [
+            "CLws", "CMosquitto", "CairnSeed",
+            .product(name: "Histogram", package: "hdrhistogram-swift"),
+        ], path: "loadtest/Sources/CairnLoadTest"),
+        .executableTarget(name: "cairn-loadtest", dependencies: [
+            "CairnLoadTest",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ], path: "loadtest/Sources/cairn-loadtest"),
 
         // Tests mirror the sources; CairnTestSupport holds a small blocking RFC 6455 client.
         .target(name: "CairnTestSupport", dependencies: ["COpenSSL"], path: "Tests/CairnTestSupport"),
@@ -63,11 +80,14 @@ let package = Package(
         .testTarget(name: "CairnSpatialTests", dependencies: ["CairnSpatial", "CairnGeo"]),
         .testTarget(name: "CairnWireTests", dependencies: ["CairnWire"]),
         .testTarget(name: "CairnCryptoTests", dependencies: ["CairnCrypto"]),
+        .testTarget(name: "CairnSeedTests", dependencies: ["CairnSeed"]),
         .testTarget(name: "CairnDomainTests", dependencies: ["CairnDomain", "CairnWire"]),
         .testTarget(name: "CairnStoreTests", dependencies: ["CairnStore", "CairnDomain"]),
         .testTarget(name: "CairnAppTests", dependencies: ["CairnApp", "CairnStore", "CairnDomain", "CairnCrypto"]),
         .testTarget(name: "CairnServerTests", dependencies: [
             "CairnApp", "CairnServer", "CairnStore", "CairnDomain", "CairnWire", "CairnTestSupport",
         ]),
+        .testTarget(name: "CairnLoadTestTests", dependencies: ["CairnLoadTest", "CairnSeed", "CairnTestSupport"],
+                    path: "loadtest/Tests/CairnLoadTestTests"),
     ]
 )
