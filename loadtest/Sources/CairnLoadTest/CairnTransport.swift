@@ -102,7 +102,7 @@ public final class CairnTransport: LoadTransport {
         if !sources.isEmpty { ci.iface = UnsafePointer(sources[user % sources.count]) }
         ci.opaque_user_data = UnsafeMutableRawPointer(bitPattern: user + 1)
         guard let wsi = lws_client_connect_via_info(&ci) else { return false }
-        wsis[user] = wsi
+        if session.states[user] == .connecting { wsis[user] = wsi }  // unless it already failed inside the call
         return true
     }
 

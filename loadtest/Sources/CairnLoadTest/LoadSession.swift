@@ -67,6 +67,7 @@ public final class LoadSession {
     private var lastAttemptNs: UInt64 = 0
     private var consecutiveFailures = 0
     private var live = 0
+    private var openNotReady = 0
     private var windowStartNs: UInt64 = 0
     private var windowEndNs: UInt64 = 0
     private var drainEndNs: UInt64 = 0
@@ -124,7 +125,7 @@ public final class LoadSession {
         case .ramp:
             startDueConnections(transport, now: now)
             if nextConnect == workload.count && pendingConnects == 0 {
-                let settled = !states.contains { $0 == .open || $0 == .connecting }
+                let settled = openNotReady == 0
                 let waited = Double(now - lastAttemptNs) / 1e9 >= configuration.readyTimeout
                 if settled || waited {
                     if counters.ready == 0 || live == 0 {
@@ -223,6 +224,7 @@ public final class LoadSession {
     public func established(user: Int) {
         guard states[user] == .connecting else { return }
         states[user] = .open
+        openNotReady += 1
         pendingConnects -= 1
         consecutiveFailures = 0
         counters.connected += 1
@@ -233,6 +235,7 @@ public final class LoadSession {
     public func ready(user: Int) {
         guard states[user] == .open else { return }
         states[user] = .ready
+        openNotReady -= 1
         counters.ready += 1
         lastMove[user] = LoadClock.monotonicNanoseconds()
     }
@@ -251,6 +254,7 @@ public final class LoadSession {
     public func closed(user: Int, code: Int?) {
         if states[user] == .connecting { connectFailed(user: user); return }
         guard states[user] == .open || states[user] == .ready else { return }
+        if states[user] == .open { openNotReady -= 1 }
         states[user] = .closed
         reportPending[user] = false
         live -= 1

@@ -37,7 +37,7 @@ public enum ServerProcessStats {
     /// A `Name:   1234 kB` field of /proc/PID/status, in KiB.
     public static func kibField(_ name: String, in status: String) -> Int? {
         for line in status.split(separator: "\n") where line.hasPrefix(name + ":") {
-            return Int(line.dropFirst(name.count + 1).split(separator: " ").first ?? "")
+            return Int(line.dropFirst(name.count + 1).split(whereSeparator: { $0 == " " || $0 == "\t" }).first ?? "")
         }
         return nil
     }
