@@ -14,6 +14,14 @@ public struct TokensFile: Codable, Sendable {
         public var token: String
         /// Friends' user ids.
         public var friends: [Int64]
+
+        /// Creates an account entry.
+        public init(id: Int64, username: String, token: String, friends: [Int64]) {
+            self.id = id
+            self.username = username
+            self.token = token
+            self.friends = friends
+        }
     }
 
     /// Graph shape the file was generated with.
@@ -24,6 +32,14 @@ public struct TokensFile: Codable, Sendable {
     public var seed: UInt64
     /// Every account.
     public var users: [Account]
+
+    /// Creates a file's contents.
+    public init(shape: String, friendsPerUser: Int, seed: UInt64, users: [Account]) {
+        self.shape = shape
+        self.friendsPerUser = friendsPerUser
+        self.seed = seed
+        self.users = users
+    }
 
     /// Reads and decodes a tokens file.
     public static func load(path: String) throws -> TokensFile {
