@@ -12,6 +12,7 @@
 #   DURATION    measured seconds per run [20]                   GRAPH    random|clustered [random]
 #   P99_BOUND   ms [50]     MIN_SHARE  delivered share a run must reach to count as sustained [0.99]
 #   RESULTS     output directory [loadtest/results/<UTC timestamp>]
+#   PIN         1: server on CPU 0, load tester on CPU 1 (taskset), so neither steals the other's core [1]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,6 +26,13 @@ P99_BOUND=${P99_BOUND:-50}
 MIN_SHARE=${MIN_SHARE:-0.99}
 SEED=${SEED:-1}
 RESULTS=${RESULTS:-loadtest/results/$(date -u +%Y%m%d-%H%M%S)}
+PIN=${PIN:-1}
+SERVER_CPU=()
+TESTER_CPU=()
+if [ "$PIN" = 1 ] && command -v taskset >/dev/null && [ "$(nproc)" -ge 2 ]; then
+  SERVER_CPU=(taskset -c 0)
+  TESTER_CPU=(taskset -c 1)
+fi
 
 # 1. Packages: what the build needs, plus the broker itself.
 bash deploy/install-deps.sh libmosquitto-dev mosquitto
@@ -65,7 +73,7 @@ trap stop_server EXIT
 
 start_cairn() {  # data dir
   local port; port=$(free_port)
-  "$BIN/cairn" serve --host 127.0.0.1 --port "$port" --data "$1" > "$RESULTS/cairn-serve.log" 2>&1 &
+  "${SERVER_CPU[@]}" "$BIN/cairn" serve --host 127.0.0.1 --port "$port" --data "$1" > "$RESULTS/cairn-serve.log" 2>&1 &
   SERVER_PID=$!
   wait_listening "$port" "$SERVER_PID"
   SERVER_PORT=$port
@@ -83,7 +91,7 @@ log_dest stderr
 log_type error
 log_type warning
 CONF
-  mosquitto -c "$RESULTS/mosquitto.conf" > "$RESULTS/mosquitto.log" 2>&1 &
+  "${SERVER_CPU[@]}" mosquitto -c "$RESULTS/mosquitto.conf" > "$RESULTS/mosquitto.log" 2>&1 &
   SERVER_PID=$!
   wait_listening "$port" "$SERVER_PID"
   SERVER_PORT=$port
@@ -95,7 +103,7 @@ run_one() {
   local out="$RESULTS/$kind-u$users-r$rate.json"
   if [ "$kind" = cairn ]; then start_cairn "$data"; else start_mosquitto; fi
   local ramp=$(( users / 5 > 1000 ? users / 5 : 1000 ))
-  "$BIN/cairn-loadtest" --server "$kind" --port "$SERVER_PORT" --server-pid "$SERVER_PID" --tokens "$tokens" \
+  "${TESTER_CPU[@]}" "$BIN/cairn-loadtest" --server "$kind" --port "$SERVER_PORT" --server-pid "$SERVER_PID" --tokens "$tokens" \
     --users "$users" --rate "$rate" --duration "$DURATION" --ramp "$ramp" --seed "$SEED" --json "$out" --quiet \
     > "$RESULTS/$kind-u$users-r$rate.txt" 2>&1 || true
   stop_server
