@@ -13,6 +13,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
+        .package(url: "https://github.com/LebJe/TOMLKit", exact: "0.6.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
     ],
     targets: [
@@ -20,6 +21,8 @@ let package = Package(
         .target(name: "CLws", linkerSettings: [.linkedLibrary("websockets")]),
         // C: OpenSSL's libcrypto (scrypt, SHA-256, SHA-1, HMAC, secure random).
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        // C: OpenSSL's libssl, for the test client's TLS (the hub's TLS goes through libwebsockets).
+        .systemLibrary(name: "CLibSSL", path: "Tests/CLibSSL", pkgConfig: "libssl", providers: [.apt(["libssl-dev"])]),
 
         // Pure layers: no I/O, no sockets, no SQLite.
         .target(name: "CairnGeo"),
@@ -35,7 +38,7 @@ let package = Package(
 
         // Storage: SQLite through GRDB, behind the domain's storage protocol.
         .target(name: "CairnStore", dependencies: [
-            "CairnDomain",
+            "CairnDomain", "CairnCrypto",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -48,12 +51,19 @@ let package = Package(
 
         // Composition: wires store, domain and transport into one running hub (used by the CLI and the tests).
         .target(name: "CairnApp", dependencies: [
-            "CairnServer", "CairnStore", "CairnDomain", "CairnCrypto", "CairnSeed",
+            "CairnServer", "CairnStore", "CairnDomain", "CairnCrypto", "CairnWire", "CairnSeed",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+
+        // Configuration: the option table, TOML file, environment and flags merged into an AppConfiguration.
+        .target(name: "CairnConfig", dependencies: [
+            "CairnApp", "CairnCrypto",
+            .product(name: "TOMLKit", package: "TOMLKit"),
             .product(name: "Logging", package: "swift-log"),
         ]),
 
         .executableTarget(name: "cairn", dependencies: [
-            "CairnApp", "CairnServer", "CairnStore", "CairnDomain", "CairnCrypto", "CairnSeed",
+            "CairnConfig", "CairnApp", "CairnServer", "CairnStore", "CairnDomain", "CairnCrypto", "CairnSeed",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -75,17 +85,20 @@ let package = Package(
         ], path: "loadtest/Sources/cairn-loadtest"),
 
         // Tests mirror the sources; CairnTestSupport holds a small blocking RFC 6455 client.
-        .target(name: "CairnTestSupport", dependencies: ["COpenSSL"], path: "Tests/CairnTestSupport"),
+        .target(name: "CairnTestSupport", dependencies: ["COpenSSL", "CLibSSL"], path: "Tests/CairnTestSupport"),
         .testTarget(name: "CairnGeoTests", dependencies: ["CairnGeo"]),
         .testTarget(name: "CairnSpatialTests", dependencies: ["CairnSpatial", "CairnGeo"]),
         .testTarget(name: "CairnWireTests", dependencies: ["CairnWire"]),
         .testTarget(name: "CairnCryptoTests", dependencies: ["CairnCrypto"]),
         .testTarget(name: "CairnSeedTests", dependencies: ["CairnSeed"]),
         .testTarget(name: "CairnDomainTests", dependencies: ["CairnDomain", "CairnWire"]),
-        .testTarget(name: "CairnStoreTests", dependencies: ["CairnStore", "CairnDomain"]),
+        .testTarget(name: "CairnStoreTests", dependencies: ["CairnStore", "CairnDomain", "CairnCrypto"]),
         .testTarget(name: "CairnAppTests", dependencies: ["CairnApp", "CairnStore", "CairnDomain", "CairnCrypto"]),
+        .testTarget(name: "CairnConfigTests", dependencies: ["CairnConfig", "CairnApp", "CairnServer"]),
         .testTarget(name: "CairnServerTests", dependencies: [
-            "CairnApp", "CairnServer", "CairnStore", "CairnDomain", "CairnWire", "CairnTestSupport",
+            "CairnApp", "CairnServer", "CairnStore", "CairnDomain", "CairnWire", "CairnCrypto", "CairnTestSupport", "CairnConfig",
+            // CairnConfig's TOML parser has a C++ core whose module the compiler must see from here too.
+            .product(name: "TOMLKit", package: "TOMLKit"),
         ]),
         .testTarget(name: "CairnLoadTestTests", dependencies: ["CairnLoadTest", "CairnSeed", "CairnTestSupport"],
                     path: "loadtest/Tests/CairnLoadTestTests"),

@@ -6,6 +6,7 @@ import CairnDomain
 import CairnServer
 import CairnStore
 import Logging
+import Synchronization
 
 /// Everything needed to start a hub.
 public struct AppConfiguration: Sendable {
@@ -21,6 +22,10 @@ public struct AppConfiguration: Sendable {
     public var scrypt = ScryptParameters.standard
     /// Threads that run password hashing.
     public var hashWorkers = 2
+    /// Media upload, signed-URL and garbage-collection settings.
+    public var media = MediaConfiguration()
+    /// Least severe log level the process writes (the command bootstraps logging with it).
+    public var logLevel: Logger.Level = .info
 
     /// The defaults.
     public init() {}
@@ -32,7 +37,11 @@ public final class CairnApp: Sendable {
     public let configuration: AppConfiguration
     /// The store (exposed for maintenance commands and tests).
     public let store: SQLiteStore
+    /// Issues and checks signed media URLs (secret in `<data>/media.key`); hand it to whatever gives out media.
+    public let mediaLinks: MediaLinks
     private let server: WebSocketServer
+    private let clock: any Clock
+    private let janitor = Mutex<MediaJanitor?>(nil)
     private let logger: Logger
 
     /// Opens the store and builds the hub; nothing listens until `start`.
@@ -40,21 +49,33 @@ public final class CairnApp: Sendable {
                 clock: any Clock = SystemClock(), logger: Logger = Logger(label: "cairn")) throws {
         self.configuration = configuration
         self.logger = logger
+        self.clock = clock
         store = try SQLiteStore(directory: configuration.dataDirectory)
+        let secret = try MediaSecret.loadOrCreate(directory: configuration.dataDirectory, random: random)
+        mediaLinks = MediaLinks(secret: secret, lifetimeMs: configuration.media.urlLifetimeMs)
         let hasher = PasswordHasher(parameters: configuration.scrypt, workers: configuration.hashWorkers, random: random)
         let accounts = Accounts(store: store, hasher: hasher, random: random, clock: clock, rules: configuration.accounts)
         let scheduler = WebSocketServer.makeScheduler()
-        let hub = Hub(accounts: accounts, social: store, scheduler: scheduler, clock: clock,
+        let hub = Hub(accounts: accounts, social: store, relics: store, chat: store, scheduler: scheduler, clock: clock,
                       configuration: configuration.hub)
         let snapshot = try store.loadSocial()
         hub.restore(snapshot)
-        logger.info("restored \(snapshot.friendships.count) friendship(s), \(snapshot.positions.count) position(s)")
-        server = WebSocketServer(configuration: configuration.server, hub: hub, scheduler: scheduler)
+        let relics = try store.loadLiveRelics(now: clock.now())
+        hub.restore(relics: relics)
+        hub.mediaSigner = mediaLinks
+        logger.info("restored \(snapshot.friendships.count) friendship(s), \(snapshot.positions.count) position(s), \(relics.count) relic(s)")
+        let media = MediaService(store: store, accounts: accounts, links: mediaLinks, clock: clock,
+                                 maxBytes: configuration.media.maxBytes)
+        server = WebSocketServer(
+            configuration: configuration.server, hub: hub, scheduler: scheduler,
+            services: [HTTPMount(prefix: MediaLinks.pathPrefix, service: media, maxBodyBytes: configuration.media.maxBytes)])
     }
 
     /// Starts listening; returns the bound port.
     public func start() throws -> Int {
         let port = try server.start()
+        let collector = MediaJanitor(store: store, clock: clock, configuration: configuration.media, logger: logger)
+        janitor.withLock { $0 = collector }
         logger.info("listening on \(configuration.server.host):\(port), data in \(store.path)")
         return port
     }
@@ -65,6 +86,7 @@ public final class CairnApp: Sendable {
     /// Waits for the transport to stop, then commits and closes the store.
     public func waitUntilStopped() throws {
         server.waitUntilStopped()
+        janitor.withLock { $0 }?.stop()
         try store.close()
         logger.info("stopped cleanly")
     }

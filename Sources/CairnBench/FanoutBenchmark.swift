@@ -1,8 +1,11 @@
 // The hot path end to end inside the hub: one `pos` frame from a user with K watching friends — parse, validate,
 // update memory and the spatial index, encode the event once, hand it to each friend's latest-wins slot. The
 // transport is replaced by an outbound that only counts, so what is measured is the hub's own cost per position and
-// per delivery. The hub runs on this thread, which plays the event loop.
+// per delivery. The hub runs on this thread, which plays the event loop. `--relics N` scatters N relics (radius 10 to
+// 500 m) over a 4 km box around the mover's path, so the roaming check (and the appear/vanish events it causes) is
+// part of the cost.
 import CairnApp
+import CairnSeed
 import CairnCrypto
 import CairnDomain
 import CairnStore
@@ -14,7 +17,8 @@ import Synchronization
 private final class CountingOutbound: Outbound {
     var deliveries = 0
     var bytes = 0
-    func send(_ connection: ConnectionID, _ json: UnsafeRawBufferPointer) { bytes += json.count }
+    var events = 0
+    func send(_ connection: ConnectionID, _ json: UnsafeRawBufferPointer) { events += 1; bytes += json.count }
     func sendLatest(_ connection: ConnectionID, key: Int64, _ json: [UInt8]) { deliveries += 1; bytes += json.count }
     func dropLatest(_ connection: ConnectionID, key: Int64) {}
     func close(_ connection: ConnectionID, code: CloseCode, reason: String) {}
@@ -33,14 +37,15 @@ private final class HeldJobs: LoopScheduler {
 }
 
 func runFanoutBenchmark(arguments: [String]) throws {
-    var friends = 20, positions = 200_000, rounds = 5
+    var friends = 20, positions = 200_000, rounds = 5, relicCount = 0
     var i = 0
     while i < arguments.count {
         switch arguments[i] {
         case "--friends": friends = Int(arguments[i + 1]) ?? friends; i += 1
         case "--positions": positions = Int(arguments[i + 1]) ?? positions; i += 1
         case "--rounds": rounds = Int(arguments[i + 1]) ?? rounds; i += 1
-        default: throw SnapshotBenchmarkError(message: "unknown option \(arguments[i]); use --friends K --positions N --rounds R")
+        case "--relics": relicCount = Int(arguments[i + 1]) ?? relicCount; i += 1
+        default: throw SnapshotBenchmarkError(message: "unknown option \(arguments[i]); use --friends K --positions N --rounds R --relics N")
         }
         i += 1
     }
@@ -60,16 +65,22 @@ func runFanoutBenchmark(arguments: [String]) throws {
                             random: random, clock: clock)
     var config = HubConfiguration()
     config.snapshotIntervalMs = .max / 2
-    let hub = Hub(accounts: accounts, social: store, scheduler: jobs, clock: clock, configuration: config)
+    let hub = Hub(accounts: accounts, social: store, relics: store, chat: store, scheduler: jobs, clock: clock, configuration: config)
     hub.restore(try store.loadSocial())
+    var seed = SplitMix64(seed: 42)
+    func unit() -> Double { Double(seed.next() >> 11) / Double(1 << 53) }
+    hub.restore(relics: (0..<relicCount).map { n in
+        RelicMarker(id: Int64(n + 1), creatorID: ids[0], lat: 48.837 + unit() * 0.036, lon: 2.323 + unit() * 0.054,
+                    radius: 10 + unit() * 490, createdAt: 0, expiresAt: nil, locked: false)
+    })
     let outbound = CountingOutbound()
     hub.outbound = outbound
     for (n, user) in file.users.enumerated() { hub.connectionOpened(ConnectionID(n + 1), token: user.token) }
     jobs.runUntil { hub.authenticatedCount == file.users.count }
     for n in 1...friends { Array(#"{"op":"friends.watch"}"#.utf8).withUnsafeBytes { hub.received(ConnectionID(n + 1), frame: $0) } }
 
-    print("fan-out benchmark: 1 mover, \(friends) watching friends, \(positions) positions per round, \(rounds) rounds")
-    print("round  ns/position  ns/delivery  deliveries  MB encoded")
+    print("fan-out benchmark: 1 mover, \(friends) watching friends, \(positions) positions per round, \(rounds) rounds, \(relicCount) relics")
+    print("round  ns/position  ns/delivery  deliveries  MB encoded  relic events")
     // 1 ms apart, starting far enough back that the last one is not in the future (which the hub would refuse).
     var ts = clock.now() - Int64(positions * rounds) - 1000
     for round in 1...rounds {
@@ -83,14 +94,16 @@ func runFanoutBenchmark(arguments: [String]) throws {
         }
         outbound.deliveries = 0
         outbound.bytes = 0
+        outbound.events = 0
         let started = DispatchTime.now().uptimeNanoseconds
         for frame in frames { frame.withUnsafeBytes { hub.received(1, frame: $0) } }
         let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started)
         guard outbound.deliveries == positions * friends else {
             throw SnapshotBenchmarkError(message: "expected \(positions * friends) deliveries, got \(outbound.deliveries)")
         }
-        print(String(format: "%5d  %11.0f  %11.1f  %10d  %10.1f", round, elapsed / Double(positions),
-                     elapsed / Double(max(outbound.deliveries, 1)), outbound.deliveries, Double(outbound.bytes) / 1e6))
+        print(String(format: "%5d  %11.0f  %11.1f  %10d  %10.1f  %12d", round, elapsed / Double(positions),
+                     elapsed / Double(max(outbound.deliveries, 1)), outbound.deliveries, Double(outbound.bytes) / 1e6,
+                     outbound.events))
     }
     try store.close()
 }

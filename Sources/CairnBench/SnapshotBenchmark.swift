@@ -63,7 +63,7 @@ func runSnapshotBenchmark(arguments: [String]) throws {
                             random: random, clock: clock)
     var config = HubConfiguration()
     config.snapshotIntervalMs = .max / 2  // flushes happen only when the benchmark asks
-    let hub = Hub(accounts: accounts, social: store, scheduler: QueueScheduler(queue: loop), clock: clock,
+    let hub = Hub(accounts: accounts, social: store, relics: store, chat: store, scheduler: QueueScheduler(queue: loop), clock: clock,
                   configuration: config)
 
     let gaps = Gaps()

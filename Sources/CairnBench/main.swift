@@ -12,7 +12,7 @@ let usage = """
     usage: cairn-bench codec [--rounds N] [--iterations N] [--only cairn|foundation]
            cairn-bench index [options: see docs/BENCHMARKS.md]
            cairn-bench snapshot [--positions N] [--rounds R]
-           cairn-bench fanout [--friends K] [--positions N] [--rounds R]
+           cairn-bench fanout [--friends K] [--positions N] [--rounds R] [--relics N]
       codec     decode+encode of one position message: CairnWire against Foundation's JSONDecoder/JSONEncoder.
                 --only runs a single codec for exactly --iterations operations, without timing output, so that
                 `valgrind --tool=memcheck` heap totals at two iteration counts give allocations per operation.

@@ -39,7 +39,7 @@ public struct AccountRules: Sendable {
 /// The account service.
 public final class Accounts: Sendable {
     private let store: any AccountStore
-    private let hasher: PasswordHasher
+    let hasher: PasswordHasher
     private let random: any RandomSource
     private let clock: any Clock
     private let byUsername: LoginLimiter

@@ -135,6 +135,7 @@ extension Hub {
         sessions[user.id]?.removeAll { $0 == client.id }
         if sessions[user.id]?.isEmpty ?? false {
             sessions[user.id] = nil
+            relics.forget(user: user.id)
             announcePresence(of: user.id, online: false)
         }
     }

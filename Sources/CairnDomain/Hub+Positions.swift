@@ -70,9 +70,11 @@ extension Hub {
             fix.flagged = a.distance(to: b) / seconds > configuration.maxSpeed
         }
         fixes[me] = fix
-        if let point = GeoPoint(lat: fix.lat, lon: fix.lon) { index.upsert(me, at: point, in: .users) }
+        let point = GeoPoint(lat: fix.lat, lon: fix.lon)
+        if let point { index.upsert(me, at: point, in: .users) }
         dirty.insert(me)
         fanOut(me, fix, previous: previous, now: now)
+        if let point, relics.count > 0, sessions[me] != nil { roamRelics(me, to: point, now: now) }
         return fix.flagged ? .flagged : .accepted
     }
 

@@ -26,6 +26,8 @@ public final class Hub: @unchecked Sendable {
 
     let accounts: Accounts
     let social: any SocialStore
+    let relicStore: any RelicStore
+    let chat: any ChatStore
     let scheduler: any LoopScheduler
     let clock: any Clock
     let logger: Logger
@@ -66,6 +68,14 @@ public final class Hub: @unchecked Sendable {
     /// The longest single loop turn of the last flush's collection, in microseconds.
     public internal(set) var lastFlushLongestChunkMicros: Int64 = 0
     var collecting: FlushInProgress?
+
+    // Relics.
+    var relics: RelicBook
+    let relicPasswords: LoginLimiter
+    var relicPurging = false
+    var lastRelicPurgeAt: Int64 = .min / 2
+    /// Signs media URLs handed to those allowed to see the media; without one, relics show media ids only.
+    public var mediaSigner: (any MediaSigner)?
     /// Forces a snapshot now (tests, and the final flush at shutdown).
     public func flushPositionsNow() { flushPositions(now: clock.now()) }
 
@@ -78,10 +88,16 @@ public final class Hub: @unchecked Sendable {
     var drained: (() -> Void)?
 
     /// Creates a hub.
-    public init(accounts: Accounts, social: any SocialStore, scheduler: any LoopScheduler, clock: any Clock,
+    public init(accounts: Accounts, social: any SocialStore, relics: any RelicStore, chat: any ChatStore,
+                scheduler: any LoopScheduler, clock: any Clock,
                 configuration: HubConfiguration = HubConfiguration(), logger: Logger = Logger(label: "cairn.hub")) {
         self.accounts = accounts
         self.social = social
+        self.relicStore = relics
+        self.chat = chat
+        self.relics = RelicBook(coverCellSize: configuration.relicCoverCellSize)
+        self.relicPasswords = LoginLimiter(limit: configuration.relicPasswordFailures,
+                                           windowMs: configuration.relicPasswordWindowMs)
         self.scheduler = scheduler
         self.clock = clock
         self.configuration = configuration
@@ -112,6 +128,11 @@ public final class Hub: @unchecked Sendable {
         }
     }
 
+    /// Restores the live relics; call once, before serving.
+    public func restore(relics markers: [RelicMarker]) {
+        for marker in markers { insertRelic(marker) }
+    }
+
     // MARK: Counters
 
     /// Open connections.
@@ -140,6 +161,7 @@ public final class Hub: @unchecked Sendable {
     public func connectionClosed(_ id: ConnectionID) {
         guard let client = clients.removeValue(forKey: id) else { return }
         authDeadlines[id] = nil
+        relics.forget(connection: id)
         unbind(client)
     }
 
@@ -169,6 +191,8 @@ public final class Hub: @unchecked Sendable {
         let now = clock.now()
         closeExpiredAuthentications(now: now)
         expireShareRules(now: now)
+        expireRelics(now: now)
+        purgeOldRelics(now: now)
         if now - lastFlushAt >= configuration.snapshotIntervalMs { flushPositions(now: now) }
     }
 
@@ -265,6 +289,15 @@ public final class Hub: @unchecked Sendable {
         case "share.pause": try pauseSharing(id: id, from: client, user: user)
         case "share.resume": resumeSharing(id: id, from: client, user: user)
         case "share.set": try setSharing(id: id, from: client, user: user)
+        case "relic.create": try createRelic(id: id, from: client, user: user)
+        case "relic.nearby": try browseRelics(id: id, from: client, user: user)
+        case "relic.open": try openRelic(id: id, from: client, user: user)
+        case "relic.mine": try listMyRelics(id: id, from: client, user: user)
+        case "relic.delete": try deleteRelic(id: id, from: client, user: user)
+        case "chat.send": try sendChat(id: id, from: client, user: user)
+        case "chat.list": try listChats(id: id, from: client, user: user)
+        case "chat.history": try chatHistory(id: id, from: client, user: user)
+        case "chat.read": try readChat(id: id, from: client, user: user)
         default: throw .badRequest("unknown op '\(op)'")
         }
     }

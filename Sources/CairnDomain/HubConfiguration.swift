@@ -24,6 +24,50 @@ public struct HubConfiguration: Sendable {
     /// Longest `for` accepted by `share.pause` and `share.set` (s): one year.
     public var maxShareDurationSeconds: Int64 = 366 * 24 * 3600
 
+
+    // Relics.
+    /// Longest relic text, in characters.
+    public var relicTextLimit = 2_000
+    /// Allowed opening radius of a relic (m).
+    public var relicRadius: ClosedRange<Double> = 10...5_000
+    /// Allowed relic lifetime (s): one minute to one year; absent means permanent.
+    public var relicTTLSeconds: ClosedRange<Int64> = 60...(365 * 24 * 3600)
+    /// `relic.nearby` radius when none is given (m).
+    public var relicBrowseRadius: Double = 2_000
+    /// Largest `relic.nearby` radius (m).
+    public var relicBrowseRadiusMax: Double = 10_000
+    /// Most markers one `relic.nearby` returns (the nearest first).
+    public var relicNearbyLimit = 500
+    /// How far an explicit `lat`/`lon` of `relic.create` may be from the caller's last position (m): relics are
+    /// left where one stands, this only allows for GPS correction.
+    public var relicPlacementSlack: Double = 200
+    /// Live relics one user may have at once.
+    public var relicsPerUser = 1_000
+    /// Wrong passwords allowed per user and relic within `relicPasswordWindowMs`.
+    public var relicPasswordFailures = 5
+    /// The window of `relicPasswordFailures` (ms).
+    public var relicPasswordWindowMs: Int64 = 15 * 60 * 1000
+    /// Expired relics stay stored (listed by `relic.mine`) this long before they are purged (ms).
+    public var relicRetentionMs: Int64 = 30 * 24 * 3600 * 1000
+    /// How often the purge of old expired relics runs (ms).
+    public var relicPurgeIntervalMs: Int64 = 3600 * 1000
+    /// Cell size of the roaming index (m): a relic is registered in every cell its circle touches, and a move reads
+    /// the relics registered in its cell. Smaller cells mean fewer candidates per move and more cells per relic (a
+    /// 5 km relic touches about 1,700 cells of 250 m).
+    public var relicCoverCellSize: Double = 250
+    /// Most relics one `relic.mine` page returns.
+    public var relicMineLimit = 100
+
+    // Chat.
+    /// Longest chat message, in characters.
+    public var chatTextLimit = 4_000
+    /// Messages per `chat.history` page when no `limit` is given.
+    public var chatHistoryDefault = 50
+    /// Largest `chat.history` page.
+    public var chatHistoryMax = 100
+    /// Most conversations `chat.list` returns (most recent first).
+    public var chatListLimit = 200
+
     /// The defaults above.
     public init() {}
 }

@@ -1,12 +1,14 @@
 // Plain HTTP on the hub's port: `GET /healthz` (a small JSON body for load balancers and humans; 503 while
-// draining), a hint on `/ws` without an upgrade, and JSON 404/405 for the rest. Headers go out in the HTTP
-// callback and the body in the following writable callback: one lws_write per callback.
+// draining), a hint on `/ws` without an upgrade, mounted services (WebSocketServer+HTTPService.swift), and JSON
+// 404/405 for the rest. Headers go out in the HTTP callback and the body in the following writable callback: one
+// lws_write per callback.
 import CLws
 import CairnWire
 import Foundation
 
 extension WebSocketServer {
     func serveHTTP(_ wsi: OpaquePointer, path: String) -> Int32 {
+        if let mount = mount(for: path) { return beginExchange(wsi, path: path, mount: mount) }
         let isGet = cairn_lws_header_length(wsi, cairn_lws_token_get_uri()) > 0
         var w = JSONWriter(capacity: 256)
         let status: UInt32

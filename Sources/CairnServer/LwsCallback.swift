@@ -44,15 +44,25 @@ let cairnLwsCallback: @convention(c) (OpaquePointer?, lws_callback_reasons, Unsa
     case LWS_CALLBACK_WSI_DESTROY:
         server.pendingTokens[UInt(bitPattern: wsi)] = nil
         server.pendingHTTP[UInt(bitPattern: wsi)] = nil
+        server.dropExchange(wsi)
 
     case LWS_CALLBACK_HTTP:
         let path = input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? "/"
         return server.serveHTTP(wsi, path: path)
 
+    case LWS_CALLBACK_HTTP_BODY:
+        let bytes = UnsafeRawBufferPointer(start: input, count: input == nil ? 0 : length)
+        if let result = server.exchangeBody(wsi, bytes: bytes) { return result }
+
+    case LWS_CALLBACK_HTTP_BODY_COMPLETION:
+        if let result = server.exchangeBodyComplete(wsi) { return result }
+
     case LWS_CALLBACK_HTTP_WRITEABLE:
+        if let result = server.writeExchange(wsi) { return result }
         return server.writeHTTPBody(wsi)
 
     case LWS_CALLBACK_CLOSED_HTTP:
+        server.dropExchange(wsi)
         server.pendingHTTP[UInt(bitPattern: wsi)] = nil
         server.pendingTokens[UInt(bitPattern: wsi)] = nil
         break

@@ -18,8 +18,20 @@ public struct ServerConfiguration: Sendable {
     public var shutdownGraceSeconds = 5
     /// Raise the soft open-file limit to at most this many descriptors (bounded by the hard limit).
     public var fileLimit: UInt64 = 1 << 20
+    /// Bytes of HTTP request bodies held in memory at once, over all uploads in progress; a request that would
+    /// exceed it is answered 503 with `Retry-After` (each mount also limits its own bodies).
+    public var maxBufferedBodyBytes = 80 << 20
+    /// Seconds suggested in `Retry-After` when the body budget above is exhausted.
+    public var busyRetryAfterSeconds = 5
+    /// PEM certificate chain; with `tlsPrivateKeyPath` it turns on TLS (wss:// and https://) on the one port.
+    public var tlsCertificatePath: String?
+    /// PEM private key of `tlsCertificatePath`.
+    public var tlsPrivateKeyPath: String?
     /// libwebsockets log verbosity: 0 errors, 1 + warnings, 2 + notices, 3 + info.
     public var lwsLogVerbosity = 1
+
+    /// Whether the port speaks TLS (both the certificate and the key are set).
+    public var usesTLS: Bool { tlsCertificatePath != nil && tlsPrivateKeyPath != nil }
 
     /// The defaults above.
     public init() {}

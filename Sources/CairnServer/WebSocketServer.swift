@@ -19,12 +19,17 @@ import Synchronization
 public enum ServerStartError: Error, CustomStringConvertible {
     /// libwebsockets could not create the context (typically: the port is in use or the address is invalid).
     case contextCreationFailed(host: String, port: Int)
+    /// The same with TLS on: the certificate or key may also have been refused (lws logs which).
+    case tlsContextCreationFailed(host: String, port: Int)
 
     /// A readable explanation.
     public var description: String {
         switch self {
         case .contextCreationFailed(let host, let port):
             "cannot listen on \(host):\(port) (address in use or not available)"
+        case .tlsContextCreationFailed(let host, let port):
+            "cannot listen on \(host):\(port) with TLS (address in use or not available, or the certificate or "
+                + "key was refused, e.g. a key that does not match the certificate: see the log line above)"
         }
     }
 }
@@ -43,6 +48,14 @@ public final class WebSocketServer: @unchecked Sendable {
     var connections: [ConnectionID: ConnectionState] = [:]
     var pendingTokens: [UInt: String] = [:]
     var pendingHTTP: [UInt: [UInt8]] = [:]
+    let mounts: [HTTPMount]
+    var httpExchanges: [UInt: HTTPExchange] = [:]
+    var nextExchangeSerial: UInt64 = 1
+    /// Bytes of request bodies being received or handled, over all exchanges (see `maxBufferedBodyBytes`).
+    var bufferedBodyBytes = 0
+    /// Requests handed to services whose replies have not come back yet.
+    var httpInFlight = 0
+    var replyScratch: [UInt8] = []
     var nextConnectionID: ConnectionID = 1
     var draining = false
     var closingAll = false
@@ -62,14 +75,16 @@ public final class WebSocketServer: @unchecked Sendable {
     var sweepTimer: UnsafeMutableRawPointer?
 
     /// Creates a server for `hub`. The hub's scheduler must be `scheduler` of this server (see `makeScheduler`).
+    /// `services` are plain-HTTP services mounted on path prefixes (the first matching prefix wins).
     public init(configuration: ServerConfiguration, hub: Hub, scheduler: any LoopScheduler,
-                logger: Logger = Logger(label: "cairn.server")) {
+                services: [HTTPMount] = [], logger: Logger = Logger(label: "cairn.server")) {
         guard let queue = scheduler as? LoopJobQueue else {
             preconditionFailure("WebSocketServer needs the scheduler made by WebSocketServer.makeScheduler()")
         }
         self.configuration = configuration
         self.hub = hub
         self.jobs = queue
+        self.mounts = services
         self.logger = logger
     }
 
@@ -108,7 +123,10 @@ public final class WebSocketServer: @unchecked Sendable {
     private func serviceThreadMain() {
         LwsLogBridge.install(verbosity: configuration.lwsLogVerbosity)
         guard let context = createContext() else {
-            startResult.withLock { $0 = .failure(.contextCreationFailed(host: configuration.host, port: configuration.port)) }
+            let failure: ServerStartError = configuration.usesTLS
+                ? .tlsContextCreationFailed(host: configuration.host, port: configuration.port)
+                : .contextCreationFailed(host: configuration.host, port: configuration.port)
+            startResult.withLock { $0 = .failure(failure) }
             freeCMemory()
             started.signal()
             stopped.signal()
@@ -130,9 +148,10 @@ public final class WebSocketServer: @unchecked Sendable {
                 logger.error("work in flight did not finish within \(configuration.shutdownGraceSeconds) s; closing anyway")
                 closeAllForShutdown()
             }
-            // Leave once every client is gone and the hub's last work (the final snapshot among it) has finished,
-            // or when the grace period is over.
-            if closingAll && ((connections.isEmpty && hub.operationsInFlight == 0) || Date() >= shutdownDeadline!) { break }
+            // Leave once every client is gone and the hub's last work (the final snapshot among it) and every HTTP
+            // service call have finished, or when the grace period is over.
+            if closingAll && ((connections.isEmpty && hub.operationsInFlight == 0 && httpInFlight == 0)
+                              || Date() >= shutdownDeadline!) { break }
         }
 
         hub.outbound = nil
@@ -186,6 +205,16 @@ public final class WebSocketServer: @unchecked Sendable {
         info.gid = -1
         info.uid = -1
         info.options = cairn_lws_opt_disable_ipv6()
+        if configuration.usesTLS, let certificate = configuration.tlsCertificatePath,
+           let key = configuration.tlsPrivateKeyPath {
+            // TLS on the same port: lws loads the PEM files when it creates the vhost. ALPN offers only
+            // http/1.1, because lws 4.1 would otherwise negotiate h2 and carry WebSockets as HTTP/2 streams;
+            // one TCP connection per client keeps backpressure and close codes per socket.
+            info.options |= cairn_lws_opt_do_ssl_global_init()
+            info.ssl_cert_filepath = UnsafePointer(keep(strdup(certificate)))
+            info.ssl_private_key_filepath = UnsafePointer(keep(strdup(key)))
+            info.alpn = UnsafePointer(keep(strdup("http/1.1")))
+        }
         info.user = Unmanaged.passUnretained(self).toOpaque()
         return lws_create_context(&info)
     }

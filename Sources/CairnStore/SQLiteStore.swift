@@ -28,6 +28,10 @@ public final class SQLiteStore: Sendable {
     let pool: DatabasePool
     /// The full path of the database file.
     public let path: String
+    /// The directory the store lives in (the data directory).
+    public let directory: String
+    /// Uploaded media's bytes, under `<directory>/media`.
+    public let mediaFiles: MediaFiles
 
     /// Opens (creating if needed) the database in `directory` and applies pending migrations.
     public init(directory: String, logger: Logger = Logger(label: "cairn.store")) throws {
@@ -45,7 +49,9 @@ public final class SQLiteStore: Sendable {
                 throw StoreOpenError.dataDirectory(directory, underlying: "\(error.localizedDescription)")
             }
         }
+        self.directory = directory
         path = (directory as NSString).appendingPathComponent(Self.fileName)
+        mediaFiles = try MediaFiles(root: (directory as NSString).appendingPathComponent("media"))
         var config = Configuration()
         config.busyMode = .timeout(5)
         config.prepareDatabase { db in

@@ -8,11 +8,35 @@ public struct WireError: Error, Equatable, Sendable, CustomStringConvertible {
     public let code: ErrorCode
     /// The human-readable text sent as `error.message`.
     public let message: String
+    /// Numeric facts a client can act on, sent as extra fields of the error object (for example `too_far` carries
+    /// `distance` and `radius` in metres, `rate_limited` may carry `retry_after_ms`).
+    public var details: [Detail] = []
+
+    /// One extra numeric field of an error.
+    public struct Detail: Equatable, Sendable {
+        /// The field name.
+        public let name: String
+        /// Its value.
+        public let value: Int64
+
+        /// Creates the value.
+        public init(_ name: String, _ value: Int64) {
+            self.name = name
+            self.value = value
+        }
+    }
 
     /// Creates an error with the given code and message.
     public init(_ code: ErrorCode, _ message: String) {
         self.code = code
         self.message = message
+    }
+
+    /// The same error with extra numeric fields.
+    public func with(_ details: Detail...) -> WireError {
+        var copy = self
+        copy.details += details
+        return copy
     }
 
     /// A `bad_request` error: the request was malformed or a field was missing or ill-typed.

@@ -6,10 +6,11 @@ struct Cairn: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cairn",
         abstract: "Cairn: a realtime location hub (WebSocket + HTTP on one port, SQLite storage).",
-        discussion: "Every `serve` option can also be set through an environment variable (shown in its help); "
-            + "a flag on the command line wins over the environment, which wins over the built-in default.",
+        discussion: "Every `serve` setting can come from a flag, a CAIRN_* environment variable or a TOML "
+            + "configuration file (--config FILE); a flag wins over the environment, which wins over the file, which "
+            + "wins over the built-in default. `cairn serve --help` lists them all.",
         version: CairnVersion.current,
-        subcommands: [Serve.self, Seed.self],
+        subcommands: [Serve.self, Config.self, Backup.self, Health.self, Seed.self],
         defaultSubcommand: Serve.self)
 }
 

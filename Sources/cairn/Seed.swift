@@ -52,7 +52,7 @@ struct Seed: ParsableCommand {
     }
 
     func run() throws {
-        let directory = try Environment().resolve(data, "CAIRN_DATA", default: "./data")
+        let directory = Environment().resolve(data, "CAIRN_DATA", default: "./data")
         let plan = FixturePlan(users: users, friends: friends, shape: SeedGraphShape(rawValue: graph)!, seed: seed,
                                prefix: prefix)
         let store = try SQLiteStore(directory: directory)

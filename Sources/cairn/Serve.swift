@@ -1,53 +1,28 @@
-// `cairn serve`: resolves options (flag, then environment variable, then default), starts the hub, prints the
-// address it listens on, and shuts down gracefully on SIGINT/SIGTERM (clients get 1001, pending writes are
-// committed, the process exits 0). Signals are taken synchronously by a sigwait thread, not by handlers.
+// `cairn serve`: resolves the settings (flag, then environment variable, then configuration file, then default;
+// see CairnConfig), starts the hub, prints the address it listens on, and shuts down gracefully on SIGINT/SIGTERM
+// (clients get 1001, pending writes are committed, the process exits 0). Signals are taken synchronously by a
+// sigwait thread, not by handlers. A configuration that cannot be used exits with 78 (EX_CONFIG) after listing
+// every problem, so a service manager can tell it from a crash and not restart in a loop.
 import ArgumentParser
 import CairnApp
-import CairnCrypto
+import CairnConfig
 import Dispatch
 import Foundation
 import Logging
 
 struct Serve: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        abstract: "Run the hub.",
-        discussion: "Prints 'cairn listening on HOST:PORT' on standard output once it accepts connections.")
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            abstract: "Run the hub.",
+            discussion: "Prints 'cairn listening on HOST:PORT' on standard output once it accepts connections "
+                + "(followed by ' (tls)' when the port speaks TLS).\n\n" + ConfigurationDocs.helpText())
+    }
 
-    @Option(help: "Address to listen on; 0.0.0.0 exposes the hub to the network. [env: CAIRN_HOST] (default: 127.0.0.1)")
-    var host: String?
+    @Option(help: "Configuration file (TOML); see `cairn config example`. [env: CAIRN_CONFIG]")
+    var config: String?
 
-    @Option(help: "TCP port for HTTP and WebSocket; 0 picks a free port. [env: CAIRN_PORT] (default: 7681)")
-    var port: Int?
-
-    @Option(help: "Data directory holding cairn.sqlite; created if missing. [env: CAIRN_DATA] (default: ./data)")
-    var data: String?
-
-    @Option(help: "Largest inbound WebSocket message, bytes; bigger ones close with 1009. [env: CAIRN_MAX_MESSAGE_BYTES] (default: 65536)")
-    var maxMessageBytes: Int?
-
-    @Option(help: "Seconds a connection has to authenticate before it is closed with 4508. [env: CAIRN_AUTH_TIMEOUT] (default: 10)")
-    var authTimeout: Double?
-
-    @Option(help: "Seconds of silence before the server pings a client. [env: CAIRN_PING_INTERVAL] (default: 30)")
-    var pingInterval: Int?
-
-    @Option(help: "Seconds without valid traffic (pongs included) before a client is dropped. [env: CAIRN_IDLE_TIMEOUT] (default: 60)")
-    var idleTimeout: Int?
-
-    @Option(help: "Seconds between position snapshots to SQLite; kill -9 loses at most this much. [env: CAIRN_SNAPSHOT_INTERVAL] (default: 5)")
-    var snapshotInterval: Double?
-
-    @Option(help: "Implied speed (m/s) above which a position is flagged. [env: CAIRN_MAX_SPEED] (default: 300)")
-    var maxSpeed: Double?
-
-    @Option(help: "scrypt cost for new password hashes as log2(N), 10–20; r=8, p=1. [env: CAIRN_SCRYPT_COST] (default: 15)")
-    var scryptCost: Int?
-
-    @Option(help: "Threads that hash passwords. [env: CAIRN_HASH_WORKERS] (default: number of cores)")
-    var hashWorkers: Int?
-
-    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical. [env: CAIRN_LOG_LEVEL] (default: info)")
-    var logLevel: String?
+    @Argument(parsing: .allUnrecognized, help: ArgumentHelp("Settings as --flag value; see SETTINGS.", visibility: .hidden))
+    var settings: [String] = []
 
     func run() throws {
         // Block SIGINT and SIGTERM before any thread exists: every thread inherits the mask, so a signal can only
@@ -58,35 +33,11 @@ struct Serve: ParsableCommand {
         sigaddset(&shutdownSignals, SIGINT)
         sigaddset(&shutdownSignals, SIGTERM)
         pthread_sigmask(SIG_BLOCK, &shutdownSignals, nil)
-        let env = Environment()
-        var config = AppConfiguration()
-        config.server.host = try env.resolve(host, "CAIRN_HOST", default: "127.0.0.1")
-        config.server.port = try env.resolve(port, "CAIRN_PORT", default: 7681, valid: 0...65535)
-        config.dataDirectory = try env.resolve(data, "CAIRN_DATA", default: "./data")
-        config.server.maxMessageBytes = try env.resolve(maxMessageBytes, "CAIRN_MAX_MESSAGE_BYTES", default: 65536,
-                                                        valid: 1024...(16 << 20))
-        let authSeconds = try env.resolve(authTimeout, "CAIRN_AUTH_TIMEOUT", default: 10, valid: 0.1...3600)
-        config.hub.authTimeoutMs = Int64(authSeconds * 1000)
-        config.server.pingIntervalSeconds = try env.resolve(pingInterval, "CAIRN_PING_INTERVAL", default: 30, valid: 1...3600)
-        config.server.idleTimeoutSeconds = try env.resolve(idleTimeout, "CAIRN_IDLE_TIMEOUT", default: 60, valid: 2...7200)
-        guard config.server.idleTimeoutSeconds > config.server.pingIntervalSeconds else {
-            throw ValidationError("--idle-timeout (\(config.server.idleTimeoutSeconds)) must be greater than --ping-interval (\(config.server.pingIntervalSeconds))")
-        }
-        let snapshotSeconds = try env.resolve(snapshotInterval, "CAIRN_SNAPSHOT_INTERVAL", default: 5, valid: 0.1...3600)
-        config.hub.snapshotIntervalMs = Int64(snapshotSeconds * 1000)
-        config.hub.maxSpeed = try env.resolve(maxSpeed, "CAIRN_MAX_SPEED", default: 300, valid: 1...1_000_000)
-        let cost = try env.resolve(scryptCost, "CAIRN_SCRYPT_COST", default: 15, valid: 10...20)
-        config.scrypt = ScryptParameters(n: 1 << UInt64(cost), r: 8, p: 1)
-        let cores = ProcessInfo.processInfo.activeProcessorCount
-        config.hashWorkers = try env.resolve(hashWorkers, "CAIRN_HASH_WORKERS", default: cores, valid: 1...256)
-        let levelName = try env.resolve(logLevel, "CAIRN_LOG_LEVEL", default: "info")
-        guard let level = Logger.Level(rawValue: levelName.lowercased()) else {
-            throw ValidationError("unknown log level '\(levelName)'; use trace, debug, info, notice, warning, error or critical")
-        }
+        let config = try SettingsLoader.resolve(configFile: config, arguments: settings).app
 
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
+            handler.logLevel = config.logLevel
             return handler
         }
         signal(SIGPIPE, SIG_IGN)
@@ -101,9 +52,46 @@ struct Serve: ParsableCommand {
         waiter.name = "cairn-signals"
         waiter.start()
         let boundPort = try app.start()
-        print("cairn listening on \(config.server.host):\(boundPort)")
+        print("cairn listening on \(config.server.host):\(boundPort)" + (config.server.usesTLS ? " (tls)" : ""))
         fflush(nil)  // all streams: stdout may be a pipe (tests read this line)
 
         try app.waitUntilStopped()
+    }
+}
+
+/// Reads the configuration file, environment and flags the way `serve` does; shared with `config show` and
+/// `backup`. Problems are printed one per line to standard error and end the command with exit status 78.
+enum SettingsLoader {
+    static let configErrorExit = ExitCode(78)
+
+    static func resolve(configFile: String?, arguments: [String], checks: [ConfigurationCheck] = ConfigurationOptions.checks)
+        throws -> ResolvedConfiguration
+    {
+        let environment = ProcessInfo.processInfo.environment
+        let path = configFile ?? environment["CAIRN_CONFIG"].flatMap { $0.isEmpty ? nil : $0 }
+        // Flag mistakes and file mistakes are reported together, so one attempt shows everything to fix.
+        var problems: [ConfigurationProblem] = []
+        var commandLine = CommandLineSettings()
+        do {
+            commandLine = try CommandLineSettings(arguments)
+        } catch {
+            problems += error.problems
+        }
+        do {
+            let resolved = try ConfigurationResolver.resolve(file: path.map { ConfigurationFile.load(path: $0) },
+                                                             environment: environment, commandLine: commandLine,
+                                                             checks: checks)
+            if problems.isEmpty { return resolved }
+        } catch {
+            problems += error.problems
+        }
+        report(problems)
+        throw configErrorExit
+    }
+
+    static func report(_ problems: [ConfigurationProblem]) {
+        var text = "cairn: the configuration cannot be used (\(problems.count) problem\(problems.count == 1 ? "" : "s")):\n"
+        for problem in problems { text += "  \(problem)\n" }
+        FileHandle.standardError.write(Data(text.utf8))
     }
 }

@@ -10,6 +10,7 @@ final class HubHarness {
     let clock = ManualClock()
     let random = SeededRandom(seed: 7)
     let store = MemoryAccountStore()
+    let content = MemoryContentStore()
     let scheduler = CollectingScheduler()
     let outbound = RecordingOutbound()
     let hub: Hub
@@ -18,7 +19,8 @@ final class HubHarness {
         var config = HubConfiguration()
         configure(&config)
         let accounts = Accounts(store: store, hasher: fastHasher(random), random: random, clock: clock)
-        hub = Hub(accounts: accounts, social: store, scheduler: scheduler, clock: clock, configuration: config)
+        hub = Hub(accounts: accounts, social: store, relics: content, chat: content, scheduler: scheduler, clock: clock,
+                  configuration: config)
         hub.outbound = outbound
     }
 

@@ -188,21 +188,14 @@ extension ServerIntegration {
         @Test func kill9KeepsFriendshipsAndSettings() throws {
             let data = NSTemporaryDirectory() + "cairn-k9-\(UUID().uuidString)"
             defer { try? FileManager.default.removeItem(atPath: data) }
-            var server = try TestServerProcess(arguments: ["serve", "--port", "0", "--data", data, "--scrypt-cost", "10"])
-            var port = try server.waitForListeningPort(timeout: 60)
-            func member(_ name: String) throws -> (WebSocketClient, Int) {
-                let c = try WebSocketClient(port: port, timeout: 10)
-                let reply = try c.requestOK("register", ["username": name, "password": "password1"])
-                return (c, try #require((reply["user"] as? [String: Any])?["id"] as? Int))
-            }
-            let alice = try member("alice"), bob = try member("bob")
+            var (server, port) = try startServeProcess(data: data)
+            let alice = try registerMember(port: port, "alice"), bob = try registerMember(port: port, "bob")
             _ = try alice.0.requestOK("friend.request", ["user": bob.1])
             _ = try bob.0.requestOK("friend.accept", ["user": alice.1])
             _ = try alice.0.requestOK("share.set", ["user": bob.1, "level": "hidden"])
             server.kill()
             _ = try server.waitForExit(timeout: 15)
-            server = try TestServerProcess(arguments: ["serve", "--port", "0", "--data", data, "--scrypt-cost", "10"])
-            port = try server.waitForListeningPort(timeout: 60)
+            (server, port) = try startServeProcess(data: data)
             let a = try WebSocketClient(port: port, timeout: 10)
             _ = try a.requestOK("login", ["username": "alice", "password": "password1"])
             let friends = try #require(try a.requestOK("friend.list")["friends"] as? [[String: Any]])

@@ -3,6 +3,7 @@
 // client. scrypt runs at a low cost here so the suite stays quick; the parameters are stored per record anyway.
 import CairnApp
 import CairnCrypto
+import CairnDomain
 import CairnTestSupport
 import Foundation
 import Testing
@@ -16,7 +17,8 @@ final class RunningHub {
     let dataDirectory: String
     private var stopped = false
 
-    init(dataDirectory: String? = nil, configure: (inout AppConfiguration) -> Void = { _ in }) throws {
+    init(dataDirectory: String? = nil, clock: any Clock = SystemClock(),
+         configure: (inout AppConfiguration) -> Void = { _ in }) throws {
         var config = AppConfiguration()
         config.server.host = "127.0.0.1"
         config.server.port = 0
@@ -26,7 +28,7 @@ final class RunningHub {
         self.dataDirectory = dataDirectory ?? NSTemporaryDirectory() + "cairn-it-\(UUID().uuidString)"
         config.dataDirectory = self.dataDirectory
         configure(&config)
-        app = try CairnApp(configuration: config)
+        app = try CairnApp(configuration: config, clock: clock)
         port = try app.start()
     }
 
@@ -78,3 +80,16 @@ final class RunningHub {
 
 func errorCode(_ reply: [String: Any]) -> String? { (reply["error"] as? [String: Any])?["code"] as? String }
 func errorMessage(_ reply: [String: Any]) -> String { ((reply["error"] as? [String: Any])?["message"] as? String) ?? "" }
+
+/// A `cairn serve` subprocess on a data directory (for kill -9 tests), with the port it listens on.
+func startServeProcess(data: String) throws -> (TestServerProcess, Int) {
+    let server = try TestServerProcess(arguments: ["serve", "--port", "0", "--data", data, "--scrypt-cost", "10"])
+    return (server, try server.waitForListeningPort(timeout: 60))
+}
+
+/// Registers `name` on a new client of the hub at `port`; returns the client and the user id.
+func registerMember(port: Int, _ name: String) throws -> (WebSocketClient, Int) {
+    let c = try WebSocketClient(port: port, timeout: 10)
+    let reply = try c.requestOK("register", ["username": name, "password": "password1"])
+    return (c, try #require((reply["user"] as? [String: Any])?["id"] as? Int))
+}

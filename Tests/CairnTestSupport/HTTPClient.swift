@@ -1,7 +1,7 @@
 // Why this exists: tests of the HTTP side of the hub (/healthz, /metrics, media upload, signed media URLs) need
 // a plain HTTP/1.1 client that depends on nothing but sockets, never leaves loopback, and reports exactly what the
 // server sent — including chunked bodies, which libwebsockets may use. One request per connection
-// (`Connection: close`); no redirects, no keep-alive, no TLS.
+// (`Connection: close`); no redirects, no keep-alive; TLS (https) when given `TLSOptions`.
 
 import Foundation
 
@@ -10,9 +10,11 @@ public enum HTTPClient {
     /// `GET path`. Throws `TestClientError` on connection problems, timeouts or an unparsable answer; any status
     /// code (404, 500, ...) is a normal `HTTPResponse`.
     public static func get(
-        host: String = "127.0.0.1", port: Int, path: String, headers: [String: String] = [:], timeout: Double = 5
+        host: String = "127.0.0.1", port: Int, path: String, headers: [String: String] = [:], timeout: Double = 5,
+        tls: TLSOptions? = nil
     ) throws -> HTTPResponse {
-        try request(method: "GET", host: host, port: port, path: path, headers: headers, body: nil, timeout: timeout)
+        try request(method: "GET", host: host, port: port, path: path, headers: headers, body: nil, timeout: timeout,
+                    tls: tls)
     }
 
     /// `POST path` with `body` and a `Content-Type` header.
@@ -32,10 +34,10 @@ public enum HTTPClient {
     /// already names them. `timeout` bounds the whole exchange.
     public static func request(
         method: String, host: String = "127.0.0.1", port: Int, path: String, headers: [String: String] = [:],
-        body: [UInt8]? = nil, timeout: Double = 5
+        body: [UInt8]? = nil, timeout: Double = 5, tls: TLSOptions? = nil
     ) throws -> HTTPResponse {
         let deadline = Deadline(seconds: timeout)
-        let socket = try LoopbackSocket(host: host, port: port, deadline: deadline)
+        let socket = try LoopbackSocket(host: host, port: port, deadline: deadline, tls: tls)
         defer { socket.close() }
 
         let given = Set(headers.keys.map { $0.lowercased() })
@@ -51,7 +53,7 @@ public enum HTTPClient {
     }
 
     /// Reads one response (skipping interim 1xx answers) until its body is complete or the server closes.
-    private static func readResponse(from socket: LoopbackSocket, method: String, deadline: Deadline) throws
+    static func readResponse(from socket: LoopbackSocket, method: String, deadline: Deadline) throws
         -> HTTPResponse
     {
         var buffer: [UInt8] = []

@@ -15,6 +15,8 @@ final class LoopbackSocket {
     private(set) var fd: Int32
     let host: String
     let port: Int
+    /// The TLS session when the socket speaks TLS (see TLSClientSession.swift).
+    private(set) var tls: TLSClientSession?
 
     /// Parses `host` as a dotted-quad IPv4 address ("localhost" means 127.0.0.1) and checks it is in 127.0.0.0/8.
     static func loopbackAddress(_ host: String) throws -> in_addr {
@@ -28,7 +30,8 @@ final class LoopbackSocket {
     }
 
     /// Connects to `host:port`, failing with `.timeout` if the connection is not established by `deadline`.
-    init(host: String, port: Int, deadline: Deadline, receiveBufferSize: Int? = nil) throws {
+    /// With `tls`, also completes a verified TLS handshake before returning.
+    init(host: String, port: Int, deadline: Deadline, receiveBufferSize: Int? = nil, tls options: TLSOptions? = nil) throws {
         let address = try Self.loopbackAddress(host)
         guard (1...65535).contains(port) else {
             throw TestClientError.invalidArgument("port \(port) is outside 1...65535")
@@ -92,15 +95,27 @@ final class LoopbackSocket {
                 throw TestClientError.connectFailed(host: host, port: port, errno: soError)
             }
         }
+        if let options { try startTLS(options, deadline: deadline) }
     }
 
     deinit { close() }
+
+    /// Starts TLS on the connected socket.
+    private func startTLS(_ options: TLSOptions, deadline: Deadline) throws {
+        do {
+            tls = try TLSClientSession(fd: fd, host: host, options: options, deadline: deadline)
+        } catch {
+            close()
+            throw error
+        }
+    }
 
     var isClosed: Bool { fd < 0 }
 
     /// Closes the descriptor; safe to call more than once.
     func close() {
         guard fd >= 0 else { return }
+        tls = nil
         #if canImport(Glibc)
         _ = Glibc.close(fd)
         #else
@@ -112,6 +127,7 @@ final class LoopbackSocket {
     /// Writes all of `bytes`, waiting for buffer space until `deadline`.
     func write(_ bytes: [UInt8], deadline: Deadline) throws {
         guard fd >= 0 else { throw TestClientError.notOpen("socket already closed") }
+        if let tls { return try tls.write(bytes, fd: fd, deadline: deadline) }
         var offset = 0
         while offset < bytes.count {
             let sent = bytes.withUnsafeBytes { raw -> Int in
@@ -145,6 +161,7 @@ final class LoopbackSocket {
     /// which includes a connection reset by the peer: to a test both mean "the server dropped us".
     func read(deadline: Deadline, maxBytes: Int = 65536) throws -> [UInt8]? {
         guard fd >= 0 else { throw TestClientError.notOpen("socket already closed") }
+        if let tls { return try tls.read(fd: fd, deadline: deadline, maxBytes: maxBytes) }
         var buffer = [UInt8](repeating: 0, count: maxBytes)
         while true {
             let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
@@ -170,6 +187,7 @@ final class LoopbackSocket {
     /// input makes the kernel send RST instead of FIN, which can destroy the peer's last frames.
     func drainAvailable() {
         guard fd >= 0 else { return }
+        if let tls { return tls.drainAvailable() }
         var buffer = [UInt8](repeating: 0, count: 65536)
         while buffer.withUnsafeMutableBytes({ recv(fd, $0.baseAddress, $0.count, 0) }) > 0 {}
     }

@@ -39,6 +39,8 @@ public enum TestClientError: Error, Equatable, CustomStringConvertible {
     case invalidArgument(String)
     /// Any other socket error.
     case ioFailed(String)
+    /// The TLS handshake or a TLS read/write failed (e.g. the server's certificate did not verify).
+    case tlsFailed(String)
 
     /// True for `.timeout`.
     public var isTimeout: Bool {
@@ -95,6 +97,8 @@ public enum TestClientError: Error, Equatable, CustomStringConvertible {
             return "invalid argument: \(what)"
         case .ioFailed(let what):
             return "I/O error: \(what)"
+        case .tlsFailed(let what):
+            return "TLS failed: \(what)"
         }
     }
 }

@@ -1,0 +1,189 @@
+// THE list of `cairn serve` settings. Each entry is one option, complete: file key, flag (the environment
+// variable is derived from the flag: `--max-speed` is `CAIRN_MAX_SPEED`), type and range, default, unit, one line
+// of help, and where the value goes in `AppConfiguration`. Flags, environment variables, the TOML file,
+// `cairn serve --help`, `cairn config check|show|example|options`, deploy/cairn.example.toml and the options
+// table in docs/OPERATIONS.md all come from this list.
+//
+// Adding an option is one entry here:
+//   1. Add the field (with its default) to the configuration struct it belongs to (ServerConfiguration,
+//      HubConfiguration, AppConfiguration, ...).
+//   2. Append an entry below, in the table (`[section]`) where it belongs, e.g.
+//        .integer("media.max_bytes", flag: "media-max-bytes", default: 8 << 20, range: 1024...(1 << 30),
+//                 unit: "bytes", help: "Largest media upload; bigger ones are refused with 413.")
+//        { $0.media.maxBytes = $1 },
+//      using `.integer`, `.decimal`, `.text` (kinds `.string`, `.path`, `.choice([...])`) or `.boolean`. Keep the
+//      default equal to the struct's default (a test checks they agree).
+//   3. If the option constrains another one, add a rule to `checks`.
+//   4. Regenerate the docs: `cairn config options > /tmp/t` and paste it over the table in docs/OPERATIONS.md,
+//      and add the key to deploy/cairn.example.toml (`cairn config example` prints a complete file). Tests fail
+//      until both mention the new key.
+import CairnApp
+import CairnCrypto
+import Foundation
+import Logging
+
+/// Every setting of `cairn serve`, in the order help and docs show them.
+public enum ConfigurationOptions {
+    /// The options. See the file header for how to add one.
+    public static let all: [ConfigurationOption] = [
+        // [server]
+        .text("server.host", flag: "host", default: "127.0.0.1", unit: "address",
+              help: "Address to listen on; 0.0.0.0 exposes the hub to the network.") { $0.server.host = $1 },
+        .integer("server.port", flag: "port", default: 7681, range: 0...65535, unit: "TCP port",
+                 help: "Port for HTTP and WebSocket (and their TLS forms); 0 picks a free port.") { $0.server.port = $1 },
+        .integer("server.shutdown_grace", flag: "shutdown-grace", default: 5, range: 1...300, unit: "seconds",
+                 help: "At shutdown, time for work in flight to finish, then again for clients to answer the close.") {
+            $0.server.shutdownGraceSeconds = $1
+        },
+        .integer("server.file_limit", flag: "file-limit", default: 1 << 20, range: 256...(1 << 30),
+                 unit: "descriptors",
+                 help: "Raise the soft open-file limit to this (capped by the hard limit, e.g. systemd LimitNOFILE).") {
+            $0.server.fileLimit = UInt64($1)
+        },
+
+        // [tls]
+        .text("tls.certificate", flag: "tls-cert", kind: .path, default: nil, example: "/etc/cairn/tls/fullchain.pem",
+              unit: "PEM file",
+              help: "Certificate chain that turns on TLS (wss:// and https://); needs tls.key.") {
+            $0.server.tlsCertificatePath = $1
+        },
+        .text("tls.key", flag: "tls-key", kind: .path, default: nil, example: "/etc/cairn/tls/privkey.pem",
+              unit: "PEM file",
+              help: "Private key of tls.certificate; needs tls.certificate.") { $0.server.tlsPrivateKeyPath = $1 },
+
+        // [storage]
+        .text("storage.directory", flag: "data", kind: .path, default: "./data", unit: "directory",
+              help: "Data directory holding cairn.sqlite; created if missing.") { $0.dataDirectory = $1 },
+        .decimal("storage.snapshot_interval", flag: "snapshot-interval", default: 5, range: 0.1...3600,
+                 unit: "seconds", help: "Time between position snapshots to SQLite; kill -9 loses at most this much.") {
+            $0.hub.snapshotIntervalMs = Int64(($1 * 1000).rounded())
+        },
+
+        // [connections]
+        .integer("connections.max_message_bytes", flag: "max-message-bytes", default: 65536,
+                 range: 1024...(16 << 20), unit: "bytes",
+                 help: "Largest inbound WebSocket message; bigger ones close the connection with 1009.") {
+            $0.server.maxMessageBytes = $1
+        },
+        .integer("connections.max_outbound_bytes", flag: "max-outbound-bytes", default: 1 << 20,
+                 range: (64 << 10)...(256 << 20), unit: "bytes",
+                 help: "Bytes waiting to be sent to one client before it is closed with 4001 as too slow.") {
+            $0.server.maxOutboundBytes = $1
+        },
+        .decimal("connections.auth_timeout", flag: "auth-timeout", default: 10, range: 0.1...3600, unit: "seconds",
+                 help: "Time a connection has to authenticate before it is closed with 4508.") {
+            $0.hub.authTimeoutMs = Int64(($1 * 1000).rounded())
+        },
+        .integer("connections.ping_interval", flag: "ping-interval", default: 30, range: 1...3600, unit: "seconds",
+                 help: "Silence after which the server pings a client.") { $0.server.pingIntervalSeconds = $1 },
+        .integer("connections.idle_timeout", flag: "idle-timeout", default: 60, range: 2...7200, unit: "seconds",
+                 help: "Time without valid traffic (pongs included) before a client is dropped; > ping_interval.") {
+            $0.server.idleTimeoutSeconds = $1
+        },
+
+        // [positions]
+        .decimal("positions.max_speed", flag: "max-speed", default: 300, range: 1...1_000_000, unit: "m/s",
+                 help: "Implied speed between two fixes above which a position is flagged.") { $0.hub.maxSpeed = $1 },
+
+        // [accounts]
+        .integer("accounts.scrypt_cost", flag: "scrypt-cost", default: 15, range: 10...20, unit: "log2(N)",
+                 help: "scrypt cost of new password hashes (r = 8, p = 1); existing hashes keep theirs.") {
+            $0.scrypt = ScryptParameters(n: 1 << UInt64($1), r: 8, p: 1)
+        },
+        .integer("accounts.hash_workers", flag: "hash-workers", default: ProcessInfo.processInfo.activeProcessorCount,
+                 defaultNote: "number of cores", range: 1...256, unit: "threads",
+                 help: "Threads that hash and check passwords.") { $0.hashWorkers = $1 },
+
+        // [media]
+        .integer("media.max_bytes", flag: "media-max-bytes", default: 20 << 20, range: 1024...(1 << 30), unit: "bytes",
+                 help: "Largest media upload (POST /v1/media); bigger ones are refused with 413.") { $0.media.maxBytes = $1 },
+        .integer("media.url_lifetime", flag: "media-url-lifetime", default: 600, range: 10...86_400, unit: "seconds",
+                 help: "How long a signed media URL handed out by relic.open works.") {
+            $0.media.urlLifetimeMs = Int64($1) * 1000
+        },
+        .integer("media.gc_grace", flag: "media-gc-grace", default: 3600, range: 60...(30 * 86_400), unit: "seconds",
+                 help: "An upload no relic uses is deleted once it is this old (time to attach it to a relic).") {
+            $0.media.garbageGraceMs = Int64($1) * 1000
+        },
+        .integer("media.gc_period", flag: "media-gc-period", default: 600, range: 10...86_400, unit: "seconds",
+                 help: "How often unused uploads are looked for.") { $0.media.garbagePeriodMs = Int64($1) * 1000 },
+
+        // [relics]
+        .integer("relics.retention", flag: "relic-retention", default: 30 * 86_400, range: 0...(10 * 366 * 86_400),
+                 unit: "seconds",
+                 help: "Expired relics stay stored (listed by relic.mine) this long, then are purged with their media.") {
+            $0.hub.relicRetentionMs = Int64($1) * 1000
+        },
+        .integer("relics.per_user", flag: "relics-per-user", default: 1000, range: 1...1_000_000, unit: "relics",
+                 help: "Live relics one user may have at once; more are refused with rate_limited.") {
+            $0.hub.relicsPerUser = $1
+        },
+
+        // [log]
+        .text("log.level", flag: "log-level", kind: .choice(Logger.Level.allCases.map(\.rawValue)), default: "info",
+              unit: "level", help: "Least severe log line written to standard error.") {
+            $0.logLevel = Logger.Level(rawValue: $1) ?? .info
+        },
+    ]
+
+    /// Rules that involve more than one option, checked after every source is merged. Each names its keys.
+    public static let checks: [ConfigurationCheck] = [
+        ConfigurationCheck(keys: ["connections.idle_timeout", "connections.ping_interval"]) { values in
+            guard case .integer(let idle)? = values["connections.idle_timeout"],
+                  case .integer(let ping)? = values["connections.ping_interval"], idle <= ping else { return nil }
+            return "connections.idle_timeout (\(idle) s) must be greater than connections.ping_interval (\(ping) s)"
+        },
+        ConfigurationCheck(keys: ["tls.certificate", "tls.key"]) { values in
+            switch (values["tls.certificate"], values["tls.key"]) {
+            case (.some, .none): "tls.certificate is set but tls.key is not: TLS needs both (or neither)"
+            case (.none, .some): "tls.key is set but tls.certificate is not: TLS needs both (or neither)"
+            default: nil
+            }
+        },
+        ConfigurationCheck(keys: ["tls.certificate"]) { values in
+            guard case .string(let path)? = values["tls.certificate"] else { return nil }
+            return PEMFile.problem(at: path, expecting: "CERTIFICATE", what: "tls.certificate")
+        },
+        ConfigurationCheck(keys: ["tls.key"]) { values in
+            guard case .string(let path)? = values["tls.key"] else { return nil }
+            return PEMFile.problem(at: path, expecting: "PRIVATE KEY", what: "tls.key")
+        },
+    ]
+
+    /// The option with file key `key`.
+    public static func option(key: String) -> ConfigurationOption? { all.first { $0.key == key } }
+}
+
+/// A rule over several options, e.g. "idle_timeout > ping_interval".
+public struct ConfigurationCheck: Sendable {
+    /// The keys the rule reads (for documentation and tests).
+    public let keys: [String]
+    /// Returns a message naming the keys and values when the rule is broken, nil when it holds.
+    public let problem: @Sendable ([String: ConfigurationValue]) -> String?
+
+    /// A rule over `keys`.
+    public init(keys: [String], problem: @escaping @Sendable ([String: ConfigurationValue]) -> String?) {
+        self.keys = keys
+        self.problem = problem
+    }
+}
+
+/// Early, readable checks of the TLS files, so a wrong path is named at startup rather than surfacing as
+/// libwebsockets failing to create its context.
+enum PEMFile {
+    static func problem(at path: String, expecting label: String, what: String) -> String? {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            return "\(what) file '\(path)' does not exist"
+        }
+        guard !isDirectory.boolValue else { return "\(what) '\(path)' is a directory, not a PEM file" }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            return "\(what) file '\(path)' cannot be read (permissions?)"
+        }
+        let text = String(decoding: data.prefix(1 << 20), as: UTF8.self)
+        guard text.contains("-----BEGIN "), text.contains(label + "-----") else {
+            return "\(what) file '\(path)' holds no PEM '\(label)' block"
+        }
+        return nil
+    }
+}

@@ -1,0 +1,57 @@
+// Messages between friends, as stored. A message is committed before `chat.send` replies (it must survive kill -9)
+// and is identified by a store-assigned id that only grows, which is also the order of a conversation and the
+// cursor for paging backwards and for marking read ("everything up to id N").
+
+/// One chat message.
+public struct ChatMessage: Sendable, Equatable {
+    /// Store-assigned, increasing.
+    public var id: Int64
+    /// Sender.
+    public var from: Int64
+    /// Recipient.
+    public var to: Int64
+    /// The text.
+    public var text: String
+    /// When the hub accepted it (ms since the epoch).
+    public var ts: Int64
+
+    /// Creates the value.
+    public init(id: Int64, from: Int64, to: Int64, text: String, ts: Int64) {
+        self.id = id
+        self.from = from
+        self.to = to
+        self.text = text
+        self.ts = ts
+    }
+}
+
+/// A conversation as listed: the other person, the last message and how many of theirs are unread.
+public struct ChatConversation: Sendable, Equatable {
+    /// The other user.
+    public var peer: Int64
+    /// The newest message, in either direction.
+    public var last: ChatMessage
+    /// Messages from `peer` not yet marked read.
+    public var unread: Int
+
+    /// Creates the value.
+    public init(peer: Int64, last: ChatMessage, unread: Int) {
+        self.peer = peer
+        self.last = last
+        self.unread = unread
+    }
+}
+
+/// Durable storage for chat.
+public protocol ChatStore: Sendable {
+    /// Stores a message and returns it with its id.
+    func saveMessage(from: Int64, to: Int64, text: String, at ts: Int64) async throws -> ChatMessage
+    /// The user's conversations, most recently active first, at most `limit`.
+    func conversations(of user: Int64, limit: Int) async throws -> [ChatConversation]
+    /// Messages between `user` and `peer` with ids below `before` when given: the newest `limit` of them, oldest
+    /// first (so a page reads top to bottom and the next page asks `before` its first id).
+    func history(of user: Int64, with peer: Int64, before: Int64?, limit: Int) async throws -> [ChatMessage]
+    /// Marks messages from `peer` to `reader` with ids up to `upto` as read (never moves the mark backwards) and
+    /// returns how many from `peer` remain unread.
+    func markRead(reader: Int64, peer: Int64, upto: Int64) async throws -> Int
+}

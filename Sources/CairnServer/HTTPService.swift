@@ -1,0 +1,127 @@
+// How the transport hands plain HTTP requests to the rest of the program without knowing what they mean. A service
+// is mounted on a path prefix; the transport assembles the request (headers and, for POST/PUT/PATCH, the whole
+// body, within the mount's byte limit) on the service thread, calls `handle` in a task off that thread, and writes
+// the reply when it comes back. The transport knows "requests with bodies"; what a body is for is the service's.
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A request as the transport hands it to a service.
+public struct HTTPRequest: Sendable {
+    /// The method in capitals: `GET`, `HEAD`, `POST`, `PUT`, `PATCH`, `DELETE` or `OPTIONS`.
+    public var method: String
+    /// The path without the query string, e.g. `/v1/media/ab12…`.
+    public var path: String
+    /// The query string without `?` (arguments joined by `&`), or nil if there was none.
+    public var query: String?
+    /// The `Authorization` header, if sent.
+    public var authorization: String?
+    /// The `Content-Type` header, if sent.
+    public var contentType: String?
+    /// The declared `Content-Length`, if sent.
+    public var contentLength: Int?
+    /// The complete body (empty for requests without one).
+    public var body: [UInt8]
+
+    /// Creates a request (the transport builds these; tests of a service may too).
+    public init(method: String, path: String, query: String? = nil, authorization: String? = nil,
+                contentType: String? = nil, contentLength: Int? = nil, body: [UInt8] = []) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.authorization = authorization
+        self.contentType = contentType
+        self.contentLength = contentLength
+        self.body = body
+    }
+}
+
+/// An open file a reply streams from; the descriptor is closed when the last reference goes away, so a reply
+/// dropped because its client hung up leaks nothing.
+public final class HTTPFile: Sendable {
+    /// The open, read-only descriptor.
+    public let descriptor: Int32
+    /// Bytes to send (the file's size when opened).
+    public let size: Int
+
+    private init(descriptor: Int32, size: Int) {
+        self.descriptor = descriptor
+        self.size = size
+    }
+
+    /// Opens a regular file for reading; nil if it does not exist or is not a regular file.
+    public static func open(path: String) -> HTTPFile? {
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        var info = stat()
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            close(fd)
+            return nil
+        }
+        return HTTPFile(descriptor: fd, size: Int(info.st_size))
+    }
+
+    deinit { close(descriptor) }
+}
+
+/// What a reply carries.
+public enum HTTPReplyBody: Sendable {
+    /// Bytes in memory.
+    case bytes([UInt8])
+    /// An open file, sent in slices across writable callbacks.
+    case file(HTTPFile)
+
+    var count: Int {
+        switch self {
+        case .bytes(let bytes): bytes.count
+        case .file(let file): file.size
+        }
+    }
+}
+
+/// A service's answer.
+public struct HTTPReply: Sendable {
+    /// The status code.
+    public var status: Int
+    /// The `Content-Type`.
+    public var contentType: String
+    /// Further headers, e.g. `("Cache-Control", "no-store")`.
+    public var headers: [(name: String, value: String)]
+    /// The body.
+    public var body: HTTPReplyBody
+
+    /// Creates a reply.
+    public init(status: Int, contentType: String, headers: [(name: String, value: String)] = [], body: HTTPReplyBody) {
+        self.status = status
+        self.contentType = contentType
+        self.headers = headers
+        self.body = body
+    }
+}
+
+/// Handles the requests under one path prefix. Called off the service thread; may take its time.
+public protocol HTTPService: Sendable {
+    /// Answers one complete request.
+    func handle(_ request: HTTPRequest) async -> HTTPReply
+}
+
+/// A service mounted on a path prefix, with the largest request body it accepts.
+public struct HTTPMount: Sendable {
+    /// The prefix: requests for exactly this path or below it (`prefix/...`) go to `service`.
+    public var prefix: String
+    /// The service.
+    public var service: any HTTPService
+    /// The largest body accepted; a larger declared or received body is answered 413 without reaching the service.
+    public var maxBodyBytes: Int
+
+    /// Creates a mount.
+    public init(prefix: String, service: any HTTPService, maxBodyBytes: Int) {
+        self.prefix = prefix
+        self.service = service
+        self.maxBodyBytes = maxBodyBytes
+    }
+
+    func matches(_ path: String) -> Bool {
+        path == prefix || path.hasPrefix(prefix + "/")
+    }
+}

@@ -1,0 +1,39 @@
+// `cairn backup`: a consistent copy of the SQLite database taken with SQLite's online backup while the hub keeps
+// running. The data directory is found like `serve` finds it (--data, CAIRN_DATA, the configuration file, default),
+// so `cairn backup --config /etc/cairn/cairn.toml --out FILE` works next to a deployed hub. Restoring is described in
+// docs/OPERATIONS.md.
+import ArgumentParser
+import CairnConfig
+import CairnStore
+import Foundation
+
+struct Backup: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Copy the database to a file with SQLite's online backup (safe while the hub runs).",
+        discussion: "The copy is written next to --out, checked with PRAGMA integrity_check, synced, and only then "
+            + "renamed to --out; an existing --out is never overwritten. Media files (<data>/media/ and media.key) "
+            + "are not in the database: copy them as well (see docs/OPERATIONS.md).")
+
+    @Option(help: "Data directory holding cairn.sqlite. [env: CAIRN_DATA] (default: from --config, else ./data)")
+    var data: String?
+
+    @Option(help: "Configuration file to read storage.directory from. [env: CAIRN_CONFIG]")
+    var config: String?
+
+    @Option(help: "The backup file to create.")
+    var out: String
+
+    func run() throws {
+        // Only the data directory matters here: TLS files and the like need not be readable by whoever backs up.
+        let resolved = try SettingsLoader.resolve(configFile: config, arguments: data.map { ["--data", $0] } ?? [],
+                                                  checks: [])
+        let directory = resolved.app.dataDirectory
+        do {
+            let summary = try SQLiteStore.backup(directory: directory, to: out)
+            print("backed up \(summary.source) to \(summary.destination): \(summary.bytes) bytes, schema \(summary.schema)")
+        } catch {
+            FileHandle.standardError.write(Data("cairn backup: \(error)\n".utf8))
+            throw ExitCode(1)
+        }
+    }
+}

@@ -1,0 +1,89 @@
+// The relic and chat tables: a relic's media must be its creator's upload, live relics load without the expired,
+// the creator's list pages newest first, deletion and the retention purge; chat pages oldest-first within the newest
+// `limit`, conversations list the latest message and unread counts, and read marks only move forward. Everything
+// written is read back from a reopened store, as after a restart.
+import CairnDomain
+@testable import CairnStore
+import Foundation
+import GRDB
+import Testing
+
+struct SQLiteStoreRelicChatTests {
+    /// Runs `body` on a fresh store with three users; `body` closes the store itself when it reopens it.
+    func withStore(_ body: (SQLiteStore, [User], String) async throws -> Void) async throws {
+        let dir = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let store = try SQLiteStore(directory: dir)
+        var users: [User] = []
+        for name in ["anna", "bob", "cleo"] {
+            users.append(try await store.createUser(NewUser(username: name, name: name, passwordHash: nil,
+                                                            isGuest: false, createdAt: 1)))
+        }
+        try await body(store, users, dir)
+        try? store.close()
+    }
+
+    func relic(_ creator: Int64, expires: Int64? = nil, media: String? = nil, text: String = "t") -> NewRelic {
+        NewRelic(creatorID: creator, lat: 48.85, lon: 2.35, radius: 50, text: text, mediaID: media,
+                 passwordHash: nil, createdAt: 100, expiresAt: expires)
+    }
+
+    @Test func relicsRoundTripAndRespectMediaOwnership() async throws {
+        try await withStore { store, u, dir in
+            let media = String(repeating: "0f", count: 32)
+            try await store.pool.write { db in
+                try db.execute(sql: "INSERT INTO media (id, owner_id, content_type, size, created_at) VALUES (?, ?, 'image/png', 3, 1)",
+                               arguments: [media, u[1].id])
+            }
+            await #expect(throws: RelicStoreError.mediaNotFound) { _ = try await store.createRelic(relic(u[0].id, media: media)) }
+            let withMedia = try await store.createRelic(relic(u[1].id, media: media))
+            var locked = relic(u[0].id, expires: 1_000, text: "secret")
+            locked.passwordHash = "scrypt$x"
+            let expiring = try await store.createRelic(locked)
+            let permanent = try await store.createRelic(relic(u[0].id))
+            let stored = try #require(try await store.relic(id: expiring))
+            #expect(stored.text == "secret" && stored.marker.locked && stored.passwordHash == "scrypt$x")
+            #expect(stored.marker.expiresAt == 1_000)
+            #expect(try await store.relic(id: withMedia)?.mediaID == media)
+            #expect(Set(try store.loadLiveRelics(now: 999).map(\.id)) == [withMedia, expiring, permanent])
+            #expect(Set(try store.loadLiveRelics(now: 1_000).map(\.id)) == [withMedia, permanent])
+            let mine = try await store.relics(creator: u[0].id, before: nil, limit: 10)
+            #expect(mine.map(\.marker.id) == [permanent, expiring])
+            #expect(try await store.relics(creator: u[0].id, before: permanent, limit: 10).map(\.marker.id) == [expiring])
+            // Reopened, as after a restart.
+            try store.close()
+            let reopened = try SQLiteStore(directory: dir)
+            #expect(try await reopened.relic(id: expiring) == stored)
+            #expect(try await reopened.purgeExpiredRelics(expiredBefore: 1_000) == 0)
+            #expect(try await reopened.purgeExpiredRelics(expiredBefore: 1_001) == 1)
+            #expect(try await reopened.relic(id: expiring) == nil)
+            #expect(try await reopened.deleteRelic(id: permanent))
+            #expect(!(try await reopened.deleteRelic(id: permanent)))
+            try reopened.close()
+        }
+    }
+
+    @Test func chatPagesCountsAndReadMarks() async throws {
+        try await withStore { store, u, _ in
+            let a = u[0].id, b = u[1].id, c = u[2].id
+            var sent: [ChatMessage] = []
+            for n in 0..<5 {
+                sent.append(try await store.saveMessage(from: n % 2 == 0 ? a : b, to: n % 2 == 0 ? b : a, text: "m\(n)", at: Int64(n)))
+            }
+            _ = try await store.saveMessage(from: c, to: a, text: "from cleo", at: 9)
+            #expect(sent.map(\.id) == sent.map(\.id).sorted())
+            let page = try await store.history(of: b, with: a, before: nil, limit: 2)
+            #expect(page.map(\.text) == ["m3", "m4"])
+            #expect(page[0].from == b && page[0].to == a)
+            #expect(try await store.history(of: a, with: b, before: sent[3].id, limit: 2).map(\.text) == ["m1", "m2"])
+            let conversations = try await store.conversations(of: a, limit: 10)
+            #expect(conversations.map(\.peer) == [c, b])
+            #expect(conversations.map(\.unread) == [1, 2])
+            #expect(conversations[1].last == sent[4])
+            #expect(try await store.markRead(reader: a, peer: b, upto: sent[1].id) == 1)
+            #expect(try await store.markRead(reader: a, peer: b, upto: 1) == 1, "a mark never moves back")
+            #expect(try await store.markRead(reader: a, peer: b, upto: sent[4].id) == 0)
+            #expect(try await store.conversations(of: b, limit: 10).map(\.unread) == [3])
+        }
+    }
+}
