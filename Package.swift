@@ -7,6 +7,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "cairn", targets: ["cairn"]),
+        .executable(name: "cairn-loadtest", targets: ["cairn-loadtest"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -15,6 +16,7 @@ let package = Package(
         .package(url: "https://github.com/LebJe/TOMLKit", exact: "0.6.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.4.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
     ],
     targets: [
         // C: libwebsockets plus the few things Swift cannot import (LWS_PRE, composite option macros, logging).
@@ -29,6 +31,8 @@ let package = Package(
         .target(name: "CairnSpatial", dependencies: ["CairnGeo"]),
         .target(name: "CairnWire"),
         .target(name: "CairnCrypto", dependencies: ["COpenSSL"]),
+        // Seeded randomness and the generated friend graph, shared by `cairn seed` and the load tester.
+        .target(name: "CairnSeed"),
         .target(name: "CairnDomain", dependencies: [
             "CairnWire", "CairnCrypto", "CairnGeo", "CairnSpatial",
             .product(name: "Logging", package: "swift-log"),
@@ -60,7 +64,7 @@ let package = Package(
 
         // Composition: wires store, domain and transport into one running hub (used by the CLI and the tests).
         .target(name: "CairnApp", dependencies: [
-            "CairnServer", "CairnStore", "CairnDomain", "CairnCrypto", "CairnWire", "CairnMetrics",
+            "CairnServer", "CairnStore", "CairnDomain", "CairnCrypto", "CairnWire", "CairnMetrics", "CairnSeed",
             .product(name: "Logging", package: "swift-log"),
         ]),
 
@@ -72,13 +76,26 @@ let package = Package(
         ]),
 
         .executableTarget(name: "cairn", dependencies: [
-            "CairnConfig", "CairnApp", "CairnServer", "CairnStore", "CairnDomain", "CairnCrypto", "CairnClient",
+            "CairnConfig", "CairnApp", "CairnServer", "CairnStore", "CairnDomain", "CairnCrypto", "CairnClient", "CairnSeed",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "cairn-bench", dependencies: [
-            "CairnWire", "CairnGeo", "CairnSpatial", "CairnDomain", "CairnStore", "CairnCrypto", "CairnApp",
+            "CairnWire", "CairnGeo", "CairnSpatial", "CairnDomain", "CairnStore", "CairnCrypto", "CairnApp", "CairnSeed",
         ], path: "Sources/CairnBench"),
+
+        // The load tester (loadtest/): thousands of simulated users against Cairn over libwebsockets' client, or
+        // the same workload against Mosquitto through libmosquitto. A client only: it links no server module.
+        .systemLibrary(name: "CMosquitto", path: "loadtest/Sources/CMosquitto", pkgConfig: "libmosquitto",
+                       providers: [.apt(["libmosquitto-dev"])]),
+        .target(name: "CairnLoadTest", dependencies: [
+            "CLws", "CMosquitto", "CairnSeed",
+            .product(name: "Histogram", package: "hdrhistogram-swift"),
+        ], path: "loadtest/Sources/CairnLoadTest"),
+        .executableTarget(name: "cairn-loadtest", dependencies: [
+            "CairnLoadTest",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ], path: "loadtest/Sources/cairn-loadtest"),
 
         // Tests mirror the sources; CairnTestSupport holds a small blocking RFC 6455 client.
         .target(name: "CairnTestSupport", dependencies: ["COpenSSL", "CLibSSL"], path: "Tests/CairnTestSupport"),
@@ -86,6 +103,7 @@ let package = Package(
         .testTarget(name: "CairnSpatialTests", dependencies: ["CairnSpatial", "CairnGeo"]),
         .testTarget(name: "CairnWireTests", dependencies: ["CairnWire"]),
         .testTarget(name: "CairnCryptoTests", dependencies: ["CairnCrypto"]),
+        .testTarget(name: "CairnSeedTests", dependencies: ["CairnSeed"]),
         .testTarget(name: "CairnDomainTests", dependencies: ["CairnDomain", "CairnWire"]),
         .testTarget(name: "CairnStoreTests", dependencies: ["CairnStore", "CairnDomain", "CairnCrypto"]),
         .testTarget(name: "CairnMetricsTests", dependencies: ["CairnMetrics", "CairnDomain", "CairnTestSupport"]),
@@ -96,5 +114,7 @@ let package = Package(
             // CairnConfig's TOML parser has a C++ core whose module the compiler must see from here too.
             .product(name: "TOMLKit", package: "TOMLKit"),
         ]),
+        .testTarget(name: "CairnLoadTestTests", dependencies: ["CairnLoadTest", "CairnSeed", "CairnTestSupport"],
+                    path: "loadtest/Tests/CairnLoadTestTests"),
     ]
 )

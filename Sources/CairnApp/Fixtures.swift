@@ -2,6 +2,7 @@
 // tokens to a JSON file a load tester reads. Tokens are minted exactly as the hub mints them (32 random bytes,
 // base64url, only the SHA-256 digest stored), so the hub accepts them like any other.
 import CairnCrypto
+import CairnSeed
 import CairnDomain
 import CairnStore
 import Foundation

@@ -5,6 +5,7 @@
 // 500 m) over a 4 km box around the mover's path, so the roaming check (and the appear/vanish events it causes) is
 // part of the cost.
 import CairnApp
+import CairnSeed
 import CairnCrypto
 import CairnDomain
 import CairnStore

@@ -15,6 +15,7 @@ import Glibc
 import Darwin
 #endif
 import CairnApp
+import CairnSeed
 import CairnGeo
 import CairnSpatial
 

@@ -3,6 +3,7 @@
 import ArgumentParser
 import CairnApp
 import CairnCrypto
+import CairnSeed
 import CairnDomain
 import CairnStore
 import Dispatch

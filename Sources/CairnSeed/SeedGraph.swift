@@ -1,5 +1,7 @@
 // The friend graph for generated fixtures (load tests). Deterministic for a seed, so two runs — or Cairn and a
-// peer broker driven with the same workload — see the same users and the same friendships.
+// peer broker driven with the same workload — see the same users and the same friendships. It is a module of its
+// own, with no dependencies, because both `cairn seed` (through CairnApp) and the load tester generate it, and the
+// load tester is a client that must not link the server, the store and GRDB just to get a graph.
 //
 // Two shapes: `random`, where every user has about `friends` friends chosen uniformly (a random regular-ish graph:
 // each user asks ⌈k/2⌉ random others, duplicates dropped), and `clustered`, where users form cliques of

@@ -1,5 +1,5 @@
 // Generated friend graphs: deterministic for a seed, the asked-for degree, cliques for the clustered shape.
-import CairnApp
+import CairnSeed
 import Testing
 
 struct SeedGraphTests {

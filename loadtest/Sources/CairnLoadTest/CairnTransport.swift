@@ -1,0 +1,224 @@
+// Drives Cairn: one libwebsockets client context, one thread, every simulated user a WebSocket connection to
+// `/ws?token=…` with subprotocol `cairn.v1`. Each user sends `friends.watch` when its connection opens, becomes
+// ready on the reply, then writes a `pos` whenever the session says one is due (one lws_write per writable
+// callback, as lws requires). Incoming frames are split into lines; `pos` events are matched to their send.
+import CLws
+import Glibc
+
+/// The libwebsockets transport for Cairn.
+public final class CairnTransport: LoadTransport {
+    /// The session it drives.
+    public let session: LoadSession
+    private var context: OpaquePointer?
+    private var wsis: [OpaquePointer?]
+    private var watchSent: [Bool]
+    private var closeCodes: [Int32]
+    private var paths: [UnsafeMutablePointer<CChar>?]
+    private var assembly: [Int: [UInt8]] = [:]
+    private var cStrings: [UnsafeMutablePointer<CChar>] = []
+    private var sources: [UnsafeMutablePointer<CChar>?] = []
+    private let protocols: UnsafeMutablePointer<lws_protocols>
+    private let scratch: UnsafeMutablePointer<UInt8>
+    private let pre = Int(cairn_lws_pre())
+    private var timer: UnsafeMutableRawPointer?
+    private var finished = false
+    private let hostC: UnsafeMutablePointer<CChar>
+    private let protocolC: UnsafeMutablePointer<CChar>
+
+    /// A transport for `session` (which must be configured for `.cairn` and built from a tokens file).
+    public init(session: LoadSession) {
+        self.session = session
+        let n = session.workload.count
+        wsis = [OpaquePointer?](repeating: nil, count: n)
+        watchSent = [Bool](repeating: false, count: n)
+        closeCodes = [Int32](repeating: 0, count: n)
+        paths = [UnsafeMutablePointer<CChar>?](repeating: nil, count: n)
+        hostC = strdup(session.configuration.host)
+        protocolC = strdup("cairn.v1")
+        protocols = UnsafeMutablePointer<lws_protocols>.allocate(capacity: 2)
+        protocols.initialize(repeating: lws_protocols(), count: 2)
+        protocols[0].name = UnsafePointer(protocolC)
+        protocols[0].callback = loadTestLwsCallback
+        protocols[0].rx_buffer_size = 16 * 1024
+        scratch = .allocate(capacity: Int(cairn_lws_pre()) + 256)
+        let count = session.configuration.sourceAddressCount(users: n)
+        if count > 1 { sources = (0..<count).map { strdup("127.0.0.\(2 + $0)") } }
+    }
+
+    deinit {
+        free(hostC)
+        free(protocolC)
+        for p in paths { free(p) }
+        for p in sources { free(p) }
+        protocols.deinitialize(count: 2)
+        protocols.deallocate()
+        scratch.deallocate()
+        timer?.deallocate()
+    }
+
+    /// Runs the whole session on the calling thread and returns its report.
+    public func run() -> LoadReport {
+        cairn_lws_set_logging(0, { _, _ in })
+        var info = lws_context_creation_info()
+        info.port = CONTEXT_PORT_NO_LISTEN
+        info.protocols = UnsafePointer(protocols)
+        info.gid = -1
+        info.uid = -1
+        info.timeout_secs = 10
+        info.user = Unmanaged.passUnretained(self).toOpaque()
+        guard let context = lws_create_context(&info) else {
+            session.abort(.unreachable, "libwebsockets could not create a client context")
+            return session.report()
+        }
+        self.context = context
+        scheduleTimer()
+        while !session.isFinished {
+            if lws_service(context, 0) < 0 { session.abort(.serverClosed, "the event loop failed"); break }
+            session.tick(self)
+        }
+        finished = true
+        lws_context_destroy(context)
+        self.context = nil
+        return session.report()
+    }
+
+    // MARK: LoadTransport
+
+    public func connect(user: Int) -> Bool {
+        guard let context else { return false }
+        if paths[user] == nil {
+            let token = user < session.workload.tokens.count ? session.workload.tokens[user] : ""
+            paths[user] = strdup(session.configuration.path + "?token=" + token)
+        }
+        var ci = lws_client_connect_info()
+        ci.context = context
+        ci.address = UnsafePointer(hostC)
+        ci.port = Int32(session.configuration.port)
+        ci.path = UnsafePointer(paths[user])
+        ci.host = UnsafePointer(hostC)
+        ci.origin = UnsafePointer(hostC)
+        ci.protocol = UnsafePointer(protocolC)
+        ci.ietf_version_or_minus_one = -1
+        if !sources.isEmpty { ci.iface = UnsafePointer(sources[user % sources.count]) }
+        ci.opaque_user_data = UnsafeMutableRawPointer(bitPattern: user + 1)
+        guard let wsi = lws_client_connect_via_info(&ci) else { return false }
+        if session.states[user] == .connecting { wsis[user] = wsi }  // unless it already failed inside the call
+        return true
+    }
+
+    public func reportDue(user: Int) {
+        if let wsi = wsis[user] { lws_callback_on_writable(wsi) }
+    }
+
+    // MARK: Callbacks (service thread)
+
+    fileprivate func handle(_ wsi: OpaquePointer, _ reason: lws_callback_reasons, _ input: UnsafeMutableRawPointer?,
+                            _ length: Int) -> Int32 {
+        let user = Int(bitPattern: lws_get_opaque_user_data(wsi)) - 1
+        guard user >= 0, user < wsis.count, !finished else { return 0 }
+        switch reason {
+        case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
+            wsis[user] = nil
+            session.connectFailed(user: user)
+        case LWS_CALLBACK_CLIENT_ESTABLISHED:
+            wsis[user] = wsi
+            session.established(user: user)
+            lws_callback_on_writable(wsi)
+        case LWS_CALLBACK_CLIENT_RECEIVE:
+            received(user, wsi, UnsafeRawBufferPointer(start: input, count: input == nil ? 0 : length))
+        case LWS_CALLBACK_CLIENT_WRITEABLE:
+            return writable(user, wsi)
+        case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
+            if let input, length >= 2 {
+                let b = input.assumingMemoryBound(to: UInt8.self)
+                closeCodes[user] = Int32(b[0]) << 8 | Int32(b[1])
+            }
+        case LWS_CALLBACK_CLIENT_CLOSED:
+            wsis[user] = nil
+            assembly[user] = nil
+            session.closed(user: user, code: closeCodes[user] == 0 ? nil : Int(closeCodes[user]))
+        case LWS_CALLBACK_WSI_DESTROY:
+            if wsis[user] == wsi {
+                wsis[user] = nil
+                session.closed(user: user, code: nil)
+            }
+        default:
+            break
+        }
+        return 0
+    }
+
+    private func writable(_ user: Int, _ wsi: OpaquePointer) -> Int32 {
+        let body = scratch + pre
+        var length = 0
+        if !watchSent[user] {
+            watchSent[user] = true
+            let request: StaticString = "{\"id\":1,\"op\":\"friends.watch\"}"
+            request.withUTF8Buffer { b in
+                for (i, c) in b.enumerated() { body[i] = c }
+                length = b.count
+            }
+            session.sentControl(bytes: length)
+        } else {
+            length = session.writeReport(user: user, to: body)
+            if length == 0 { return 0 }
+        }
+        return lws_write(wsi, body, length, LWS_WRITE_TEXT) < Int32(length) ? -1 : 0
+    }
+
+    private func received(_ user: Int, _ wsi: OpaquePointer, _ chunk: UnsafeRawBufferPointer) {
+        let final = lws_is_final_fragment(wsi) != 0 && lws_remaining_packet_payload(wsi) == 0
+        if !final || assembly[user] != nil {
+            assembly[user, default: []].append(contentsOf: chunk)
+            guard final else { return }
+            let whole = assembly.removeValue(forKey: user)!
+            whole.withUnsafeBytes { process(user, $0) }
+        } else {
+            process(user, chunk)
+        }
+    }
+
+    private func process(_ user: Int, _ message: UnsafeRawBufferPointer) {
+        session.receivedFrame(bytes: message.count)
+        ServerLineScanner.forEachLine(message) { line in
+            session.receivedMessage()
+            switch ServerLineScanner.classify(line) {
+            case .position(let owner, let ts):
+                session.delivered(to: user, owner: owner, ts: ts)
+            case .reply(let id, let ok):
+                if !ok { session.receivedError() } else if id == 1 { session.ready(user: user) }
+            case .error:
+                session.receivedError()
+            case .other:
+                break
+            }
+        }
+    }
+
+    // MARK: Timer: wakes the loop at least every millisecond so reports leave on time
+
+    private func scheduleTimer() {
+        if timer == nil {
+            let size = MemoryLayout<lws_sorted_usec_list_t>.stride + MemoryLayout<UnsafeMutableRawPointer>.size
+            let raw = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16)
+            raw.initializeMemory(as: UInt8.self, repeating: 0, count: size)
+            (raw + MemoryLayout<lws_sorted_usec_list_t>.stride)
+                .storeBytes(of: Unmanaged.passUnretained(self).toOpaque(), as: UnsafeMutableRawPointer.self)
+            timer = raw
+        }
+        lws_sul_schedule(context, 0, timer!.assumingMemoryBound(to: lws_sorted_usec_list_t.self), { sul in
+            guard let sul else { return }
+            let raw = UnsafeMutableRawPointer(sul) + MemoryLayout<lws_sorted_usec_list_t>.stride
+            let transport = Unmanaged<CairnTransport>.fromOpaque(raw.load(as: UnsafeMutableRawPointer.self))
+                .takeUnretainedValue()
+            if !transport.finished { transport.scheduleTimer() }
+        }, 1000)
+    }
+}
+
+/// The one C callback for every client connection; finds the transport through the context's user pointer.
+let loadTestLwsCallback: @convention(c) (OpaquePointer?, lws_callback_reasons, UnsafeMutableRawPointer?,
+                                         UnsafeMutableRawPointer?, Int) -> Int32 = { wsi, reason, _, input, length in
+    guard let wsi, let owner = lws_context_user(lws_get_context(wsi)) else { return 0 }
+    return Unmanaged<CairnTransport>.fromOpaque(owner).takeUnretainedValue().handle(wsi, reason, input, length)
+}

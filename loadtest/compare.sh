@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# Cairn against Mosquitto on this machine, same workload, back to back. Installs what is missing (the broker
+# included), builds release, seeds a Cairn data directory with `cairn seed`, then for each user count starts
+# `cairn serve` and `mosquitto` on loopback with generated configurations and steps the per-user report rate up
+# until p99 exceeds the bound or deliveries fall behind. Every run's JSON report lands in the results directory;
+# loadtest/summarize.py turns them into one table and an SVG chart of p99 latency against delivery rate.
+#
+# Environment (defaults in brackets):
+#   USERS_LIST  user counts to run ["1000 2000 5000 10000"]     FRIENDS  friends per user [10]
+#   RATES       per-user report rates, Hz, in increasing order ["0.5 1 2 4 8 16"]
+#   FIXED_RATE  the rate whose latency percentiles the table shows [1]
+#   DURATION    measured seconds per run [20]                   GRAPH    random|clustered [random]
+#   P99_BOUND   ms [50]     MIN_SHARE  delivered share a run must reach to count as sustained [0.99]
+#   RESULTS     output directory [loadtest/results/<UTC timestamp>]
+#   PIN         1: server on CPU 0, load tester on CPU 1 (taskset), so neither steals the other's core [1]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+USERS_LIST=${USERS_LIST:-"1000 2000 5000 10000"}
+FRIENDS=${FRIENDS:-10}
+GRAPH=${GRAPH:-random}
+RATES=${RATES:-"0.5 1 2 4 8 16"}
+FIXED_RATE=${FIXED_RATE:-1}
+DURATION=${DURATION:-20}
+P99_BOUND=${P99_BOUND:-50}
+MIN_SHARE=${MIN_SHARE:-0.99}
+SEED=${SEED:-1}
+RESULTS=${RESULTS:-loadtest/results/$(date -u +%Y%m%d-%H%M%S)}
+PIN=${PIN:-1}
+SERVER_CPU=()
+TESTER_CPU=()
+if [ "$PIN" = 1 ] && command -v taskset >/dev/null && [ "$(nproc)" -ge 2 ]; then
+  SERVER_CPU=(taskset -c 0)
+  TESTER_CPU=(taskset -c 1)
+fi
+
+# 1. Packages: what the build needs, plus the broker itself.
+bash deploy/install-deps.sh libmosquitto-dev mosquitto
+
+# 2. Release build of the hub and the load tester.
+swift build -c release --product cairn
+swift build -c release --product cairn-loadtest
+BIN=$(swift build -c release --show-bin-path)
+
+mkdir -p "$RESULTS"
+RESULTS=$(cd "$RESULTS" && pwd)
+ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)" || true
+echo "compare.sh: results in $RESULTS"
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
+
+wait_listening() {  # port, pid
+  for _ in $(seq 1 300); do
+    if ! kill -0 "$2" 2>/dev/null; then echo "compare.sh: server $2 exited early" >&2; return 1; fi
+    if (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; then return 0; fi
+    sleep 0.1
+  done
+  echo "compare.sh: nothing listens on $1" >&2
+  return 1
+}
+
+SERVER_PID=""
+stop_server() {
+  if [ -n "$SERVER_PID" ] && kill -0 "$SERVER_PID" 2>/dev/null; then
+    kill -TERM "$SERVER_PID"
+    for _ in $(seq 1 100); do kill -0 "$SERVER_PID" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$SERVER_PID" 2>/dev/null || true
+    wait "$SERVER_PID" 2>/dev/null || true
+  fi
+  SERVER_PID=""
+}
+trap stop_server EXIT
+
+start_cairn() {  # data dir
+  local port; port=$(free_port)
+  "${SERVER_CPU[@]}" "$BIN/cairn" serve --host 127.0.0.1 --port "$port" --data "$1" > "$RESULTS/cairn-serve.log" 2>&1 &
+  SERVER_PID=$!
+  wait_listening "$port" "$SERVER_PID"
+  SERVER_PORT=$port
+}
+
+start_mosquitto() {
+  local port; port=$(free_port)
+  cat > "$RESULTS/mosquitto.conf" <<CONF
+listener $port 127.0.0.1
+allow_anonymous true
+persistence false
+max_connections -1
+set_tcp_nodelay true
+log_dest stderr
+log_type error
+log_type warning
+CONF
+  "${SERVER_CPU[@]}" mosquitto -c "$RESULTS/mosquitto.conf" > "$RESULTS/mosquitto.log" 2>&1 &
+  SERVER_PID=$!
+  wait_listening "$port" "$SERVER_PID"
+  SERVER_PORT=$port
+}
+
+# One run: server kind, users, rate, tokens file. Starts a fresh server, so CPU and memory belong to this run.
+run_one() {
+  local kind=$1 users=$2 rate=$3 tokens=$4 data=$5
+  local out="$RESULTS/$kind-u$users-r$rate.json"
+  if [ "$kind" = cairn ]; then start_cairn "$data"; else start_mosquitto; fi
+  local ramp=$(( users / 5 > 1000 ? users / 5 : 1000 ))
+  "${TESTER_CPU[@]}" "$BIN/cairn-loadtest" --server "$kind" --port "$SERVER_PORT" --server-pid "$SERVER_PID" --tokens "$tokens" \
+    --users "$users" --rate "$rate" --duration "$DURATION" --ramp "$ramp" --seed "$SEED" --json "$out" --quiet \
+    > "$RESULTS/$kind-u$users-r$rate.txt" 2>&1 || true
+  stop_server
+  # Sustained: completed, p99 within the bound, and (nearly) every expected delivery arrived.
+  python3 - "$out" "$P99_BOUND" "$MIN_SHARE" <<'PY'
+import json, sys
+try:
+    r = json.load(open(sys.argv[1]))
+except Exception:
+    sys.exit(1)
+ok = r["outcome"] == "completed" and r["latency"]["p99"] <= float(sys.argv[2]) and r["deliveredShare"] >= float(sys.argv[3])
+print(f'  {r["setup"]["server"]:9} users {r["setup"]["users"]:6} rate {r["setup"]["rateHz"]:5} Hz: '
+      f'{r["deliveriesPerSecond"]:9.0f} deliveries/s, p99 {r["latency"]["p99"]:8.2f} ms, '
+      f'delivered {100*r["deliveredShare"]:5.1f}%  {"ok" if ok else "NOT SUSTAINED"}')
+sys.exit(0 if ok else 1)
+PY
+}
+
+for users in $USERS_LIST; do
+  data="$RESULTS/data-u$users"
+  tokens="$RESULTS/tokens-u$users.json"
+  "$BIN/cairn" seed --users "$users" --friends "$FRIENDS" --graph "$GRAPH" --seed "$SEED" --data "$data" --out "$tokens"
+  for kind in cairn mosquitto; do
+    # libmosquitto opens a socket pair beside each client's socket: three descriptors per simulated MQTT user.
+    if [ "$kind" = mosquitto ] && [ $(( users * 3 + 1024 )) -gt "$(ulimit -n)" ]; then
+      echo "compare.sh: skipping mosquitto at $users users: the tester would need $(( users * 3 + 1024 )) descriptors, the limit is $(ulimit -n)"
+      continue
+    fi
+    # Always run the fixed rate (for the latency columns), then climb until the server no longer keeps up.
+    run_one "$kind" "$users" "$FIXED_RATE" "$tokens" "$data" || true
+    for rate in $RATES; do
+      [ "$rate" = "$FIXED_RATE" ] && continue
+      run_one "$kind" "$users" "$rate" "$tokens" "$data" || break
+    done
+  done
+done
+
+python3 loadtest/summarize.py "$RESULTS" --p99-bound "$P99_BOUND" --min-share "$MIN_SHARE" --fixed-rate "$FIXED_RATE"
