@@ -108,6 +108,10 @@ public final class LoadSession {
     /// Whether the run is over.
     public var isFinished: Bool { phase == .done }
 
+    /// Nanoseconds from `earlier` to `later`, zero if `earlier` was read after `later` (instants taken inside one
+    /// tick can be newer than the tick's own `now`).
+    static func since(_ earlier: UInt64, _ later: UInt64) -> UInt64 { later > earlier ? later - earlier : 0 }
+
     /// Nanoseconds until the session next needs a tick (for the transport's poll timeout), at most 1 ms.
     public var nextTickNanoseconds: UInt64 { 1_000_000 }
 
@@ -126,7 +130,7 @@ public final class LoadSession {
             startDueConnections(transport, now: now)
             if nextConnect == workload.count && pendingConnects == 0 {
                 let settled = openNotReady == 0
-                let waited = Double(now - lastAttemptNs) / 1e9 >= configuration.readyTimeout
+                let waited = Double(Self.since(lastAttemptNs, now)) / 1e9 >= configuration.readyTimeout
                 if settled || waited {
                     if counters.ready == 0 || live == 0 {
                         abortForLostServer(now: now)
@@ -136,7 +140,7 @@ public final class LoadSession {
                 }
             }
         case .measure:
-            let t = Double(now - windowStartNs) / 1e9
+            let t = Double(Self.since(windowStartNs, now)) / 1e9
             schedule.due(upTo: t) { user in
                 guard states[user] == .ready else { return }
                 if !reportPending[user] {
@@ -168,7 +172,7 @@ public final class LoadSession {
     private func startDueConnections(_ transport: some LoadTransport, now: UInt64) {
         let interval = 1e9 / configuration.rampPerSecond
         while nextConnect < workload.count && pendingConnects < configuration.maxPendingConnects
-                && Double(now - startNs) >= Double(nextConnect) * interval {
+                && Double(Self.since(startNs, now)) >= Double(nextConnect) * interval {
             let user = nextConnect
             nextConnect += 1
             counters.connectAttempts += 1
@@ -271,7 +275,7 @@ public final class LoadSession {
         }
         reportPending[user] = false
         let now = LoadClock.monotonicNanoseconds()
-        workload.movers[user].advance(by: Double(now - lastMove[user]) / 1e9)
+        workload.movers[user].advance(by: Double(Self.since(lastMove[user], now)) / 1e9)
         lastMove[user] = now
         let ts = max(LoadClock.wallMilliseconds(), lastTs[user] + 1)
         lastTs[user] = ts
@@ -340,7 +344,7 @@ public final class LoadSession {
     }
 
     private func progressLine(now: UInt64) -> String {
-        let elapsed = Double(now - startNs) / 1e9
+        let elapsed = Double(Self.since(startNs, now)) / 1e9
         let sends = counters.positionsSent - lastProgress.sends
         let deliveries = counters.deliveries - lastProgress.deliveries
         lastProgress = (counters.positionsSent, counters.deliveries)
