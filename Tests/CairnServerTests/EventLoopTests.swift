@@ -1,6 +1,6 @@
 // The service thread's two event loops over real sockets: the default libev loop (lws loads its libev plugin and
 // runs on our epoll loop) and the poll() fallback each serve WebSocket and HTTP, deliver friends' moves, run the
-// one-second sweep with no traffic at all, and shut down cleanly with clients still connected.
+// one-second sweep while no socket is active, and shut down cleanly with clients still connected.
 import CairnServer
 import CairnTestSupport
 import Foundation
@@ -36,7 +36,7 @@ extension ServerIntegration {
             try alice.0.send(["op": "pos", "lat": 48.8566, "lon": 2.3522])
             #expect(try bob.0.nextEvent("pos")["user"] as? Int == alice.1)
             // The sweep timer fires on an otherwise idle loop: a client that never authenticates is closed by it
-            // once its auth deadline passes, with no traffic to wake the loop.
+            // once its auth deadline passes, with no socket traffic in between to wake the loop.
             let idle = try hub.client()
             #expect(try idle.expectClose(timeout: 10).code == 4508)
             // Shutdown with clients connected: they get 1001 and the loop stops.
