@@ -19,8 +19,9 @@ let package = Package(
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
     ],
     targets: [
-        // C: libwebsockets plus the few things Swift cannot import (LWS_PRE, composite option macros, logging).
-        .target(name: "CLws", linkerSettings: [.linkedLibrary("websockets")]),
+        // C: libwebsockets plus the few things Swift cannot import (LWS_PRE, composite option macros, logging),
+        // and the libev loop the transport runs lws on.
+        .target(name: "CLws", linkerSettings: [.linkedLibrary("websockets"), .linkedLibrary("ev")]),
         // C: OpenSSL's libcrypto (scrypt, SHA-256, SHA-1, HMAC, secure random).
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         // C: OpenSSL's libssl, for the test client's TLS (the hub's TLS goes through libwebsockets).

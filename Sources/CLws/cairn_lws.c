@@ -1,5 +1,6 @@
 /* Implementation of the shim declared in include/cairn_lws.h: one line per export, no logic. */
 #include "cairn_lws.h"
+#include <ev.h>
 
 int cairn_lws_pre(void) { return LWS_PRE; }
 
@@ -7,6 +8,37 @@ uint64_t cairn_lws_opt_validate_utf8(void) { return LWS_SERVER_OPTION_VALIDATE_U
 uint64_t cairn_lws_opt_do_ssl_global_init(void) { return LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT; }
 uint64_t cairn_lws_opt_disable_ipv6(void) { return LWS_SERVER_OPTION_DISABLE_IPV6; }
 uint64_t cairn_lws_opt_libuv(void) { return LWS_SERVER_OPTION_LIBUV; }
+
+void *cairn_ev_loop_new(void) {
+    /* epoll where the kernel has it; otherwise libev's own choice for the platform. */
+    struct ev_loop *loop = ev_loop_new(EVBACKEND_EPOLL);
+    return loop ? loop : ev_loop_new(0);
+}
+
+const char *cairn_ev_backend_name(void *loop) {
+    switch (ev_backend((struct ev_loop *)loop)) {
+    case EVBACKEND_EPOLL: return "epoll";
+    case EVBACKEND_POLL: return "poll";
+    case EVBACKEND_SELECT: return "select";
+    case EVBACKEND_KQUEUE: return "kqueue";
+    default: return "other";
+    }
+}
+
+void cairn_lws_info_use_libev(struct lws_context_creation_info *info, void **slot, void *loop) {
+    *slot = loop;
+    info->options |= LWS_SERVER_OPTION_LIBEV;
+    info->foreign_loops = slot;
+}
+
+int cairn_ev_run_once(void *loop) { return ev_run((struct ev_loop *)loop, EVRUN_ONCE); }
+
+void cairn_ev_loop_destroy(void *loop) {
+    int budget = 1000;
+    while (budget-- && ev_run((struct ev_loop *)loop, EVRUN_NOWAIT))
+        ;
+    ev_loop_destroy((struct ev_loop *)loop);
+}
 
 int cairn_lws_log_mask(int verbosity) {
     /* 0: errors only, 1: + warnings, 2: + notices, 3: + info. */

@@ -40,6 +40,11 @@ public enum ConfigurationOptions {
                  help: "Raise the soft open-file limit to this (capped by the hard limit, e.g. systemd LimitNOFILE).") {
             $0.server.fileLimit = UInt64($1)
         },
+        .text("server.event_loop", flag: "event-loop", kind: .choice(["libev", "poll"]),
+              default: "libev", unit: "backend",
+              help: "libev (epoll; needs the libwebsockets libev plugin) or poll (lws' own loop, scans every socket).") {
+            $0.server.eventLoop = $1 == "poll" ? .poll : .libev
+        },
 
         // [tls]
         .text("tls.certificate", flag: "tls-cert", kind: .path, default: nil, example: "/etc/cairn/tls/fullchain.pem",

@@ -1,5 +1,14 @@
 // Transport settings, with the contract's defaults. Passed into `WebSocketServer` at start; nothing global.
 
+/// How the service thread waits for socket events.
+public enum EventLoopBackend: String, Sendable, CaseIterable {
+    /// A libev loop (epoll on Linux): the kernel reports only the ready descriptors, so a wake-up costs the same
+    /// with ten connections or ten thousand. Needs libev and the libwebsockets libev plugin at run time.
+    case libev
+    /// libwebsockets' own poll() loop: no plugin needed, but every wake-up scans every descriptor.
+    case poll
+}
+
 /// Settings for the WebSocket/HTTP transport.
 public struct ServerConfiguration: Sendable {
     /// Address to listen on. `127.0.0.1` keeps the hub private to the machine; use `0.0.0.0` to expose it.
@@ -16,6 +25,8 @@ public struct ServerConfiguration: Sendable {
     public var idleTimeoutSeconds = 60
     /// Seconds to wait for clients to acknowledge the closing handshake at shutdown.
     public var shutdownGraceSeconds = 5
+    /// What waits for socket events: libev on epoll (the default), or libwebsockets' built-in poll() loop.
+    public var eventLoop: EventLoopBackend = .libev
     /// Raise the soft open-file limit to at most this many descriptors (bounded by the hard limit).
     public var fileLimit: UInt64 = 1 << 20
     /// Bytes of HTTP request bodies held in memory at once, over all uploads in progress; a request that would

@@ -3,6 +3,10 @@
 // reach it only through `LoopJobQueue` (lws_cancel_service). The lws callback (LwsCallback.swift) turns lws events
 // into calls on this class; this class turns them into hub calls and hub output into frames.
 //
+// Event loop: by default lws runs on a libev loop (epoll) that this class owns and turns once per iteration of
+// the service loop (lws' own `lws_service` would run a libev loop until it is stopped); `server.event_loop = poll`
+// falls back to lws' built-in poll() loop, turned by `lws_service`. Either way each turn ends in the shutdown checks.
+//
 // Lifecycle: `start()` creates the context on the service thread and returns the bound port; `requestShutdown()`
 // (any thread, e.g. a signal handler) lets in-flight work reply, closes every client with 1001 and a reason,
 // waits up to the grace period for the closing handshakes, destroys the context on the service thread, and
@@ -21,15 +25,21 @@ public enum ServerStartError: Error, CustomStringConvertible {
     case contextCreationFailed(host: String, port: Int)
     /// The same with TLS on: the certificate or key may also have been refused (lws logs which).
     case tlsContextCreationFailed(host: String, port: Int)
+    /// libev could not create its loop (`server.event_loop = libev`).
+    case eventLoopCreationFailed
 
     /// A readable explanation.
     public var description: String {
         switch self {
         case .contextCreationFailed(let host, let port):
-            "cannot listen on \(host):\(port) (address in use or not available)"
+            "cannot listen on \(host):\(port) (address in use or not available, or, with server.event_loop = "
+                + "libev, the libwebsockets libev plugin could not be loaded: see the log line above)"
         case .tlsContextCreationFailed(let host, let port):
             "cannot listen on \(host):\(port) with TLS (address in use or not available, or the certificate or "
                 + "key was refused, e.g. a key that does not match the certificate: see the log line above)"
+        case .eventLoopCreationFailed:
+            "cannot create the libev event loop (server.event_loop = libev); set server.event_loop = poll to use "
+                + "libwebsockets' own loop"
         }
     }
 }
@@ -72,6 +82,9 @@ public final class WebSocketServer: @unchecked Sendable {
     private var protocols: UnsafeMutablePointer<lws_protocols>?
     private var retryPolicy: UnsafeMutablePointer<lws_retry_bo_t>?
     private var cStrings: [UnsafeMutablePointer<CChar>] = []
+    /// The libev loop lws runs on (nil with `server.event_loop = poll`), and the one-entry `foreign_loops` array.
+    private var evLoop: UnsafeMutableRawPointer?
+    private var foreignLoops: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
     var sweepTimer: UnsafeMutableRawPointer?
     /// When the sweep timer is due (monotonic ns), to measure how late it fires.
     var sweepDueAt: UInt64 = 0
@@ -132,12 +145,22 @@ public final class WebSocketServer: @unchecked Sendable {
 
     private func serviceThreadMain() {
         LwsLogBridge.install(verbosity: configuration.lwsLogVerbosity)
+        if configuration.eventLoop == .libev {
+            guard let loop = cairn_ev_loop_new() else {
+                startResult.withLock { $0 = .failure(.eventLoopCreationFailed) }
+                started.signal()
+                stopped.signal()
+                return
+            }
+            evLoop = loop
+        }
         guard let context = createContext() else {
             let failure: ServerStartError = configuration.usesTLS
                 ? .tlsContextCreationFailed(host: configuration.host, port: configuration.port)
                 : .contextCreationFailed(host: configuration.host, port: configuration.port)
             startResult.withLock { $0 = .failure(failure) }
             freeCMemory()
+            destroyEventLoop()
             started.signal()
             stopped.signal()
             return
@@ -148,11 +171,20 @@ public final class WebSocketServer: @unchecked Sendable {
         let vhost = lws_get_vhost_by_name(context, "cairn")
         let port = vhost.map { Int(lws_get_vhost_listen_port($0)) } ?? configuration.port
         scheduleSweep()
+        if let evLoop {
+            logger.info("event loop: libev (\(String(cString: cairn_ev_backend_name(evLoop))))")
+        } else {
+            logger.info("event loop: libwebsockets poll()")
+        }
         startResult.withLock { $0 = .success(port) }
         started.signal()
 
         while true {
-            if lws_service(context, 0) < 0 { break }
+            if let evLoop {
+                _ = cairn_ev_run_once(evLoop)
+            } else if lws_service(context, 0) < 0 {
+                break
+            }
             if shutdownRequested.load(ordering: .acquiring) && !draining { beginShutdown() }
             if draining && !closingAll && Date() >= drainDeadline! {
                 logger.error("work in flight did not finish within \(configuration.shutdownGraceSeconds) s; closing anyway")
@@ -169,6 +201,7 @@ public final class WebSocketServer: @unchecked Sendable {
         lws_context_destroy(context)
         self.context = nil
         freeCMemory()
+        destroyEventLoop()  // after the context: lws' last closes may still need the loop
         jobs.drainAll()  // completions that arrived after the last service turn: hub discards them (no connections)
         logger.info("transport stopped")
         stopped.signal()
@@ -226,6 +259,12 @@ public final class WebSocketServer: @unchecked Sendable {
             info.alpn = UnsafePointer(keep(strdup("http/1.1")))
         }
         info.user = Unmanaged.passUnretained(self).toOpaque()
+        if let evLoop {
+            let slot = UnsafeMutablePointer<UnsafeMutableRawPointer?>.allocate(capacity: 1)
+            slot.initialize(to: nil)
+            foreignLoops = slot
+            cairn_lws_info_use_libev(&info, slot, evLoop)
+        }
         return lws_create_context(&info)
     }
 
@@ -244,6 +283,14 @@ public final class WebSocketServer: @unchecked Sendable {
         retryPolicy = nil
         sweepTimer?.deallocate()
         sweepTimer = nil
+        foreignLoops?.deallocate()
+        foreignLoops = nil
+    }
+
+    private func destroyEventLoop() {
+        guard let evLoop else { return }
+        cairn_ev_loop_destroy(evLoop)
+        self.evLoop = nil
     }
 
     // MARK: Periodic sweep (one timer for everything, as lws timers are a linearly sorted list)
