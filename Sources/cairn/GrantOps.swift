@@ -2,8 +2,6 @@
 // (`stats.watch`, `cairn stats`). A running hub sees the grant at the account's next `stats.watch`.
 import ArgumentParser
 import CairnDomain
-import CairnStore
-import Foundation
 
 struct GrantOps: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -16,13 +14,8 @@ struct GrantOps: ParsableCommand {
     @OptionGroup var directory: DataDirectoryOption
 
     func run() throws {
-        let store = try SQLiteStore(directory: try directory.resolve())
-        defer { try? store.close() }
-        do {
-            let changed = try store.grantRole(.ops, username: username, at: SystemClock().now())
-            print(changed ? "granted ops to '\(username)'" : "'\(username)' already has ops")
-        } catch let error as RoleStoreError {
-            throw CommandFailure(error.description)
+        try directory.changeRole({ try $0.grantRole(.ops, username: username, at: SystemClock().now()) }) { changed in
+            changed ? "granted ops to '\(username)'" : "'\(username)' already has ops"
         }
     }
 }

@@ -2,7 +2,6 @@
 // keeps its watch until it unwatches or disconnects; every later `stats.watch` is refused.
 import ArgumentParser
 import CairnDomain
-import CairnStore
 
 struct RevokeOps: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -15,13 +14,8 @@ struct RevokeOps: ParsableCommand {
     @OptionGroup var directory: DataDirectoryOption
 
     func run() throws {
-        let store = try SQLiteStore(directory: try directory.resolve())
-        defer { try? store.close() }
-        do {
-            let changed = try store.revokeRole(.ops, username: username)
-            print(changed ? "revoked ops from '\(username)'" : "'\(username)' did not have ops")
-        } catch let error as RoleStoreError {
-            throw CommandFailure(error.description)
+        try directory.changeRole({ try $0.revokeRole(.ops, username: username) }) { changed in
+            changed ? "revoked ops from '\(username)'" : "'\(username)' did not have ops"
         }
     }
 }

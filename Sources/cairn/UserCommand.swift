@@ -1,6 +1,8 @@
 // `cairn user`: account administration straight on a data directory. It may run while a hub serves that same
 // directory (SQLite in WAL mode lets both write); the hub reads roles at each use, so changes count at once.
 import ArgumentParser
+import CairnDomain
+import CairnStore
 
 struct UserCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -14,5 +16,19 @@ struct DataDirectoryOption: ParsableArguments {
     @Option(help: "Data directory holding cairn.sqlite. [env: CAIRN_DATA] (default: ./data)")
     var data: String?
 
-    func resolve() throws -> String { try Environment().resolve(data, "CAIRN_DATA", default: "./data") }
+    func resolve() -> String { Environment().resolve(data, "CAIRN_DATA", default: "./data") }
+}
+
+extension DataDirectoryOption {
+    /// Opens the store, runs one role change and prints what `report` makes of its result; an unknown user is a
+    /// command failure (exit 1) naming the user.
+    func changeRole(_ change: (SQLiteStore) throws -> Bool, report: (Bool) -> String) throws {
+        let store = try SQLiteStore(directory: resolve())
+        defer { try? store.close() }
+        do {
+            print(report(try change(store)))
+        } catch let error as RoleStoreError {
+            throw CommandFailure(error.description)
+        }
+    }
 }
