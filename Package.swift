@@ -28,6 +28,9 @@ let package = Package(
         .systemLibrary(name: "CLibSSL", path: "Tests/CLibSSL", pkgConfig: "libssl", providers: [.apt(["libssl-dev"])]),
 
         // Pure layers: no I/O, no sockets, no SQLite.
+        // The seam between the loop-owning transport and what it drives: connection ids, the loop scheduler,
+        // outbound bytes, the connection handler, and loop confinement. No dependencies.
+        .target(name: "CairnLoop"),
         .target(name: "CairnGeo"),
         .target(name: "CairnSpatial", dependencies: ["CairnGeo"]),
         .target(name: "CairnWire"),
@@ -35,7 +38,7 @@ let package = Package(
         // Seeded randomness and the generated friend graph, shared by `cairn seed` and the load tester.
         .target(name: "CairnSeed"),
         .target(name: "CairnDomain", dependencies: [
-            "CairnWire", "CairnCrypto", "CairnGeo", "CairnSpatial",
+            "CairnLoop", "CairnWire", "CairnCrypto", "CairnGeo", "CairnSpatial",
             .product(name: "Logging", package: "swift-log"),
         ]),
 
@@ -48,7 +51,7 @@ let package = Package(
 
         // Transport: libwebsockets service thread, HTTP and WebSocket on one port.
         .target(name: "CairnServer", dependencies: [
-            "CLws", "CairnWire", "CairnDomain",
+            "CLws", "CairnLoop", "CairnWire", "CairnDomain",
             .product(name: "Logging", package: "swift-log"),
         ]),
 

@@ -21,7 +21,7 @@ private final class CountingOutbound: Outbound {
     func send(_ connection: ConnectionID, _ json: UnsafeRawBufferPointer) { events += 1; bytes += json.count }
     func sendLatest(_ connection: ConnectionID, key: Int64, _ json: [UInt8]) { deliveries += 1; bytes += json.count }
     func dropLatest(_ connection: ConnectionID, key: Int64) {}
-    func close(_ connection: ConnectionID, code: CloseCode, reason: String) {}
+    func close(_ connection: ConnectionID, code: UInt16, reason: String) {}
 }
 
 private final class HeldJobs: LoopScheduler {

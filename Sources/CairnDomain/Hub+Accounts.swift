@@ -61,10 +61,10 @@ extension Hub {
         }, onFailure: { client, error in
             guard let client else { return }
             if error.code == .unauthorized {
-                self.outbound?.close(client.id, code: .invalidToken, reason: "invalid token")
+                self.outbound?.close(client.id, code: CloseCode.invalidToken.rawValue, reason: "invalid token")
             } else {
                 // Not the token's fault (e.g. storage trouble): a close the client may retry after.
-                self.outbound?.close(client.id, code: .tryAgainLater, reason: "could not check the token; retry")
+                self.outbound?.close(client.id, code: CloseCode.tryAgainLater.rawValue, reason: "could not check the token; retry")
             }
         }, then: { client, user in
             guard let client else { return }
@@ -91,7 +91,7 @@ extension Hub {
         // Every other connection that used the revoked token loses its session too, even if this one has gone.
         for other in clients.values where other.id != client?.id && other.token == token {
             unbind(other)
-            outbound?.close(other.id, code: .invalidToken, reason: "token revoked")
+            outbound?.close(other.id, code: CloseCode.invalidToken.rawValue, reason: "token revoked")
         }
     }
 
@@ -100,7 +100,7 @@ extension Hub {
         if revokedTokens.contains(token) {
             // Checked just before a logout of the same token committed: the session must not start.
             if client.token == token { unbind(client) }
-            outbound?.close(client.id, code: .invalidToken, reason: "token revoked")
+            outbound?.close(client.id, code: CloseCode.invalidToken.rawValue, reason: "token revoked")
             return
         }
         if client.user?.id == user.id {

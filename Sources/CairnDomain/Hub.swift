@@ -245,7 +245,7 @@ public final class Hub: @unchecked Sendable {
             guard let client = clients[id] else { authDeadlines[id] = nil; continue }
             if client.busy { continue }  // an authentication is being checked: let it finish
             authDeadlines[id] = nil
-            outbound?.close(id, code: .authTimeout, reason: "authentication timeout")
+            outbound?.close(id, code: CloseCode.authTimeout.rawValue, reason: "authentication timeout")
         }
     }
 

@@ -487,8 +487,8 @@ extension WebSocketServer: Outbound {
     }
 
     /// Closes a connection after what is already queued for it has been written.
-    public func close(_ connection: ConnectionID, code: CloseCode, reason: String) {
+    public func close(_ connection: ConnectionID, code: UInt16, reason: String) {
         guard let state = connections[connection] else { return }
-        close(state, code: code.rawValue, reason: reason)
+        close(state, code: code, reason: reason)
     }
 }

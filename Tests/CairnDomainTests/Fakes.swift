@@ -201,8 +201,8 @@ final class RecordingOutbound: Outbound {
         sent[connection, default: []].append(object)
     }
 
-    func close(_ connection: ConnectionID, code: CloseCode, reason: String) {
-        closes[connection] = (code, reason)
+    func close(_ connection: ConnectionID, code: UInt16, reason: String) {
+        closes[connection] = (CloseCode(rawValue: code)!, reason)
     }
 
     func take(_ connection: ConnectionID) -> [[String: Any]] {
