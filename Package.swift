@@ -38,7 +38,14 @@ let package = Package(
         // Seeded randomness and the generated friend graph, shared by `cairn seed` and the load tester.
         .target(name: "CairnSeed"),
         .target(name: "CairnDomain", dependencies: [
-            "CairnLoop", "CairnWire", "CairnCrypto", "CairnGeo", "CairnSpatial",
+            "CairnLoop", "CairnCrypto", "CairnGeo", "CairnSpatial",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+
+        // Protocol: the op table, the router the transport drives, and the local event delivery; maps JSON
+        // requests to the domain's features and their answers and events back to JSON.
+        .target(name: "CairnProtocol", dependencies: [
+            "CairnLoop", "CairnDomain", "CairnWire",
             .product(name: "Logging", package: "swift-log"),
         ]),
 
@@ -68,7 +75,8 @@ let package = Package(
 
         // Composition: wires store, domain and transport into one running hub (used by the CLI and the tests).
         .target(name: "CairnApp", dependencies: [
-            "CairnServer", "CairnStore", "CairnDomain", "CairnCrypto", "CairnWire", "CairnMetrics", "CairnSeed",
+            "CairnServer", "CairnStore", "CairnDomain", "CairnProtocol", "CairnCrypto", "CairnWire", "CairnMetrics",
+            "CairnSeed",
             .product(name: "Logging", package: "swift-log"),
         ]),
 
@@ -85,7 +93,8 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "cairn-bench", dependencies: [
-            "CairnWire", "CairnGeo", "CairnSpatial", "CairnDomain", "CairnStore", "CairnCrypto", "CairnApp", "CairnSeed",
+            "CairnWire", "CairnGeo", "CairnSpatial", "CairnDomain", "CairnProtocol", "CairnStore", "CairnCrypto",
+            "CairnApp", "CairnSeed",
         ], path: "Sources/CairnBench"),
 
         // The load tester (loadtest/): thousands of simulated users against Cairn over libwebsockets' client, or
@@ -108,7 +117,7 @@ let package = Package(
         .testTarget(name: "CairnWireTests", dependencies: ["CairnWire"]),
         .testTarget(name: "CairnCryptoTests", dependencies: ["CairnCrypto"]),
         .testTarget(name: "CairnSeedTests", dependencies: ["CairnSeed"]),
-        .testTarget(name: "CairnDomainTests", dependencies: ["CairnDomain", "CairnWire"]),
+        .testTarget(name: "CairnDomainTests", dependencies: ["CairnLoop", "CairnDomain", "CairnProtocol", "CairnWire"]),
         .testTarget(name: "CairnStoreTests", dependencies: ["CairnStore", "CairnDomain", "CairnCrypto"]),
         .testTarget(name: "CairnMetricsTests", dependencies: ["CairnMetrics", "CairnDomain", "CairnTestSupport"]),
         .testTarget(name: "CairnAppTests", dependencies: ["CairnApp", "CairnStore", "CairnDomain", "CairnCrypto"]),

@@ -8,6 +8,7 @@ import CairnApp
 import CairnSeed
 import CairnCrypto
 import CairnDomain
+import CairnProtocol
 import CairnStore
 import CairnWire
 import Dispatch
@@ -74,10 +75,11 @@ func runFanoutBenchmark(arguments: [String]) throws {
                     radius: 10 + unit() * 490, createdAt: 0, expiresAt: nil, locked: false)
     })
     let outbound = CountingOutbound()
-    hub.outbound = outbound
-    for (n, user) in file.users.enumerated() { hub.connectionOpened(ConnectionID(n + 1), token: user.token) }
+    let router = Router(hub: hub)
+    router.outbound = outbound
+    for (n, user) in file.users.enumerated() { router.connectionOpened(ConnectionID(n + 1), token: user.token) }
     jobs.runUntil { hub.authenticatedCount == file.users.count }
-    for n in 1...friends { Array(#"{"op":"friends.watch"}"#.utf8).withUnsafeBytes { hub.received(ConnectionID(n + 1), frame: $0) } }
+    for n in 1...friends { Array(#"{"op":"friends.watch"}"#.utf8).withUnsafeBytes { router.received(ConnectionID(n + 1), frame: $0) } }
 
     print("fan-out benchmark: 1 mover, \(friends) watching friends, \(positions) positions per round, \(rounds) rounds, \(relicCount) relics")
     print("round  ns/position  ns/delivery  deliveries  MB encoded  relic events")
@@ -96,7 +98,7 @@ func runFanoutBenchmark(arguments: [String]) throws {
         outbound.bytes = 0
         outbound.events = 0
         let started = DispatchTime.now().uptimeNanoseconds
-        for frame in frames { frame.withUnsafeBytes { hub.received(1, frame: $0) } }
+        for frame in frames { frame.withUnsafeBytes { router.received(1, frame: $0) } }
         let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started)
         guard outbound.deliveries == positions * friends else {
             throw SnapshotBenchmarkError(message: "expected \(positions * friends) deliveries, got \(outbound.deliveries)")

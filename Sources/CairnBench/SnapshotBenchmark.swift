@@ -85,7 +85,7 @@ func runSnapshotBenchmark(arguments: [String]) throws {
             for (n, user) in users.enumerated() {
                 let lat = 48.80 + Double(n % 1000) * 0.0002 + Double(round) * 1e-6
                 let lon = 2.25 + Double(n / 1000) * 0.0002
-                hub.acceptFix(Fix(lat: lat, lon: lon, acc: 5, ts: now), for: user.id, now: now)
+                hub.liveMap.acceptFix(Fix(lat: lat, lon: lon, acc: 5, ts: now), for: user.id, now: now)
             }
         }
         let previous = loop.sync { hub.lastFlush?.at }
@@ -102,7 +102,7 @@ func runSnapshotBenchmark(arguments: [String]) throws {
         let total = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6
         let (copy, chunk, rows, worst) = loop.sync {
             gaps.recording = false
-            return (Double(hub.lastFlushLoopMicros) / 1000, Double(hub.lastFlushLongestChunkMicros) / 1000,
+            return (Double(hub.liveMap.lastFlushLoopMicros) / 1000, Double(hub.liveMap.lastFlushLongestChunkMicros) / 1000,
                     hub.lastFlush?.rows ?? 0, Double(gaps.worst) / 1e6)
         }
         print(String(format: "%5d  %7d  %13.2f ms  %10.2f ms  %12.2f ms  %8.1f ms", round, rows, copy, chunk, worst, total))

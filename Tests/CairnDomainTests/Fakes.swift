@@ -3,6 +3,8 @@
 // thread plays the event loop), an outbound that records what would have been sent, and a seeded random source.
 import CairnCrypto
 import CairnDomain
+import CairnLoop
+import CairnProtocol
 import CairnWire
 import Foundation
 import Synchronization
@@ -215,7 +217,7 @@ func fastHasher(_ random: any RandomSource) -> PasswordHasher {
     PasswordHasher(parameters: ScryptParameters(n: 1024, r: 8, p: 1), workers: 1, random: random)
 }
 
-extension Hub {
+extension Router {
     func receive(_ connection: ConnectionID, _ text: String) {
         Array(text.utf8).withUnsafeBytes { received(connection, frame: $0) }
     }

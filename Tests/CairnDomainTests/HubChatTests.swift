@@ -2,6 +2,8 @@
 // sender's other connections, history pages (newest page first, each oldest-first, with `more`), conversation
 // listing with unread counts, and read marks synchronised across the reader's connections.
 @testable import CairnDomain
+import CairnLoop
+import CairnProtocol
 import Testing
 
 @MainActor
@@ -34,10 +36,10 @@ struct HubChatTests {
     @Test func aMessageIsCommittedRepliedAndPushedToEveryDevice() async throws {
         let (h, alice, bob, _) = try await people()
         // Bob's second device and Alice's second device.
-        h.hub.connectionOpened(3, token: nil)
+        h.router.connectionOpened(3, token: nil)
         let login = try await h.request(3, #"{"id":1,"op":"login","username":"bob","password":"password1"}"#, completions: 1)
         #expect(login["ok"] as? Bool == true)
-        h.hub.connectionOpened(6, token: nil)
+        h.router.connectionOpened(6, token: nil)
         _ = try await h.request(6, #"{"id":1,"op":"login","username":"alice","password":"password1"}"#, completions: 1)
         let reply = try await send(h, from: 1, to: bob, "hello bob")
         let message = try #require(reply["message"] as? [String: Any])

@@ -1,5 +1,7 @@
 // Friend ops through the hub: requests, pushes to the other side, idempotence, mutual requests, refusals.
 @testable import CairnDomain
+import CairnLoop
+import CairnProtocol
 import Testing
 
 @MainActor
@@ -15,7 +17,7 @@ struct HubFriendsTests {
         #expect(accepted["status"] as? String == "friends")
         #expect((accepted["friend"] as? [String: Any])?["online"] as? Bool == true)
         #expect(h.outbound.take(1).contains { $0["ev"] as? String == "friend.accepted" })
-        #expect(h.hub.graph.areFriends(alice, bob))
+        #expect(h.hub.social.graph.areFriends(alice, bob))
         #expect(h.store.state.withLock { $0.friendships.contains([min(alice, bob), max(alice, bob)]) })
     }
 
@@ -28,7 +30,7 @@ struct HubFriendsTests {
         #expect(h.outbound.take(2).filter { $0["ev"] as? String == "friend.request" }.count == 1)
         let back = try await h.request(2, #"{"id":4,"op":"friend.request","user":\#(alice)}"#, id: 4, completions: 1)
         #expect(back["status"] as? String == "friends")
-        #expect(h.hub.graph.areFriends(alice, bob))
+        #expect(h.hub.social.graph.areFriends(alice, bob))
     }
 
     @Test func requestsThatCrossInFlightMakeFriends() async throws {
@@ -39,7 +41,7 @@ struct HubFriendsTests {
         try await h.send(2, #"{"id":2,"op":"friend.request","user":\#(alice)}"#)
         try await h.scheduler.run(atLeast: 2)
         try await h.scheduler.run()  // the friendship commit
-        #expect(h.hub.graph.areFriends(alice, bob))
+        #expect(h.hub.social.graph.areFriends(alice, bob))
         #expect(h.store.state.withLock { $0.friendships.contains([min(alice, bob), max(alice, bob)]) })
         #expect(h.outbound.take(1).contains { $0["ev"] as? String == "friend.accepted" })
         #expect(h.outbound.take(2).contains { $0["ev"] as? String == "friend.accepted" })
@@ -50,7 +52,7 @@ struct HubFriendsTests {
         let alice = try await h.user(1, "alice")
         let me = try await h.request(1, #"{"id":2,"op":"friend.request","user":\#(alice)}"#, id: 2)
         #expect(errorCode(me) == "bad_request")
-        h.hub.connectionOpened(5, token: nil)
+        h.router.connectionOpened(5, token: nil)
         try await h.send(5, #"{"id":1,"op":"guest"}"#, completions: 1)
         let guestID = try #require((h.outbound.take(5).first?["user"] as? [String: Any])?["id"] as? Int)
         let toGuest = try await h.request(1, #"{"id":3,"op":"friend.request","user":\#(guestID)}"#, id: 3, completions: 1)
@@ -68,9 +70,9 @@ struct HubFriendsTests {
         let alice = try await h.user(1, "alice"), bob = try await h.user(2, "bob")
         _ = try await h.request(1, #"{"id":2,"op":"friend.request","user":\#(bob)}"#, id: 2, completions: 1)
         try await h.send(2, #"{"id":3,"op":"friend.accept","user":\#(alice)}"#)
-        h.hub.connectionClosed(2)  // the app closes right after sending
+        h.router.connectionClosed(2)  // the app closes right after sending
         try await h.scheduler.run()
-        #expect(h.hub.graph.areFriends(alice, bob))  // as the store says
+        #expect(h.hub.social.graph.areFriends(alice, bob))  // as the store says
         #expect(h.outbound.take(1).contains { $0["ev"] as? String == "friend.accepted" })
     }
 
@@ -88,7 +90,7 @@ struct HubFriendsTests {
         _ = try await h.request(1, #"{"id":2,"op":"friend.request","user":\#(bob)}"#, id: 2, completions: 1)
         let declined = try await h.request(2, #"{"id":3,"op":"friend.decline","user":\#(alice)}"#, id: 3, completions: 1)
         #expect(declined["ok"] as? Bool == true)
-        #expect(!h.hub.graph.hasRequest(from: alice, to: bob))
+        #expect(!h.hub.social.graph.hasRequest(from: alice, to: bob))
         #expect(h.store.state.withLock { $0.requests.isEmpty })
     }
 
@@ -99,7 +101,7 @@ struct HubFriendsTests {
         let removed = try await h.request(1, #"{"id":2,"op":"friend.remove","user":\#(bob)}"#, id: 2, completions: 1)
         #expect(removed["status"] as? String == "removed")
         #expect(h.outbound.take(2).contains { $0["ev"] as? String == "friend.removed" })
-        #expect(!h.hub.graph.areFriends(alice, bob))
+        #expect(!h.hub.social.graph.areFriends(alice, bob))
         let again = try await h.request(1, #"{"id":3,"op":"friend.remove","user":\#(bob)}"#, id: 3)
         #expect(errorCode(again) == "not_friends")
     }
@@ -111,7 +113,7 @@ struct HubFriendsTests {
         h.store.state.withLock { $0.failWrites = true }
         let reply = try await h.request(1, #"{"id":2,"op":"friend.remove","user":\#(bob)}"#, id: 2, completions: 1)
         #expect(errorCode(reply) == "internal")
-        #expect(h.hub.graph.areFriends(alice, bob))
+        #expect(h.hub.social.graph.areFriends(alice, bob))
     }
 
     @Test func listAndRequestsShowUsersWithOnlineState() async throws {
@@ -119,7 +121,7 @@ struct HubFriendsTests {
         let alice = try await h.user(1, "alice"), bob = try await h.user(2, "bob"), carol = try await h.user(3, "carol")
         try await h.befriend(1, alice, 2, bob)
         _ = try await h.request(3, #"{"id":2,"op":"friend.request","user":\#(alice)}"#, id: 2, completions: 1)
-        h.hub.connectionClosed(2)
+        h.router.connectionClosed(2)
         let list = try await h.request(1, #"{"id":5,"op":"friend.list"}"#, id: 5, completions: 1)
         let friends = try #require(list["friends"] as? [[String: Any]])
         #expect(friends.count == 1)

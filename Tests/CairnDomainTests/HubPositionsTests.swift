@@ -1,6 +1,8 @@
 // Positions and the observer fan-out through the hub: validation, stale and flagged fixes, watch/unwatch,
 // friends-only delivery, latest-wins coalescing, presence.
 @testable import CairnDomain
+import CairnLoop
+import CairnProtocol
 import Testing
 
 @MainActor
@@ -100,7 +102,7 @@ struct HubPositionsTests {
         let stale = try await h.request(1, #"{"id":9,"op":"pos","lat":20,"lon":20,"ts":\#(now - 1000)}"#, id: 9)
         #expect(stale["stale"] as? Bool == true)
         #expect(h.outbound.takeLatest(2).isEmpty)
-        #expect(h.hub.fixes[alice]?.lat == 10)
+        #expect(h.hub.liveMap.fixes[alice]?.lat == 10)
         h.hub.flushPositionsNow()
         try await h.scheduler.run()
         #expect(h.store.state.withLock { $0.history.map(\.fix.lat) } == [20])
@@ -116,17 +118,17 @@ struct HubPositionsTests {
         let reply = try await h.request(1, #"{"id":3,"op":"pos","lat":1,"lon":0,"ts":\#(now)}"#, id: 3)
         #expect(reply["flagged"] as? Bool == true)
         #expect(h.outbound.takeLatest(2)[alice]?["flagged"] as? Bool == true)
-        #expect(h.hub.fixes[alice]?.lat == 1)
+        #expect(h.hub.liveMap.fixes[alice]?.lat == 1)
     }
 
     @Test func presenceGoesOnlineAndOfflineForFriends() async throws {
         let (h, alice, _) = try await twoFriends()
-        h.hub.connectionClosed(1)
+        h.router.connectionClosed(1)
         let offline = try #require(h.outbound.take(2).first { $0["ev"] as? String == "presence" })
         #expect(offline["user"] as? Int == Int(alice))
         #expect(offline["online"] as? Bool == false)
         // A second connection of bob's does not re-announce him; alice logging back in does announce her.
-        h.hub.connectionOpened(3, token: nil)
+        h.router.connectionOpened(3, token: nil)
         try await h.send(3, #"{"id":1,"op":"login","username":"alice","password":"password1"}"#, completions: 1)
         let online = try #require(h.outbound.take(2).first { $0["ev"] as? String == "presence" })
         #expect(online["online"] as? Bool == true)
@@ -143,7 +145,7 @@ struct HubPositionsTests {
         let alice = try await h.user(1, "alice")
         h.move(1, lat: 37.7749, lon: -122.4194)
         let centre = try #require(GeoPointFactory.point(37.7750, -122.4194))
-        let found = h.hub.index.query(in: .users, within: 50, of: centre).map(\.id)
+        let found = h.hub.liveMap.index.query(in: .users, within: 50, of: centre).map(\.id)
         #expect(found == [alice])
     }
 }

@@ -1,5 +1,7 @@
 // Privacy on the server: pause, resume, per-friend levels, approximate cells, timed reverts, persistence.
 @testable import CairnDomain
+import CairnLoop
+import CairnProtocol
 import Testing
 
 @MainActor
@@ -45,7 +47,7 @@ struct HubPrivacyTests {
         h.hub.tick()
         #expect(h.outbound.takeLatest(2).isEmpty)
         h.clock.advance(by: 1_000)
-        #expect(h.hub.rules.level(owner: alice, viewer: bob, now: h.clock.now()) == .precise)  // read-time expiry
+        #expect(h.hub.social.rules.level(owner: alice, viewer: bob, now: h.clock.now()) == .precise)  // read-time expiry
         h.hub.tick()
         #expect(h.outbound.takeLatest(2)[alice]?["lat"] as? Double == 10)
         try await h.scheduler.run()  // the background delete of the expired rule
@@ -98,7 +100,7 @@ struct HubPrivacyTests {
 
     @Test func aRevealFinishingAfterALaterHideDoesNotReveal() async throws {
         let (h, alice, bob) = try await watchedPair()
-        h.hub.connectionOpened(7, token: nil)
+        h.router.connectionOpened(7, token: nil)
         try await h.send(7, #"{"id":1,"op":"login","username":"alice","password":"password1"}"#, completions: 1)
         _ = h.outbound.take(7)
         h.move(1, lat: 10, lon: 10)
@@ -107,7 +109,7 @@ struct HubPrivacyTests {
         try await h.send(1, #"{"id":2,"op":"share.set","user":\#(bob),"level":"precise"}"#)
         try await h.send(7, #"{"id":3,"op":"share.set","user":\#(bob),"level":"hidden"}"#)
         try await h.scheduler.run(atLeast: 2)
-        #expect(h.hub.rules.level(owner: alice, viewer: bob, now: h.clock.now()) == .hidden)
+        #expect(h.hub.social.rules.level(owner: alice, viewer: bob, now: h.clock.now()) == .hidden)
         h.move(1, lat: 11, lon: 11)
         #expect(h.outbound.takeLatest(2)[alice]?["lat"] == nil)
         #expect(h.store.state.withLock { $0.rules[[alice, bob]]?.0 } == .hidden)
@@ -121,8 +123,8 @@ struct HubPrivacyTests {
         try await h.send(1, #"{"id":2,"op":"share.pause"}"#)  // alice's write will fail
         try await h.send(2, #"{"id":3,"op":"share.set","user":\#(carol),"level":"hidden"}"#)
         try await h.scheduler.run(atLeast: 2)
-        #expect(!h.hub.rules.isPaused(alice, now: h.clock.now()))
-        #expect(h.hub.rules.level(owner: bob, viewer: carol, now: h.clock.now()) == .hidden)
+        #expect(!h.hub.social.rules.isPaused(alice, now: h.clock.now()))
+        #expect(h.hub.social.rules.level(owner: bob, viewer: carol, now: h.clock.now()) == .hidden)
     }
 
     @Test func anExpiryWhileARevealIsCommittingNeverShowsMoreThanAsked() async throws {
@@ -135,7 +137,7 @@ struct HubPrivacyTests {
         h.clock.advance(by: 200)
         h.hub.tick()  // the 10 s rule would have ended now
         try await h.scheduler.run(atLeast: 1)
-        #expect(h.hub.rules.level(owner: alice, viewer: bob, now: h.clock.now()) == .approximate)
+        #expect(h.hub.social.rules.level(owner: alice, viewer: bob, now: h.clock.now()) == .approximate)
         h.move(1, lat: 10.123457, lon: 10.123457)
         let seen = h.outbound.takeLatest(2)[alice]
         #expect(seen?["lat"] as? Double != 10.123457 && seen?["lat"] as? Double != 10.123456)
@@ -144,13 +146,13 @@ struct HubPrivacyTests {
 
     @Test func twoFailedPausesLeaveNoPauseBehind() async throws {
         let (h, alice, _) = try await watchedPair()
-        h.hub.connectionOpened(7, token: nil)
+        h.router.connectionOpened(7, token: nil)
         try await h.send(7, #"{"id":1,"op":"login","username":"alice","password":"password1"}"#, completions: 1)
         h.store.state.withLock { $0.failRuleWritesOf = [alice] }
         try await h.send(1, #"{"id":2,"op":"share.pause"}"#)
         try await h.send(7, #"{"id":3,"op":"share.pause","for":60}"#)
         try await h.scheduler.run(atLeast: 2)
-        #expect(!h.hub.rules.isPaused(alice, now: h.clock.now()))  // as the store says
+        #expect(!h.hub.social.rules.isPaused(alice, now: h.clock.now()))  // as the store says
     }
 
     @Test func ruleVersionsContinueAboveWhatIsStored() async throws {
@@ -158,7 +160,7 @@ struct HubPrivacyTests {
         h.store.state.withLock { $0.ruleVersions[[alice, bob]] = Int64.max / 4 }  // a version from a "later" clock
         let restored = HubHarness()
         restored.hub.restore(try h.store.loadSocial())
-        #expect(restored.hub.bumpRuleVersion(alice, bob) > Int64.max / 4)
+        #expect(restored.hub.social.bumpRuleVersion(alice, bob) > Int64.max / 4)
     }
 
     @Test func settingsPersistAndAreRestored() async throws {
@@ -167,7 +169,7 @@ struct HubPrivacyTests {
         let snapshot = try h.store.loadSocial()
         let restored = HubHarness()
         restored.hub.restore(snapshot)
-        #expect(restored.hub.rules.level(owner: alice, viewer: bob, now: restored.clock.now()) == .approximate)
-        #expect(restored.hub.graph.areFriends(alice, bob))
+        #expect(restored.hub.social.rules.level(owner: alice, viewer: bob, now: restored.clock.now()) == .approximate)
+        #expect(restored.hub.social.graph.areFriends(alice, bob))
     }
 }

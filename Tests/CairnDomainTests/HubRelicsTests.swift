@@ -3,6 +3,8 @@
 // rate limit, expiry checked on read), roaming events, expiry pushes, listing one's own, deleting, and restoring.
 // 0.001° of latitude is about 111 m, which is how the distances below are chosen.
 @testable import CairnDomain
+import CairnLoop
+import CairnProtocol
 import Testing
 
 private struct FixedSigner: MediaSigner {
@@ -182,7 +184,7 @@ struct HubRelicsTests {
         }
         for _ in 0..<6 {
             // The clock moves while the password is verified, as a real one does.
-            h.hub.receive(2, #"{"id":7,"op":"relic.open","relic":\#(id),"password":"sesame"}"#)
+            h.router.receive(2, #"{"id":7,"op":"relic.open","relic":\#(id),"password":"sesame"}"#)
             h.clock.advance(by: 40)
             try await h.scheduler.run()
             let reply = try #require(h.outbound.take(2).first { $0["id"] as? Int == 7 })
@@ -196,11 +198,11 @@ struct HubRelicsTests {
         h.move(1, lat: 48.85, lon: 2.35)
         // Two more devices of the same user.
         for device: ConnectionID in [9, 10] {
-            h.hub.connectionOpened(device, token: nil)
+            h.router.connectionOpened(device, token: nil)
             _ = try await h.request(device, #"{"id":1,"op":"login","username":"alice","password":"password1"}"#, completions: 1)
         }
-        h.hub.receive(1, #"{"id":3,"op":"relic.create","text":"a","radius":50}"#)
-        h.hub.receive(9, #"{"id":3,"op":"relic.create","text":"b","radius":50}"#)
+        h.router.receive(1, #"{"id":3,"op":"relic.create","text":"a","radius":50}"#)
+        h.router.receive(9, #"{"id":3,"op":"relic.create","text":"b","radius":50}"#)
         let third = try await h.request(10, #"{"id":4,"op":"relic.create","text":"c","radius":50}"#, id: 4)
         #expect(errorCode(third) == "rate_limited")
         try await h.scheduler.run(atLeast: 2)

@@ -1,5 +1,6 @@
 // Position snapshots: only changed positions are written, on the interval, and a failed flush is retried.
 @testable import CairnDomain
+import CairnLoop
 import Testing
 
 @MainActor
@@ -27,19 +28,19 @@ struct HubSnapshotTests {
     @Test func aLargeFlushIsCollectedAcrossLoopTurnsWhileTheLoopServes() async throws {
         let h = HubHarness()
         let now = h.clock.now()
-        let total = Hub.flushChunk * 2 + 10
-        for user in 1...Int64(total) { h.hub.acceptFix(Fix(lat: 1, lon: 1, ts: now), for: user, now: now) }
+        let total = LiveMap.flushChunk * 2 + 10
+        for user in 1...Int64(total) { h.hub.liveMap.acceptFix(Fix(lat: 1, lon: 1, ts: now), for: user, now: now) }
         h.hub.flushPositionsNow()
-        #expect(h.hub.collecting != nil)  // one chunk done, the rest waits for later loop turns
+        #expect(h.hub.liveMap.collecting != nil)  // one chunk done, the rest waits for later loop turns
         // The loop keeps serving meanwhile: a user already collected moves again.
-        h.hub.acceptFix(Fix(lat: 2, lon: 2, ts: now + 1), for: 1, now: now + 1)
+        h.hub.liveMap.acceptFix(Fix(lat: 2, lon: 2, ts: now + 1), for: 1, now: now + 1)
         try await h.scheduler.run()  // second chunk
         try await h.scheduler.run()  // third chunk, then the write is started
         try await h.scheduler.run()  // the write completes
         let flushes = h.store.state.withLock { $0.flushes }
         #expect(flushes.count == 1)
         #expect(flushes.first?.latest.count == total)
-        #expect(h.hub.dirty == [1])  // the later move waits for the next flush
+        #expect(h.hub.liveMap.dirty == [1])  // the later move waits for the next flush
         #expect(h.hub.lastFlush?.rows == total)
     }
 
@@ -50,12 +51,12 @@ struct HubSnapshotTests {
         h.store.state.withLock { $0.failWrites = true }
         h.hub.flushPositionsNow()
         try await h.scheduler.run()
-        #expect(h.hub.dirty.contains(alice))
+        #expect(h.hub.liveMap.dirty.contains(alice))
         h.store.state.withLock { $0.failWrites = false }
         h.hub.flushPositionsNow()
         try await h.scheduler.run()
         #expect(h.store.state.withLock { $0.positions[alice]?.lat } == 1)
-        #expect(h.hub.dirty.isEmpty)
+        #expect(h.hub.liveMap.dirty.isEmpty)
     }
 
     @Test func shutdownFlushesBeforeItCompletes() async throws {
@@ -90,6 +91,6 @@ struct HubSnapshotTests {
         try await h.scheduler.run()
         let restored = HubHarness()
         restored.hub.restore(try h.store.loadSocial())
-        #expect(restored.hub.fixes[alice]?.lon == 4)
+        #expect(restored.hub.liveMap.fixes[alice]?.lon == 4)
     }
 }

@@ -2,6 +2,8 @@
 // grant or revocation counts without a restart), and each tick pushes a `stats` event whose figures follow what
 // happened: connections opening, messages counted by the transport, positions accepted. Time is a ManualClock.
 @testable import CairnDomain
+import CairnLoop
+import CairnProtocol
 import Foundation
 import Testing
 
@@ -41,7 +43,7 @@ struct HubStatsTests {
 
     @Test func beforeAuthenticationItIsUnauthorized() async throws {
         let h = HubHarness()
-        h.hub.connectionOpened(1, token: nil)
+        h.router.connectionOpened(1, token: nil)
         let reply = try await h.request(1, #"{"id":7,"op":"stats.watch"}"#, id: 7)
         #expect(errorCode(reply) == "unauthorized")
     }
@@ -77,7 +79,7 @@ struct HubStatsTests {
 
         // Two more clients connect, one reports a position; the transport counts 10 messages of 400 bytes.
         _ = try await h.user(2, "bob")
-        h.hub.connectionOpened(3, token: nil)
+        h.router.connectionOpened(3, token: nil)
         h.move(2, lat: 10, lon: 20)
         h.hub.telemetry.messagesReceived += 10
         h.hub.telemetry.bytesReceived += 4000
@@ -144,7 +146,7 @@ struct HubStatsTests {
 
         _ = try await h.request(1, #"{"id":9,"op":"stats.watch"}"#, id: 9, completions: 1)
         #expect(h.hub.isStatsWatched)
-        h.hub.connectionClosed(1)
+        h.router.connectionClosed(1)
         #expect(!h.hub.isStatsWatched)
     }
 

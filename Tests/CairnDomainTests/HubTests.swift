@@ -2,6 +2,8 @@
 // ordering of several requests in one frame, the pre-auth gate, malformed input, auth deadline, upgrade tokens,
 // logout revoking other connections, and the backlog bound.
 @testable import CairnDomain
+import CairnLoop
+import CairnProtocol
 import CairnWire
 import Testing
 
@@ -14,6 +16,7 @@ final class HubHarness {
     let scheduler = CollectingScheduler()
     let outbound = RecordingOutbound()
     let hub: Hub
+    let router: Router
 
     init(roles: Bool = true, configure: (inout HubConfiguration) -> Void = { _ in }) {
         var config = HubConfiguration()
@@ -21,12 +24,13 @@ final class HubHarness {
         let accounts = Accounts(store: store, hasher: fastHasher(random), random: random, clock: clock)
         hub = Hub(accounts: accounts, social: store, relics: content, chat: content, scheduler: scheduler, clock: clock,
                   configuration: config, roles: roles ? store : nil)
-        hub.outbound = outbound
+        router = Router(hub: hub)
+        router.outbound = outbound
     }
 
     /// Sends a frame and runs `jobs` completions.
     func send(_ connection: ConnectionID, _ text: String, completions jobs: Int = 0) async throws {
-        hub.receive(connection, text)
+        router.receive(connection, text)
         for _ in 0..<jobs { try await scheduler.run() }
     }
 
@@ -41,7 +45,7 @@ final class HubHarness {
 struct HubTests {
     @Test func registerRepliesWithUserAndToken() async throws {
         let h = HubHarness()
-        h.hub.connectionOpened(1, token: nil)
+        h.router.connectionOpened(1, token: nil)
         try await h.send(1, #"{"id":5,"op":"register","username":"alice","password":"password1","name":"Alice"}"#, completions: 1)
         let replies = h.outbound.take(1)
         #expect(replies.count == 1)
@@ -57,7 +61,7 @@ struct HubTests {
 
     @Test func opsBeforeAuthenticationAreUnauthorized() async throws {
         let h = HubHarness()
-        h.hub.connectionOpened(1, token: nil)
+        h.router.connectionOpened(1, token: nil)
         try await h.send(1, #"{"id":2,"op":"friend.list"}"#)
         let reply = try #require(h.outbound.take(1).first)
         #expect(reply["ok"] as? Bool == false)
@@ -66,7 +70,7 @@ struct HubTests {
 
     @Test func unknownOpAfterAuthenticationIsBadRequestNamingTheOp() async throws {
         let h = HubHarness()
-        h.hub.connectionOpened(1, token: nil)
+        h.router.connectionOpened(1, token: nil)
         _ = try await h.registerAndToken(1, "bob")
         try await h.send(1, #"{"id":3,"op":"teleport"}"#)
         let reply = try #require(h.outbound.take(1).first)
@@ -76,9 +80,9 @@ struct HubTests {
 
     @Test func requestsInOneFrameAreHandledInOrderEvenAcrossSlowWork() async throws {
         let h = HubHarness()
-        h.hub.connectionOpened(1, token: nil)
+        h.router.connectionOpened(1, token: nil)
         let token = try await h.registerAndToken(1, "carol")
-        h.hub.connectionOpened(2, token: nil)
+        h.router.connectionOpened(2, token: nil)
         // auth is slow (store lookup); the op after it must see the authenticated connection.
         try await h.send(2, "{\"id\":1,\"op\":\"auth\",\"token\":\"\(token)\"}\n{\"id\":2,\"op\":\"nope\"}", completions: 1)
         let replies = h.outbound.take(2)
@@ -89,7 +93,7 @@ struct HubTests {
 
     @Test func malformedJSONGetsAnErrorEventAndTheConnectionStaysOpen() async throws {
         let h = HubHarness()
-        h.hub.connectionOpened(1, token: nil)
+        h.router.connectionOpened(1, token: nil)
         try await h.send(1, #"{"id":1,"op":"login","username":"#)
         try await h.send(1, "[1,2]")
         let events = h.outbound.take(1)
@@ -101,7 +105,7 @@ struct HubTests {
 
     @Test func missingFieldIsBadRequestNamingTheField() async throws {
         let h = HubHarness()
-        h.hub.connectionOpened(1, token: nil)
+        h.router.connectionOpened(1, token: nil)
         try await h.send(1, #"{"id":9,"op":"login","username":"dave"}"#)
         let reply = try #require(h.outbound.take(1).first)
         #expect(reply["id"] as? Int == 9)
@@ -111,7 +115,7 @@ struct HubTests {
 
     @Test func failureWithoutIdIsAnErrorEventNamingTheOp() async throws {
         let h = HubHarness()
-        h.hub.connectionOpened(1, token: nil)
+        h.router.connectionOpened(1, token: nil)
         try await h.send(1, #"{"op":"login","username":"erin","password":"password1"}"#, completions: 1)
         let event = try #require(h.outbound.take(1).first)
         #expect(event["ev"] as? String == "error")
@@ -121,7 +125,7 @@ struct HubTests {
 
     @Test func unauthenticatedConnectionIsClosedAtTheDeadline() async throws {
         let h = HubHarness()
-        h.hub.connectionOpened(1, token: nil)
+        h.router.connectionOpened(1, token: nil)
         h.clock.advance(by: 9_999)
         h.hub.tick()
         #expect(h.outbound.closes[1] == nil)
@@ -132,7 +136,7 @@ struct HubTests {
 
     @Test func authenticatedConnectionIsNotClosedAtTheDeadline() async throws {
         let h = HubHarness()
-        h.hub.connectionOpened(1, token: nil)
+        h.router.connectionOpened(1, token: nil)
         _ = try await h.registerAndToken(1, "fred")
         h.clock.advance(by: 60_000)
         h.hub.tick()
@@ -141,16 +145,16 @@ struct HubTests {
 
     @Test func invalidUpgradeTokenClosesWith4500() async throws {
         let h = HubHarness()
-        h.hub.connectionOpened(1, token: String(repeating: "A", count: 43))
+        h.router.connectionOpened(1, token: String(repeating: "A", count: 43))
         try await h.scheduler.run()
         #expect(h.outbound.closes[1]?.code == .invalidToken)
     }
 
     @Test func validUpgradeTokenAuthenticatesSilently() async throws {
         let h = HubHarness()
-        h.hub.connectionOpened(1, token: nil)
+        h.router.connectionOpened(1, token: nil)
         let token = try await h.registerAndToken(1, "gail")
-        h.hub.connectionOpened(2, token: token)
+        h.router.connectionOpened(2, token: token)
         try await h.scheduler.run()
         #expect(h.outbound.take(2).isEmpty)
         #expect(h.outbound.closes[2] == nil)
@@ -159,9 +163,9 @@ struct HubTests {
 
     @Test func logoutRevokesAndClosesOtherConnectionsUsingTheToken() async throws {
         let h = HubHarness()
-        h.hub.connectionOpened(1, token: nil)
+        h.router.connectionOpened(1, token: nil)
         let token = try await h.registerAndToken(1, "hugo")
-        h.hub.connectionOpened(2, token: token)
+        h.router.connectionOpened(2, token: token)
         try await h.scheduler.run()
         try await h.send(1, #"{"id":4,"op":"logout"}"#, completions: 1)
         #expect(h.outbound.take(1).first?["ok"] as? Bool == true)
@@ -170,36 +174,36 @@ struct HubTests {
         try await h.send(1, #"{"id":5,"op":"anything"}"#)
         #expect(errorCode(h.outbound.take(1).first ?? [:]) == "unauthorized")
         // And the token no longer works.
-        h.hub.connectionOpened(3, token: nil)
+        h.router.connectionOpened(3, token: nil)
         try await h.send(3, "{\"id\":1,\"op\":\"auth\",\"token\":\"\(token)\"}", completions: 1)
         #expect(errorCode(h.outbound.take(3).first ?? [:]) == "unauthorized")
     }
 
     @Test func logoutFollowedByCloseStillClosesOtherConnectionsOfTheToken() async throws {
         let h = HubHarness()
-        h.hub.connectionOpened(1, token: nil)
+        h.router.connectionOpened(1, token: nil)
         let token = try await h.registerAndToken(1, "ivy")
-        h.hub.connectionOpened(2, token: token)
+        h.router.connectionOpened(2, token: token)
         try await h.scheduler.run()
         try await h.send(1, #"{"id":4,"op":"logout"}"#)
-        h.hub.connectionClosed(1)
+        h.router.connectionClosed(1)
         try await h.scheduler.run()
         #expect(h.outbound.closes[2]?.code == .invalidToken)
     }
 
     @Test func anAuthRacingALogoutOfTheSameTokenDoesNotBind() async throws {
         let h = HubHarness()
-        h.hub.connectionOpened(1, token: nil)
+        h.router.connectionOpened(1, token: nil)
         let token = try await h.registerAndToken(1, "kira")
-        h.hub.connectionOpened(2, token: nil)
+        h.router.connectionOpened(2, token: nil)
         // Both start before either finishes; whichever order the store sees them in, 2 must not end up logged in.
         try await h.send(2, "{\"id\":1,\"op\":\"auth\",\"token\":\"\(token)\"}")
         try await h.send(1, #"{"id":2,"op":"logout"}"#)
         try await h.scheduler.run(atLeast: 2)
         #expect(h.hub.authenticatedCount == 0)
         // And a completion that arrives after the revocation is refused outright.
-        h.hub.rememberRevoked(token)
-        h.hub.connectionOpened(3, token: token)
+        h.hub.sessions.rememberRevoked(token)
+        h.router.connectionOpened(3, token: token)
         try await h.scheduler.run()
         #expect(h.outbound.closes[3]?.code == .invalidToken)
         #expect(h.hub.authenticatedCount == 0)
@@ -207,10 +211,10 @@ struct HubTests {
 
     @Test func upgradeTokenCheckFailingForStorageReasonsIsRetryable() async throws {
         let h = HubHarness()
-        h.hub.connectionOpened(1, token: nil)
+        h.router.connectionOpened(1, token: nil)
         let token = try await h.registerAndToken(1, "jack")
         h.store.state.withLock { $0.failReads = true }
-        h.hub.connectionOpened(2, token: token)
+        h.router.connectionOpened(2, token: token)
         try await h.scheduler.run()
         #expect(h.outbound.closes[2]?.code == .tryAgainLater)
         #expect(h.outbound.closes[2]?.code.mayReconnect == true)
@@ -218,7 +222,7 @@ struct HubTests {
 
     @Test func backlogBeyondTheLimitIsRateLimited() async throws {
         let h = HubHarness { $0.maxBacklog = 2 }
-        h.hub.connectionOpened(1, token: nil)
+        h.router.connectionOpened(1, token: nil)
         let lines = [#"{"id":1,"op":"guest"}"#] + (2...5).map { "{\"id\":\($0),\"op\":\"nope\"}" }
         try await h.send(1, lines.joined(separator: "\n"), completions: 1)
         let replies = h.outbound.take(1)
@@ -233,7 +237,7 @@ struct HubTests {
 
     @Test func backlogIsBoundedInBytesToo() async throws {
         let h = HubHarness { $0.maxBacklogBytes = 1000 }
-        h.hub.connectionOpened(1, token: nil)
+        h.router.connectionOpened(1, token: nil)
         let padding = String(repeating: "p", count: 600)
         let lines = [#"{"id":1,"op":"guest"}"#,
                      #"{"id":2,"op":"nope","pad":"\#(padding)"}"#, #"{"id":3,"op":"nope","pad":"\#(padding)"}"#]
@@ -245,7 +249,7 @@ struct HubTests {
 
     @Test func shutdownWaitsForWorkInFlight() async throws {
         let h = HubHarness()
-        h.hub.connectionOpened(1, token: nil)
+        h.router.connectionOpened(1, token: nil)
         try await h.send(1, #"{"id":1,"op":"guest"}"#)
         var done = false
         h.hub.beginShutdown { done = true }

@@ -1,11 +1,13 @@
 // Helpers for driving the live-map ops through the hub from the test thread.
 @testable import CairnDomain
+import CairnLoop
+import CairnProtocol
 import Testing
 
 extension HubHarness {
     /// Opens connection `connection`, registers `username` on it and returns the user id.
     func user(_ connection: ConnectionID, _ username: String) async throws -> Int64 {
-        hub.connectionOpened(connection, token: nil)
+        router.connectionOpened(connection, token: nil)
         try await send(connection, #"{"id":1,"op":"register","username":"\#(username)","password":"password1"}"#, completions: 1)
         let reply = outbound.take(connection).first { $0["id"] as? Int == 1 }
         let user = try #require(reply?["user"] as? [String: Any])
@@ -30,6 +32,6 @@ extension HubHarness {
     /// Reports a position synchronously (pos needs no slow work).
     func move(_ connection: ConnectionID, lat: Double, lon: Double, ts: Int64? = nil) {
         let tsField = ts.map { ",\"ts\":\($0)" } ?? ""
-        hub.receive(connection, #"{"op":"pos","lat":\#(lat),"lon":\#(lon),"acc":5\#(tsField)}"#)
+        router.receive(connection, #"{"op":"pos","lat":\#(lat),"lon":\#(lon),"acc":5\#(tsField)}"#)
     }
 }

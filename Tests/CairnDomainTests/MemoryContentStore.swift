@@ -2,6 +2,7 @@
 // (media ownership checked on create, pages newest-limited and oldest-first, read marks that only move forward)
 // and switches to make writes fail, so the hub's relic and chat ops are tested without SQLite.
 import CairnDomain
+import CairnLoop
 import Synchronization
 
 final class MemoryContentStore: RelicStore, ChatStore {

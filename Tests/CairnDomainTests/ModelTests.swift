@@ -1,5 +1,6 @@
 // The small live-map models: friend graph, share rules, approximate grid.
 import CairnDomain
+import CairnLoop
 import CairnGeo
 import Testing
 

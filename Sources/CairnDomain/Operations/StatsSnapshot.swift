@@ -1,6 +1,7 @@
 // One reading of every operational figure, assembled on the loop from the hub's state, the `Telemetry` counters
 // and what only the transport knows (`TransportGauges`). The stats channel writes it as the `stats` event once a
 // second and the Prometheus exporter turns it into metrics; both read the same numbers, so they never disagree.
+import CairnLoop
 
 /// What the transport adds to a stats reading (it alone sees connection buffers and the process).
 public struct TransportGauges: Sendable {

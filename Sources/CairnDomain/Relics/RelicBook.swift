@@ -5,6 +5,7 @@
 // connections were last shown which markers (so an expiry or deletion reaches the maps that show it).
 //
 // Everything here is a plain value owned by the event loop; the hub turns its answers into events.
+import CairnLoop
 
 import CairnGeo
 import CairnSpatial

@@ -7,7 +7,6 @@
 // turn holds the loop for more than a chunk. A fix that changes after its user was collected is marked dirty again
 // and goes out with the next flush. If a write fails, its users are marked dirty again. `kill -9` therefore loses
 // at most about one interval of positions; a graceful stop flushes once more at the end.
-import CairnWire
 
 /// A flush being collected, chunk by chunk.
 struct FlushInProgress {
@@ -19,16 +18,22 @@ struct FlushInProgress {
     var longestChunkMicros: Int64 = 0
 }
 
-extension Hub {
+extension LiveMap {
     /// Fixes copied per loop turn while collecting a snapshot.
     static let flushChunk = 4096
+
+    /// Forces a snapshot now (tests, and the final flush at shutdown).
+    public func flushPositionsNow() { flushPositions(now: clock.now()) }
+
+    /// Changes waiting for the next snapshot (latest positions and late fixes).
+    var pendingRows: Int { dirty.count + lateFixes.count }
 
     /// Starts handing every position changed since the last flush to the store (no-op while one is running).
     func flushPositions(now: Int64) {
         guard !flushing, !dirty.isEmpty || !lateFixes.isEmpty else { return }
         flushing = true
         lastFlushAt = now
-        inFlight += 1  // the collection counts as work in flight, so a shutdown waits for it
+        work.hold()  // the collection counts as work in flight, so a shutdown waits for it
         var flush = FlushInProgress(users: Array(dirty), startedAt: now)
         dirty.removeAll()
         flush.batch.history = lateFixes
@@ -51,19 +56,19 @@ extension Hub {
         collecting!.loopMicros += micros
         collecting!.longestChunkMicros = max(collecting!.longestChunkMicros, micros)
         if end < collecting!.users.count {
-            scheduler.execute { self.collectChunk() }
+            work.later { self.collectChunk() }
             return
         }
         let flush = collecting!
         collecting = nil
-        inFlight -= 1
         write(flush)
+        work.release()
     }
 
     private func write(_ flush: FlushInProgress) {
-        let social = self.social, batch = flush.batch, rows = batch.latest.count + batch.history.count
-        background({ () async throws -> Bool in
-            try await social.flushPositions(batch)
+        let store = self.store, batch = flush.batch, rows = batch.latest.count + batch.history.count
+        work.background({ () async throws -> Bool in
+            try await store.flushPositions(batch)
             return true
         }, then: { result in
             self.flushing = false
@@ -73,9 +78,9 @@ extension Hub {
                 self.lastFlush = (at: flush.startedAt, rows: rows, durationMs: total)
                 self.lastFlushLoopMicros = flush.loopMicros
                 self.lastFlushLongestChunkMicros = flush.longestChunkMicros
-                self.logger.debug("snapshot: \(rows) row(s), \(flush.loopMicros) µs on the loop, \(total) ms in all")
+                hubLogger.debug("snapshot: \(rows) row(s), \(flush.loopMicros) µs on the loop, \(total) ms in all")
             case .failure(let error):
-                self.logger.error("snapshot of \(rows) row(s) failed, will retry: \(error)")
+                hubLogger.error("snapshot of \(rows) row(s) failed, will retry: \(error)")
                 for item in batch.latest where self.fixes[item.userID] != nil { self.dirty.insert(item.userID) }
                 self.lateFixes.insert(contentsOf: batch.history, at: 0)
             }

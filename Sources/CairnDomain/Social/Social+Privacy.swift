@@ -1,6 +1,6 @@
-// Privacy ops, enforced here on the server: `share.pause` (ghost mode, optionally timed), `share.resume`, and
-// `share.set` per friend (precise, approximate, hidden; optionally timed). Timed rules revert in `tick`, and expiry
-// is also checked on every read.
+// Privacy, enforced here on the server: pause (ghost mode, optionally timed), resume, and a level per friend
+// (precise, approximate, hidden; optionally timed). Timed rules revert in `tick`, and expiry is also checked on
+// every read.
 //
 // A change takes effect in memory the moment it is asked for — a hide withdraws pending positions before the store
 // is even asked, a reveal shows only what the user just asked to show — and the store is then told. If the write
@@ -11,7 +11,6 @@
 // Each change therefore takes a version for its (owner, viewer) key: a failure only undoes its change if no later
 // request touched the key, and the store keeps the highest version, so the last request made wins in memory and on
 // disk alike. Versions continue above the highest one stored, so a clock set back cannot make writes go unheard.
-import CairnWire
 
 /// A sharing rule's identity: viewer 0 stands for the owner's pause.
 struct RuleKey: Hashable {
@@ -29,65 +28,65 @@ struct CommittedRule {
     var version: Int64
 }
 
-extension Hub {
-    func pauseSharing(id: Int64?, from client: Client, user: User) throws(WireError) {
-        let until = try durationUntil(now: clock.now())
-        let me = user.id
-        changeSharing(client, id: id, op: "share.pause", owner: me, viewer: nil, storedLevel: .hidden, until: until,
-                      change: { $0.pause(me, until: until) },
-                      reply: { w in if let until { w.key("until"); w.int(until) } })
+extension Social {
+    /// Hides the caller from everyone, for `seconds` or until resumed; answers the end time, if any.
+    public func pause(_ caller: Caller, forSeconds seconds: Int64?, _ done: @escaping Outcome<Int64?>) {
+        let until: Int64?
+        do { until = try durationUntil(seconds, now: clock.now()) } catch { return done(.failure(error)) }
+        let me = caller.user.id
+        changeSharing(owner: me, viewer: nil, storedLevel: .hidden, until: until, change: { $0.pause(me, until: until) },
+                      then: { done($0.map { until }) })
     }
 
-    func resumeSharing(id: Int64?, from client: Client, user: User) {
-        let me = user.id
-        changeSharing(client, id: id, op: "share.resume", owner: me, viewer: nil, storedLevel: nil, until: nil,
-                      change: { $0.resume(me) }, reply: { _ in })
+    /// Ends the caller's pause.
+    public func resume(_ caller: Caller, _ done: @escaping Outcome<Void>) {
+        let me = caller.user.id
+        changeSharing(owner: me, viewer: nil, storedLevel: nil, until: nil, change: { $0.resume(me) }, then: done)
     }
 
-    func setSharing(id: Int64?, from client: Client, user: User) throws(WireError) {
-        let viewer = try friendID()
-        let levelName = try message.requireString("level")
-        guard let level = ShareLevel(rawValue: levelName) else {
-            throw .badRequest("field 'level' must be \"precise\", \"approximate\" or \"hidden\"")
+    /// Sets what `viewer` may see of the caller, for `seconds` or for good; answers the end time, if any.
+    public func setLevel(_ caller: Caller, viewer: Int64, level: ShareLevel, forSeconds seconds: Int64?,
+                  _ done: @escaping Outcome<Int64?>) {
+        let until: Int64?
+        do { until = try durationUntil(seconds, now: clock.now()) } catch { return done(.failure(error)) }
+        let me = caller.user.id
+        guard graph.areFriends(me, viewer) else {
+            return done(.failure(DomainError(.notFriends, "you are not friends with user \(viewer)")))
         }
-        let until = try durationUntil(now: clock.now())
-        let me = user.id
-        guard graph.areFriends(me, viewer) else { throw WireError(.notFriends, "you are not friends with user \(viewer)") }
         let storedLevel: ShareLevel? = (level == .precise && until == nil) ? nil : level
-        changeSharing(client, id: id, op: "share.set", owner: me, viewer: viewer, storedLevel: storedLevel, until: until,
+        changeSharing(owner: me, viewer: viewer, storedLevel: storedLevel, until: until,
                       change: { $0.set(owner: me, viewer: viewer, level: level, until: until) },
-                      reply: { w in
-                          w.key("level"); w.string(level.rawValue)
-                          if let until { w.key("until"); w.int(until) }
-                      })
+                      then: { done($0.map { until }) })
     }
 
     /// Applies one rule change now, stores it, and on failure returns the key to its last committed rule.
-    private func changeSharing(_ client: Client, id: Int64?, op: String, owner: Int64, viewer: Int64?,
-                               storedLevel: ShareLevel?, until: Int64?, change: (inout ShareRules) -> Void,
-                               reply: @escaping (inout JSONWriter) -> Void) {
+    private func changeSharing(owner: Int64, viewer: Int64?, storedLevel: ShareLevel?, until: Int64?,
+                               change: (inout ShareRules) -> Void, then done: @escaping Outcome<Void>) {
         let key = RuleKey(owner, viewer)
         let version = bumpRuleVersion(owner, viewer)
         changeRules(owner: owner, viewers: affectedViewers(owner, viewer), change)
         let applied = rules.entry(owner: owner, viewer: viewer)
-        let social = self.social
-        start(client, id: id, op: op, { () async throws(WireError) -> Bool in
-            try await Self.storage {
-                try await social.saveShareRule(ownerID: owner, viewerID: viewer, level: storedLevel, until: until,
-                                               version: version)
+        let store = self.store
+        work.run({ () async throws(DomainError) -> Bool in
+            try await LoopWork.storage {
+                try await store.saveShareRule(ownerID: owner, viewerID: viewer, level: storedLevel, until: until,
+                                              version: version)
             }
             return true
-        }, onFailure: { client, error in
-            if self.isLatest(version, owner, viewer) {
-                let committed = self.committedRules[key]?.entry
-                self.changeRules(owner: owner, viewers: self.affectedViewers(owner, viewer)) {
-                    $0.restore(owner: owner, viewer: viewer, to: committed)
+        }, then: { result in
+            switch result {
+            case .failure(let error):
+                if self.isLatest(version, owner, viewer) {
+                    let committed = self.committedRules[key]?.entry
+                    self.changeRules(owner: owner, viewers: self.affectedViewers(owner, viewer)) {
+                        $0.restore(owner: owner, viewer: viewer, to: committed)
+                    }
                 }
+                done(.failure(error))
+            case .success:
+                self.recordCommitted(key, applied, version)
+                done(.success(()))
             }
-            self.fail(client, id: id, op: op, error)
-        }, then: { client, _ in
-            self.recordCommitted(key, applied, version)
-            self.replyOK(client, id: id, reply)
         })
     }
 
@@ -96,18 +95,20 @@ extension Hub {
     }
 
     func recordCommitted(_ key: RuleKey, _ entry: ShareRules.Rule?, _ version: Int64) {
-        if version > committedRules[key]?.version ?? .min { committedRules[key] = CommittedRule(entry: entry, version: version) }
+        if version > committedRules[key]?.version ?? .min {
+            committedRules[key] = CommittedRule(entry: entry, version: version)
+        }
     }
 
-    /// Applies a change to the rules and tells each of `viewers` whose view of `owner` changed: the position at
-    /// the new level, or `pos.hidden`. Viewers whose level stays the same hear nothing.
-    func changeRules(owner: Int64, viewers: Set<Int64>, _ change: (inout ShareRules) -> Void) {
+    /// Applies a change to the rules and tells each of `viewers` whose view of `owner` changed. Viewers whose
+    /// level stays the same hear nothing.
+    private func changeRules(owner: Int64, viewers: Set<Int64>, _ change: (inout ShareRules) -> Void) {
         let now = clock.now()
         var before: [Int64: ShareLevel] = [:]
         for viewer in viewers { before[viewer] = rules.level(owner: owner, viewer: viewer, now: now) }
         change(&rules)
         for viewer in viewers where rules.level(owner: owner, viewer: viewer, now: now) != before[viewer] {
-            sendCurrentPosition(of: owner, toWatchersOf: viewer)
+            viewChanged?(owner, viewer)
         }
     }
 
@@ -118,19 +119,20 @@ extension Hub {
         // request, so the expired rule is the latest state of its key and reverting it supersedes nothing newer.
         let ended = rules.expire(now: now)
         guard !ended.isEmpty else { return }
-        let social = self.social
+        let store = self.store
         var writes: [(owner: Int64, viewer: Int64?, version: Int64)] = []
         for rule in ended {
             for viewer in affectedViewers(rule.owner, rule.viewer)
             where rules.level(owner: rule.owner, viewer: viewer, now: now) != rule.level {
-                sendCurrentPosition(of: rule.owner, toWatchersOf: viewer)
+                viewChanged?(rule.owner, viewer)
             }
             writes.append((rule.owner, rule.viewer, bumpRuleVersion(rule.owner, rule.viewer)))
         }
         let sealed = writes
-        background({
+        work.background({
             for w in sealed {
-                try await social.saveShareRule(ownerID: w.owner, viewerID: w.viewer, level: nil, until: nil, version: w.version)
+                try await store.saveShareRule(ownerID: w.owner, viewerID: w.viewer, level: nil, until: nil,
+                                              version: w.version)
             }
         }, then: { result in
             switch result {
@@ -138,7 +140,7 @@ extension Hub {
                 for w in sealed { self.recordCommitted(RuleKey(w.owner, w.viewer), nil, w.version) }
             case .failure(let error):
                 // Harmless: expired rules are ignored when read and expire again after a restart.
-                self.logger.warning("could not record expired share rules: \(error)")
+                hubLogger.warning("could not record expired share rules: \(error)")
             }
         })
     }
@@ -155,9 +157,9 @@ extension Hub {
         ruleVersions[RuleKey(owner, viewer)] == version
     }
 
-    /// Reads the optional `for` (seconds) and turns it into an absolute time.
-    private func durationUntil(now: Int64) throws(WireError) -> Int64? {
-        guard let seconds = try message.int("for") else { return nil }
+    /// Turns the optional `for` (seconds) into an absolute time.
+    private func durationUntil(_ seconds: Int64?, now: Int64) throws(DomainError) -> Int64? {
+        guard let seconds else { return nil }
         guard seconds >= 1 && seconds <= configuration.maxShareDurationSeconds else {
             throw .badRequest("field 'for' must be between 1 and \(configuration.maxShareDurationSeconds) seconds")
         }

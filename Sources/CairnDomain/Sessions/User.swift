@@ -1,6 +1,5 @@
 // The account as every other part of Cairn sees it: the `{id, username, name}` triple of the contract plus
 // whether it is a guest (guests cannot be found by search or befriended).
-import CairnWire
 
 /// A user account.
 public struct User: Sendable, Equatable, Hashable {
@@ -19,14 +18,5 @@ public struct User: Sendable, Equatable, Hashable {
         self.username = username
         self.name = name
         self.isGuest = isGuest
-    }
-
-    /// Writes the contract's user object `{"id":…,"username":…,"name":…}`.
-    public func write(to w: inout JSONWriter) {
-        w.beginObject()
-        w.key("id"); w.int(id)
-        w.key("username"); w.string(username)
-        w.key("name"); w.string(name)
-        w.endObject()
     }
 }

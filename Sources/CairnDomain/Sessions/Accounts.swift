@@ -4,7 +4,6 @@
 // are throttled per username and per connection. It is Sendable and async: callers on the event loop start an
 // operation and get the result back without ever blocking on scrypt or SQLite.
 import CairnCrypto
-import CairnWire
 import Logging
 
 /// A logged-in session: the account and the bearer token that proves it.
@@ -64,7 +63,7 @@ public final class Accounts: Sendable {
     // MARK: Validation (pure, cheap)
 
     /// Checks a username against the contract: 3–32 characters of `[a-z0-9_.]`.
-    public func validateUsername(_ username: String) throws(WireError) {
+    public func validateUsername(_ username: String) throws(DomainError) {
         let bytes = username.utf8
         guard rules.usernameLength.contains(bytes.count) else {
             throw .badRequest("field 'username' must be \(rules.usernameLength.lowerBound)–\(rules.usernameLength.upperBound) characters")
@@ -75,7 +74,7 @@ public final class Accounts: Sendable {
     }
 
     /// Checks a new password: at least `minPasswordLength` characters, at most `maxPasswordBytes` bytes.
-    public func validatePassword(_ password: String) throws(WireError) {
+    public func validatePassword(_ password: String) throws(DomainError) {
         guard password.count >= rules.minPasswordLength else {
             throw .badRequest("field 'password' must be at least \(rules.minPasswordLength) characters")
         }
@@ -85,7 +84,7 @@ public final class Accounts: Sendable {
     }
 
     /// Normalises a display name: trimmed, 1–`maxNameLength` characters, no control characters; nil → username.
-    public func normalizedName(_ name: String?, username: String) throws(WireError) -> String {
+    public func normalizedName(_ name: String?, username: String) throws(DomainError) -> String {
         guard let name else { return username }
         let trimmed = name.trimmingWhitespace()
         guard !trimmed.isEmpty else { throw .badRequest("field 'name' must not be empty") }
@@ -101,7 +100,7 @@ public final class Accounts: Sendable {
     // MARK: Operations
 
     /// Creates an account and a session for it.
-    public func register(username: String, password: String, name: String?) async throws(WireError) -> Session {
+    public func register(username: String, password: String, name: String?) async throws(DomainError) -> Session {
         try validateUsername(username)
         try validatePassword(password)
         let display = try normalizedName(name, username: username)
@@ -111,7 +110,7 @@ public final class Accounts: Sendable {
             user = try await store.createUser(NewUser(username: username, name: display, passwordHash: encoded,
                                                       isGuest: false, createdAt: clock.now()))
         } catch AccountStoreError.usernameTaken {
-            throw WireError(.usernameTaken, "Username '\(username)' is already taken")
+            throw DomainError(.usernameTaken, "Username '\(username)' is already taken")
         } catch {
             throw storageFailure(error, "register")
         }
@@ -119,7 +118,7 @@ public final class Accounts: Sendable {
     }
 
     /// Logs in by username and password. `connection` identifies the caller's connection for throttling.
-    public func login(username rawUsername: String, password: String, connection: UInt64) async throws(WireError) -> Session {
+    public func login(username rawUsername: String, password: String, connection: UInt64) async throws(DomainError) -> Session {
         let username = rawUsername.lowercased()
         let connectionKey = "conn:\(connection)"
         guard password.utf8.count <= rules.maxPasswordBytes else {
@@ -141,14 +140,14 @@ public final class Accounts: Sendable {
         }
         // Unknown users cost a decoy verification too, so timing does not reveal which usernames exist.
         let ok = await hasher.verify(password, against: found?.passwordHash)
-        guard ok, let user = found?.user else { throw WireError(.invalidCredentials, "Login failed") }
+        guard ok, let user = found?.user else { throw DomainError(.invalidCredentials, "Login failed") }
         byUsername.forgive(username, at: now)
         byConnection.forgive(connectionKey, at: now)
         return try await openSession(for: user)
     }
 
     /// Creates a guest account and a session for it.
-    public func guest() async throws(WireError) -> Session {
+    public func guest() async throws(DomainError) -> Session {
         // The hyphen is outside the registration alphabet, so a guest name can never collide with a real one.
         let suffix = random.bytes(6).map { String($0, radix: 16).leftPadded(to: 2) }.joined()
         let username = "guest-\(suffix)"
@@ -163,16 +162,16 @@ public final class Accounts: Sendable {
     }
 
     /// Resolves a bearer token to its account; `unauthorized` when it is malformed, unknown or revoked.
-    public func authenticate(token: String) async throws(WireError) -> User {
-        guard let digest = Self.tokenDigest(token) else { throw WireError(.unauthorized, "Invalid or revoked token") }
+    public func authenticate(token: String) async throws(DomainError) -> User {
+        guard let digest = Self.tokenDigest(token) else { throw DomainError(.unauthorized, "Invalid or revoked token") }
         let user: User?
         do { user = try await store.user(tokenHash: digest) } catch { throw storageFailure(error, "auth") }
-        guard let user else { throw WireError(.unauthorized, "Invalid or revoked token") }
+        guard let user else { throw DomainError(.unauthorized, "Invalid or revoked token") }
         return user
     }
 
     /// Revokes a token. Revoking an unknown token is not an error (logout is idempotent).
-    public func logout(token: String) async throws(WireError) {
+    public func logout(token: String) async throws(DomainError) {
         guard let digest = Self.tokenDigest(token) else { return }
         do { _ = try await store.deleteToken(hash: digest) } catch { throw storageFailure(error, "logout") }
     }
@@ -183,7 +182,7 @@ public final class Accounts: Sendable {
         return Digest.sha256(raw)
     }
 
-    private func openSession(for user: User) async throws(WireError) -> Session {
+    private func openSession(for user: User) async throws(DomainError) -> Session {
         let raw = random.bytes(32)
         do {
             try await store.insertToken(hash: Digest.sha256(raw), userID: user.id, createdAt: clock.now())
@@ -193,22 +192,24 @@ public final class Accounts: Sendable {
         return Session(user: user, token: Base64URL.encode(raw))
     }
 
-    private static func throttled(_ wait: Int64) -> WireError {
-        WireError(.rateLimited, "Too many failed logins; try again in \((wait + 999) / 1000) s")
+    private static func throttled(_ wait: Int64) -> DomainError {
+        DomainError(.rateLimited, "Too many failed logins; try again in \((wait + 999) / 1000) s")
     }
 
-    private func storageFailure(_ error: any Error, _ what: String) -> WireError {
+    private func storageFailure(_ error: any Error, _ what: String) -> DomainError {
         logger.error("storage failure during \(what): \(error)")
-        return WireError(.internal, "Storage failure; the request was not applied")
+        return DomainError(.internal, "Storage failure; the request was not applied")
     }
 }
 
 extension String {
+    /// The text padded with leading zeros to `width` characters.
     func leftPadded(to width: Int) -> String {
         count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 
-    func trimmingWhitespace() -> String {
+    /// The text without leading and trailing whitespace.
+    public func trimmingWhitespace() -> String {
         var scalars = Substring(self)
         while let first = scalars.first, first.isWhitespace { scalars.removeFirst() }
         while let last = scalars.last, last.isWhitespace { scalars.removeLast() }

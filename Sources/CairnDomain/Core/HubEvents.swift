@@ -1,0 +1,99 @@
+// The event seam: everything the domain has to tell someone who did not ask leaves through `HubEvents`. Events
+// are addressed to users wherever the meaning is "this user should hear it" (a friend request, a chat message,
+// a presence change), and to connections only where the fact is about a connection (what a map was shown, who
+// watches the stats channel, a session that must close). The local implementation, in the protocol layer, encodes
+// each event once and writes it to this process's connections; a cross-node implementation can publish the
+// user-addressed ones to the nodes where those users are connected through the same port.
+//
+// Positions are the hot path and get calls of their own: the domain decides, per viewer, what that viewer may see
+// (the precise fix, a fix snapped to the approximate grid, or nothing) before anything is encoded, and hands both
+// versions at once, so each is encoded at most once per move however many viewers share it.
+import CairnLoop
+
+/// One viewer of a position update and which version they may see.
+public struct PositionViewer: Sendable, Equatable {
+    /// The viewer.
+    public var user: Int64
+    /// True when they see the approximate version.
+    public var approximate: Bool
+
+    /// Creates the value.
+    public init(user: Int64, approximate: Bool) {
+        self.user = user
+        self.approximate = approximate
+    }
+}
+
+/// A position as one viewer may see it: the precise fix, or one reduced to an approximate cell and its time.
+public struct VisiblePosition: Sendable, Equatable {
+    /// Whose position.
+    public var owner: Int64
+    /// The fix as the viewer may see it (for approximate viewers only `lat`, `lon` and `ts` are set).
+    public var fix: Fix
+    /// True when `fix` is the approximate version.
+    public var approximate: Bool
+
+    /// Creates the value.
+    public init(owner: Int64, fix: Fix, approximate: Bool) {
+        self.owner = owner
+        self.fix = fix
+        self.approximate = approximate
+    }
+}
+
+/// Something the domain tells users or connections that did not ask.
+public enum HubEvent: Sendable {
+    /// A friend came online or went offline.
+    case presence(user: Int64, online: Bool)
+    /// Someone asked to be friends.
+    case friendRequest(from: User)
+    /// A request was accepted (by `by`).
+    case friendAccepted(by: User)
+    /// A friendship was ended (by `by`).
+    case friendRemoved(by: User)
+    /// A chat message.
+    case chatMessage(ChatMessage)
+    /// The reader marked a conversation read (for the reader's other connections).
+    case chatRead(with: Int64, upto: Int64, unread: Int)
+    /// The user stepped inside a relic's circle, or a relic appeared around them.
+    case relicAppeared(RelicMarker)
+    /// A relic left the user's reach or was deleted (`reason` says why when it was deleted).
+    case relicVanished(id: Int64, reason: String?)
+    /// A relic's time ran out.
+    case relicExpired(id: Int64)
+    /// The stats channel's reading of the last second.
+    case stats(StatsSnapshot, StatsRates?)
+}
+
+/// Why the domain ends a connection's session.
+public enum SessionEnd: Sendable, Equatable {
+    /// It did not authenticate in time.
+    case authenticationTimeout
+    /// Its upgrade token is unknown.
+    case invalidToken
+    /// Its token was revoked (a logout elsewhere).
+    case tokenRevoked
+    /// The token could not be checked just now (e.g. storage trouble); the client may retry.
+    case checkFailed
+}
+
+/// Where the domain's events go. Called on the loop thread only.
+public protocol HubEvents: AnyObject {
+    /// Delivers `event` to every connection of each user in `users`, except `excluding`.
+    func publish(_ event: HubEvent, toUsers users: [Int64], excluding: ConnectionID?)
+    /// Delivers `event` to each of `connections` once.
+    func publish(_ event: HubEvent, toConnections connections: [ConnectionID])
+    /// `owner` moved: each viewer's watching connections get the version they may see, latest wins per owner.
+    /// `precise` is set when a viewer sees it precisely, `approximate` when one sees it approximately.
+    func positionChanged(owner: Int64, precise: Fix?, approximate: Fix?, viewers: [PositionViewer])
+    /// `viewer`'s watching connections get `position` now, replacing anything pending for its owner.
+    func positionShown(_ position: VisiblePosition, to viewer: Int64)
+    /// `viewer` may no longer see `owner`: pending positions are withdrawn and `pos.hidden` takes their place.
+    func positionHidden(owner: Int64, from viewer: Int64)
+    /// Withdraws `owner`'s pending position from `viewer`'s watching connections, without a word.
+    func positionWithdrawn(owner: Int64, from viewer: Int64)
+    /// Withdraws the pending positions of `owners` from one connection (it stopped watching).
+    func positionsWithdrawn(owners: Set<Int64>, from connection: ConnectionID)
+    /// Ends a connection.
+    func end(_ connection: ConnectionID, _ why: SessionEnd)
+}

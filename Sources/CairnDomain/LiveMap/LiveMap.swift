@@ -1,0 +1,240 @@
+// The live map — the hot path. A `pos` is checked, compared with the user's latest fix (an older one is kept as
+// history, never pushed), stored in memory and the spatial index, marked dirty for the next snapshot, and pushed
+// to every friend who is watching, at the level that friend may see. The live map decides what each viewer may
+// see before anything is encoded; the event port encodes each version at most once per move and hands the same
+// bytes to every watcher, and the transport keeps only the latest pending position per friend for each watcher, so
+// a slow reader costs one slot per friend, not a queue.
+//
+// It owns the latest fixes, the users layer of the spatial index and the snapshot bookkeeping
+// (`LiveMap+Snapshots`). It asks `Social` who is whose friend and at what level, and `Sessions` who watches.
+import CairnGeo
+import CairnLoop
+import CairnSpatial
+
+/// Latest positions, the users index, watching, fan-out and snapshots. Loop thread only.
+public final class LiveMap {
+    let store: any SocialStore
+    let work: LoopWork
+    let clock: any Clock
+    let sessions: Sessions
+    let social: Social
+    let telemetry: Telemetry
+    let configuration: HubConfiguration
+    var events: (any HubEvents)?
+
+    private(set) var fixes: [Int64: Fix] = [:]
+    private(set) var index: LayeredIndex
+    private let approximate: ApproximateGrid
+    /// Viewers of the move being fanned out; reused so a move allocates nothing.
+    private var viewers: [PositionViewer] = []
+
+    // Snapshots (LiveMap+Snapshots).
+    var dirty: Set<Int64> = []
+    var lateFixes: [StoredFix] = []
+    var flushing = false
+    var lastFlushAt: Int64 = 0
+    var collecting: FlushInProgress?
+    /// The last flush's start, row count and duration, for operators.
+    public internal(set) var lastFlush: (at: Int64, rows: Int, durationMs: Int64)?
+    /// How long the last flush spent on the loop in all (copying the changed fixes), in microseconds.
+    public internal(set) var lastFlushLoopMicros: Int64 = 0
+    /// The longest single loop turn of the last flush's collection, in microseconds.
+    public internal(set) var lastFlushLongestChunkMicros: Int64 = 0
+
+    /// A connected user moved to a new latest position (relics listen).
+    var moved: ((_ user: Int64, _ point: GeoPoint, _ now: Int64) -> Void)?
+
+    init(store: any SocialStore, work: LoopWork, clock: any Clock, sessions: Sessions, social: Social,
+         telemetry: Telemetry, configuration: HubConfiguration) {
+        self.store = store
+        self.work = work
+        self.clock = clock
+        self.sessions = sessions
+        self.social = social
+        self.telemetry = telemetry
+        self.configuration = configuration
+        self.index = LayeredIndex(cellSize: configuration.indexCellSize)
+        self.approximate = ApproximateGrid(cellSize: configuration.approximateCellSize)
+        self.lastFlushAt = clock.now()
+        viewers.reserveCapacity(64)
+    }
+
+    /// Restores last positions; call once, before serving.
+    func restore(_ positions: [StoredFix]) {
+        for p in positions {
+            fixes[p.userID] = p.fix
+            if let point = GeoPoint(lat: p.fix.lat, lon: p.fix.lon) { index.upsert(p.userID, at: point, in: .users) }
+        }
+    }
+
+    // MARK: Reading
+
+    /// Users with a known position.
+    public var count: Int { fixes.count }
+    /// The latest fix of `user`.
+    public func fix(of user: Int64) -> Fix? { fixes[user] }
+    /// The latest place of `user`, if any.
+    public func point(of user: Int64) -> GeoPoint? {
+        guard let fix = fixes[user] else { return nil }
+        return GeoPoint(lat: fix.lat, lon: fix.lon)
+    }
+    /// Calls `body` with each user whose latest position is within `radius` metres of `centre`.
+    func forEachUser(within radius: Double, of centre: GeoPoint, _ body: (Int64) -> Void) {
+        index.forEach(in: .users, within: radius, of: centre) { user, _, _ in body(user) }
+    }
+
+    // MARK: Ops
+
+    /// Checks a reported position and makes it the caller's latest (or history, when older).
+    public func report(_ caller: Caller, _ report: PositionReport) throws(DomainError) -> FixOutcome {
+        let now = clock.now()
+        var fix = Fix(lat: report.lat, lon: report.lon, ts: now)
+        guard (-90...90).contains(fix.lat) else { throw .badRequest("field 'lat' must be between -90 and 90") }
+        guard (-180...180).contains(fix.lon) else { throw .badRequest("field 'lon' must be between -180 and 180") }
+        fix.acc = try Self.check("acc", report.acc, in: 0...1_000_000, unit: "m")
+        fix.alt = try Self.check("alt", report.alt, in: -20_000...1_000_000, unit: "m")
+        fix.spd = try Self.check("spd", report.spd, in: 0...100_000, unit: "m/s")
+        fix.bat = try Self.check("bat", report.bat, in: 0...100, unit: "%")
+        if let hdg = report.hdg {
+            guard hdg >= 0 && hdg < 360 else { throw .badRequest("field 'hdg' must be in [0, 360) degrees") }
+            fix.hdg = hdg
+        }
+        if let ts = report.ts {
+            guard ts > 0 else {
+                throw .badRequest("field 'ts' must be a positive number of milliseconds since the epoch")
+            }
+            guard ts <= now + configuration.maxFutureMs else {
+                throw .badRequest("field 'ts' is more than \(configuration.maxFutureMs / 1000) s in the future")
+            }
+            fix.ts = ts
+        }
+        return acceptFix(fix, for: caller.user.id, now: now)
+    }
+
+    @inline(__always)
+    private static func check(_ key: StaticString, _ value: Double?, in range: ClosedRange<Double>,
+                              unit: String) throws(DomainError) -> Double? {
+        guard let value else { return nil }
+        guard range.contains(value) else {
+            throw .badRequest("field '\(key)' must be between \(plain(range.lowerBound)) and "
+                + "\(plain(range.upperBound)) \(unit)")
+        }
+        return value
+    }
+
+    private static func plain(_ v: Double) -> String { v == v.rounded() ? String(Int64(v)) : String(v) }
+
+    /// The position path shared by every source of positions: compares with the latest fix, keeps late ones
+    /// as history, flags implausible speed, updates memory and the index, marks the user for the next snapshot
+    /// and fans out. `fix` must already be checked.
+    @discardableResult
+    public func acceptFix(_ fix: Fix, for me: Int64, now: Int64) -> FixOutcome {
+        var fix = fix
+        let previous = fixes[me]
+        if let previous, fix.ts < previous.ts {
+            // Late: history, not news. (An equal timestamp is a later arrival of the same instant and replaces.)
+            keepLate(StoredFix(userID: me, fix: fix))
+            return .stale
+        }
+        if let previous, fix.ts > previous.ts,
+           let a = GeoPoint(lat: previous.lat, lon: previous.lon), let b = GeoPoint(lat: fix.lat, lon: fix.lon) {
+            let seconds = Double(fix.ts - previous.ts) / 1000
+            fix.flagged = a.distance(to: b) / seconds > configuration.maxSpeed
+        }
+        fixes[me] = fix
+        let point = GeoPoint(lat: fix.lat, lon: fix.lon)
+        if let point { index.upsert(me, at: point, in: .users) }
+        dirty.insert(me)
+        telemetry.positionsAccepted &+= 1
+        fanOut(me, fix, previous: previous, now: now)
+        if let point, let moved, sessions.isOnline(me) { moved(me, point, now) }
+        return fix.flagged ? .flagged : .accepted
+    }
+
+    private func keepLate(_ fix: StoredFix) {
+        // Bounded: a client replaying a long history cannot grow memory without limit between snapshots.
+        if lateFixes.count >= 100_000 { lateFixes.removeFirst(lateFixes.count - 99_999) }
+        lateFixes.append(fix)
+    }
+
+    /// Tells every watching friend of `owner` about `fix`, at the level each may see.
+    private func fanOut(_ owner: Int64, _ fix: Fix, previous: Fix?, now: Int64) {
+        guard let events else { return }
+        viewers.removeAll(keepingCapacity: true)
+        var precise = false, approx = false, approxChecked = false
+        for friend in social.friends(of: owner) where sessions.isWatching(friend) {
+            switch social.level(owner: owner, viewer: friend, now: now) {
+            case .hidden:
+                continue
+            case .precise:
+                precise = true
+                viewers.append(PositionViewer(user: friend, approximate: false))
+            case .approximate:
+                if !approxChecked {
+                    approxChecked = true
+                    // A user moving inside one cell has nothing new to tell approximate viewers.
+                    let cell = approximate.snap(lat: fix.lat, lon: fix.lon)
+                    let before = previous.map { approximate.snap(lat: $0.lat, lon: $0.lon) }
+                    approx = before == nil || before! != cell
+                }
+                guard approx else { continue }
+                viewers.append(PositionViewer(user: friend, approximate: true))
+            }
+        }
+        guard !viewers.isEmpty else { return }
+        events.positionChanged(owner: owner, precise: precise ? fix : nil,
+                               approximate: approx ? approximated(fix) : nil, viewers: viewers)
+    }
+
+    /// `fix` as an approximate viewer may see it: the centre of its cell and its time, nothing else.
+    private func approximated(_ fix: Fix) -> Fix {
+        let cell = approximate.snap(lat: fix.lat, lon: fix.lon)
+        return Fix(lat: cell.lat, lon: cell.lon, ts: fix.ts)
+    }
+
+    /// `owner`'s latest position as `viewer` may see it now, or nil when hidden or unknown.
+    func visiblePosition(of owner: Int64, to viewer: Int64, now: Int64) -> VisiblePosition? {
+        guard let fix = fixes[owner] else { return nil }
+        switch social.level(owner: owner, viewer: viewer, now: now) {
+        case .hidden: return nil
+        case .precise: return VisiblePosition(owner: owner, fix: fix, approximate: false)
+        case .approximate: return VisiblePosition(owner: owner, fix: approximated(fix), approximate: true)
+        }
+    }
+
+    /// Starts pushing friends' moves to this connection; answers the friends' positions as the caller may see them.
+    public func watch(_ caller: Caller) -> [VisiblePosition] {
+        sessions.setWatching(caller.connection, true)
+        let now = clock.now(), me = caller.user.id
+        return social.friends(of: me).sorted().compactMap { visiblePosition(of: $0, to: me, now: now) }
+    }
+
+    /// Stops pushing friends' moves to this connection.
+    public func unwatch(_ caller: Caller) { stopWatching(caller.connection, user: caller.user.id) }
+
+    /// Stops a connection watching (it unwatched, logged out or closed), withdrawing what is pending for it.
+    func stopWatching(_ connection: ConnectionID, user: Int64) {
+        guard sessions.isWatching(connection: connection) else { return }
+        events?.positionsWithdrawn(owners: social.friends(of: user), from: connection)
+        sessions.setWatching(connection, false)
+    }
+
+    /// Sends `owner`'s current position (at the level `viewer` may see) to `viewer`'s watching connections; if
+    /// hidden, withdraws anything pending and says so.
+    func showCurrentPosition(of owner: Int64, to viewer: Int64) {
+        guard sessions.isWatching(viewer), let events else { return }
+        let now = clock.now()
+        if social.level(owner: owner, viewer: viewer, now: now) == .hidden {
+            events.positionHidden(owner: owner, from: viewer)
+            return
+        }
+        guard let position = visiblePosition(of: owner, to: viewer, now: now) else { return }
+        events.positionShown(position, to: viewer)
+    }
+
+    /// Withdraws `owner`'s pending position from `viewer`'s watching connections.
+    func withdrawPosition(of owner: Int64, from viewer: Int64) {
+        guard sessions.isWatching(viewer) else { return }
+        events?.positionWithdrawn(owner: owner, from: viewer)
+    }
+}

@@ -1,0 +1,274 @@
+// Sessions: which connections are open, which account each is bound to, which must still authenticate and by
+// when, which tokens were just revoked, and which connections watch the live map. Presence falls out of it: a
+// user is online while at least one connection is bound to them. The account rules themselves (hashing, tokens,
+// throttling) live in `Accounts`; this type binds their results to connections, on the loop.
+//
+// Other features learn of session changes through three hooks the hub wires: `sessionEnding` (a connection is
+// about to lose its account: stop watching, forget what it was shown), `presenceChanged` (a user came online or
+// went offline) and `connectionGone`. Sessions never reads another feature's state.
+import CairnLoop
+
+/// Connections, their accounts, authentication deadlines, revocations and presence. Loop thread only.
+public final class Sessions {
+    private struct Connection {
+        var user: User?
+        var token: String?
+        var watching = false
+        /// Account operations (register, login, guest, auth) being checked for this connection.
+        var authenticating = 0
+    }
+
+    private let accounts: Accounts
+    private let work: LoopWork
+    private let clock: any Clock
+    private let authTimeoutMs: Int64
+    var events: (any HubEvents)?
+
+    private var connections: [ConnectionID: Connection] = [:]
+    private var authDeadlines: [ConnectionID: Int64] = [:]
+    /// Recently revoked tokens, in revocation order (see `rememberRevoked`).
+    private var revokedTokens: Set<String> = []
+    private var revokedOrder: [String] = []
+    /// Authenticated connections per user (presence: online while non-empty).
+    private var byUser: [Int64: [ConnectionID]] = [:]
+    /// Connections watching their friends, per user.
+    private var watchers: [Int64: [ConnectionID]] = [:]
+
+    /// A connection is about to lose its account (closing, logging out, switching, revoked).
+    var sessionEnding: ((ConnectionID, Int64) -> Void)?
+    /// A user came online (true) or went offline (false).
+    var presenceChanged: ((Int64, Bool) -> Void)?
+    /// A connection closed (after its session, if any, ended).
+    var connectionGone: ((ConnectionID) -> Void)?
+
+    init(accounts: Accounts, work: LoopWork, clock: any Clock, authTimeoutMs: Int64) {
+        self.accounts = accounts
+        self.work = work
+        self.clock = clock
+        self.authTimeoutMs = authTimeoutMs
+    }
+
+    // MARK: Reading
+
+    /// Open connections.
+    public var connectionCount: Int { connections.count }
+    /// Connections bound to an account.
+    public var authenticatedCount: Int { connections.values.reduce(0) { $0 + ($1.user == nil ? 0 : 1) } }
+    /// Connections watching their friends.
+    public var watchingCount: Int { connections.values.reduce(0) { $0 + ($1.watching ? 1 : 0) } }
+    /// True while the connection is open.
+    public func isOpen(_ connection: ConnectionID) -> Bool { connections[connection] != nil }
+    /// The account bound to a connection.
+    public func user(of connection: ConnectionID) -> User? { connections[connection]?.user }
+    /// The connections bound to `user`.
+    public func connections(of user: Int64) -> [ConnectionID] { byUser[user] ?? [] }
+    /// True when `user` has an authenticated connection.
+    public func isOnline(_ user: Int64) -> Bool { !(byUser[user]?.isEmpty ?? true) }
+    /// The connections of `user` that watch the live map.
+    public func watchingConnections(of user: Int64) -> [ConnectionID] { watchers[user] ?? [] }
+    /// True when some connection of `user` watches the live map.
+    @inline(__always)
+    public func isWatching(_ user: Int64) -> Bool { !(watchers[user]?.isEmpty ?? true) }
+    /// True when this connection watches the live map.
+    func isWatching(connection: ConnectionID) -> Bool { connections[connection]?.watching ?? false }
+
+    // MARK: Connections
+
+    /// A connection opened; it must authenticate within the timeout. A token from the upgrade is checked now.
+    public func open(_ connection: ConnectionID, token: String?) {
+        connections[connection] = Connection()
+        authDeadlines[connection] = clock.now() + authTimeoutMs
+        if let token { authenticateOnUpgrade(connection, token: token) }
+    }
+
+    /// A connection closed: its session ends; work in flight for it finishes and is discarded.
+    public func close(_ connection: ConnectionID) {
+        guard connections[connection] != nil else { return }
+        authDeadlines[connection] = nil
+        unbind(connection)
+        connections[connection] = nil
+        connectionGone?(connection)
+    }
+
+    /// Closes connections whose authentication deadline passed (unless an authentication is being checked).
+    func closeExpiredAuthentications(now: Int64) {
+        guard !authDeadlines.isEmpty else { return }
+        for (id, deadline) in authDeadlines where deadline <= now {
+            guard let state = connections[id] else { authDeadlines[id] = nil; continue }
+            if state.authenticating > 0 { continue }  // an authentication is being checked: let it finish
+            authDeadlines[id] = nil
+            events?.end(id, .authenticationTimeout)
+        }
+    }
+
+    // MARK: Watching
+
+    /// Marks a connection as watching (or not); returns false when nothing changed.
+    @discardableResult
+    func setWatching(_ connection: ConnectionID, _ watching: Bool) -> Bool {
+        guard var state = connections[connection], let user = state.user, state.watching != watching else {
+            return false
+        }
+        state.watching = watching
+        connections[connection] = state
+        if watching {
+            watchers[user.id, default: []].append(connection)
+        } else {
+            watchers[user.id]?.removeAll { $0 == connection }
+            if watchers[user.id]?.isEmpty ?? false { watchers[user.id] = nil }
+        }
+        return true
+    }
+
+    // MARK: Account operations
+
+    /// Creates an account and binds the connection to it.
+    public func register(_ connection: ConnectionID, username: String, password: String, name: String?,
+                  _ done: @escaping Outcome<Session>) {
+        let accounts = self.accounts
+        authenticate(connection, { () async throws(DomainError) -> Session in
+            try await accounts.register(username: username, password: password, name: name)
+        }, then: done)
+    }
+
+    /// Logs in and binds the connection.
+    public func login(_ connection: ConnectionID, username: String, password: String, _ done: @escaping Outcome<Session>) {
+        let accounts = self.accounts
+        authenticate(connection, { () async throws(DomainError) -> Session in
+            try await accounts.login(username: username, password: password, connection: connection)
+        }, then: done)
+    }
+
+    /// Creates a guest account and binds the connection.
+    public func guest(_ connection: ConnectionID, _ done: @escaping Outcome<Session>) {
+        let accounts = self.accounts
+        authenticate(connection, { () async throws(DomainError) -> Session in try await accounts.guest() },
+                     then: done)
+    }
+
+    /// Binds the connection to a token's account.
+    public func auth(_ connection: ConnectionID, token: String, _ done: @escaping Outcome<User>) {
+        let accounts = self.accounts
+        begin(connection)
+        work.run({ () async throws(DomainError) -> User in try await accounts.authenticate(token: token) },
+                 then: { result in
+                     self.end(connection)
+                     if case .success(let user) = result, self.connections[connection] != nil {
+                         self.bind(connection, to: user, token: token)
+                     }
+                     done(result)
+                 })
+    }
+
+    /// Revokes the connection's token, ends every session that used it, and starts a new deadline here.
+    /// Without a token there is nothing to revoke.
+    public func logout(_ connection: ConnectionID, _ done: @escaping Outcome<Void>) {
+        guard let token = connections[connection]?.token else {
+            done(.success(()))
+            return
+        }
+        let accounts = self.accounts
+        work.run({ () async throws(DomainError) -> Bool in
+            try await accounts.logout(token: token)
+            return true
+        }, then: { result in
+            switch result {
+            case .failure(let error): done(.failure(error))
+            case .success:
+                self.loggedOut(connection, token: token)
+                done(.success(()))
+            }
+        })
+    }
+
+    private func authenticate(_ connection: ConnectionID,
+                              _ work: @escaping @Sendable () async throws(DomainError) -> Session,
+                              then done: @escaping Outcome<Session>) {
+        begin(connection)
+        self.work.run(work, then: { result in
+            self.end(connection)
+            if case .success(let session) = result, self.connections[connection] != nil {
+                self.bind(connection, to: session.user, token: session.token)
+            }
+            done(result)
+        })
+    }
+
+    private func begin(_ connection: ConnectionID) { connections[connection]?.authenticating += 1 }
+    private func end(_ connection: ConnectionID) { connections[connection]?.authenticating -= 1 }
+
+    private func authenticateOnUpgrade(_ connection: ConnectionID, token: String) {
+        let accounts = self.accounts
+        begin(connection)
+        work.run({ () async throws(DomainError) -> User in try await accounts.authenticate(token: token) },
+                 then: { result in
+                     self.end(connection)
+                     guard self.connections[connection] != nil else { return }
+                     switch result {
+                     case .success(let user): self.bind(connection, to: user, token: token)
+                     case .failure(let error):
+                         // Not the token's fault (e.g. storage trouble): a close the client may retry after.
+                         self.events?.end(connection, error.code == .unauthorized ? .invalidToken : .checkFailed)
+                     }
+                 })
+    }
+
+    private func loggedOut(_ connection: ConnectionID, token: String) {
+        rememberRevoked(token)
+        if connections[connection] != nil {
+            unbind(connection)
+            authDeadlines[connection] = clock.now() + authTimeoutMs
+        }
+        // Every other connection that used the revoked token loses its session too, even if this one has gone.
+        for (other, state) in connections where other != connection && state.token == token {
+            unbind(other)
+            events?.end(other, .tokenRevoked)
+        }
+    }
+
+    /// Attaches a connection to a user (switching accounts if it had one); the first connection makes them online.
+    func bind(_ connection: ConnectionID, to user: User, token: String) {
+        guard let state = connections[connection] else { return }
+        if revokedTokens.contains(token) {
+            // Checked just before a logout of the same token committed: the session must not start.
+            if state.token == token { unbind(connection) }
+            events?.end(connection, .tokenRevoked)
+            return
+        }
+        if state.user?.id == user.id {
+            connections[connection]?.token = token  // the same user again (e.g. a fresh login): no presence change
+            return
+        }
+        if state.user != nil { unbind(connection) }
+        connections[connection]?.user = user
+        connections[connection]?.token = token
+        authDeadlines[connection] = nil
+        let wasOnline = isOnline(user.id)
+        byUser[user.id, default: []].append(connection)
+        if !wasOnline { presenceChanged?(user.id, true) }
+    }
+
+    /// Remembers a revoked token for a while, so a check that raced the revocation cannot bind it. Bounded: the
+    /// oldest entries are forgotten first (by then any check that read the token before it was deleted is done).
+    func rememberRevoked(_ token: String) {
+        guard revokedTokens.insert(token).inserted else { return }
+        revokedOrder.append(token)
+        if revokedOrder.count > 4096 {
+            revokedTokens.remove(revokedOrder.removeFirst())
+        }
+    }
+
+    /// Detaches a connection from its user; the last connection going makes them offline.
+    private func unbind(_ connection: ConnectionID) {
+        guard let user = connections[connection]?.user else { return }
+        sessionEnding?(connection, user.id)
+        setWatching(connection, false)
+        connections[connection]?.user = nil
+        connections[connection]?.token = nil
+        byUser[user.id]?.removeAll { $0 == connection }
+        if byUser[user.id]?.isEmpty ?? false {
+            byUser[user.id] = nil
+            presenceChanged?(user.id, false)
+        }
+    }
+}

@@ -1,0 +1,25 @@
+// The domain refuses with `DomainError`; the wire speaks `WireError`. The codes are the same strings, so the
+// mapping is one lookup and a refusal reads on the wire exactly as the domain worded it.
+import CairnDomain
+import CairnWire
+
+extension DomainError {
+    /// The same refusal as the wire writes it.
+    var wire: WireError {
+        var error = WireError(ErrorCode(rawValue: code.rawValue) ?? .internal, message)
+        error.details = details.map { WireError.Detail($0.name, $0.value) }
+        return error
+    }
+}
+
+extension SessionEnd {
+    /// The WebSocket close code and reason for a session the domain ended.
+    var close: (code: CloseCode, reason: String) {
+        switch self {
+        case .authenticationTimeout: return (.authTimeout, "authentication timeout")
+        case .invalidToken: return (.invalidToken, "invalid token")
+        case .tokenRevoked: return (.invalidToken, "token revoked")
+        case .checkFailed: return (.tryAgainLater, "could not check the token; retry")
+        }
+    }
+}

@@ -1,0 +1,112 @@
+// The local side of the event seam: the domain's events, encoded once each and written to this process's
+// connections through the transport's `Outbound`. Users are resolved to their connections through `Sessions`
+// (every authenticated connection of a user; for positions, the ones watching the live map). A cross-node delivery
+// would implement the same `HubEvents` port and publish the user-addressed events to other nodes as well.
+//
+// Positions take the latest-wins path: each version of a move (precise, approximate) is encoded at most once and
+// the same bytes are handed to every watcher under the owner's key, so a slow reader costs one slot per friend.
+import CairnDomain
+import CairnLoop
+import CairnWire
+
+/// Encodes the domain's events and writes them to local connections. Loop thread only.
+final class LocalDelivery: HubEvents {
+    unowned let sessions: Sessions
+    weak var outbound: (any Outbound)?
+    private var writer = JSONWriter(capacity: 1024)
+
+    init(sessions: Sessions) {
+        self.sessions = sessions
+    }
+
+    func publish(_ event: HubEvent, toUsers users: [Int64], excluding: ConnectionID?) {
+        guard let outbound else { return }
+        var encoded = false
+        for user in users {
+            for connection in sessions.connections(of: user) where connection != excluding {
+                if !encoded {
+                    encode(event)
+                    encoded = true
+                }
+                writer.bytes.withUnsafeBytes { outbound.send(connection, $0) }
+            }
+        }
+    }
+
+    func publish(_ event: HubEvent, toConnections connections: [ConnectionID]) {
+        guard let outbound, !connections.isEmpty else { return }
+        encode(event)
+        for connection in connections {
+            writer.bytes.withUnsafeBytes { outbound.send(connection, $0) }
+        }
+    }
+
+    func positionChanged(owner: Int64, precise: Fix?, approximate: Fix?, viewers: [PositionViewer]) {
+        guard let outbound else { return }
+        var preciseBytes: [UInt8]?
+        var approximateBytes: [UInt8]?
+        for viewer in viewers {
+            let bytes: [UInt8]
+            if viewer.approximate {
+                guard let approximate else { continue }
+                if approximateBytes == nil {
+                    approximateBytes = positionEvent(VisiblePosition(owner: owner, fix: approximate, approximate: true))
+                }
+                bytes = approximateBytes!
+            } else {
+                guard let precise else { continue }
+                if preciseBytes == nil {
+                    preciseBytes = positionEvent(VisiblePosition(owner: owner, fix: precise, approximate: false))
+                }
+                bytes = preciseBytes!
+            }
+            for connection in sessions.watchingConnections(of: viewer.user) {
+                outbound.sendLatest(connection, key: owner, bytes)
+            }
+        }
+    }
+
+    func positionShown(_ position: VisiblePosition, to viewer: Int64) {
+        guard let outbound else { return }
+        let bytes = positionEvent(position)
+        for connection in sessions.watchingConnections(of: viewer) {
+            outbound.sendLatest(connection, key: position.owner, bytes)
+        }
+    }
+
+    func positionHidden(owner: Int64, from viewer: Int64) {
+        guard let outbound else { return }
+        writer.reset()
+        Envelope.event("pos.hidden", into: &writer) { w in w.key("user"); w.int(owner) }
+        let bytes = writer.bytes
+        for connection in sessions.watchingConnections(of: viewer) {
+            outbound.sendLatest(connection, key: owner, bytes)
+        }
+    }
+
+    func positionWithdrawn(owner: Int64, from viewer: Int64) {
+        for connection in sessions.watchingConnections(of: viewer) { outbound?.dropLatest(connection, key: owner) }
+    }
+
+    func positionsWithdrawn(owners: Set<Int64>, from connection: ConnectionID) {
+        for owner in owners { outbound?.dropLatest(connection, key: owner) }
+    }
+
+    func end(_ connection: ConnectionID, _ why: SessionEnd) {
+        let close = why.close
+        outbound?.close(connection, code: close.code.rawValue, reason: close.reason)
+    }
+
+    // MARK: Encoding
+
+    private func positionEvent(_ position: VisiblePosition) -> [UInt8] {
+        writer.reset()
+        Envelope.event("pos", into: &writer) { w in position.write(to: &w) }
+        return writer.bytes
+    }
+
+    private func encode(_ event: HubEvent) {
+        writer.reset()
+        event.write(into: &writer)
+    }
+}

@@ -1,0 +1,209 @@
+// The router: what the transport drives. It receives each connection's messages, splits frames into requests,
+// parses each one with a reusable `Message` (no allocation in steady state), looks its op up in the op table,
+// checks who may call it, and writes the answer the op's encoder produces — or a typed error that keeps the
+// request's id whenever it could be read.
+//
+// Requests of one connection are answered in order. While a slow op (scrypt, SQLite) is in flight the connection
+// is "busy" and its later requests wait in a small bounded backlog, so `auth` followed by anything in the same
+// frame sees the authenticated connection, as a client would expect. Other connections are not held up.
+//
+// It also owns the local event delivery (`LocalDelivery`): the domain's events, encoded once each and written to
+// this process's connections.
+import CairnDomain
+import CairnLoop
+import CairnWire
+
+/// Maps WebSocket messages to ops and ops' answers to JSON. Loop thread only.
+public final class Router: ConnectionHandler {
+    private struct Queue {
+        var busy = false
+        var backlog: [[UInt8]] = []
+        var backlogBytes = 0
+    }
+
+    /// The hub whose features answer.
+    public let hub: Hub
+    /// The registered ops.
+    public private(set) var table: OpTable
+    private let delivery: LocalDelivery
+    private let confinement: LoopConfinement
+    private var queues: [ConnectionID: Queue] = [:]
+    private var message = Message()
+    private var writer = JSONWriter(capacity: 1024)
+    /// The op looked up last, so a stream of the same op (positions) skips the table's hashing.
+    private var lastOpName = ""
+    private var lastOp: OpEntry?
+
+    /// Where replies, events and closes go. Set by the transport before the first connection.
+    public var outbound: (any Outbound)? {
+        get { delivery.outbound }
+        set { delivery.outbound = newValue }
+    }
+
+    /// A router for `hub` with every feature's ops registered; it becomes the hub's event delivery.
+    public init(hub: Hub) {
+        self.hub = hub
+        self.confinement = hub.confinement
+        self.delivery = LocalDelivery(sessions: hub.sessions)
+        var table = OpTable()
+        AccountOps.register(in: &table, sessions: hub.sessions)
+        FriendOps.register(in: &table, social: hub.social)
+        PrivacyOps.register(in: &table, social: hub.social)
+        LiveMapOps.register(in: &table, liveMap: hub.liveMap)
+        RelicOps.register(in: &table, relics: hub.relics)
+        ChatOps.register(in: &table, chat: hub.chat)
+        StatsOps.register(in: &table, operations: hub.operations)
+        self.table = table
+        hub.attach(delivery)
+    }
+
+    // MARK: ConnectionHandler
+
+    public func connectionOpened(_ id: ConnectionID, token: String?) {
+        confinement.assertOnLoop()
+        queues[id] = Queue()
+        hub.sessions.open(id, token: token)
+    }
+
+    public func connectionClosed(_ id: ConnectionID) {
+        confinement.assertOnLoop()
+        guard queues.removeValue(forKey: id) != nil else { return }
+        hub.sessions.close(id)
+    }
+
+    public func received(_ id: ConnectionID, frame: UnsafeRawBufferPointer) {
+        confinement.assertOnLoop()
+        guard queues[id] != nil else { return }
+        FrameLines.forEach(in: frame) { line in
+            guard let queue = queues[id] else { return }
+            if queue.busy || !queue.backlog.isEmpty {
+                enqueue(line, for: id)
+            } else {
+                handle(line, from: id)
+            }
+        }
+    }
+
+    public func receivedBinary(_ id: ConnectionID) {
+        confinement.assertOnLoop()
+        guard queues[id] != nil else { return }
+        fail(id, id: nil, op: nil, .badRequest("binary frames are not accepted; send UTF-8 JSON text frames"))
+    }
+
+    public func tick() { hub.tick() }
+
+    public func beginShutdown(_ done: @escaping () -> Void) { hub.beginShutdown(done) }
+
+    public var operationsInFlight: Int { hub.operationsInFlight }
+
+    public var health: HandlerHealth {
+        HandlerHealth(connections: hub.connectionCount, authenticated: hub.authenticatedCount,
+                      watching: hub.watchingCount, positions: hub.livePositions)
+    }
+
+    // MARK: Dispatch
+
+    private func enqueue(_ line: UnsafeRawBufferPointer, for connection: ConnectionID) {
+        let limits = hub.configuration
+        guard let queue = queues[connection], queue.backlog.count < limits.maxBacklog,
+              queue.backlogBytes + line.count <= limits.maxBacklogBytes else {
+            // Over the limit: answer this request at once instead of queueing it.
+            let id: Int64? = (try? message.parse(line)) != nil ? message.id : nil
+            fail(connection, id: id, op: message.op,
+                 WireError(.rateLimited, "too many requests waiting behind one in progress"))
+            return
+        }
+        queues[connection]!.backlog.append(Array(line))
+        queues[connection]!.backlogBytes += line.count
+    }
+
+    private func handle(_ line: UnsafeRawBufferPointer, from connection: ConnectionID) {
+        do {
+            try message.parse(line)
+        } catch {
+            fail(connection, id: nil, op: nil, error)
+            return
+        }
+        let id = message.id
+        guard let op = message.op else {
+            fail(connection, id: id, op: nil, .badRequest("missing field 'op'"))
+            return
+        }
+        do {
+            try dispatch(op, id: id, from: connection)
+        } catch {
+            fail(connection, id: id, op: op, error)
+        }
+    }
+
+    private func dispatch(_ op: String, id: Int64?, from connection: ConnectionID) throws(WireError) {
+        if hub.isDraining { throw WireError(.internal, "the server is shutting down; reconnect shortly") }
+        let entry: OpEntry
+        if let last = lastOp, op == lastOpName {
+            entry = last
+        } else if let found = table.entries[op] {
+            entry = found
+            lastOp = found
+            lastOpName = op
+        } else {
+            guard hub.sessions.user(of: connection) != nil else { throw DomainError.unauthenticated.wire }
+            throw .badRequest("unknown op '\(op)'")
+        }
+        let user = hub.sessions.user(of: connection)
+        if entry.access == .member && user == nil { throw DomainError.unauthenticated.wire }
+        let answer = Answer(router: self, connection: connection, id: id, op: op)
+        guard entry.slow else {
+            try entry.run(message, connection, user, answer, nil)
+            return
+        }
+        // A slow op may answer now or later; until it does, the connection's later requests wait. An answer
+        // given before `run` returns needs no draining: the loop that called us takes the next request.
+        var during = true, answeredNow = false
+        queues[connection]?.busy = true
+        do {
+            try entry.run(message, connection, user, answer) { [unowned self] in
+                if during { answeredNow = true } else { self.finished(connection) }
+            }
+        } catch {
+            queues[connection]?.busy = false
+            throw error
+        }
+        during = false
+        if answeredNow { queues[connection]?.busy = false }
+    }
+
+    /// A slow op answered: the connection takes its next waiting request.
+    private func finished(_ connection: ConnectionID) {
+        guard queues[connection] != nil else { return }
+        queues[connection]!.busy = false
+        drainBacklog(connection)
+    }
+
+    private func drainBacklog(_ connection: ConnectionID) {
+        while let queue = queues[connection], !queue.busy, !queue.backlog.isEmpty {
+            let line = queues[connection]!.backlog.removeFirst()
+            queues[connection]!.backlogBytes -= line.count
+            line.withUnsafeBytes { handle($0, from: connection) }
+        }
+    }
+
+    // MARK: Writing
+
+    func replyOK(_ connection: ConnectionID, id: Int64?, _ fields: (inout JSONWriter) -> Void) {
+        guard let id, queues[connection] != nil else { return }
+        writer.reset()
+        Envelope.ok(id: id, into: &writer, fields)
+        flush(to: connection)
+    }
+
+    func fail(_ connection: ConnectionID, id: Int64?, op: String?, _ error: WireError) {
+        guard queues[connection] != nil else { return }
+        writer.reset()
+        Envelope.failure(id: id, op: op, error: error, into: &writer)
+        flush(to: connection)
+    }
+
+    private func flush(to connection: ConnectionID) {
+        writer.bytes.withUnsafeBytes { delivery.outbound?.send(connection, $0) }
+    }
+}
