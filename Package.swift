@@ -49,9 +49,10 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
 
-        // Transport: libwebsockets service thread, HTTP and WebSocket on one port.
+        // Transport: libwebsockets service thread, HTTP and WebSocket on one port. Drives a `ConnectionHandler`
+        // (CairnLoop); knows no domain.
         .target(name: "CairnServer", dependencies: [
-            "CLws", "CairnLoop", "CairnWire", "CairnDomain",
+            "CLws", "CairnLoop", "CairnWire",
             .product(name: "Logging", package: "swift-log"),
         ]),
 
@@ -68,8 +69,8 @@ let package = Package(
 
         // Composition: wires store, domain and transport into one running hub (used by the CLI and the tests).
         .target(name: "CairnApp", dependencies: [
-            "CairnServer", "CairnStore", "CairnDomain", "CairnCrypto", "CairnWire", "CairnMetrics", "CairnSeed",
-            .product(name: "Logging", package: "swift-log"),
+            "CairnServer", "CairnStore", "CairnDomain", "CairnLoop", "CairnCrypto", "CairnWire", "CairnMetrics",
+            "CairnSeed", .product(name: "Logging", package: "swift-log"),
         ]),
 
         // Configuration: the option table, TOML file, environment and flags merged into an AppConfiguration.
@@ -114,7 +115,8 @@ let package = Package(
         .testTarget(name: "CairnAppTests", dependencies: ["CairnApp", "CairnStore", "CairnDomain", "CairnCrypto"]),
         .testTarget(name: "CairnConfigTests", dependencies: ["CairnConfig", "CairnApp", "CairnServer"]),
         .testTarget(name: "CairnServerTests", dependencies: [
-            "CairnApp", "CairnServer", "CairnStore", "CairnDomain", "CairnWire", "CairnCrypto", "CairnTestSupport", "CairnConfig",
+            "CairnApp", "CairnServer", "CairnLoop", "CairnStore", "CairnDomain", "CairnWire", "CairnCrypto",
+            "CairnTestSupport", "CairnConfig",
             // CairnConfig's TOML parser has a C++ core whose module the compiler must see from here too.
             .product(name: "TOMLKit", package: "TOMLKit"),
         ]),
