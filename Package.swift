@@ -56,9 +56,10 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
 
-        // Transport: libwebsockets service thread, HTTP and WebSocket on one port.
+        // Transport: libwebsockets service thread, HTTP and WebSocket on one port. Drives a `ConnectionHandler`
+        // (CairnLoop); knows no domain.
         .target(name: "CairnServer", dependencies: [
-            "CLws", "CairnLoop", "CairnWire", "CairnDomain",
+            "CLws", "CairnLoop", "CairnWire",
             .product(name: "Logging", package: "swift-log"),
         ]),
 
@@ -75,8 +76,8 @@ let package = Package(
 
         // Composition: wires store, domain and transport into one running hub (used by the CLI and the tests).
         .target(name: "CairnApp", dependencies: [
-            "CairnServer", "CairnStore", "CairnDomain", "CairnProtocol", "CairnCrypto", "CairnWire", "CairnMetrics",
-            "CairnSeed",
+            "CairnServer", "CairnStore", "CairnDomain", "CairnProtocol", "CairnLoop", "CairnCrypto", "CairnWire",
+            "CairnMetrics", "CairnSeed",
             .product(name: "Logging", package: "swift-log"),
         ]),
 
@@ -93,7 +94,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "cairn-bench", dependencies: [
-            "CairnWire", "CairnGeo", "CairnSpatial", "CairnDomain", "CairnProtocol", "CairnStore", "CairnCrypto",
+            "CairnLoop", "CairnWire", "CairnGeo", "CairnSpatial", "CairnDomain", "CairnProtocol", "CairnStore", "CairnCrypto",
             "CairnApp", "CairnSeed",
         ], path: "Sources/CairnBench"),
 
@@ -123,7 +124,8 @@ let package = Package(
         .testTarget(name: "CairnAppTests", dependencies: ["CairnApp", "CairnStore", "CairnDomain", "CairnCrypto"]),
         .testTarget(name: "CairnConfigTests", dependencies: ["CairnConfig", "CairnApp", "CairnServer"]),
         .testTarget(name: "CairnServerTests", dependencies: [
-            "CairnApp", "CairnServer", "CairnStore", "CairnDomain", "CairnWire", "CairnCrypto", "CairnTestSupport", "CairnConfig",
+            "CairnApp", "CairnServer", "CairnLoop", "CairnStore", "CairnDomain", "CairnWire", "CairnCrypto",
+            "CairnTestSupport", "CairnConfig",
             // CairnConfig's TOML parser has a C++ core whose module the compiler must see from here too.
             .product(name: "TOMLKit", package: "TOMLKit"),
         ]),

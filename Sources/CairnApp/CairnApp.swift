@@ -1,9 +1,12 @@
 // The running hub, assembled: the SQLite store, the account service with its hashing pool, the hub, and the
 // libwebsockets transport, wired in the one place that knows all of them. The `cairn` command and the integration
-// tests both start Cairn through this type, so what the tests exercise is what ships.
+// tests both start Cairn through this type, so what the tests exercise is what ships. The transport knows no hub:
+// it drives the hub through the protocol layer's `Router` and reports into the hub's telemetry through `TelemetryObserver`.
 import CairnCrypto
 import CairnDomain
+import CairnLoop
 import CairnMetrics
+import CairnProtocol
 import CairnServer
 import CairnStore
 import Logging
@@ -40,7 +43,7 @@ public final class CairnApp: Sendable {
     public let store: SQLiteStore
     /// Issues and checks signed media URLs (secret in `<data>/media.key`); hand it to whatever gives out media.
     public let mediaLinks: MediaLinks
-    private let server: WebSocketServer
+    private let server: TransportServer
     private let clock: any Clock
     private let janitor = Mutex<MediaJanitor?>(nil)
     private let logger: Logger
@@ -56,9 +59,9 @@ public final class CairnApp: Sendable {
         mediaLinks = MediaLinks(secret: secret, lifetimeMs: configuration.media.urlLifetimeMs)
         let hasher = PasswordHasher(parameters: configuration.scrypt, workers: configuration.hashWorkers, random: random)
         let accounts = Accounts(store: store, hasher: hasher, random: random, clock: clock, rules: configuration.accounts)
-        let scheduler = WebSocketServer.makeScheduler()
-        let hub = Hub(accounts: accounts, social: store, relics: store, chat: store, scheduler: scheduler, clock: clock,
-                      configuration: configuration.hub, roles: store)
+        let loop = ServiceLoop()
+        let hub = Hub(accounts: accounts, social: store, relics: store, chat: store, scheduler: loop.scheduler,
+                      clock: clock, configuration: configuration.hub, roles: store, confinement: loop.confinement)
         let snapshot = try store.loadSocial()
         hub.restore(snapshot)
         let relics = try store.loadLiveRelics(now: clock.now())
@@ -67,17 +70,25 @@ public final class CairnApp: Sendable {
         logger.info("restored \(snapshot.friendships.count) friendship(s), \(snapshot.positions.count) position(s), \(relics.count) relic(s)")
         let media = MediaService(store: store, accounts: accounts, links: mediaLinks, clock: clock,
                                  maxBytes: configuration.media.maxBytes)
-        server = WebSocketServer(
-            configuration: configuration.server, hub: hub, scheduler: scheduler,
+        let router = Router(hub: hub)
+        server = TransportServer(
+            configuration: configuration.server, loop: loop, handler: router,
+            observer: TelemetryObserver(hub.telemetry),
             services: [HTTPMount(prefix: MediaLinks.pathPrefix, service: media, maxBodyBytes: configuration.media.maxBytes)])
+        // The stats channel, published on each tick, reads what only the transport knows.
+        router.transportGauges = { [unowned server = self.server] in TransportGauges(server.transportGauges()) }
         // /metrics: the exporter hears every latency sample and renders a fresh reading per scrape, on the loop.
         let exporter = PrometheusExporter()
         hub.telemetry.sink = exporter
         hub.relicCount = { [unowned hub] in hub.liveRelics }
         server.metricsRenderer = { [unowned server = self.server, unowned hub] in
-            exporter.render(hub.statsSnapshot(transport: server.transportGauges()))
+            exporter.render(hub.statsSnapshot(transport: TransportGauges(server.transportGauges())))
         }
     }
+
+    /// The thread that owns live state, claimed by the transport's service thread while it serves; hand it to
+    /// whatever must assert that it runs on the loop.
+    public var confinement: LoopConfinement { server.confinement }
 
     /// Starts listening; returns the bound port.
     public func start() throws -> Int {
@@ -103,5 +114,13 @@ public final class CairnApp: Sendable {
     public func stop() throws {
         requestShutdown()
         try waitUntilStopped()
+    }
+}
+
+extension TransportGauges {
+    /// The transport's gauges as the domain's stats reading wants them.
+    init(_ gauges: ServerGauges) {
+        self.init(pendingCoalesced: gauges.pendingCoalesced, pendingOutboundBytes: gauges.pendingOutboundBytes,
+                  residentBytes: gauges.residentBytes, uptimeSeconds: gauges.uptimeSeconds)
     }
 }

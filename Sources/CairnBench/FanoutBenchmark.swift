@@ -8,6 +8,7 @@ import CairnApp
 import CairnSeed
 import CairnCrypto
 import CairnDomain
+import CairnLoop
 import CairnProtocol
 import CairnStore
 import CairnWire

@@ -4,6 +4,7 @@
 // the copy of the changed fixes happens on the loop.
 import CairnCrypto
 import CairnDomain
+import CairnLoop
 import CairnStore
 import Dispatch
 import Foundation

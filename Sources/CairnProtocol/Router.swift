@@ -61,8 +61,10 @@ public final class Router: ConnectionHandler {
 
     public func connectionOpened(_ id: ConnectionID, token: String?) {
         confinement.assertOnLoop()
-        queues[id] = Queue()
-        hub.sessions.open(id, token: token)
+        // A token from the upgrade is checked off the loop; requests that arrive meanwhile wait for it, so the
+        // first one already sees the authenticated connection.
+        queues[id] = Queue(busy: token != nil)
+        hub.sessions.open(id, token: token) { [unowned self] in self.finished(id) }
     }
 
     public func connectionClosed(_ id: ConnectionID) {
@@ -90,7 +92,14 @@ public final class Router: ConnectionHandler {
         fail(id, id: nil, op: nil, .badRequest("binary frames are not accepted; send UTF-8 JSON text frames"))
     }
 
-    public func tick() { hub.tick() }
+    /// What only the transport knows, for the stats channel's reading; without it, `tick` publishes no stats.
+    public var transportGauges: (() -> TransportGauges)?
+
+    /// The hub's housekeeping, then the stats channel (which also starts new latency windows).
+    public func tick() {
+        hub.tick()
+        if let transportGauges { hub.publishStats(transport: transportGauges) }
+    }
 
     public func beginShutdown(_ done: @escaping () -> Void) { hub.beginShutdown(done) }
 

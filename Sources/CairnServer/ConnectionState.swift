@@ -3,7 +3,7 @@
 // LWS_PRE bytes of headroom, so everything pending goes out as one frame in one lws_write. Each latest-wins slot
 // carries the monotonic time its position's frame was received, so the write can time the fan-out.
 import CLws
-import CairnDomain
+import CairnLoop
 
 final class ConnectionState {
     static let pre = Int(cairn_lws_pre())

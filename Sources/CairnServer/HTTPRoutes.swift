@@ -1,15 +1,25 @@
-// Plain HTTP on the hub's port: `GET /healthz` (a small JSON body for load balancers and humans; 503 while
+// Plain HTTP on the transport's port: `GET /healthz` (a small JSON body for load balancers and humans; 503 while
 // draining), `GET /metrics` (Prometheus text rendered by whoever set `metricsRenderer`, behind an optional bearer
-// token), a hint on `/ws` without an upgrade, mounted services (WebSocketServer+HTTPService.swift), and JSON
-// 404/405 for the rest. Headers go out in the HTTP callback and the body in the following writable callback: one
-// lws_write per callback.
+// token), a hint on `/ws` without an upgrade, and JSON 404/405 for the rest; mounted services are matched before
+// these (HTTPEndpoint+Services.swift). Headers go out in the HTTP callback and the body in the following writable
+// callback: one lws_write per callback.
 import CLws
+import CairnLoop
 import CairnWire
-import Foundation
 
-extension WebSocketServer {
-    func serveHTTP(_ wsi: OpaquePointer, path: String) -> Int32 {
-        if let mount = mount(for: path) { return beginExchange(wsi, path: path, mount: mount) }
+/// What `/healthz` reports besides the draining flag: the handler's counts and the transport's own.
+struct HealthFigures {
+    /// Connections, authenticated, watching and positions, as the connection handler counts them.
+    var handler: HandlerHealth
+    /// Bytes waiting to be written, over all WebSocket connections.
+    var pendingOutboundBytes: Int
+    /// Seconds since the server was created.
+    var uptimeSeconds: Double
+}
+
+extension HTTPEndpoint {
+    /// Answers a request for one of the transport's own paths.
+    func route(_ wsi: OpaquePointer, path: String) -> Int32 {
         let isGet = cairn_lws_header_length(wsi, cairn_lws_token_get_uri()) > 0
         var w = JSONWriter(capacity: 256)
         let status: UInt32
@@ -17,14 +27,15 @@ extension WebSocketServer {
         case "/healthz":
             guard isGet else { return respond(wsi, status: 405, body: Self.errorBody("method not allowed")) }
             status = draining ? 503 : 200
+            let figures = health()
             w.beginObject()
             w.key("status"); w.string(draining ? "draining" : "ok")
-            w.key("connections"); w.int(Int64(hub.connectionCount))
-            w.key("authenticated"); w.int(Int64(hub.authenticatedCount))
-            w.key("watching"); w.int(Int64(hub.watchingCount))
-            w.key("positions"); w.int(Int64(hub.livePositions))
-            w.key("pending_bytes"); w.int(Int64(pendingOutboundBytes))
-            w.key("uptime_s"); w.double((uptimeSeconds * 10).rounded() / 10)
+            w.key("connections"); w.int(Int64(figures.handler.connections))
+            w.key("authenticated"); w.int(Int64(figures.handler.authenticated))
+            w.key("watching"); w.int(Int64(figures.handler.watching))
+            w.key("positions"); w.int(Int64(figures.handler.positions))
+            w.key("pending_bytes"); w.int(Int64(figures.pendingOutboundBytes))
+            w.key("uptime_s"); w.double((figures.uptimeSeconds * 10).rounded() / 10)
             w.key("protocol"); w.string("cairn.v1")
             w.endObject()
         case "/metrics":
@@ -40,7 +51,8 @@ extension WebSocketServer {
     private func serveMetrics(_ wsi: OpaquePointer, isGet: Bool) -> Int32 {
         guard isGet else { return respond(wsi, status: 405, body: Self.errorBody("method not allowed")) }
         if let token = configuration.metricsToken {
-            guard let presented = bearerToken(wsi), Self.constantTimeEqual(Array(presented.utf8), Array(token.utf8)) else {
+            guard let presented = RequestHeaders.bearerToken(wsi),
+                  Self.constantTimeEqual(Array(presented.utf8), Array(token.utf8)) else {
                 return respond(wsi, status: 401, body: Self.errorBody("a bearer token is required for /metrics"),
                                extraHeaders: [("www-authenticate:", "Bearer")])
             }
@@ -55,50 +67,5 @@ extension WebSocketServer {
         var difference: UInt8 = 0
         for i in a.indices { difference |= a[i] ^ b[i] }
         return difference == 0
-    }
-
-    static func errorBody(_ message: String) -> [UInt8] {
-        var w = JSONWriter(capacity: 128)
-        w.beginObject(); w.key("error"); w.string(message); w.endObject()
-        return w.bytes
-    }
-
-    func respond(_ wsi: OpaquePointer, status: UInt32, body: [UInt8], contentType: String = "application/json",
-                 extraHeaders: [(name: String, value: String)] = []) -> Int32 {
-        let pre = ConnectionState.pre
-        var header = [UInt8](repeating: 0, count: pre + 1024)
-        let failed = header.withUnsafeMutableBufferPointer { b -> Bool in
-            let start = b.baseAddress! + pre
-            var p: UnsafeMutablePointer<UInt8>? = start
-            let end = b.baseAddress! + b.count - 1
-            if lws_add_http_common_headers(wsi, status, contentType, lws_filepos_t(body.count), &p, end) != 0 {
-                return true
-            }
-            for (name, value) in extraHeaders
-            where lws_add_http_header_by_name(wsi, name, value, Int32(value.utf8.count), &p, end) != 0 {
-                return true
-            }
-            let noStore = "no-store"
-            if lws_add_http_header_by_name(wsi, "cache-control:", noStore, Int32(noStore.utf8.count), &p, end) != 0 {
-                return true
-            }
-            return lws_finalize_write_http_header(wsi, start, &p, end) != 0
-        }
-        if failed { return 1 }
-        pendingHTTP[UInt(bitPattern: wsi)] = body
-        lws_callback_on_writable(wsi)
-        return 0
-    }
-
-    func writeHTTPBody(_ wsi: OpaquePointer) -> Int32 {
-        guard let body = pendingHTTP.removeValue(forKey: UInt(bitPattern: wsi)) else { return 0 }
-        let pre = ConnectionState.pre
-        var buffer = [UInt8](repeating: 0, count: pre)
-        buffer.append(contentsOf: body)
-        let written = buffer.withUnsafeMutableBufferPointer {
-            lws_write(wsi, $0.baseAddress! + pre, body.count, LWS_WRITE_HTTP_FINAL)
-        }
-        if written < body.count { return -1 }
-        return lws_http_transaction_completed(wsi) != 0 ? -1 : 0
     }
 }

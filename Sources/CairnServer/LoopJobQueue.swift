@@ -3,7 +3,7 @@
 // queue in LWS_CALLBACK_EVENT_WAIT_CANCELLED. Wake-ups coalesce, so draining everything each time matters.
 // Each job is stamped when queued, so the drain can report how long it waited for the loop (event-loop lag).
 import CLws
-import CairnDomain
+import CairnLoop
 import Synchronization
 
 /// A locked job queue that wakes the libwebsockets service loop; the transport's `LoopScheduler`.
@@ -15,6 +15,9 @@ final class LoopJobQueue: LoopScheduler {
     }
 
     private let state = Mutex(State())
+    private let confinement: LoopConfinement
+
+    init(confinement: LoopConfinement) { self.confinement = confinement }
 
     /// Queues a job and wakes the loop (if it is running).
     func execute(_ job: @escaping @Sendable () -> Void) {
@@ -42,6 +45,7 @@ final class LoopJobQueue: LoopScheduler {
     /// collected — lets sockets be served between slices instead of running to the end in one callback.
     /// `waited` receives, per job, the nanoseconds it spent queued.
     func drain(waited: (Int64) -> Void = { _ in }) {
+        confinement.assertOnLoop()
         let jobs = take()
         if !jobs.isEmpty {
             let now = MonotonicTime.now()
@@ -55,6 +59,7 @@ final class LoopJobQueue: LoopScheduler {
 
     /// Runs every job until the queue stays empty; for the end of the service thread, when no loop turn follows.
     func drainAll() {
+        confinement.assertOnLoop()
         while true {
             let jobs = take()
             if jobs.isEmpty { return }

@@ -15,16 +15,16 @@ struct AccountsTests {
         Accounts(store: store, hasher: fastHasher(random), random: random, clock: clock, rules: rules)
     }
 
-    func expectError(_ code: ErrorCode, containing text: String = "",
+    func expectError(_ code: DomainError.Code, containing text: String = "",
                      _ body: () async throws -> Void) async {
         do {
             try await body()
             Issue.record("expected \(code)")
-        } catch let error as WireError {
+        } catch let error as DomainError {
             #expect(error.code == code)
             #expect(text.isEmpty || error.message.contains(text), "message '\(error.message)' should contain '\(text)'")
         } catch {
-            Issue.record("expected WireError \(code), got \(error)")
+            Issue.record("expected DomainError \(code), got \(error)")
         }
     }
 
@@ -143,16 +143,16 @@ struct AccountsTests {
     @Test func parallelWrongPasswordsCannotSlipPastTheLimit() async throws {
         let accounts = makeAccounts()
         _ = try await accounts.register(username: "lena", password: "password1", name: nil)
-        let codes = await withTaskGroup(of: ErrorCode?.self) { group in
+        let codes = await withTaskGroup(of: DomainError.Code?.self) { group in
             for connection in 1...30 as ClosedRange<UInt64> {
                 group.addTask {
                     do {
                         _ = try await accounts.login(username: "lena", password: "wrong-pass", connection: connection)
                         return nil
-                    } catch { return (error as? WireError)?.code }
+                    } catch { return (error as? DomainError)?.code }
                 }
             }
-            var all: [ErrorCode?] = []
+            var all: [DomainError.Code?] = []
             for await code in group { all.append(code) }
             return all
         }

@@ -74,11 +74,12 @@ public final class Sessions {
 
     // MARK: Connections
 
-    /// A connection opened; it must authenticate within the timeout. A token from the upgrade is checked now.
-    public func open(_ connection: ConnectionID, token: String?) {
+    /// A connection opened; it must authenticate within the timeout. A token from the upgrade is checked now,
+    /// and `checked` runs on the loop once it has been (the connection's requests should wait for it).
+    public func open(_ connection: ConnectionID, token: String?, checked: @escaping () -> Void = {}) {
         connections[connection] = Connection()
         authDeadlines[connection] = clock.now() + authTimeoutMs
-        if let token { authenticateOnUpgrade(connection, token: token) }
+        if let token { authenticateOnUpgrade(connection, token: token, checked: checked) }
     }
 
     /// A connection closed: its session ends; work in flight for it finishes and is discarded.
@@ -197,12 +198,13 @@ public final class Sessions {
     private func begin(_ connection: ConnectionID) { connections[connection]?.authenticating += 1 }
     private func end(_ connection: ConnectionID) { connections[connection]?.authenticating -= 1 }
 
-    private func authenticateOnUpgrade(_ connection: ConnectionID, token: String) {
+    private func authenticateOnUpgrade(_ connection: ConnectionID, token: String, checked: @escaping () -> Void) {
         let accounts = self.accounts
         begin(connection)
         work.run({ () async throws(DomainError) -> User in try await accounts.authenticate(token: token) },
                  then: { result in
                      self.end(connection)
+                     defer { checked() }
                      guard self.connections[connection] != nil else { return }
                      switch result {
                      case .success(let user): self.bind(connection, to: user, token: token)

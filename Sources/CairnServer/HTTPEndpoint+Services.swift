@@ -1,4 +1,4 @@
-// The transport side of mounted HTTP services (HTTPService.swift): assembling a request and its body within the
+// The HTTP endpoint's side of mounted services (HTTPService.swift): assembling a request and its body within the
 // limits, handing it to the service off the service thread, and writing the reply in slices from writable
 // callbacks, so neither a 20 MiB upload nor a 20 MiB file holds up the loop.
 //
@@ -13,7 +13,7 @@ import CLws
 import CairnWire
 import Foundation
 
-extension WebSocketServer {
+extension HTTPEndpoint {
     /// Bytes of a refused body read and dropped before the connection is closed anyway.
     static let maxDiscardBytes = 1 << 20
     /// Bytes of a file or body written per writable callback.
@@ -29,15 +29,15 @@ extension WebSocketServer {
     /// Starts an exchange for a request to a mounted service (from LWS_CALLBACK_HTTP). Returns the callback's result.
     func beginExchange(_ wsi: OpaquePointer, path: String, mount: HTTPMount) -> Int32 {
         let method = requestMethod(wsi)
-        let lengthText = header(wsi, Int32(WSI_TOKEN_HTTP_CONTENT_LENGTH.rawValue))
+        let lengthText = RequestHeaders.value(wsi, Int32(WSI_TOKEN_HTTP_CONTENT_LENGTH.rawValue))
         let request = HTTPRequest(
             method: method, path: path, query: queryString(wsi),
-            authorization: header(wsi, cairn_lws_token_authorization()),
-            contentType: header(wsi, Int32(WSI_TOKEN_HTTP_CONTENT_TYPE.rawValue)),
+            authorization: RequestHeaders.value(wsi, cairn_lws_token_authorization()),
+            contentType: RequestHeaders.value(wsi, Int32(WSI_TOKEN_HTTP_CONTENT_TYPE.rawValue)),
             contentLength: lengthText.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) })
         let exchange = HTTPExchange(serial: nextExchangeSerial, wsi: wsi, mount: mount, request: request)
         nextExchangeSerial += 1
-        httpExchanges[UInt(bitPattern: wsi)] = exchange
+        exchanges[UInt(bitPattern: wsi)] = exchange
 
         let hasBody = method == "POST" || method == "PUT" || method == "PATCH"
         if draining {
@@ -48,7 +48,8 @@ extension WebSocketServer {
             return refuse(exchange, status: 411, message: "Content-Length required", hasBody: true)
         }
         guard let length = request.contentLength, length >= 0 else {
-            return refuse(exchange, status: 400, message: "bad Content-Length \"\(lengthText.prefix(40))\"", hasBody: true)
+            return refuse(exchange, status: 400, message: "bad Content-Length \"\(lengthText.prefix(40))\"",
+                          hasBody: true)
         }
         if length > mount.maxBodyBytes {
             return refuse(exchange, status: 413, message: "body exceeds \(mount.maxBodyBytes) bytes", hasBody: true)
@@ -62,11 +63,12 @@ extension WebSocketServer {
         bufferedBodyBytes += length
         exchange.request.body.reserveCapacity(length)
         // A client that asked to hear first (curl does, for bodies over 1 MiB) would otherwise wait a second.
-        if header(wsi, Int32(WSI_TOKEN_HTTP_EXPECT.rawValue))?.lowercased().contains("100-continue") == true {
-            var interim = [UInt8](repeating: 0, count: ConnectionState.pre) + Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
-            let count = interim.count - ConnectionState.pre
+        let expect = RequestHeaders.value(wsi, Int32(WSI_TOKEN_HTTP_EXPECT.rawValue))
+        if expect?.lowercased().contains("100-continue") == true {
+            var interim = [UInt8](repeating: 0, count: Self.pre) + Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
+            let count = interim.count - Self.pre
             let written = interim.withUnsafeMutableBufferPointer {
-                lws_write(wsi, $0.baseAddress! + ConnectionState.pre, count, LWS_WRITE_HTTP_HEADERS)
+                lws_write(wsi, $0.baseAddress! + Self.pre, count, LWS_WRITE_HTTP_HEADERS)
             }
             if written < count { return -1 }
         }
@@ -75,7 +77,7 @@ extension WebSocketServer {
 
     /// A chunk of body (LWS_CALLBACK_HTTP_BODY). Returns the callback's result.
     func exchangeBody(_ wsi: OpaquePointer, bytes: UnsafeRawBufferPointer) -> Int32? {
-        guard let exchange = httpExchanges[UInt(bitPattern: wsi)] else { return nil }
+        guard let exchange = exchanges[UInt(bitPattern: wsi)] else { return nil }
         switch exchange.phase {
         case .receiving:
             if exchange.request.body.count + bytes.count > min(exchange.mount.maxBodyBytes, exchange.reserved) {
@@ -95,7 +97,7 @@ extension WebSocketServer {
 
     /// The body is complete (LWS_CALLBACK_HTTP_BODY_COMPLETION). Returns the callback's result.
     func exchangeBodyComplete(_ wsi: OpaquePointer) -> Int32? {
-        guard let exchange = httpExchanges[UInt(bitPattern: wsi)] else { return nil }
+        guard let exchange = exchanges[UInt(bitPattern: wsi)] else { return nil }
         switch exchange.phase {
         case .receiving: return dispatch(exchange)
         case .discarding: return -1
@@ -105,13 +107,13 @@ extension WebSocketServer {
 
     /// Forgets the exchange of a wsi that closed (CLOSED_HTTP / WSI_DESTROY).
     func dropExchange(_ wsi: OpaquePointer) {
-        guard let exchange = httpExchanges.removeValue(forKey: UInt(bitPattern: wsi)) else { return }
+        guard let exchange = exchanges.removeValue(forKey: UInt(bitPattern: wsi)) else { return }
         release(exchange)
     }
 
     /// Writes the next piece of a reply (LWS_CALLBACK_HTTP_WRITEABLE); nil if the wsi has no exchange replying.
     func writeExchange(_ wsi: OpaquePointer) -> Int32? {
-        guard let exchange = httpExchanges[UInt(bitPattern: wsi)], exchange.phase == .replying,
+        guard let exchange = exchanges[UInt(bitPattern: wsi)], exchange.phase == .replying,
               let reply = exchange.reply else { return nil }
         lws_set_timeout(wsi, Self.exchangeTimeout, Self.exchangeTimeoutSeconds)
         let total = reply.body.count
@@ -124,7 +126,7 @@ extension WebSocketServer {
             return 0
         }
         let count = min(Self.replySliceBytes, total - exchange.sent)
-        let pre = ConnectionState.pre
+        let pre = Self.pre
         if replyScratch.count < pre + Self.replySliceBytes {
             replyScratch = [UInt8](repeating: 0, count: pre + Self.replySliceBytes)
         }
@@ -168,7 +170,7 @@ extension WebSocketServer {
         let address = UInt(bitPattern: exchange.wsi)
         let serial = exchange.serial
         let service = exchange.mount.service
-        httpInFlight += 1
+        inFlight += 1
         lws_set_timeout(exchange.wsi, Self.exchangeTimeout, Self.exchangeTimeoutSeconds)
         Task.detached { [self] in
             let reply = await service.handle(request)
@@ -178,9 +180,9 @@ extension WebSocketServer {
     }
 
     private func deliver(_ reply: HTTPReply, address: UInt, serial: UInt64, reserved: Int) {
-        httpInFlight -= 1
+        inFlight -= 1
         bufferedBodyBytes -= reserved
-        guard let exchange = httpExchanges[address], exchange.serial == serial, exchange.phase == .handling else {
+        guard let exchange = exchanges[address], exchange.serial == serial, exchange.phase == .handling else {
             return  // the client left; the reply (and any open file in it) is dropped here
         }
         exchange.phase = .replying
@@ -189,7 +191,7 @@ extension WebSocketServer {
     }
 
     private func finish(_ exchange: HTTPExchange) -> Int32 {
-        httpExchanges[UInt(bitPattern: exchange.wsi)] = nil
+        exchanges[UInt(bitPattern: exchange.wsi)] = nil
         return lws_http_transaction_completed(exchange.wsi) != 0 ? -1 : 0
     }
 
@@ -209,7 +211,7 @@ extension WebSocketServer {
         all.append(("Cache-Control", "no-store"))
         if hasBody { all.append(("Connection", "close")) }
         let body = Self.errorBody(message)
-        let pre = ConnectionState.pre
+        let pre = Self.pre
         var buffer = [UInt8](repeating: 0, count: pre + 1024 + body.count)
         let result = buffer.withUnsafeMutableBufferPointer { b -> Int32 in
             let start = b.baseAddress! + pre
@@ -231,7 +233,7 @@ extension WebSocketServer {
     }
 
     private func writeReplyHead(_ wsi: OpaquePointer, _ reply: HTTPReply) -> Int32 {
-        let pre = ConnectionState.pre
+        let pre = Self.pre
         var buffer = [UInt8](repeating: 0, count: pre + 2048)
         return buffer.withUnsafeMutableBufferPointer { b -> Int32 in
             let start = b.baseAddress! + pre
@@ -271,7 +273,9 @@ extension WebSocketServer {
                 lws_hdr_copy_fragment(wsi, $0.baseAddress, Int32($0.count), WSI_TOKEN_HTTP_URI_ARGS, index)
             }
             if n < 0 { break }
-            if n > 0 { parts.append(String(decoding: buffer.prefix(Int(n)).map { UInt8(bitPattern: $0) }, as: UTF8.self)) }
+            if n > 0 {
+                parts.append(String(decoding: buffer.prefix(Int(n)).map { UInt8(bitPattern: $0) }, as: UTF8.self))
+            }
             index += 1
         }
         return parts.isEmpty ? nil : parts.joined(separator: "&")

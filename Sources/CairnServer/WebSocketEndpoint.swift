@@ -1,0 +1,243 @@
+// The WebSocket side of the port: the table of open connections, upgrades (only on `/ws`, with an optional bearer
+// token), inbound messages assembled from fragments within the size cap, outbound bytes and latest-wins slots
+// written as one frame per writable callback, and closes with a code and a reason. It hands every connection event
+// to the `ConnectionHandler` and is that handler's `Outbound`; it knows frames, not what a message means.
+// Everything here runs on the service thread; the entry points assert it.
+import CLws
+import CairnLoop
+import CairnWire
+import Logging
+
+/// WebSocket connections of one server. Loop thread only.
+final class WebSocketEndpoint {
+    private let configuration: ServerConfiguration
+    private let handler: any ConnectionHandler
+    private let observer: any TransportObserver
+    private let confinement: LoopConfinement
+    private let logger: Logger
+
+    private var connections: [ConnectionID: ConnectionState] = [:]
+    /// Bearer tokens seen at the upgrade, by wsi address, until the connection is established or gone.
+    private var pendingTokens: [UInt: String] = [:]
+    private var nextConnectionID: ConnectionID = 1
+    /// Set at shutdown: new connections are closed at once, new messages dropped.
+    var draining = false
+    /// Receipt time (monotonic ns) of the message the handler is handling now; 0 outside `received`.
+    private var currentReceiptAt: UInt64 = 0
+    /// Scratch for the receipt times of the positions in one write (reused, so timing allocates nothing).
+    private var writeReceipts: [UInt64] = []
+
+    init(configuration: ServerConfiguration, handler: any ConnectionHandler, observer: any TransportObserver,
+         confinement: LoopConfinement, logger: Logger) {
+        self.configuration = configuration
+        self.handler = handler
+        self.observer = observer
+        self.confinement = confinement
+        self.logger = logger
+    }
+
+    /// No connection is open.
+    var isEmpty: Bool { connections.isEmpty }
+    /// Open connections.
+    var count: Int { connections.count }
+
+    // MARK: Connection events (from the lws callback)
+
+    /// Accepts WebSocket upgrades only on `/ws` and remembers a bearer token from the header or `?token=`.
+    func filterUpgrade(_ wsi: OpaquePointer) -> Int32 {
+        let path = RequestHeaders.value(wsi, cairn_lws_token_get_uri()) ?? ""
+        guard path == "/ws" || path == "/ws/" else {
+            logger.debug("refused WebSocket upgrade on \(path)")
+            return 1
+        }
+        if let token = RequestHeaders.bearerToken(wsi) {
+            pendingTokens[UInt(bitPattern: wsi)] = token
+            return 0
+        }
+        var buffer = [CChar](repeating: 0, count: 256)
+        let found = buffer.withUnsafeMutableBufferPointer { b -> String? in
+            guard let value = lws_get_urlarg_by_name(wsi, "token=", b.baseAddress, Int32(b.count)) else { return nil }
+            return String(cString: value)
+        }
+        if let found, !found.isEmpty { pendingTokens[UInt(bitPattern: wsi)] = found }
+        return 0
+    }
+
+    /// Forgets a token stored for a wsi that is going away. An upgrade can fail after the filter stored one (lws
+    /// then reports CLOSED, not CLOSED_HTTP): it must not outlive the wsi, or the next connection given the same
+    /// address would inherit it.
+    func forget(_ wsi: OpaquePointer) {
+        pendingTokens[UInt(bitPattern: wsi)] = nil
+    }
+
+    func opened(wsi: OpaquePointer, session: UnsafeMutableRawPointer) {
+        let id = nextConnectionID
+        nextConnectionID += 1
+        session.storeBytes(of: id, as: UInt64.self)
+        let state = ConnectionState(id: id, wsi: wsi)
+        connections[id] = state
+        observer.connectionOpened()
+        let token = pendingTokens.removeValue(forKey: UInt(bitPattern: wsi))
+        if draining {
+            close(state, code: CloseCode.goingAway.rawValue, reason: "server shutting down")
+            return
+        }
+        handler.connectionOpened(id, token: token)
+    }
+
+    func connection(for session: UnsafeMutableRawPointer?) -> ConnectionState? {
+        guard let session else { return nil }
+        let id = session.load(as: UInt64.self)
+        return id == 0 ? nil : connections[id]
+    }
+
+    /// Handles one chunk of an inbound message.
+    func received(_ state: ConnectionState, bytes: UnsafeRawBufferPointer) {
+        let wsi = state.wsi
+        // After an oversized message, or once closing, the rest of what the client sends is read and dropped:
+        // dropping the socket with unread input would make the kernel reset it, and the client could lose the
+        // close frame (and its code) in the reset.
+        if state.closing { return }
+        if lws_is_first_fragment(wsi) != 0 && state.inbound.isEmpty {
+            state.inboundIsBinary = lws_frame_is_binary(wsi) != 0
+        }
+        let remaining = Int(lws_remaining_packet_payload(wsi))
+        if state.inbound.count + bytes.count + remaining > configuration.maxMessageBytes {
+            state.resetInbound()
+            close(state, code: CloseCode.messageTooBig.rawValue,
+                  reason: "message exceeds \(configuration.maxMessageBytes) bytes")
+            return
+        }
+        state.inbound.append(contentsOf: bytes)
+        guard lws_is_final_fragment(wsi) != 0 && remaining == 0 else { return }
+        if draining {
+            state.resetInbound()
+            return
+        }
+        observer.messageReceived(bytes: state.inbound.count)
+        if state.inboundIsBinary {
+            handler.receivedBinary(state.id)
+        } else {
+            currentReceiptAt = MonotonicTime.now()
+            state.inbound.withUnsafeBytes { handler.received(state.id, frame: $0) }
+            currentReceiptAt = 0
+        }
+        state.resetInbound()
+    }
+
+    /// Writes everything pending as one frame, or performs a pending close. Returns false to close.
+    func writable(_ state: ConnectionState) -> Bool {
+        state.collectLatest(receivedAt: &writeReceipts)
+        if state.hasOutbound {
+            let length = state.outbound.count - ConnectionState.pre
+            let written = state.outbound.withUnsafeMutableBytes { buffer in
+                lws_write(state.wsi, buffer.baseAddress!.assumingMemoryBound(to: UInt8.self) + ConnectionState.pre,
+                          length, LWS_WRITE_TEXT)
+            }
+            state.resetOutbound()
+            recordWrite(bytes: length)
+            if written < length { return false }
+            if state.pendingClose != nil { lws_callback_on_writable(state.wsi) }
+            return true
+        }
+        if let close = state.pendingClose {
+            setCloseReason(state.wsi, code: close.code, reason: close.reason)
+            return false
+        }
+        return true
+    }
+
+    func closed(_ session: UnsafeMutableRawPointer?) {
+        guard let session else { return }
+        let id = session.load(as: UInt64.self)
+        guard id != 0, connections.removeValue(forKey: id) != nil else { return }
+        session.storeBytes(of: 0, as: UInt64.self)
+        handler.connectionClosed(id)
+    }
+
+    /// Closes every connection (shutdown).
+    func closeAll(code: UInt16, reason: String) {
+        for state in connections.values { close(state, code: code, reason: reason) }
+    }
+
+    private func close(_ state: ConnectionState, code: UInt16, reason: String) {
+        guard !state.closing else { return }
+        state.closing = true
+        state.pendingClose = (code, reason)
+        lws_callback_on_writable(state.wsi)
+        // The close frame goes out from a writable callback; a client that stopped reading never gives one, so
+        // lws drops the connection after a few seconds regardless.
+        lws_set_timeout(state.wsi, pending_timeout(rawValue: PENDING_TIMEOUT_USER_REASON_BASE.rawValue + 1), 5)
+    }
+
+    private func setCloseReason(_ wsi: OpaquePointer, code: UInt16, reason: String) {
+        var bytes = Array(reason.utf8.prefix(120))
+        bytes.withUnsafeMutableBufferPointer { b in
+            lws_close_reason(wsi, lws_close_status(rawValue: UInt32(code)), b.baseAddress, b.count)
+        }
+    }
+
+    /// Counts one written frame and times the positions it carried (receipt to hand-over to lws_write).
+    private func recordWrite(bytes: Int) {
+        observer.frameSent(bytes: bytes)
+        guard !writeReceipts.isEmpty else { return }
+        let now = MonotonicTime.now()
+        for receivedAt in writeReceipts {
+            observer.fanoutLatency(nanoseconds: MonotonicTime.elapsed(from: receivedAt, to: now))
+        }
+        writeReceipts.removeAll(keepingCapacity: true)
+    }
+
+    // MARK: Gauges
+
+    /// Objects in latest-wins slots and bytes waiting, over all connections (walks every connection).
+    func pending() -> (coalesced: Int, bytes: Int) {
+        var coalesced = 0, bytes = 0
+        for state in connections.values {
+            coalesced += state.latest.count
+            bytes += state.pendingBytes
+        }
+        return (coalesced, bytes)
+    }
+
+    /// Bytes waiting to be written, over all connections.
+    var pendingOutboundBytes: Int { connections.values.reduce(0) { $0 + $1.pendingBytes } }
+}
+
+extension WebSocketEndpoint: Outbound {
+    /// Queues one JSON object for a connection and asks lws for a writable callback.
+    func send(_ connection: ConnectionID, _ json: UnsafeRawBufferPointer) {
+        confinement.assertOnLoop()
+        guard let state = connections[connection], !state.closing else { return }
+        if state.outbound.count + json.count + 1 - ConnectionState.pre > configuration.maxOutboundBytes {
+            state.resetOutbound()
+            close(state, code: CloseCode.outboundOverflow.rawValue, reason: "client is not reading fast enough")
+            return
+        }
+        state.append(json)
+        lws_callback_on_writable(state.wsi)
+    }
+
+    /// Replaces whatever is pending for the connection under `key`; the slot is bounded by the number of keys.
+    func sendLatest(_ connection: ConnectionID, key: Int64, _ json: [UInt8]) {
+        confinement.assertOnLoop()
+        guard let state = connections[connection], !state.closing else { return }
+        // The receipt of the frame being handled; a position sent from elsewhere (a job) is timed from now.
+        let receivedAt = currentReceiptAt != 0 ? currentReceiptAt : MonotonicTime.now()
+        state.latest[key] = LatestSlot(bytes: json, receivedAt: receivedAt)
+        lws_callback_on_writable(state.wsi)
+    }
+
+    /// Drops what is pending under `key`.
+    func dropLatest(_ connection: ConnectionID, key: Int64) {
+        confinement.assertOnLoop()
+        connections[connection]?.latest[key] = nil
+    }
+
+    /// Closes a connection after what is already queued for it has been written.
+    func close(_ connection: ConnectionID, code: UInt16, reason: String) {
+        confinement.assertOnLoop()
+        guard let state = connections[connection] else { return }
+        close(state, code: code, reason: reason)
+    }
+}
