@@ -118,7 +118,13 @@ let package = Package(
         .testTarget(name: "CairnWireTests", dependencies: ["CairnWire"]),
         .testTarget(name: "CairnCryptoTests", dependencies: ["CairnCrypto"]),
         .testTarget(name: "CairnSeedTests", dependencies: ["CairnSeed"]),
-        .testTarget(name: "CairnDomainTests", dependencies: ["CairnLoop", "CairnDomain", "CairnProtocol", "CairnWire"]),
+        // In-memory stores, a collecting scheduler and seeded randomness for the domain's and protocol's tests.
+        .target(name: "CairnDomainTestSupport", dependencies: ["CairnLoop", "CairnDomain", "CairnCrypto", "CairnGeo"],
+                path: "Tests/CairnDomainTestSupport"),
+        .testTarget(name: "CairnDomainTests", dependencies: ["CairnLoop", "CairnDomain", "CairnDomainTestSupport"]),
+        .testTarget(name: "CairnProtocolTests", dependencies: [
+            "CairnLoop", "CairnDomain", "CairnProtocol", "CairnWire", "CairnDomainTestSupport",
+        ]),
         .testTarget(name: "CairnStoreTests", dependencies: ["CairnStore", "CairnDomain", "CairnCrypto"]),
         .testTarget(name: "CairnMetricsTests", dependencies: ["CairnMetrics", "CairnDomain", "CairnTestSupport"]),
         .testTarget(name: "CairnAppTests", dependencies: ["CairnApp", "CairnStore", "CairnDomain", "CairnCrypto"]),

@@ -60,9 +60,7 @@ final class LocalDelivery: HubEvents {
                 }
                 bytes = preciseBytes!
             }
-            for connection in sessions.watchingConnections(of: viewer.user) {
-                outbound.sendLatest(connection, key: owner, bytes)
-            }
+            for connection in viewer.watching { outbound.sendLatest(connection, key: owner, bytes) }
         }
     }
 

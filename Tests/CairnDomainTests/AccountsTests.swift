@@ -2,6 +2,7 @@
 // logout revoking.
 import CairnCrypto
 @testable import CairnDomain
+import CairnDomainTestSupport
 import CairnLoop
 import CairnWire
 import Testing

@@ -1,5 +1,6 @@
 // The expiry heap pops in time order, only what is due, and copes with duplicates.
 @testable import CairnDomain
+import CairnDomainTestSupport
 import CairnLoop
 import Testing
 

@@ -1,6 +1,7 @@
 // The log-bucket histogram behind the stats channel's p50/p99: quantiles never fall below the truth and stay
 // within one bucket (12.5%) above it, the window resets, and odd input (zero, negative, huge) is safe.
 @testable import CairnDomain
+import CairnDomainTestSupport
 import CairnLoop
 import Testing
 

@@ -1,5 +1,6 @@
 // The sliding-window limiter behind failed-login throttling.
 import CairnDomain
+import CairnDomainTestSupport
 import CairnLoop
 import Testing
 

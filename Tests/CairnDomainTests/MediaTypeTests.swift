@@ -1,5 +1,6 @@
 // Accepted media types: header parsing and the magic-byte check that an upload is what it claims to be.
 import CairnDomain
+import CairnDomainTestSupport
 import CairnLoop
 import Testing
 

@@ -1,12 +1,9 @@
 // The small live-map models: friend graph, share rules, approximate grid.
 import CairnDomain
+import CairnDomainTestSupport
 import CairnLoop
 import CairnGeo
 import Testing
-
-enum GeoPointFactory {
-    static func point(_ lat: Double, _ lon: Double) -> GeoPoint? { GeoPoint(lat: lat, lon: lon) }
-}
 
 struct FriendGraphTests {
     @Test func friendshipIsSymmetricAndClearsRequests() {

@@ -2,6 +2,7 @@
 // deleted relics, removal names the audience (users inside and connections shown the marker), and forgetting a
 // user or a connection leaves nothing behind.
 @testable import CairnDomain
+import CairnDomainTestSupport
 import CairnLoop
 import CairnGeo
 import Testing

@@ -16,11 +16,15 @@ public struct PositionViewer: Sendable, Equatable {
     public var user: Int64
     /// True when they see the approximate version.
     public var approximate: Bool
+    /// The viewer's connections on this node that watch the live map, as `Sessions` knows them when the update
+    /// is made (looked up once, since the fan-out had to ask anyway). A delivery to other nodes goes by `user`.
+    public var watching: [ConnectionID]
 
     /// Creates the value.
-    public init(user: Int64, approximate: Bool) {
+    public init(user: Int64, approximate: Bool, watching: [ConnectionID]) {
         self.user = user
         self.approximate = approximate
+        self.watching = watching
     }
 }
 

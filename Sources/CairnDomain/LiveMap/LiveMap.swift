@@ -160,15 +160,24 @@ public final class LiveMap {
     /// Tells every watching friend of `owner` about `fix`, at the level each may see.
     private func fanOut(_ owner: Int64, _ fix: Fix, previous: Fix?, now: Int64) {
         guard let events else { return }
-        viewers.removeAll(keepingCapacity: true)
+        // The scratch list is taken out of `self` for the loop, so appending to it is not a class-property
+        // access each time (each of those is checked for exclusivity at run time).
+        var viewers = self.viewers
+        self.viewers = []
+        defer {
+            viewers.removeAll(keepingCapacity: true)
+            self.viewers = viewers
+        }
         var precise = false, approx = false, approxChecked = false
-        for friend in social.friends(of: owner) where sessions.isWatching(friend) {
+        for friend in social.friends(of: owner) {
+            let watching = sessions.watchingConnections(of: friend)
+            guard !watching.isEmpty else { continue }
             switch social.level(owner: owner, viewer: friend, now: now) {
             case .hidden:
                 continue
             case .precise:
                 precise = true
-                viewers.append(PositionViewer(user: friend, approximate: false))
+                viewers.append(PositionViewer(user: friend, approximate: false, watching: watching))
             case .approximate:
                 if !approxChecked {
                     approxChecked = true
@@ -178,7 +187,7 @@ public final class LiveMap {
                     approx = before == nil || before! != cell
                 }
                 guard approx else { continue }
-                viewers.append(PositionViewer(user: friend, approximate: true))
+                viewers.append(PositionViewer(user: friend, approximate: true, watching: watching))
             }
         }
         guard !viewers.isEmpty else { return }

@@ -2,6 +2,7 @@
 // sender's other connections, history pages (newest page first, each oldest-first, with `more`), conversation
 // listing with unread counts, and read marks synchronised across the reader's connections.
 @testable import CairnDomain
+import CairnDomainTestSupport
 import CairnLoop
 import CairnProtocol
 import Testing

@@ -1,5 +1,6 @@
 // Friend ops through the hub: requests, pushes to the other side, idempotence, mutual requests, refusals.
 @testable import CairnDomain
+import CairnDomainTestSupport
 import CairnLoop
 import CairnProtocol
 import Testing

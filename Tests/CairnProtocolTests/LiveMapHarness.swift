@@ -1,5 +1,6 @@
 // Helpers for driving the live-map ops through the hub from the test thread.
 @testable import CairnDomain
+import CairnDomainTestSupport
 import CairnLoop
 import CairnProtocol
 import Testing

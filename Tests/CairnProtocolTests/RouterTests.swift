@@ -2,47 +2,14 @@
 // ordering of several requests in one frame, the pre-auth gate, malformed input, auth deadline, upgrade tokens,
 // logout revoking other connections, and the backlog bound.
 @testable import CairnDomain
+import CairnDomainTestSupport
 import CairnLoop
 import CairnProtocol
 import CairnWire
 import Testing
 
 @MainActor
-final class HubHarness {
-    let clock = ManualClock()
-    let random = SeededRandom(seed: 7)
-    let store = MemoryAccountStore()
-    let content = MemoryContentStore()
-    let scheduler = CollectingScheduler()
-    let outbound = RecordingOutbound()
-    let hub: Hub
-    let router: Router
-
-    init(roles: Bool = true, configure: (inout HubConfiguration) -> Void = { _ in }) {
-        var config = HubConfiguration()
-        configure(&config)
-        let accounts = Accounts(store: store, hasher: fastHasher(random), random: random, clock: clock)
-        hub = Hub(accounts: accounts, social: store, relics: content, chat: content, scheduler: scheduler, clock: clock,
-                  configuration: config, roles: roles ? store : nil)
-        router = Router(hub: hub)
-        router.outbound = outbound
-    }
-
-    /// Sends a frame and runs `jobs` completions.
-    func send(_ connection: ConnectionID, _ text: String, completions jobs: Int = 0) async throws {
-        router.receive(connection, text)
-        for _ in 0..<jobs { try await scheduler.run() }
-    }
-
-    func registerAndToken(_ connection: ConnectionID, _ username: String) async throws -> String {
-        try await send(connection, #"{"id":1,"op":"register","username":"\#(username)","password":"password1"}"#, completions: 1)
-        let reply = outbound.take(connection).first { $0["id"] as? Int == 1 }
-        return try #require(reply?["token"] as? String)
-    }
-}
-
-@MainActor
-struct HubTests {
+struct RouterTests {
     @Test func registerRepliesWithUserAndToken() async throws {
         let h = HubHarness()
         h.router.connectionOpened(1, token: nil)

@@ -2,6 +2,7 @@
 // grant or revocation counts without a restart), and each tick pushes a `stats` event whose figures follow what
 // happened: connections opening, messages counted by the transport, positions accepted. Time is a ManualClock.
 @testable import CairnDomain
+import CairnDomainTestSupport
 import CairnLoop
 import CairnProtocol
 import Foundation

@@ -5,28 +5,37 @@ import CairnDomain
 import CairnLoop
 import Synchronization
 
-final class MemoryContentStore: RelicStore, ChatStore {
-    struct State {
-        var relics: [Int64: RelicRecord] = [:]
-        var nextRelic: Int64 = 1
-        /// (media id, owner) pairs that exist.
-        var media: Set<String> = []
-        var messages: [ChatMessage] = []
-        var reads: [[Int64]: Int64] = [:]
-        var failWrites = false
-    }
-    let state = Mutex(State())
+public final class MemoryContentStore: RelicStore, ChatStore {
+    /// Creates an empty one.
+    public init() {}
 
-    struct InjectedFailure: Error {}
+    public struct State {
+        /// The empty state.
+        public init() {}
+
+        public var relics: [Int64: RelicRecord] = [:]
+        public var nextRelic: Int64 = 1
+        /// (media id, owner) pairs that exist.
+        public var media: Set<String> = []
+        public var messages: [ChatMessage] = []
+        public var reads: [[Int64]: Int64] = [:]
+        public var failWrites = false
+    }
+    public let state = Mutex(State())
+
+    public struct InjectedFailure: Error {
+        /// Creates the error.
+        public init() {}
+    }
 
     /// Records an upload of `media` by `owner`.
-    func addMedia(_ media: String, owner: Int64) { _ = state.withLock { $0.media.insert("\(media)/\(owner)") } }
+    public func addMedia(_ media: String, owner: Int64) { _ = state.withLock { $0.media.insert("\(media)/\(owner)") } }
 
-    func loadLiveRelics(now: Int64) throws -> [RelicMarker] {
+    public func loadLiveRelics(now: Int64) throws -> [RelicMarker] {
         state.withLock { s in s.relics.values.map(\.marker).filter { !$0.isExpired(at: now) } }
     }
 
-    func createRelic(_ relic: NewRelic) async throws -> Int64 {
+    public func createRelic(_ relic: NewRelic) async throws -> Int64 {
         try state.withLock { s in
             if s.failWrites { throw InjectedFailure() }
             if let media = relic.mediaID, !s.media.contains("\(media)/\(relic.creatorID)") {
@@ -39,23 +48,23 @@ final class MemoryContentStore: RelicStore, ChatStore {
         }
     }
 
-    func relic(id: Int64) async throws -> RelicRecord? { state.withLock { $0.relics[id] } }
+    public func relic(id: Int64) async throws -> RelicRecord? { state.withLock { $0.relics[id] } }
 
-    func relics(creator: Int64, before: Int64?, limit: Int) async throws -> [RelicRecord] {
+    public func relics(creator: Int64, before: Int64?, limit: Int) async throws -> [RelicRecord] {
         state.withLock { s in
             Array(s.relics.values.filter { $0.marker.creatorID == creator && $0.marker.id < (before ?? .max) }
                 .sorted { $0.marker.id > $1.marker.id }.prefix(limit))
         }
     }
 
-    func deleteRelic(id: Int64) async throws -> Bool {
+    public func deleteRelic(id: Int64) async throws -> Bool {
         try state.withLock { s in
             if s.failWrites { throw InjectedFailure() }
             return s.relics.removeValue(forKey: id) != nil
         }
     }
 
-    func purgeExpiredRelics(expiredBefore cutoff: Int64) async throws -> Int {
+    public func purgeExpiredRelics(expiredBefore cutoff: Int64) async throws -> Int {
         state.withLock { s in
             let old = s.relics.values.filter { ($0.marker.expiresAt ?? .max) < cutoff }.map(\.marker.id)
             for id in old { s.relics[id] = nil }
@@ -63,7 +72,7 @@ final class MemoryContentStore: RelicStore, ChatStore {
         }
     }
 
-    func saveMessage(from: Int64, to: Int64, text: String, at ts: Int64) async throws -> ChatMessage {
+    public func saveMessage(from: Int64, to: Int64, text: String, at ts: Int64) async throws -> ChatMessage {
         try state.withLock { s in
             if s.failWrites { throw InjectedFailure() }
             let message = ChatMessage(id: Int64(s.messages.count + 1), from: from, to: to, text: text, ts: ts)
@@ -72,7 +81,7 @@ final class MemoryContentStore: RelicStore, ChatStore {
         }
     }
 
-    func conversations(of user: Int64, limit: Int) async throws -> [ChatConversation] {
+    public func conversations(of user: Int64, limit: Int) async throws -> [ChatConversation] {
         state.withLock { s in
             var last: [Int64: ChatMessage] = [:]
             for m in s.messages where m.from == user || m.to == user { last[m.from == user ? m.to : m.from] = m }
@@ -81,7 +90,7 @@ final class MemoryContentStore: RelicStore, ChatStore {
         }
     }
 
-    func history(of user: Int64, with peer: Int64, before: Int64?, limit: Int) async throws -> [ChatMessage] {
+    public func history(of user: Int64, with peer: Int64, before: Int64?, limit: Int) async throws -> [ChatMessage] {
         state.withLock { s in
             let pair = s.messages.filter { ($0.from == user && $0.to == peer) || ($0.from == peer && $0.to == user) }
                 .filter { $0.id < (before ?? .max) }
@@ -89,7 +98,7 @@ final class MemoryContentStore: RelicStore, ChatStore {
         }
     }
 
-    func markRead(reader: Int64, peer: Int64, upto: Int64) async throws -> (upto: Int64, unread: Int)? {
+    public func markRead(reader: Int64, peer: Int64, upto: Int64) async throws -> (upto: Int64, unread: Int)? {
         state.withLock { s in
             guard let newest = s.messages.filter({ $0.from == peer && $0.to == reader }).map(\.id).max() else { return nil }
             let mark = max(s.reads[[reader, peer]] ?? 0, min(upto, newest))

@@ -1,5 +1,6 @@
 // Privacy on the server: pause, resume, per-friend levels, approximate cells, timed reverts, persistence.
 @testable import CairnDomain
+import CairnDomainTestSupport
 import CairnLoop
 import CairnProtocol
 import Testing

@@ -3,6 +3,7 @@
 // rate limit, expiry checked on read), roaming events, expiry pushes, listing one's own, deleting, and restoring.
 // 0.001° of latitude is about 111 m, which is how the distances below are chosen.
 @testable import CairnDomain
+import CairnDomainTestSupport
 import CairnLoop
 import CairnProtocol
 import Testing

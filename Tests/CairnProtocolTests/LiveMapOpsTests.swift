@@ -1,6 +1,7 @@
 // Positions and the observer fan-out through the hub: validation, stale and flagged fixes, watch/unwatch,
 // friends-only delivery, latest-wins coalescing, presence.
 @testable import CairnDomain
+import CairnDomainTestSupport
 import CairnLoop
 import CairnProtocol
 import Testing

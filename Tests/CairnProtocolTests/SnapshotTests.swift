@@ -1,5 +1,6 @@
 // Position snapshots: only changed positions are written, on the interval, and a failed flush is retried.
 @testable import CairnDomain
+import CairnDomainTestSupport
 import CairnLoop
 import Testing
 

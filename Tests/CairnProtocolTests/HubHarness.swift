@@ -1,0 +1,45 @@
+// The hub and its router, driven from the test thread, which plays the event loop (it claims the hub's loop
+// confinement, so every entry point's debug check runs): in-memory stores, a manual clock, a scheduler whose jobs
+// the test runs, and an outbound that records what would have been sent.
+@testable import CairnDomain
+import CairnDomainTestSupport
+import CairnLoop
+import CairnProtocol
+import CairnWire
+import Testing
+
+@MainActor
+final class HubHarness {
+    let clock = ManualClock()
+    let random = SeededRandom(seed: 7)
+    let store = MemoryAccountStore()
+    let content = MemoryContentStore()
+    let scheduler = CollectingScheduler()
+    let outbound = RecordingOutbound()
+    let hub: Hub
+    let router: Router
+
+    init(roles: Bool = true, configure: (inout HubConfiguration) -> Void = { _ in }) {
+        var config = HubConfiguration()
+        configure(&config)
+        let accounts = Accounts(store: store, hasher: fastHasher(random), random: random, clock: clock)
+        hub = Hub(accounts: accounts, social: store, relics: content, chat: content, scheduler: scheduler, clock: clock,
+                  configuration: config, roles: roles ? store : nil)
+        router = Router(hub: hub)
+        router.outbound = outbound
+        hub.confinement.claim()
+    }
+
+    /// Sends a frame and runs `jobs` completions.
+    func send(_ connection: ConnectionID, _ text: String, completions jobs: Int = 0) async throws {
+        router.receive(connection, text)
+        for _ in 0..<jobs { try await scheduler.run() }
+    }
+
+    func registerAndToken(_ connection: ConnectionID, _ username: String) async throws -> String {
+        try await send(connection, #"{"id":1,"op":"register","username":"\#(username)","password":"password1"}"#, completions: 1)
+        let reply = outbound.take(connection).first { $0["id"] as? Int == 1 }
+        return try #require(reply?["token"] as? String)
+    }
+}
+
