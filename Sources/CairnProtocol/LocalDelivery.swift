@@ -12,7 +12,9 @@ import CairnWire
 /// Encodes the domain's events and writes them to local connections. Loop thread only.
 final class LocalDelivery: HubEvents {
     unowned let sessions: Sessions
-    weak var outbound: (any Outbound)?
+    /// Held strongly (a weak load per delivery would cost more than the delivery); the transport sets it when it
+    /// starts and clears it when it stops, which ends the cycle between the transport and the router.
+    var outbound: (any Outbound)?
     private var writer = JSONWriter(capacity: 1024)
 
     init(sessions: Sessions) {
@@ -41,27 +43,24 @@ final class LocalDelivery: HubEvents {
         }
     }
 
-    func positionChanged(owner: Int64, precise: Fix?, approximate: Fix?, viewers: [PositionViewer]) {
+    func positionMoved(_ move: inout PositionFanOut, to viewer: Int64, approximate: Bool,
+                       watching: [ConnectionID]) {
         guard let outbound else { return }
-        var preciseBytes: [UInt8]?
-        var approximateBytes: [UInt8]?
-        for viewer in viewers {
-            let bytes: [UInt8]
-            if viewer.approximate {
-                guard let approximate else { continue }
-                if approximateBytes == nil {
-                    approximateBytes = positionEvent(VisiblePosition(owner: owner, fix: approximate, approximate: true))
-                }
-                bytes = approximateBytes!
-            } else {
-                guard let precise else { continue }
-                if preciseBytes == nil {
-                    preciseBytes = positionEvent(VisiblePosition(owner: owner, fix: precise, approximate: false))
-                }
-                bytes = preciseBytes!
+        let bytes: [UInt8]
+        if approximate {
+            guard let fix = move.approximate else { return }
+            if move.encodedApproximate == nil {
+                move.encodedApproximate = positionEvent(VisiblePosition(owner: move.owner, fix: fix, approximate: true))
             }
-            for connection in viewer.watching { outbound.sendLatest(connection, key: owner, bytes) }
+            bytes = move.encodedApproximate!
+        } else {
+            if move.encodedPrecise == nil {
+                move.encodedPrecise = positionEvent(VisiblePosition(owner: move.owner, fix: move.precise,
+                                                                    approximate: false))
+            }
+            bytes = move.encodedPrecise!
         }
+        for connection in watching { outbound.sendLatest(connection, key: move.owner, bytes) }
     }
 
     func positionShown(_ position: VisiblePosition, to viewer: Int64) {

@@ -75,7 +75,6 @@ public final class Router: ConnectionHandler {
 
     public func received(_ id: ConnectionID, frame: UnsafeRawBufferPointer) {
         confinement.assertOnLoop()
-        guard queues[id] != nil else { return }
         FrameLines.forEach(in: frame) { line in
             guard let queue = queues[id] else { return }
             if queue.busy || !queue.backlog.isEmpty {

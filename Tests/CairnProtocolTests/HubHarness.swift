@@ -1,6 +1,6 @@
-// The hub and its router, driven from the test thread, which plays the event loop (it claims the hub's loop
-// confinement, so every entry point's debug check runs): in-memory stores, a manual clock, a scheduler whose jobs
-// the test runs, and an outbound that records what would have been sent.
+// The hub and its router, driven from the main actor, which plays the event loop: in-memory stores, a manual
+// clock, a scheduler whose jobs the test runs on the main actor, and an outbound that records what would have been
+// sent. The loop confinement is left unclaimed: the main actor is one serial executor, but not always one thread.
 @testable import CairnDomain
 import CairnDomainTestSupport
 import CairnLoop
@@ -27,7 +27,6 @@ final class HubHarness {
                   configuration: config, roles: roles ? store : nil)
         router = Router(hub: hub)
         router.outbound = outbound
-        hub.confinement.claim()
     }
 
     /// Sends a frame and runs `jobs` completions.

@@ -10,21 +10,25 @@
 // versions at once, so each is encoded at most once per move however many viewers share it.
 import CairnLoop
 
-/// One viewer of a position update and which version they may see.
-public struct PositionViewer: Sendable, Equatable {
-    /// The viewer.
-    public var user: Int64
-    /// True when they see the approximate version.
-    public var approximate: Bool
-    /// The viewer's connections on this node that watch the live map, as `Sessions` knows them when the update
-    /// is made (looked up once, since the fan-out had to ask anyway). A delivery to other nodes goes by `user`.
-    public var watching: [ConnectionID]
+/// One move being fanned out: whose it is, the versions its viewers may see, and the encodings the delivery has
+/// made of them so far. The fan-out keeps it for the length of one move and hands it to each viewer's delivery,
+/// so each version is encoded at most once however many viewers share it (the encodings are opaque bytes to
+/// the domain).
+public struct PositionFanOut {
+    /// Whose position.
+    public let owner: Int64
+    /// The precise fix.
+    public let precise: Fix
+    /// The fix reduced for approximate viewers, once one needs it.
+    public internal(set) var approximate: Fix?
+    /// The delivery's encoding of `precise`, once made.
+    public var encodedPrecise: [UInt8]?
+    /// The delivery's encoding of `approximate`, once made.
+    public var encodedApproximate: [UInt8]?
 
-    /// Creates the value.
-    public init(user: Int64, approximate: Bool, watching: [ConnectionID]) {
-        self.user = user
-        self.approximate = approximate
-        self.watching = watching
+    init(owner: Int64, precise: Fix) {
+        self.owner = owner
+        self.precise = precise
     }
 }
 
@@ -87,9 +91,9 @@ public protocol HubEvents: AnyObject {
     func publish(_ event: HubEvent, toUsers users: [Int64], excluding: ConnectionID?)
     /// Delivers `event` to each of `connections` once.
     func publish(_ event: HubEvent, toConnections connections: [ConnectionID])
-    /// `owner` moved: each viewer's watching connections get the version they may see, latest wins per owner.
-    /// `precise` is set when a viewer sees it precisely, `approximate` when one sees it approximately.
-    func positionChanged(owner: Int64, precise: Fix?, approximate: Fix?, viewers: [PositionViewer])
+    /// `move.owner` moved and `viewer` may see it (approximately when `approximate`): the viewer's watching
+    /// connections (`watching`, as `Sessions` knows them on this node) get that version, latest wins per owner.
+    func positionMoved(_ move: inout PositionFanOut, to viewer: Int64, approximate: Bool, watching: [ConnectionID])
     /// `viewer`'s watching connections get `position` now, replacing anything pending for its owner.
     func positionShown(_ position: VisiblePosition, to viewer: Int64)
     /// `viewer` may no longer see `owner`: pending positions are withdrawn and `pos.hidden` takes their place.

@@ -25,8 +25,6 @@ public final class LiveMap {
     private(set) var fixes: [Int64: Fix] = [:]
     private(set) var index: LayeredIndex
     private let approximate: ApproximateGrid
-    /// Viewers of the move being fanned out; reused so a move allocates nothing.
-    private var viewers: [PositionViewer] = []
 
     // Snapshots (LiveMap+Snapshots).
     var dirty: Set<Int64> = []
@@ -41,7 +39,7 @@ public final class LiveMap {
     /// The longest single loop turn of the last flush's collection, in microseconds.
     public internal(set) var lastFlushLongestChunkMicros: Int64 = 0
 
-    /// A connected user moved to a new latest position (relics listen).
+    /// A user moved to a new latest position (relics listen).
     var moved: ((_ user: Int64, _ point: GeoPoint, _ now: Int64) -> Void)?
 
     init(store: any SocialStore, work: LoopWork, clock: any Clock, sessions: Sessions, social: Social,
@@ -56,7 +54,6 @@ public final class LiveMap {
         self.index = LayeredIndex(cellSize: configuration.indexCellSize)
         self.approximate = ApproximateGrid(cellSize: configuration.approximateCellSize)
         self.lastFlushAt = clock.now()
-        viewers.reserveCapacity(64)
     }
 
     /// Restores last positions; call once, before serving.
@@ -147,7 +144,7 @@ public final class LiveMap {
         dirty.insert(me)
         telemetry.positionsAccepted &+= 1
         fanOut(me, fix, previous: previous, now: now)
-        if let point, let moved, sessions.isOnline(me) { moved(me, point, now) }
+        if let point, let moved { moved(me, point, now) }
         return fix.flagged ? .flagged : .accepted
     }
 
@@ -160,15 +157,8 @@ public final class LiveMap {
     /// Tells every watching friend of `owner` about `fix`, at the level each may see.
     private func fanOut(_ owner: Int64, _ fix: Fix, previous: Fix?, now: Int64) {
         guard let events else { return }
-        // The scratch list is taken out of `self` for the loop, so appending to it is not a class-property
-        // access each time (each of those is checked for exclusivity at run time).
-        var viewers = self.viewers
-        self.viewers = []
-        defer {
-            viewers.removeAll(keepingCapacity: true)
-            self.viewers = viewers
-        }
-        var precise = false, approx = false, approxChecked = false
+        var move = PositionFanOut(owner: owner, precise: fix)
+        var approxChecked = false
         for friend in social.friends(of: owner) {
             let watching = sessions.watchingConnections(of: friend)
             guard !watching.isEmpty else { continue }
@@ -176,23 +166,19 @@ public final class LiveMap {
             case .hidden:
                 continue
             case .precise:
-                precise = true
-                viewers.append(PositionViewer(user: friend, approximate: false, watching: watching))
+                events.positionMoved(&move, to: friend, approximate: false, watching: watching)
             case .approximate:
                 if !approxChecked {
                     approxChecked = true
                     // A user moving inside one cell has nothing new to tell approximate viewers.
                     let cell = approximate.snap(lat: fix.lat, lon: fix.lon)
                     let before = previous.map { approximate.snap(lat: $0.lat, lon: $0.lon) }
-                    approx = before == nil || before! != cell
+                    if before == nil || before! != cell { move.approximate = approximated(fix) }
                 }
-                guard approx else { continue }
-                viewers.append(PositionViewer(user: friend, approximate: true, watching: watching))
+                guard move.approximate != nil else { continue }
+                events.positionMoved(&move, to: friend, approximate: true, watching: watching)
             }
         }
-        guard !viewers.isEmpty else { return }
-        events.positionChanged(owner: owner, precise: precise ? fix : nil,
-                               approximate: approx ? approximated(fix) : nil, viewers: viewers)
     }
 
     /// `fix` as an approximate viewer may see it: the centre of its cell and its time, nothing else.

@@ -395,9 +395,10 @@ public final class Relics {
         events?.publish(event, toConnections: Array(connections))
     }
 
-    /// A connected user moved: `relic.appear` for each relic they stepped into, `relic.vanish` for each they left.
+    /// A user moved: if connected, `relic.appear` for each relic they stepped into, `relic.vanish` for each they
+    /// left. With no relics this costs one comparison.
     func roam(_ user: Int64, to point: GeoPoint, now: Int64) {
-        guard book.count > 0 else { return }
+        guard book.count > 0, sessions.isOnline(user) else { return }
         book.roam(user, to: point, now: now, entered: { marker in
             self.events?.publish(.relicAppeared(marker), toUsers: [user], excluding: nil)
         }, left: { relic in
