@@ -2,7 +2,8 @@
 // module, so it may use internal members). Every input is split with FrameLines and each line, plus the whole
 // input, is parsed with a reused Message and with a tightly limited one; on success every accessor is called
 // for every key, and every value read is written back with JSONWriter and re-parsed: a value that does not come
-// back identical is a codec bug and traps. Any thrown error must be a bad_request with a message.
+// back identical is a codec bug and traps. Any thrown error must be a bad_request with a message. The lenient id
+// reading used for errors must agree with the parser whenever the text parses.
 
 /// Reused across inputs, so stale state from a previous (longer) input would show up.
 nonisolated(unsafe) private var reused = Message()
@@ -39,7 +40,13 @@ private func exercise(_ text: UnsafeRawBufferPointer, _ message: inout Message, 
         try message.parse(text)
     } catch {
         expectBadRequest(error, "parse")
+        // The id of a request that failed to parse, if readable, is a positive integer of at most 2^53.
+        if let id = Message.salvageID(from: text), id < 1 || id > 1 << 53 { fatalError("salvaged id \(id)") }
         return
+    }
+    // A text that parses has the same id the lenient reading finds (or none it could read).
+    if let salvaged = Message.salvageID(from: text), nesting == 0, salvaged != message.id {
+        fatalError("salvaged id \(salvaged), parsed \(String(describing: message.id))")
     }
     exerciseFields(message, nesting: nesting)
 }

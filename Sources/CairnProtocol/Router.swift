@@ -116,7 +116,7 @@ public final class Router: ConnectionHandler {
         guard let queue = queues[connection], queue.backlog.count < limits.maxBacklog,
               queue.backlogBytes + line.count <= limits.maxBacklogBytes else {
             // Over the limit: answer this request at once instead of queueing it.
-            let id: Int64? = (try? message.parse(line)) != nil ? message.id : nil
+            let id: Int64? = (try? message.parse(line)) != nil ? message.id : Message.salvageID(from: line)
             fail(connection, id: id, op: message.op,
                  WireError(.rateLimited, "too many requests waiting behind one in progress"))
             return
@@ -129,7 +129,8 @@ public final class Router: ConnectionHandler {
         do {
             try message.parse(line)
         } catch {
-            fail(connection, id: nil, op: nil, error)
+            // A reply the client can match is better than an `error` event: keep the id whenever it can be read.
+            fail(connection, id: Message.salvageID(from: line), op: nil, error)
             return
         }
         let id = message.id

@@ -61,13 +61,27 @@ struct RouterTests {
     @Test func malformedJSONGetsAnErrorEventAndTheConnectionStaysOpen() async throws {
         let h = HubHarness()
         h.router.connectionOpened(1, token: nil)
-        try await h.send(1, #"{"id":1,"op":"login","username":"#)
+        try await h.send(1, #"{"op":"login","username":"#)
         try await h.send(1, "[1,2]")
         let events = h.outbound.take(1)
         #expect(events.count == 2)
         #expect(events.allSatisfy { $0["ev"] as? String == "error" && errorCode($0) == "bad_request" })
         #expect(h.outbound.closes[1] == nil)
         #expect(h.hub.connectionCount == 1)
+    }
+
+    @Test func anUnparsableRequestWhoseIdCanBeReadGetsAReplyToThatId() async throws {
+        let h = HubHarness()
+        h.router.connectionOpened(1, token: nil)
+        try await h.send(1, #"{"id":7,"op":"pos","lat":1e400,"lon":2}"#)
+        try await h.send(1, #"{"op":"login","id":8,"username":"#)
+        try await h.send(1, #"{"id":"9","op":"pos","lat":1e400}"#)  // not an id the envelope accepts
+        let replies = h.outbound.take(1)
+        #expect(replies.count == 3)
+        #expect(replies[0]["id"] as? Int == 7 && replies[0]["ok"] as? Bool == false)
+        #expect(errorCode(replies[0]) == "bad_request")
+        #expect(replies[1]["id"] as? Int == 8 && errorCode(replies[1]) == "bad_request")
+        #expect(replies[2]["id"] == nil && replies[2]["ev"] as? String == "error")
     }
 
     @Test func missingFieldIsBadRequestNamingTheField() async throws {
