@@ -44,10 +44,7 @@ let package = Package(
 
         // Protocol: the op table, the router the transport drives, and the local event delivery; maps JSON
         // requests to the domain's features and their answers and events back to JSON.
-        .target(name: "CairnProtocol", dependencies: [
-            "CairnLoop", "CairnDomain", "CairnWire",
-            .product(name: "Logging", package: "swift-log"),
-        ]),
+        .target(name: "CairnProtocol", dependencies: ["CairnLoop", "CairnDomain", "CairnWire"]),
 
         // Storage: SQLite through GRDB, behind the domain's storage protocol.
         .target(name: "CairnStore", dependencies: [

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# The module graph of docs/ARCHITECTURE.md, checked: each module may import only the Cairn modules (and C shims)
+# listed for it here, so a layer cannot quietly start to know another (the domain JSON, the transport the hub).
+# Modules not listed (the composition, benchmarks) may import any. Run from the repository root; exits 1 and names
+# every file that imports what its module may not.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+declare -A allowed=(
+  [CairnLoop]=""
+  [CairnGeo]=""
+  [CairnWire]=""
+  [CairnSeed]=""
+  [CairnSpatial]="CairnGeo"
+  [CairnCrypto]="COpenSSL"
+  [CairnDomain]="CairnLoop CairnCrypto CairnGeo CairnSpatial"
+  [CairnProtocol]="CairnLoop CairnDomain CairnWire"
+  [CairnStore]="CairnDomain CairnCrypto"
+  [CairnServer]="CLws CairnLoop CairnWire"
+  [CairnMetrics]="CairnDomain"
+  [CairnClient]="CLws"
+  [CairnConfig]="CairnApp CairnCrypto"
+  [cairn]="CairnApp CairnConfig CairnClient CairnCrypto CairnDomain CairnSeed CairnStore"
+)
+
+status=0
+for module in "${!allowed[@]}"; do
+  dir="Sources/$module"
+  [ -d "$dir" ] || { echo "layers: no $dir"; status=1; continue; }
+  while IFS=: read -r file imported; do
+    case " ${allowed[$module]} " in
+      *" $imported "*) ;;
+      *) echo "layers: $file imports $imported, which $module may not"; status=1 ;;
+    esac
+  done < <(grep -rHoE '^(@testable |@_exported )?import (Cairn[A-Za-z]*|CLws|COpenSSL|CLibSSL|CMosquitto)\b' "$dir" \
+             --include='*.swift' | sed -E 's/:(@testable |@_exported )?import /:/')
+done
+[ "$status" -eq 0 ] && echo "layers: every module imports only what docs/ARCHITECTURE.md allows"
+exit "$status"
