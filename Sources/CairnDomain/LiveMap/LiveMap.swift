@@ -187,10 +187,16 @@ public final class LiveMap {
         return Fix(lat: cell.lat, lon: cell.lon, ts: fix.ts)
     }
 
+    /// What `viewer` may see of `owner`: nothing unless they are friends, else what the owner's rules allow. (The
+    /// fan-out walks the owner's friends and asks the rules directly.)
+    private func level(of owner: Int64, to viewer: Int64, now: Int64) -> ShareLevel {
+        social.areFriends(owner, viewer) ? social.level(owner: owner, viewer: viewer, now: now) : .hidden
+    }
+
     /// `owner`'s latest position as `viewer` may see it now, or nil when hidden or unknown.
     func visiblePosition(of owner: Int64, to viewer: Int64, now: Int64) -> VisiblePosition? {
         guard let fix = fixes[owner] else { return nil }
-        switch social.level(owner: owner, viewer: viewer, now: now) {
+        switch level(of: owner, to: viewer, now: now) {
         case .hidden: return nil
         case .precise: return VisiblePosition(owner: owner, fix: fix, approximate: false)
         case .approximate: return VisiblePosition(owner: owner, fix: approximated(fix), approximate: true)
@@ -219,7 +225,7 @@ public final class LiveMap {
     func showCurrentPosition(of owner: Int64, to viewer: Int64) {
         guard sessions.isWatching(viewer), let events else { return }
         let now = clock.now()
-        if social.level(owner: owner, viewer: viewer, now: now) == .hidden {
+        if level(of: owner, to: viewer, now: now) == .hidden {
             events.positionHidden(owner: owner, from: viewer)
             return
         }

@@ -1,0 +1,55 @@
+// The hub's features without the protocol layer: in-memory stores, a manual clock, a scheduler whose jobs the
+// test runs on the main actor, and an event port that records domain events. Users, friendships and sharing rules
+// are put in the store and restored, and connections bound directly, so each test states only what it is about.
+@testable import CairnDomain
+import CairnDomainTestSupport
+import CairnLoop
+
+@MainActor
+final class DomainHarness {
+    let clock = ManualClock()
+    let random = SeededRandom(seed: 11)
+    let store = MemoryAccountStore()
+    let content = MemoryContentStore()
+    let scheduler = CollectingScheduler()
+    let events = RecordingEvents()
+    let hub: Hub
+    private(set) var users: [Int64: User] = [:]
+
+    init(configure: (inout HubConfiguration) -> Void = { _ in }) {
+        var config = HubConfiguration()
+        configure(&config)
+        let accounts = Accounts(store: store, hasher: fastHasher(random), random: random, clock: clock)
+        hub = Hub(accounts: accounts, social: store, relics: content, chat: content, scheduler: scheduler, clock: clock,
+                  configuration: config, roles: store)
+        hub.attach(events)
+    }
+
+    /// Creates users `1...count` in the store.
+    func makeUsers(_ count: Int) async throws {
+        for n in 1...count {
+            let user = try await store.createUser(NewUser(username: "user\(n)", name: "User \(n)", passwordHash: nil,
+                                                          isGuest: false, createdAt: clock.now()))
+            users[user.id] = user
+        }
+    }
+
+    /// Stores friendships and rules, then restores the hub from the store (as at start-up).
+    func restore(friends pairs: [(Int64, Int64)], rules: [(owner: Int64, viewer: Int64, level: ShareLevel)] = []) throws {
+        store.state.withLock { s in
+            for (a, b) in pairs { s.friendships.insert([min(a, b), max(a, b)]) }
+            for r in rules { s.rules[[r.owner, r.viewer]] = (r.level, nil) }
+        }
+        hub.restore(try store.loadSocial())
+    }
+
+    /// Opens connection `connection` and binds it to user `user`; returns the caller.
+    @discardableResult
+    func connect(_ connection: ConnectionID, as user: Int64, watching: Bool = false) -> Caller {
+        hub.sessions.open(connection, token: nil)
+        hub.sessions.bind(connection, to: users[user]!, token: "token-\(connection)")
+        let caller = Caller(connection: connection, user: users[user]!)
+        if watching { _ = hub.liveMap.watch(caller) }
+        return caller
+    }
+}

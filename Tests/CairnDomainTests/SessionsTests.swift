@@ -1,0 +1,47 @@
+// Sessions in domain terms: presence follows the first and last bound connection, an unauthenticated connection
+// is ended at its deadline, and a token revoked just before a check cannot start a session.
+@testable import CairnDomain
+import CairnDomainTestSupport
+import CairnLoop
+import Testing
+
+@MainActor
+struct SessionsTests {
+    @Test func presenceIsToldToFriendsOnTheFirstAndLastConnectionOnly() async throws {
+        let h = DomainHarness()
+        try await h.makeUsers(2)
+        try h.restore(friends: [(1, 2)])
+        h.connect(1, as: 1)
+        h.connect(2, as: 1)
+        #expect(h.events.published.map(\.name) == ["presence.online"])
+        #expect(h.events.published.first?.users == [2])
+        #expect(h.hub.sessions.isOnline(1))
+        h.hub.sessions.close(1)
+        #expect(h.events.published.count == 1)  // still online on connection 2
+        h.hub.sessions.close(2)
+        #expect(h.events.published.map(\.name) == ["presence.online", "presence.offline"])
+        #expect(!h.hub.sessions.isOnline(1))
+    }
+
+    @Test func anUnauthenticatedConnectionIsEndedAtItsDeadline() async throws {
+        let h = DomainHarness { $0.authTimeoutMs = 10_000 }
+        h.hub.sessions.open(9, token: nil)
+        h.clock.advance(by: 9_999)
+        h.hub.tick()
+        #expect(h.events.ended.isEmpty)
+        h.clock.advance(by: 1)
+        h.hub.tick()
+        #expect(h.events.ended.map(\.connection) == [9])
+        #expect(h.events.ended.first?.why == .authenticationTimeout)
+    }
+
+    @Test func aRevokedTokenCannotStartASession() async throws {
+        let h = DomainHarness()
+        try await h.makeUsers(1)
+        h.hub.sessions.open(3, token: nil)
+        h.hub.sessions.rememberRevoked("stale-token")
+        h.hub.sessions.bind(3, to: h.users[1]!, token: "stale-token")
+        #expect(h.hub.sessions.user(of: 3) == nil)
+        #expect(h.events.ended.map(\.why) == [.tokenRevoked])
+    }
+}
