@@ -88,8 +88,9 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
 
+        // The command line: serving and maintenance (`Maintenance`) go through the composition layer only.
         .executableTarget(name: "cairn", dependencies: [
-            "CairnConfig", "CairnApp", "CairnServer", "CairnStore", "CairnDomain", "CairnCrypto", "CairnClient", "CairnSeed",
+            "CairnConfig", "CairnApp", "CairnClient",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
