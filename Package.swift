@@ -29,7 +29,7 @@ let package = Package(
 
         // Pure layers: no I/O, no sockets, no SQLite.
         // The seam between the loop-owning transport and what it drives: connection ids, the loop scheduler,
-        // outbound bytes, the connection handler, and loop confinement. No dependencies.
+        // outbound bytes, the connection handler, loop confinement, and plain HTTP services. No dependencies.
         .target(name: "CairnLoop"),
         .target(name: "CairnGeo"),
         .target(name: "CairnSpatial", dependencies: ["CairnGeo"]),
@@ -73,7 +73,7 @@ let package = Package(
 
         // Composition: wires store, domain and transport into one running hub (used by the CLI and the tests).
         .target(name: "CairnApp", dependencies: [
-            "CairnServer", "CairnStore", "CairnDomain", "CairnProtocol", "CairnLoop", "CairnCrypto", "CairnWire",
+            "CairnServer", "CairnStore", "CairnDomain", "CairnProtocol", "CairnLoop", "CairnCrypto",
             "CairnMetrics", "CairnSeed",
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -85,8 +85,9 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
 
+        // The command line: serving and maintenance (`Maintenance`) go through the composition layer only.
         .executableTarget(name: "cairn", dependencies: [
-            "CairnConfig", "CairnApp", "CairnServer", "CairnStore", "CairnDomain", "CairnCrypto", "CairnClient", "CairnSeed",
+            "CairnConfig", "CairnApp", "CairnClient",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),

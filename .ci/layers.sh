@@ -20,7 +20,7 @@ declare -A allowed=(
   [CairnMetrics]="CairnDomain"
   [CairnClient]="CLws"
   [CairnConfig]="CairnApp CairnCrypto"
-  [cairn]="CairnApp CairnConfig CairnClient CairnCrypto CairnDomain CairnSeed CairnStore"
+  [cairn]="CairnApp CairnConfig CairnClient"
 )
 
 status=0

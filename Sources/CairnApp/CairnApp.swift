@@ -1,7 +1,8 @@
-// The running hub, assembled: the SQLite store, the account service with its hashing pool, the hub, and the
-// libwebsockets transport, wired in the one place that knows all of them. The `cairn` command and the integration
-// tests both start Cairn through this type, so what the tests exercise is what ships. The transport knows no hub:
-// it drives the hub through the protocol layer's `Router` and reports into the hub's telemetry through `TelemetryObserver`.
+// The running hub, assembled: the SQLite store, the account service with its hashing pool, the hub, the media
+// feature with its HTTP endpoint and periodic collection, and the libwebsockets transport, wired in the one place
+// that knows all of them. The `cairn` command and the integration tests both start Cairn through this type, so
+// what the tests exercise is what ships. The transport knows no hub: it drives the hub through the protocol
+// layer's `Router` and reports into the hub's telemetry through `TelemetryObserver`.
 import CairnCrypto
 import CairnDomain
 import CairnLoop
@@ -44,8 +45,8 @@ public final class CairnApp: Sendable {
     /// Issues and checks signed media URLs (secret in `<data>/media.key`); hand it to whatever gives out media.
     public let mediaLinks: MediaLinks
     private let server: TransportServer
-    private let clock: any Clock
-    private let janitor = Mutex<MediaJanitor?>(nil)
+    private let media: MediaLibrary
+    private let collector = Mutex<MediaCollector?>(nil)
     private let logger: Logger
 
     /// Opens the store and builds the hub; nothing listens until `start`.
@@ -53,7 +54,6 @@ public final class CairnApp: Sendable {
                 clock: any Clock = SystemClock(), logger: Logger = Logger(label: "cairn")) throws {
         self.configuration = configuration
         self.logger = logger
-        self.clock = clock
         store = try SQLiteStore(directory: configuration.dataDirectory)
         let secret = try MediaSecret.loadOrCreate(directory: configuration.dataDirectory, random: random)
         mediaLinks = MediaLinks(secret: secret, lifetimeMs: configuration.media.urlLifetimeMs)
@@ -68,13 +68,15 @@ public final class CairnApp: Sendable {
         hub.restore(relics: relics)
         hub.mediaSigner = mediaLinks
         logger.info("restored \(snapshot.friendships.count) friendship(s), \(snapshot.positions.count) position(s), \(relics.count) relic(s)")
-        let media = MediaService(store: store, accounts: accounts, links: mediaLinks, clock: clock,
-                                 maxBytes: configuration.media.maxBytes)
+        media = MediaLibrary(store: store, accounts: accounts, links: mediaLinks, clock: clock,
+                             rules: MediaRules(maxBytes: configuration.media.maxBytes,
+                                               garbageGraceMs: configuration.media.garbageGraceMs))
         let router = Router(hub: hub)
         server = TransportServer(
             configuration: configuration.server, loop: loop, handler: router,
             observer: TelemetryObserver(hub.telemetry),
-            services: [HTTPMount(prefix: MediaLinks.pathPrefix, service: media, maxBodyBytes: configuration.media.maxBytes)])
+            services: [HTTPMount(prefix: MediaLinks.pathPrefix, service: MediaEndpoint(library: media),
+                                 maxBodyBytes: configuration.media.maxBytes)])
         // The stats channel, published on each tick, reads what only the transport knows.
         router.transportGauges = { [unowned server = self.server] in TransportGauges(server.transportGauges()) }
         // /metrics: the exporter hears every latency sample and renders a fresh reading per scrape, on the loop.
@@ -93,8 +95,8 @@ public final class CairnApp: Sendable {
     /// Starts listening; returns the bound port.
     public func start() throws -> Int {
         let port = try server.start()
-        let collector = MediaJanitor(store: store, clock: clock, configuration: configuration.media, logger: logger)
-        janitor.withLock { $0 = collector }
+        let periodic = MediaCollector(library: media, periodMs: configuration.media.garbagePeriodMs, logger: logger)
+        collector.withLock { $0 = periodic }
         logger.info("listening on \(configuration.server.host):\(port), data in \(store.path)")
         return port
     }
@@ -105,7 +107,7 @@ public final class CairnApp: Sendable {
     /// Waits for the transport to stop, then commits and closes the store.
     public func waitUntilStopped() throws {
         server.waitUntilStopped()
-        janitor.withLock { $0 }?.stop()
+        collector.withLock { $0 }?.stop()
         try store.close()
         logger.info("stopped cleanly")
     }

@@ -28,6 +28,12 @@ public struct FixturePlan: Sendable {
         self.seed = seed
         self.prefix = prefix
     }
+
+    /// Creates a plan whose graph shape is given by name (`random` or `clustered`); nil for any other name.
+    public init?(users: Int, friends: Int, graph: String, seed: UInt64 = 1, prefix: String = "load") {
+        guard let shape = SeedGraphShape(rawValue: graph) else { return nil }
+        self.init(users: users, friends: friends, shape: shape, seed: seed, prefix: prefix)
+    }
 }
 
 /// One generated account as written to the tokens file.

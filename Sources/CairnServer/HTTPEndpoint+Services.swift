@@ -1,4 +1,4 @@
-// The HTTP endpoint's side of mounted services (HTTPService.swift): assembling a request and its body within the
+// The HTTP endpoint's side of mounted services (`HTTPService` in CairnLoop, `HTTPMount`): assembling a request and its
 // limits, handing it to the service off the service thread, and writing the reply in slices from writable
 // callbacks, so neither a 20 MiB upload nor a 20 MiB file holds up the loop.
 //
@@ -10,6 +10,7 @@
 // input resets it and the client could lose the answer. A client that hangs up at any point leaves nothing: its
 // buffer and budget are released, and a reply arriving later is dropped (an open file closes itself).
 import CLws
+import CairnLoop
 import CairnWire
 import Foundation
 

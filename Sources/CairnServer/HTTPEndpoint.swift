@@ -4,6 +4,7 @@
 // lws reports the wsi gone. Everything here runs on the service thread; a service's reply comes back through the
 // server's job queue.
 import CLws
+import CairnLoop
 import CairnWire
 
 /// Plain HTTP on the transport's port. Loop thread only: `@unchecked Sendable` because a service's task carries it

@@ -1,6 +1,7 @@
 // One request to a mounted HTTP service, from its headers to the last byte of its reply, as the service thread
 // tracks it. Keyed by the wsi's address plus a serial number: a reply that comes back after its client hung up
 // (and the address was reused) finds a different serial and is dropped.
+import CairnLoop
 
 final class HTTPExchange {
     enum Phase {

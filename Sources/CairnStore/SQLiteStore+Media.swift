@@ -1,7 +1,7 @@
-// Media in the store: a `media` row per (content, uploader) names a content-addressed file (MediaFiles). The file
-// is written and fsynced before the row is committed, and the row is committed before the upload is acknowledged,
-// so acknowledged media survives a crash. Garbage collection deletes rows no relic of their owner names once they
-// are older than a grace period, then the files no row names.
+// Media in the store, the domain's `MediaStore`: a `media` row per (content, uploader) names a content-addressed
+// file (MediaFiles). The file is written and fsynced before the row is committed, and the row is committed before
+// the upload is acknowledged, so acknowledged media survives a crash. Garbage collection deletes rows no relic of
+// their owner names once they are older than a grace period, then the files no row names.
 //
 // The race that matters: an upload of content whose file the collector is removing. Both the upload's row insert
 // and the collector's deletions run in write transactions, which SQLite (and GRDB's single writer) serialise. The
@@ -14,19 +14,7 @@ import Dispatch
 import Foundation
 import GRDB
 
-/// One stored media item, as needed to serve it.
-public struct StoredMedia: Sendable, Equatable {
-    /// The lowercase hex SHA-256 of the content.
-    public let id: String
-    /// The MIME type it was uploaded as.
-    public let contentType: String
-    /// Its size in bytes.
-    public let size: Int
-    /// The file holding the bytes.
-    public let path: String
-}
-
-extension SQLiteStore {
+extension SQLiteStore: MediaStore {
     /// Stores `bytes` uploaded by `owner` as `contentType`: hashes them, writes the file (unless identical content
     /// is already there), then commits the row. Returns the media id (lowercase hex SHA-256). Hashing and file
     /// writes run on a dispatch queue, never on the caller's thread.

@@ -3,8 +3,8 @@
 // so `cairn backup --config /etc/cairn/cairn.toml --out FILE` works next to a deployed hub. Restoring is described in
 // docs/OPERATIONS.md.
 import ArgumentParser
+import CairnApp
 import CairnConfig
-import CairnStore
 import Foundation
 
 struct Backup: ParsableCommand {
@@ -29,7 +29,7 @@ struct Backup: ParsableCommand {
                                                   checks: [])
         let directory = resolved.app.dataDirectory
         do {
-            let summary = try SQLiteStore.backup(directory: directory, to: out)
+            let summary = try Maintenance.backup(dataDirectory: directory, to: out)
             print("backed up \(summary.source) to \(summary.destination): \(summary.bytes) bytes, schema \(summary.schema)")
         } catch {
             FileHandle.standardError.write(Data("cairn backup: \(error)\n".utf8))

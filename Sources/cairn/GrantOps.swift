@@ -1,7 +1,6 @@
 // `cairn user grant-ops <username>`: gives an account the ops role, which lets it watch the live stats channel
 // (`stats.watch`, `cairn stats`). A running hub sees the grant at the account's next `stats.watch`.
 import ArgumentParser
-import CairnDomain
 
 struct GrantOps: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -14,7 +13,7 @@ struct GrantOps: ParsableCommand {
     @OptionGroup var directory: DataDirectoryOption
 
     func run() throws {
-        try directory.changeRole({ try $0.grantRole(.ops, username: username, at: SystemClock().now()) }) { changed in
+        try directory.changeRole({ try $0.grantOps(username: username) }) { changed in
             changed ? "granted ops to '\(username)'" : "'\(username)' already has ops"
         }
     }

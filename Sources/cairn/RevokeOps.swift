@@ -1,7 +1,6 @@
 // `cairn user revoke-ops <username>`: takes the ops role away. A connection already watching the stats channel
 // keeps its watch until it unwatches or disconnects; every later `stats.watch` is refused.
 import ArgumentParser
-import CairnDomain
 
 struct RevokeOps: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -14,7 +13,7 @@ struct RevokeOps: ParsableCommand {
     @OptionGroup var directory: DataDirectoryOption
 
     func run() throws {
-        try directory.changeRole({ try $0.revokeRole(.ops, username: username) }) { changed in
+        try directory.changeRole({ try $0.revokeOps(username: username) }) { changed in
             changed ? "revoked ops from '\(username)'" : "'\(username)' did not have ops"
         }
     }

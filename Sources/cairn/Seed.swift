@@ -2,10 +2,6 @@
 // starting the hub on that directory: the hub reads friendships into memory when it starts.
 import ArgumentParser
 import CairnApp
-import CairnCrypto
-import CairnSeed
-import CairnDomain
-import CairnStore
 import Dispatch
 import Foundation
 
@@ -44,7 +40,9 @@ struct Seed: ParsableCommand {
         guard friends >= 0 && (friends < users || friends == 0) else {
             throw ValidationError("--friends must be at least 0 and less than --users")
         }
-        guard SeedGraphShape(rawValue: graph) != nil else { throw ValidationError("--graph must be random or clustered") }
+        guard FixturePlan(users: users, friends: friends, graph: graph) != nil else {
+            throw ValidationError("--graph must be random or clustered")
+        }
         guard !prefix.isEmpty, prefix.utf8.count <= 20,
               prefix.utf8.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x5F || $0 == 0x2E }) else {
             throw ValidationError("--prefix must be 1–20 characters of a-z, 0-9, '_' and '.'")
@@ -53,17 +51,16 @@ struct Seed: ParsableCommand {
 
     func run() throws {
         let directory = Environment().resolve(data, "CAIRN_DATA", default: "./data")
-        let plan = FixturePlan(users: users, friends: friends, shape: SeedGraphShape(rawValue: graph)!, seed: seed,
-                               prefix: prefix)
-        let store = try SQLiteStore(directory: directory)
+        let plan = FixturePlan(users: users, friends: friends, graph: graph, seed: seed, prefix: prefix)!
+        let data = try Maintenance(dataDirectory: directory)
         let started = Date()
         let file: FixtureFile
         do {
-            file = try runBlocking { try await Fixtures.generate(plan, into: store, random: SecureRandom(), clock: SystemClock()) }
-        } catch AccountStoreError.usernameTaken {
+            file = try runBlocking { try await data.seed(plan) }
+        } catch MaintenanceError.usernameTaken {
             throw ValidationError("users with prefix '\(prefix)' already exist in \(directory); choose another --prefix")
         }
-        try store.close()
+        try data.close()
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         try encoder.encode(file).write(to: URL(fileURLWithPath: out))

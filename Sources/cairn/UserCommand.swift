@@ -1,8 +1,7 @@
 // `cairn user`: account administration straight on a data directory. It may run while a hub serves that same
 // directory (SQLite in WAL mode lets both write); the hub reads roles at each use, so changes count at once.
 import ArgumentParser
-import CairnDomain
-import CairnStore
+import CairnApp
 
 struct UserCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -20,14 +19,14 @@ struct DataDirectoryOption: ParsableArguments {
 }
 
 extension DataDirectoryOption {
-    /// Opens the store, runs one role change and prints what `report` makes of its result; an unknown user is a
-    /// command failure (exit 1) naming the user.
-    func changeRole(_ change: (SQLiteStore) throws -> Bool, report: (Bool) -> String) throws {
-        let store = try SQLiteStore(directory: resolve())
-        defer { try? store.close() }
+    /// Opens the data directory, runs one role change and prints what `report` makes of its result; an unknown
+    /// user is a command failure (exit 1) naming the user.
+    func changeRole(_ change: (Maintenance) throws -> Bool, report: (Bool) -> String) throws {
+        let data = try Maintenance(dataDirectory: resolve())
+        defer { try? data.close() }
         do {
-            print(report(try change(store)))
-        } catch let error as RoleStoreError {
+            print(report(try change(data)))
+        } catch let error as MaintenanceError {
             throw CommandFailure(error.description)
         }
     }

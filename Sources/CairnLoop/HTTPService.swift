@@ -1,7 +1,8 @@
-// How the transport hands plain HTTP requests to the rest of the program without knowing what they mean. A service
-// is mounted on a path prefix; the transport assembles the request (headers and, for POST/PUT/PATCH, the whole
-// body, within the mount's byte limit) on the service thread, calls `handle` in a task off that thread, and writes
-// the reply when it comes back. The transport knows "requests with bodies"; what a body is for is the service's.
+// How plain HTTP requests reach the rest of the program without either side knowing the other. A service answers
+// complete requests; the transport (CairnServer) mounts services on path prefixes, assembles each request (headers
+// and, for POST/PUT/PATCH, the whole body within the mount's byte limit) on the service thread, calls `handle` in a
+// task off that thread, and writes the reply when it comes back. These types live in the seam module so a service
+// can be written, and tested, without depending on the transport.
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -71,7 +72,8 @@ public enum HTTPReplyBody: Sendable {
     /// An open file, sent in slices across writable callbacks.
     case file(HTTPFile)
 
-    var count: Int {
+    /// Bytes the body holds (a file's size when it was opened).
+    public var count: Int {
         switch self {
         case .bytes(let bytes): bytes.count
         case .file(let file): file.size
@@ -103,25 +105,4 @@ public struct HTTPReply: Sendable {
 public protocol HTTPService: Sendable {
     /// Answers one complete request.
     func handle(_ request: HTTPRequest) async -> HTTPReply
-}
-
-/// A service mounted on a path prefix, with the largest request body it accepts.
-public struct HTTPMount: Sendable {
-    /// The prefix: requests for exactly this path or below it (`prefix/...`) go to `service`.
-    public var prefix: String
-    /// The service.
-    public var service: any HTTPService
-    /// The largest body accepted; a larger declared or received body is answered 413 without reaching the service.
-    public var maxBodyBytes: Int
-
-    /// Creates a mount.
-    public init(prefix: String, service: any HTTPService, maxBodyBytes: Int) {
-        self.prefix = prefix
-        self.service = service
-        self.maxBodyBytes = maxBodyBytes
-    }
-
-    func matches(_ path: String) -> Bool {
-        path == prefix || path.hasPrefix(prefix + "/")
-    }
 }

@@ -1,0 +1,25 @@
+// Where a service is mounted: a path prefix and the largest request body the transport accepts for it. The
+// service itself (`HTTPService`, CairnLoop) knows nothing of the mount; the transport matches paths and enforces
+// the body limit before the service sees a byte.
+import CairnLoop
+
+/// A service mounted on a path prefix, with the largest request body it accepts.
+public struct HTTPMount: Sendable {
+    /// The prefix: requests for exactly this path or below it (`prefix/...`) go to `service`.
+    public var prefix: String
+    /// The service.
+    public var service: any HTTPService
+    /// The largest body accepted; a larger declared or received body is answered 413 without reaching the service.
+    public var maxBodyBytes: Int
+
+    /// Creates a mount.
+    public init(prefix: String, service: any HTTPService, maxBodyBytes: Int) {
+        self.prefix = prefix
+        self.service = service
+        self.maxBodyBytes = maxBodyBytes
+    }
+
+    func matches(_ path: String) -> Bool {
+        path == prefix || path.hasPrefix(prefix + "/")
+    }
+}
