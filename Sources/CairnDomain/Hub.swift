@@ -180,7 +180,7 @@ public final class Hub: @unchecked Sendable {
         social.expireShareRules(now: now)
         relics.expire(now: now)
         relics.purgeOld(now: now)
-        if now - liveMap.lastFlushAt >= configuration.snapshotIntervalMs { liveMap.flushPositions(now: now) }
+        liveMap.flushIfDue(now: now)
     }
 
     /// Stops taking new work and calls `done` on the loop once every operation in flight has finished and the
@@ -198,7 +198,7 @@ public final class Hub: @unchecked Sendable {
     private func startFinalFlush() {
         guard !finalFlushStarted, liveMap.pendingRows > 0 else { return }
         finalFlushStarted = true  // tried once: if the store is failing, shutting down must still finish
-        if liveMap.flushing { finalFlushStarted = false; return }  // a flush is running; its completion retries this
+        if liveMap.isFlushing { finalFlushStarted = false; return }  // a flush is running; its completion retries
         liveMap.flushPositionsNow()
     }
 
@@ -206,8 +206,9 @@ public final class Hub: @unchecked Sendable {
         guard draining, let done = drained else { return }
         startFinalFlush()
         guard work.inFlight == 0 else { return }
-        if liveMap.pendingRows - liveMap.lateFixes.count > 0 {
-            logger.error("shutting down with \(liveMap.dirty.count) position(s) not written: the final snapshot failed")
+        if liveMap.unwrittenPositions > 0 {
+            let unwritten = liveMap.unwrittenPositions
+            logger.error("shutting down with \(unwritten) position(s) not written: the final snapshot failed")
         }
         drained = nil
         done()

@@ -27,6 +27,20 @@ extension LiveMap {
 
     /// Changes waiting for the next snapshot (latest positions and late fixes).
     var pendingRows: Int { dirty.count + lateFixes.count }
+    /// Latest positions not yet written.
+    var unwrittenPositions: Int { dirty.count }
+    /// True while a snapshot is being collected or written.
+    var isFlushing: Bool { flushing }
+
+    /// Starts a snapshot when `snapshotIntervalMs` has passed since the last one began.
+    func flushIfDue(now: Int64) {
+        if now - lastFlushAt >= configuration.snapshotIntervalMs { flushPositions(now: now) }
+    }
+
+    /// The last snapshot as operators read it, or nil before the first.
+    func lastSnapshot(now: Int64) -> SnapshotReading? {
+        lastFlush.map { SnapshotReading(ageMs: now - $0.at, durationMs: $0.durationMs, rows: $0.rows) }
+    }
 
     /// Starts handing every position changed since the last flush to the store (no-op while one is running).
     func flushPositions(now: Int64) {

@@ -84,9 +84,7 @@ public final class Operations {
             loopLagMaxNs: t.loopLagWindow.count > 0 ? t.loopLagWindow.max : nil,
             pendingCoalesced: transport.pendingCoalesced, pendingOutboundBytes: transport.pendingOutboundBytes,
             positionsLive: liveMap.count, relicsLive: relicCount?(),
-            lastSnapshot: liveMap.lastFlush.map {
-                SnapshotReading(ageMs: now - $0.at, durationMs: $0.durationMs, rows: $0.rows)
-            },
+            lastSnapshot: liveMap.lastSnapshot(now: now),
             operationsInFlight: work.inFlight, pendingSnapshotRows: liveMap.pendingRows,
             residentBytes: transport.residentBytes, uptimeSeconds: transport.uptimeSeconds)
     }
