@@ -108,6 +108,10 @@ public enum ConfigurationOptions {
         // [media]
         .integer("media.max_bytes", flag: "media-max-bytes", default: 20 << 20, range: 1024...(1 << 30), unit: "bytes",
                  help: "Largest media upload (POST /v1/media); bigger ones are refused with 413.") { $0.media.maxBytes = $1 },
+        .integer("media.body_timeout", flag: "media-body-timeout", default: 120, range: 1...3600, unit: "seconds",
+                 help: "Time an admitted upload's body may take to arrive in full; a slower one gets 408.") {
+            $0.server.bodyTimeoutSeconds = $1
+        },
         .integer("media.url_lifetime", flag: "media-url-lifetime", default: 600, range: 10...86_400, unit: "seconds",
                  help: "How long a signed media URL handed out by relic.open works.") {
             $0.media.urlLifetimeMs = Int64($1) * 1000

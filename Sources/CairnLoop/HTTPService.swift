@@ -103,6 +103,15 @@ public struct HTTPReply: Sendable {
 
 /// Handles the requests under one path prefix. Called off the service thread; may take its time.
 public protocol HTTPService: Sendable {
+    /// Decides from a request's headers alone (its body is empty here) whether its body may be read at all: nil
+    /// admits it; a reply refuses it before a byte of the body is read or any of the server's body budget is
+    /// reserved for it (e.g. 401 for a missing or unknown token). Called for requests that carry a body.
+    func admit(_ request: HTTPRequest) async -> HTTPReply?
     /// Answers one complete request.
     func handle(_ request: HTTPRequest) async -> HTTPReply
+}
+
+extension HTTPService {
+    /// Admits every request (services whose bodies anyone may send).
+    public func admit(_ request: HTTPRequest) async -> HTTPReply? { nil }
 }

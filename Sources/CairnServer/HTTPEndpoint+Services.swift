@@ -17,6 +17,8 @@ import Foundation
 extension HTTPEndpoint {
     /// Bytes of a refused body read and dropped before the connection is closed anyway.
     static let maxDiscardBytes = 1 << 20
+    /// Bytes of body kept while a request waits to be admitted (what arrived with the headers).
+    static let earlyBodyBytes = 64 * 1024
     /// Bytes of a file or body written per writable callback.
     static let replySliceBytes = 64 * 1024
     /// Seconds a request may spend with its service, or a reply without progress, before the connection is dropped.
@@ -55,31 +57,96 @@ extension HTTPEndpoint {
         if length > mount.maxBodyBytes {
             return refuse(exchange, status: 413, message: "body exceeds \(mount.maxBodyBytes) bytes", hasBody: true)
         }
-        if bufferedBodyBytes + length > configuration.maxBufferedBodyBytes {
-            return refuse(exchange, status: 503, message: "too many uploads in progress; retry shortly", hasBody: true,
-                          headers: [("Retry-After", "\(configuration.busyRetryAfterSeconds)")])
+        // The service decides from the headers whether the body may be read at all (an upload needs a valid
+        // token). Until it has, the socket is not read and none of the body budget is reserved, so a client
+        // without an account cannot make the server hold its bytes.
+        exchange.phase = .admitting
+        let expect = RequestHeaders.value(wsi, Int32(WSI_TOKEN_HTTP_EXPECT.rawValue))
+        exchange.expectsContinue = expect?.lowercased().contains("100-continue") == true
+        lws_rx_flow_control(wsi, 0)
+        let service = mount.service, address = UInt(bitPattern: wsi), serial = exchange.serial
+        inFlight += 1
+        lws_set_timeout(wsi, Self.exchangeTimeout, Self.exchangeTimeoutSeconds)
+        Task.detached { [self, request] in
+            let verdict = await service.admit(request)
+            jobs.execute { [self] in admitted(verdict, address: address, serial: serial, length: length) }
         }
-        if length == 0 { return dispatch(exchange) }
+        return 0
+    }
+
+    /// The service's verdict on a request's headers: refuse it, or reserve its body's bytes and start reading.
+    private func admitted(_ verdict: HTTPReply?, address: UInt, serial: UInt64, length: Int) {
+        inFlight -= 1
+        guard let exchange = exchanges[address], exchange.serial == serial, exchange.phase == .admitting else {
+            return  // the client left meanwhile
+        }
+        if let refusal = verdict { return replyThenDiscard(exchange, refusal) }
+        if draining { return replyThenDiscard(exchange, Self.errorReply(503, "server shutting down")) }
+        if bufferedBodyBytes + length > configuration.maxBufferedBodyBytes {
+            return replyThenDiscard(exchange, Self.errorReply(503, "too many uploads in progress; retry shortly",
+                                                              headers: [("Retry-After",
+                                                                         "\(configuration.busyRetryAfterSeconds)")]))
+        }
+        let wsi = exchange.wsi
+        exchange.phase = .receiving
         exchange.reserved = length
         bufferedBodyBytes += length
         exchange.request.body.reserveCapacity(length)
+        exchange.bodySince = MonotonicTime.now()
+        lws_set_timeout(wsi, NO_PENDING_TIMEOUT, 0)  // the body's own bound is the sweep's (`bodyTimeoutSeconds`)
+        lws_rx_flow_control(wsi, 1)
+        if length == 0 || exchange.bodyComplete {
+            if dispatch(exchange) != 0 { lws_set_timeout(wsi, PENDING_TIMEOUT_KILLED_BY_PARENT, LWS_TO_KILL_ASYNC) }
+            return
+        }
         // A client that asked to hear first (curl does, for bodies over 1 MiB) would otherwise wait a second.
-        let expect = RequestHeaders.value(wsi, Int32(WSI_TOKEN_HTTP_EXPECT.rawValue))
-        if expect?.lowercased().contains("100-continue") == true {
+        if exchange.expectsContinue {
             var interim = [UInt8](repeating: 0, count: Self.pre) + Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
             let count = interim.count - Self.pre
             let written = interim.withUnsafeMutableBufferPointer {
                 lws_write(wsi, $0.baseAddress! + Self.pre, count, LWS_WRITE_HTTP_HEADERS)
             }
-            if written < count { return -1 }
+            if written < count { lws_set_timeout(wsi, PENDING_TIMEOUT_KILLED_BY_PARENT, LWS_TO_KILL_ASYNC) }
         }
-        return 0
+    }
+
+    /// Answers with `reply` at once, in one write (it is small); afterwards the body (if any) is read and dropped,
+    /// up to a bound, and the connection closes, as for every early answer.
+    private func replyThenDiscard(_ exchange: HTTPExchange, _ reply: HTTPReply) {
+        release(exchange)
+        guard case .bytes(let body) = reply.body else { return }
+        let headers = reply.headers.map { ($0.name, $0.value) }
+        lws_rx_flow_control(exchange.wsi, 1)
+        if write(exchange, status: UInt32(reply.status), contentType: reply.contentType, body: body,
+                 headers: headers, hasBody: true) != 0 {
+            lws_set_timeout(exchange.wsi, PENDING_TIMEOUT_KILLED_BY_PARENT, LWS_TO_KILL_ASYNC)
+        }
+    }
+
+    /// A small JSON error reply `{"error": message}`.
+    static func errorReply(_ status: Int, _ message: String, headers: [(name: String, value: String)] = []) -> HTTPReply {
+        HTTPReply(status: status, contentType: "application/json", headers: headers, body: .bytes(errorBody(message)))
+    }
+
+    /// Refuses bodies that have taken longer than `bodyTimeoutSeconds` (the sweep calls this once a second), so a
+    /// client trickling bytes cannot hold its share of the body budget for ever.
+    func expireSlowBodies(now: UInt64) {
+        let limit = UInt64(configuration.bodyTimeoutSeconds) * 1_000_000_000
+        for exchange in exchanges.values where exchange.phase == .receiving && now - exchange.bodySince > limit {
+            replyThenDiscard(exchange, Self.errorReply(
+                408, "the request body took longer than \(configuration.bodyTimeoutSeconds) s"))
+        }
     }
 
     /// A chunk of body (LWS_CALLBACK_HTTP_BODY). Returns the callback's result.
     func exchangeBody(_ wsi: OpaquePointer, bytes: UnsafeRawBufferPointer) -> Int32? {
         guard let exchange = exchanges[UInt(bitPattern: wsi)] else { return nil }
         switch exchange.phase {
+        case .admitting:
+            // Bytes that arrived with the headers, before the socket stopped being read: kept, within a bound.
+            guard exchange.request.body.count + bytes.count <= Self.earlyBodyBytes else { return -1 }
+            exchange.request.body.append(contentsOf: bytes)
+            return 0
         case .receiving:
             if exchange.request.body.count + bytes.count > min(exchange.mount.maxBodyBytes, exchange.reserved) {
                 release(exchange)
@@ -100,6 +167,9 @@ extension HTTPEndpoint {
     func exchangeBodyComplete(_ wsi: OpaquePointer) -> Int32? {
         guard let exchange = exchanges[UInt(bitPattern: wsi)] else { return nil }
         switch exchange.phase {
+        case .admitting:
+            exchange.bodyComplete = true  // small and early: handed over once admitted
+            return 0
         case .receiving: return dispatch(exchange)
         case .discarding: return -1
         case .handling, .replying: return 0
@@ -206,12 +276,19 @@ extension HTTPEndpoint {
     /// completes the transaction.
     private func refuse(_ exchange: HTTPExchange, status: UInt32, message: String, hasBody: Bool,
                         headers: [(String, String)] = []) -> Int32 {
+        write(exchange, status: status, contentType: "application/json", body: Self.errorBody(message),
+              headers: headers, hasBody: hasBody)
+    }
+
+    /// Writes a small answer in one piece; with `hasBody` the rest of the request's body is then read and dropped
+    /// and the connection closes, else the transaction completes.
+    private func write(_ exchange: HTTPExchange, status: UInt32, contentType: String, body: [UInt8],
+                       headers: [(String, String)], hasBody: Bool) -> Int32 {
         let wsi = exchange.wsi
         exchange.phase = .discarding
         var all = headers
-        all.append(("Cache-Control", "no-store"))
+        if !all.contains(where: { $0.0.lowercased() == "cache-control" }) { all.append(("Cache-Control", "no-store")) }
         if hasBody { all.append(("Connection", "close")) }
-        let body = Self.errorBody(message)
         let pre = Self.pre
         var buffer = [UInt8](repeating: 0, count: pre + 1024 + body.count)
         let result = buffer.withUnsafeMutableBufferPointer { b -> Int32 in
@@ -219,7 +296,7 @@ extension HTTPEndpoint {
             var p: UnsafeMutablePointer<UInt8>? = start
             let end = b.baseAddress! + b.count - body.count - 1
             guard lws_add_http_header_status(wsi, status, &p, end) == 0,
-                  addHeader(wsi, "content-type", "application/json", &p, end),
+                  addHeader(wsi, "content-type", contentType, &p, end),
                   addHeader(wsi, "content-length", "\(body.count)", &p, end),
                   all.allSatisfy({ addHeader(wsi, $0.0, $0.1, &p, end) }),
                   lws_finalize_http_header(wsi, &p, end) == 0, let q = p

@@ -5,6 +5,8 @@ import CairnLoop
 
 final class HTTPExchange {
     enum Phase {
+        /// The service is deciding from the headers whether the body may be read; the socket is not read meanwhile.
+        case admitting
         /// Body bytes are arriving.
         case receiving
         /// Refused early (413, 503, ...): the rest of the body is read and dropped so the client sees the answer
@@ -27,6 +29,12 @@ final class HTTPExchange {
     var reply: HTTPReply?
     var headerSent = false
     var sent = 0
+    /// The client asked for `100 Continue` before sending its body.
+    var expectsContinue = false
+    /// The whole (small) body arrived while the request was being admitted.
+    var bodyComplete = false
+    /// When the body started to be awaited (monotonic ns); the body must be complete within the server's bound.
+    var bodySince: UInt64 = 0
 
     init(serial: UInt64, wsi: OpaquePointer, mount: HTTPMount, request: HTTPRequest) {
         self.serial = serial

@@ -34,6 +34,9 @@ public struct ServerConfiguration: Sendable {
     public var maxBufferedBodyBytes = 80 << 20
     /// Seconds suggested in `Retry-After` when the body budget above is exhausted.
     public var busyRetryAfterSeconds = 5
+    /// Seconds an admitted request body may take to arrive in full; a slower one is answered 408 and its share of
+    /// the body budget given back.
+    public var bodyTimeoutSeconds = 120
     /// PEM certificate chain; with `tlsPrivateKeyPath` it turns on TLS (wss:// and https://) on the one port.
     public var tlsCertificatePath: String?
     /// PEM private key of `tlsCertificatePath`.

@@ -303,7 +303,9 @@ public final class TransportServer: @unchecked Sendable {
 
     private func sweep() {
         confinement.assertOnLoop()
-        observer.loopLag(nanoseconds: MonotonicTime.elapsed(from: sweepDueAt, to: MonotonicTime.now()))
+        let now = MonotonicTime.now()
+        observer.loopLag(nanoseconds: MonotonicTime.elapsed(from: sweepDueAt, to: now))
+        http.expireSlowBodies(now: now)
         handler.tick()
         scheduleSweep()
     }

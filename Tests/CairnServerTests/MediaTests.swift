@@ -219,6 +219,49 @@ extension ServerIntegration {
             #expect(try held.response(after: Array(body.dropFirst(100))).status == 201)
         }
 
+        @Test func uploadsWithoutAValidTokenAre401BeforeTheirBodyIsReadOrReserved() throws {
+            let hub = try RunningHub {
+                $0.media.maxBytes = 3000
+                $0.server.maxBufferedBodyBytes = 4000
+            }
+            defer { hub.removeData() }
+            let (_, token) = try hub.registered("alice")
+            let body = Self.jpeg(size: 3000, seed: 9)
+            // Three uploads that declare 3000 bytes each and send none, with no token or a bad one: if any of them
+            // reserved its bytes of the 4000-byte budget, the real upload below would be refused with 503.
+            let strangers = try [nil, "garbage", String(repeating: "A", count: 43)].map { bad in
+                var headers = ["Content-Type": "image/jpeg", "Content-Length": "3000"]
+                if let bad { headers["Authorization"] = "Bearer \(bad)" }
+                return try HTTPPartialRequest(port: hub.port, path: "/v1/media", headers: headers, body: [])
+            }
+            for stranger in strangers {
+                let refused = try stranger.response()  // answered without a byte of the body having been sent
+                #expect(refused.status == 401)
+                #expect(refused.headers["www-authenticate"] != nil)
+            }
+            #expect(try upload(hub, token: token, body: body, type: "image/jpeg").status == 201)
+            for stranger in strangers { stranger.abandon() }
+        }
+
+        @Test func aBodyThatTakesTooLongIs408AndGivesItsBudgetBack() throws {
+            let hub = try RunningHub {
+                $0.media.maxBytes = 3000
+                $0.server.maxBufferedBodyBytes = 4000
+                $0.server.bodyTimeoutSeconds = 1
+            }
+            defer { hub.removeData() }
+            let (_, token) = try hub.registered("alice")
+            let headers = ["Authorization": "Bearer \(token)", "Content-Type": "image/jpeg", "Content-Length": "3000"]
+            let body = Self.jpeg(size: 3000, seed: 3)
+            let slow = try HTTPPartialRequest(port: hub.port, path: "/v1/media", headers: headers,
+                                              body: Array(body.prefix(10)))
+            // The sweep runs once a second: the trickling upload is refused within the bound plus a sweep or two.
+            let refused = try slow.response()
+            #expect(refused.status == 408)
+            slow.abandon()
+            #expect(try upload(hub, token: token, body: body, type: "image/jpeg").status == 201)
+        }
+
         @Test func clientsThatHangUpLeaveNothingBehind() throws {
             let hub = try RunningHub {
                 $0.media.maxBytes = 3000

@@ -51,16 +51,21 @@ public final class MediaLibrary: Sendable {
         self.logger = logger
     }
 
-    /// Stores `bytes` for the holder of `token`, declared as `contentType`, and returns the media id once the
-    /// bytes and their row are committed. Checked in order: the token, the type, the size, the leading bytes.
-    public func upload(_ bytes: [UInt8], contentType: String?, token: String?) async throws(MediaError) -> String {
+    /// The account that may upload with `token`: checked from the request's headers, before its body is read,
+    /// so nobody without an account makes the server hold an upload's bytes.
+    public func uploader(token: String?) async throws(MediaError) -> User {
         guard let token else { throw .missingToken }
-        let user: User
         do {
-            user = try await accounts.authenticate(token: token)
+            return try await accounts.authenticate(token: token)
         } catch {
             throw error.code == .internal ? .accountsUnavailable : .invalidToken
         }
+    }
+
+    /// Stores `bytes` for the holder of `token`, declared as `contentType`, and returns the media id once the
+    /// bytes and their row are committed. Checked in order: the token, the type, the size, the leading bytes.
+    public func upload(_ bytes: [UInt8], contentType: String?, token: String?) async throws(MediaError) -> String {
+        let user = try await uploader(token: token)
         guard let type = contentType.flatMap(MediaType.init(contentType:)) else { throw .unsupportedType }
         guard bytes.count <= rules.maxBytes else { throw .tooLarge(limit: rules.maxBytes) }
         guard type.matches(bytes) else { throw .contentMismatch(type) }

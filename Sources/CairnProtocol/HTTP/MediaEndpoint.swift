@@ -14,6 +14,17 @@ public struct MediaEndpoint: HTTPService {
     /// Creates the endpoint over the media feature.
     public init(library: MediaLibrary) { self.library = library }
 
+    /// An upload's token is checked on its headers: without a valid one the body is never read (401).
+    public func admit(_ request: HTTPRequest) async -> HTTPReply? {
+        guard request.method == "POST" else { return nil }
+        do {
+            _ = try await library.uploader(token: Self.bearerToken(request.authorization))
+            return nil
+        } catch {
+            return Self.reply(to: error, uploading: true)
+        }
+    }
+
     /// Routes one request.
     public func handle(_ request: HTTPRequest) async -> HTTPReply {
         let prefix = MediaLinks.pathPrefix
