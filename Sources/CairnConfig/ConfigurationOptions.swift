@@ -58,7 +58,7 @@ public enum ConfigurationOptions {
 
         // [metrics]
         .text("metrics.token", flag: "metrics-token", default: nil, example: "a-long-random-string", unit: "token",
-              help: "Bearer token GET /metrics requires; unset leaves /metrics open to anyone who reaches the port.") {
+              help: "Bearer token GET /metrics requires; unset, /metrics is served to local peers only unless on loopback.") {
             $0.server.metricsToken = $1.isEmpty ? nil : $1
         },
 

@@ -1,6 +1,6 @@
 // Plain HTTP on the transport's port: `GET /healthz` (a small JSON body for load balancers and humans; 503 while
 // draining), `GET /metrics` (Prometheus text rendered by whoever set `metricsRenderer`, behind an optional bearer
-// token), a hint on `/ws` without an upgrade, and JSON 404/405 for the rest; mounted services are matched before
+// token; see `MetricsAccess`), a hint on `/ws` without an upgrade, and JSON 404/405 for the rest; mounted services are matched before
 // these (HTTPEndpoint+Services.swift). Headers go out in the HTTP callback and the body in the following writable
 // callback: one lws_write per callback.
 import CLws
@@ -50,22 +50,18 @@ extension HTTPEndpoint {
 
     private func serveMetrics(_ wsi: OpaquePointer, isGet: Bool) -> Int32 {
         guard isGet else { return respond(wsi, status: 405, body: Self.errorBody("method not allowed")) }
-        if let token = configuration.metricsToken {
-            guard let presented = RequestHeaders.bearerToken(wsi),
-                  Self.constantTimeEqual(Array(presented.utf8), Array(token.utf8)) else {
-                return respond(wsi, status: 401, body: Self.errorBody("a bearer token is required for /metrics"),
-                               extraHeaders: [("www-authenticate:", "Bearer")])
-            }
+        switch MetricsAccess.decide(token: configuration.metricsToken, presented: RequestHeaders.bearerToken(wsi),
+                                    host: configuration.host, peer: RequestHeaders.peerAddress(wsi)) {
+        case .granted:
+            break
+        case .tokenRequired:
+            return respond(wsi, status: 401, body: Self.errorBody("a bearer token is required for /metrics"),
+                           extraHeaders: [("www-authenticate:", "Bearer")])
+        case .localOnly:
+            return respond(wsi, status: 403, body: Self.errorBody(
+                "/metrics is served to this machine only unless metrics.token is set"))
         }
         guard let render = metricsRenderer else { return respond(wsi, status: 404, body: Self.errorBody("not found")) }
         return respond(wsi, status: 200, body: render(), contentType: "text/plain; version=0.0.4; charset=utf-8")
-    }
-
-    /// Compares without an early exit, so the time taken does not tell how much of a guess was right.
-    static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        guard a.count == b.count else { return false }
-        var difference: UInt8 = 0
-        for i in a.indices { difference |= a[i] ^ b[i] }
-        return difference == 0
     }
 }

@@ -23,4 +23,14 @@ enum RequestHeaders {
         guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
         return String(parts[1]).trimmingCharacters(in: .whitespaces)
     }
+
+    /// The peer's address as text (`127.0.0.1`, `::1`, `::ffff:10.0.0.5`), if lws knows it.
+    static func peerAddress(_ wsi: OpaquePointer) -> String? {
+        var buffer = [CChar](repeating: 0, count: 64)
+        let text = buffer.withUnsafeMutableBufferPointer { b -> String? in
+            guard let found = lws_get_peer_simple(wsi, b.baseAddress, b.count) else { return nil }
+            return String(cString: found)
+        }
+        return text.flatMap { $0.isEmpty ? nil : $0 }
+    }
 }

@@ -39,6 +39,8 @@ public final class TransportServer: @unchecked Sendable {
     let webSockets: WebSocketEndpoint
     /// The HTTP side: routes, mounted services, body budgets, exchanges and replies.
     let http: HTTPEndpoint
+    /// Bytes and positions waiting to be written, over all connections, read at most once a second.
+    let pending: PendingTotals
 
     var context: OpaquePointer?
     var draining = false
@@ -87,8 +89,10 @@ public final class TransportServer: @unchecked Sendable {
                                            confinement: loop.confinement, logger: logger)
         self.startedAt = startedAt
         self.webSockets = webSockets
+        let pending = PendingTotals(webSockets)
+        self.pending = pending
         http = HTTPEndpoint(configuration: configuration, mounts: services, jobs: loop.jobs) {
-            HealthFigures(handler: handler.health, pendingOutboundBytes: webSockets.pendingOutboundBytes,
+            HealthFigures(handler: handler.health, pendingOutboundBytes: pending.now().bytes,
                           uptimeSeconds: Date().timeIntervalSince(startedAt))
         }
     }
@@ -312,10 +316,11 @@ public final class TransportServer: @unchecked Sendable {
 
     // MARK: Gauges for the stats channel and /metrics
 
-    /// What only the transport knows, for a stats reading. Service thread only (walks every connection).
+    /// What only the transport knows, for a stats reading. Service thread only. The walk over every connection it
+    /// needs is taken at most once a second (`PendingTotals`).
     public func transportGauges() -> ServerGauges {
         confinement.assertOnLoop()
-        let pending = webSockets.pending()
+        let pending = self.pending.now()
         return ServerGauges(pendingCoalesced: pending.coalesced, pendingOutboundBytes: pending.bytes,
                             residentBytes: ResidentMemory.bytes(), uptimeSeconds: Date().timeIntervalSince(startedAt))
     }

@@ -199,9 +199,6 @@ final class WebSocketEndpoint {
         }
         return (coalesced, bytes)
     }
-
-    /// Bytes waiting to be written, over all connections.
-    var pendingOutboundBytes: Int { connections.values.reduce(0) { $0 + $1.pendingBytes } }
 }
 
 extension WebSocketEndpoint: Outbound {

@@ -45,3 +45,30 @@ struct SessionsTests {
         #expect(h.events.ended.map(\.why) == [.tokenRevoked])
     }
 }
+
+/// The counts a health probe reads are kept as sessions change, and always agree with a recount.
+@MainActor
+struct SessionCountsTests {
+    @Test func authenticatedAndWatchingCountsFollowEveryChange() async throws {
+        let h = DomainHarness()
+        try await h.makeUsers(3)
+        try h.restore(friends: [(1, 2)])
+        h.hub.sessions.open(10, token: nil)
+        #expect(h.hub.sessions.authenticatedCount == 0)
+        let a = h.connect(1, as: 1, watching: true)
+        h.connect(2, as: 2, watching: true)
+        h.connect(3, as: 1)
+        #expect(h.hub.sessions.authenticatedCount == 3 && h.hub.sessions.watchingCount == 2)
+        h.hub.liveMap.unwatch(a)
+        h.hub.liveMap.unwatch(a)  // twice changes nothing more
+        #expect(h.hub.sessions.watchingCount == 1)
+        h.hub.sessions.bind(2, to: h.users[3]!, token: "other")  // switching accounts: still one connection
+        #expect(h.hub.sessions.authenticatedCount == 3 && h.hub.sessions.watchingCount == 0)
+        h.hub.sessions.close(1)
+        h.hub.sessions.close(10)
+        #expect(h.hub.sessions.authenticatedCount == 2 && h.hub.sessions.connectionCount == 2)
+        h.hub.sessions.close(2)
+        h.hub.sessions.close(3)
+        #expect(h.hub.sessions.authenticatedCount == 0 && h.hub.sessions.watchingCount == 0)
+    }
+}

@@ -52,10 +52,10 @@ public final class Sessions {
 
     /// Open connections.
     public var connectionCount: Int { connections.count }
-    /// Connections bound to an account.
-    public var authenticatedCount: Int { connections.values.reduce(0) { $0 + ($1.user == nil ? 0 : 1) } }
-    /// Connections watching their friends.
-    public var watchingCount: Int { connections.values.reduce(0) { $0 + ($1.watching ? 1 : 0) } }
+    /// Connections bound to an account (kept as they change, so a health probe costs nothing).
+    public private(set) var authenticatedCount = 0
+    /// Connections watching their friends (kept as they change).
+    public private(set) var watchingCount = 0
     /// True while the connection is open.
     public func isOpen(_ connection: ConnectionID) -> Bool { connections[connection] != nil }
     /// The account bound to a connection.
@@ -112,6 +112,7 @@ public final class Sessions {
         }
         state.watching = watching
         connections[connection] = state
+        watchingCount += watching ? 1 : -1
         if watching {
             watchers[user.id, default: []].append(connection)
         } else {
@@ -244,6 +245,7 @@ public final class Sessions {
         if state.user != nil { unbind(connection) }
         connections[connection]?.user = user
         connections[connection]?.token = token
+        authenticatedCount += 1
         authDeadlines[connection] = nil
         let wasOnline = isOnline(user.id)
         byUser[user.id, default: []].append(connection)
@@ -267,6 +269,7 @@ public final class Sessions {
         setWatching(connection, false)
         connections[connection]?.user = nil
         connections[connection]?.token = nil
+        authenticatedCount -= 1
         byUser[user.id]?.removeAll { $0 == connection }
         if byUser[user.id]?.isEmpty ?? false {
             byUser[user.id] = nil
