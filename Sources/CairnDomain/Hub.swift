@@ -66,7 +66,7 @@ public final class Hub: @unchecked Sendable {
         liveMap = LiveMap(store: social, work: work, clock: clock, sessions: sessions, social: self.social,
                           telemetry: telemetry, configuration: configuration)
         self.relics = Relics(store: relics, users: social, accounts: accounts, work: work, clock: clock,
-                             sessions: sessions, liveMap: liveMap, configuration: configuration)
+                             sessions: sessions, social: self.social, liveMap: liveMap, configuration: configuration)
         self.chat = Chat(store: chat, users: social, work: work, clock: clock, social: self.social,
                          configuration: configuration)
         operations = Operations(roles: roles, work: work, clock: clock, sessions: sessions, liveMap: liveMap,

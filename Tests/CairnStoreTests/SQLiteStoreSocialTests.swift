@@ -21,7 +21,8 @@ struct SQLiteStoreSocialTests {
     @Test func migrationsIncludeTheLiveMapTables() async throws {
         try await withStore { store, _ in
             let applied = try store.appliedMigrations()
-            #expect(applied == ["v1-accounts", "v2-friends-positions", "v3-share-rule-versions", "v4-media-relics-chat", "v5-roles"])
+            #expect(applied == ["v1-accounts", "v2-friends-positions", "v3-share-rule-versions", "v4-media-relics-chat",
+                                "v5-roles", "v6-relic-creator-hidden"])
         }
     }
 
