@@ -87,11 +87,9 @@ public final class Hub: @unchecked Sendable {
             relics.forget(connection: connection)
             operations.unwatch(connection)
         }
-        sessions.presenceChanged = { [unowned self] user, online in
+        sessions.presenceChanged = { user, online in
             if !online { relics.forget(user: user) }
-            let friends = social.friends(of: user)
-            guard !friends.isEmpty else { return }
-            self.events?.publish(.presence(user: user, online: online), toUsers: Array(friends), excluding: nil)
+            social.presenceChanged(user, online: online)  // to the friends the user does not hide from
         }
         social.viewChanged = { owner, viewer in liveMap.showCurrentPosition(of: owner, to: viewer) }
         social.viewEnded = { owner, viewer in liveMap.withdrawPosition(of: owner, from: viewer) }
