@@ -59,7 +59,10 @@ func runFanoutBenchmark(arguments: [String]) throws {
     let file = try blocking { try await Fixtures.generate(plan, into: store, random: SecureRandom(), clock: SystemClock()) }
     let ids = file.users.map(\.id)
     try blocking {
-        for watcher in ids.dropFirst() { try await store.addFriendship(ids[0], watcher, at: 0) }
+        for watcher in ids.dropFirst() {
+            try await store.addFriendRequest(from: watcher, to: ids[0], at: 0)  // a friendship accepts a request
+            try await store.addFriendship(ids[0], watcher, at: 0)
+        }
     }
     let jobs = HeldJobs(), clock = SystemClock(), random = SecureRandom()
     let accounts = Accounts(store: store, hasher: PasswordHasher(parameters: ScryptParameters(n: 1024, r: 8, p: 1),

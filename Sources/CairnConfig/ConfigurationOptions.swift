@@ -95,6 +95,21 @@ public enum ConfigurationOptions {
         // [positions]
         .decimal("positions.max_speed", flag: "max-speed", default: 300, range: 1...1_000_000, unit: "m/s",
                  help: "Implied speed between two fixes above which a position is flagged.") { $0.hub.maxSpeed = $1 },
+        .integer("positions.watch_max_age", flag: "watch-max-age", default: 86_400, range: 60...(366 * 86_400),
+                 unit: "seconds",
+                 help: "friends.watch leaves out positions older than this (friends who logged out long ago).") {
+            $0.hub.watchMaxAgeMs = Int64($1) * 1000
+        },
+        .integer("positions.stale_after", flag: "stale-after", default: 300, range: 1...(366 * 86_400),
+                 unit: "seconds",
+                 help: "A position shown older than this is marked \"stale\": true (friends.watch, level changes).") {
+            $0.hub.staleAfterMs = Int64($1) * 1000
+        },
+        .decimal("positions.approximate_hysteresis", flag: "approximate-hysteresis", default: 200, range: 0...2000,
+                 unit: "m",
+                 help: "Approximate viewers see a new cell only once the user is this far past the old one's edge.") {
+            $0.hub.approximateHysteresis = $1
+        },
 
         // [accounts]
         .integer("accounts.scrypt_cost", flag: "scrypt-cost", default: 15, range: 10...20, unit: "log2(N)",

@@ -66,7 +66,7 @@ public final class Hub: @unchecked Sendable {
         liveMap = LiveMap(store: social, work: work, clock: clock, sessions: sessions, social: self.social,
                           telemetry: telemetry, configuration: configuration)
         self.relics = Relics(store: relics, users: social, accounts: accounts, work: work, clock: clock,
-                             sessions: sessions, liveMap: liveMap, configuration: configuration)
+                             sessions: sessions, social: self.social, liveMap: liveMap, configuration: configuration)
         self.chat = Chat(store: chat, users: social, work: work, clock: clock, social: self.social,
                          configuration: configuration)
         operations = Operations(roles: roles, work: work, clock: clock, sessions: sessions, liveMap: liveMap,
@@ -87,11 +87,9 @@ public final class Hub: @unchecked Sendable {
             relics.forget(connection: connection)
             operations.unwatch(connection)
         }
-        sessions.presenceChanged = { [unowned self] user, online in
+        sessions.presenceChanged = { user, online in
             if !online { relics.forget(user: user) }
-            let friends = social.friends(of: user)
-            guard !friends.isEmpty else { return }
-            self.events?.publish(.presence(user: user, online: online), toUsers: Array(friends), excluding: nil)
+            social.presenceChanged(user, online: online)  // to the friends the user does not hide from
         }
         social.viewChanged = { owner, viewer in liveMap.showCurrentPosition(of: owner, to: viewer) }
         social.viewEnded = { owner, viewer in liveMap.withdrawPosition(of: owner, from: viewer) }

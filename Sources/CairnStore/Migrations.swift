@@ -119,6 +119,13 @@ enum Migrations {
                 t.primaryKey(["user_id", "role"])
             }
         }
+        migrator.registerMigration("v6-relic-creator-hidden") { db in
+            // A relic left while its creator shared less than their precise position with a friend does not name
+            // its creator to anyone else, for good (see docs/PROTOCOL.md, Relics).
+            try db.alter(table: "relics") { t in
+                t.add(column: "creator_hidden", .boolean).notNull().defaults(to: false)
+            }
+        }
         return migrator
     }
 

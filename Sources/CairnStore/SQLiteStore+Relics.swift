@@ -6,7 +6,8 @@ import CairnDomain
 import GRDB
 
 extension SQLiteStore: RelicStore {
-    private static let columns = "id, creator_id, lat, lon, radius, created_at, expires_at, password_hash, text, media_id"
+    private static let columns =
+        "id, creator_id, lat, lon, radius, created_at, expires_at, password_hash, text, media_id, creator_hidden"
 
     /// Markers of every relic not expired at `now`.
     public func loadLiveRelics(now: Int64) throws -> [RelicMarker] {
@@ -26,10 +27,11 @@ extension SQLiteStore: RelicStore {
                 guard owned else { throw RelicStoreError.mediaNotFound }
             }
             try db.execute(sql: """
-                INSERT INTO relics (creator_id, lat, lon, radius, text, media_id, password_hash, created_at, expires_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO relics (creator_id, lat, lon, radius, text, media_id, password_hash, created_at, expires_at,
+                                    creator_hidden)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, arguments: [relic.creatorID, relic.lat, relic.lon, relic.radius, relic.text, relic.mediaID,
-                                 relic.passwordHash, relic.createdAt, relic.expiresAt])
+                                 relic.passwordHash, relic.createdAt, relic.expiresAt, relic.creatorHidden])
             return db.lastInsertedRowID
         }
     }
@@ -69,7 +71,7 @@ extension SQLiteStore: RelicStore {
     private static func relic(_ row: Row) -> RelicRecord {
         let hash: String? = row[7]
         let marker = RelicMarker(id: row[0], creatorID: row[1], lat: row[2], lon: row[3], radius: row[4],
-                                 createdAt: row[5], expiresAt: row[6], locked: hash != nil)
+                                 createdAt: row[5], expiresAt: row[6], locked: hash != nil, creatorHidden: row[10])
         return RelicRecord(marker: marker, text: row[8], mediaID: row[9], passwordHash: hash)
     }
 }

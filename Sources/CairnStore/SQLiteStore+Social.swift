@@ -87,9 +87,17 @@ extension SQLiteStore: SocialStore {
         }
     }
 
-    /// Makes `a` and `b` friends and clears requests between them.
+    /// `a` accepts `b`'s request: makes them friends and clears requests between them. The request is checked in
+    /// the same transaction, so one withdrawn or declined while the accept was on its way cannot still be accepted.
     public func addFriendship(_ a: Int64, _ b: Int64, at: Int64) async throws {
         try await pool.write { db in
+            let friends = try Bool.fetchOne(db, sql: """
+                SELECT EXISTS (SELECT 1 FROM friendships WHERE user_a = ? AND user_b = ?)
+                """, arguments: [min(a, b), max(a, b)]) ?? false
+            let requested = try Bool.fetchOne(db, sql: """
+                SELECT EXISTS (SELECT 1 FROM friend_requests WHERE from_id = ? AND to_id = ?)
+                """, arguments: [b, a]) ?? false
+            guard friends || requested else { throw SocialStoreError.noFriendRequest(from: b, to: a) }
             try db.execute(sql: "INSERT OR IGNORE INTO friendships (user_a, user_b, created_at) VALUES (?, ?, ?)",
                            arguments: [min(a, b), max(a, b), at])
             try db.execute(sql: "DELETE FROM friend_requests WHERE (from_id = ? AND to_id = ?) OR (from_id = ? AND to_id = ?)",

@@ -122,7 +122,12 @@ public final class MemoryAccountStore: AccountStore, SocialStore, RoleStore {
     public func deleteFriendRequest(from: Int64, to: Int64) async throws { try write { $0.requests.remove([from, to]) } }
 
     public func addFriendship(_ a: Int64, _ b: Int64, at: Int64) async throws {
-        try write { s in
+        try state.withLock { s in
+            if s.failWrites { throw InjectedFailure() }
+            // Checked under the same lock as the write, as the SQLite store checks in the same transaction.
+            guard s.friendships.contains([min(a, b), max(a, b)]) || s.requests.contains([b, a]) else {
+                throw SocialStoreError.noFriendRequest(from: b, to: a)
+            }
             s.friendships.insert([min(a, b), max(a, b)])
             s.requests.remove([a, b]); s.requests.remove([b, a])
         }

@@ -48,6 +48,22 @@ struct HubFriendsTests {
         #expect(h.outbound.take(2).contains { $0["ev"] as? String == "friend.accepted" })
     }
 
+    @Test func aRequestWithdrawnBeforeTheAcceptCommitsCannotBeAccepted() async throws {
+        let h = HubHarness()
+        let alice = try await h.user(1, "alice"), bob = try await h.user(2, "bob")
+        _ = try await h.request(1, #"{"id":2,"op":"friend.request","user":\#(bob)}"#, id: 2, completions: 1)
+        _ = h.outbound.take(2)
+        // Alice's withdrawal has committed but its completion has not reached the loop yet, so the graph still
+        // holds the request when bob accepts: the accept's own transaction must find it gone.
+        try await h.store.deleteFriendRequest(from: alice, to: bob)
+        let accepted = try await h.request(2, #"{"id":3,"op":"friend.accept","user":\#(alice)}"#, id: 3, completions: 1)
+        #expect(errorCode(accepted) == "not_found")
+        #expect((accepted["error"] as? [String: Any])?["message"] as? String == "no friend request from user \(alice)")
+        #expect(!h.hub.social.graph.areFriends(alice, bob))
+        #expect(h.store.state.withLock { $0.friendships.isEmpty })
+        #expect(!h.outbound.take(1).contains { $0["ev"] as? String == "friend.accepted" })
+    }
+
     @Test func requestingYourselfAGuestOrNobodyIsRefused() async throws {
         let h = HubHarness()
         let alice = try await h.user(1, "alice")

@@ -63,6 +63,22 @@ struct SQLiteStoreRelicChatTests {
         }
     }
 
+    @Test func aRelicWithAHiddenCreatorStaysSoAfterARestart() async throws {
+        try await withStore { store, u, dir in
+            var hidden = relic(u[0].id)
+            hidden.creatorHidden = true
+            let id = try await store.createRelic(hidden)
+            let named = try await store.createRelic(relic(u[0].id))
+            #expect(try await store.relic(id: id)?.marker.creatorHidden == true)
+            try store.close()
+            let reopened = try SQLiteStore(directory: dir)
+            let live = try reopened.loadLiveRelics(now: 0)
+            #expect(live.first { $0.id == id }?.creatorHidden == true)
+            #expect(live.first { $0.id == named }?.creatorHidden == false)
+            try reopened.close()
+        }
+    }
+
     @Test func chatPagesCountsAndReadMarks() async throws {
         try await withStore { store, u, _ in
             let a = u[0].id, b = u[1].id, c = u[2].id

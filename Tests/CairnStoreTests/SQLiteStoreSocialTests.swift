@@ -21,7 +21,8 @@ struct SQLiteStoreSocialTests {
     @Test func migrationsIncludeTheLiveMapTables() async throws {
         try await withStore { store, _ in
             let applied = try store.appliedMigrations()
-            #expect(applied == ["v1-accounts", "v2-friends-positions", "v3-share-rule-versions", "v4-media-relics-chat", "v5-roles"])
+            #expect(applied == ["v1-accounts", "v2-friends-positions", "v3-share-rule-versions", "v4-media-relics-chat",
+                                "v5-roles", "v6-relic-creator-hidden"])
         }
     }
 
@@ -44,6 +45,25 @@ struct SQLiteStoreSocialTests {
             #expect(after.friendships.isEmpty)
             #expect(after.shareRules.isEmpty)
             #expect(after.maxRuleVersion == 8)
+        }
+    }
+
+    @Test func acceptingAWithdrawnRequestFailsAndWritesNothing() async throws {
+        try await withStore { store, u in
+            try await store.addFriendRequest(from: u[0].id, to: u[1].id, at: 5)
+            try await store.deleteFriendRequest(from: u[0].id, to: u[1].id)  // withdrawn before the accept commits
+            await #expect(throws: SocialStoreError.noFriendRequest(from: u[0].id, to: u[1].id)) {
+                try await store.addFriendship(u[1].id, u[0].id, at: 6)
+            }
+            #expect(try store.loadSocial().friendships.isEmpty)
+            // Only the request from the other side counts: one's own request cannot be accepted by oneself.
+            try await store.addFriendRequest(from: u[1].id, to: u[0].id, at: 7)
+            await #expect(throws: SocialStoreError.noFriendRequest(from: u[0].id, to: u[1].id)) {
+                try await store.addFriendship(u[1].id, u[0].id, at: 8)
+            }
+            try await store.addFriendship(u[0].id, u[1].id, at: 9)
+            try await store.addFriendship(u[0].id, u[1].id, at: 10)  // already friends: harmless
+            #expect(try store.loadSocial().friendships.count == 1)
         }
     }
 

@@ -84,7 +84,8 @@ struct SQLiteStoreTests {
         let user = try #require(try await reopened.user(tokenHash: digest))
         #expect(user.username == "carol")
         #expect(user.isGuest)
-        #expect(try reopened.appliedMigrations() == ["v1-accounts", "v2-friends-positions", "v3-share-rule-versions", "v4-media-relics-chat", "v5-roles"])
+        #expect(try reopened.appliedMigrations() == ["v1-accounts", "v2-friends-positions", "v3-share-rule-versions",
+                                                     "v4-media-relics-chat", "v5-roles", "v6-relic-creator-hidden"])
         try reopened.close()
     }
 }

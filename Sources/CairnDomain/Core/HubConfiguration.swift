@@ -17,6 +17,14 @@ public struct HubConfiguration: Sendable {
     public var snapshotIntervalMs: Int64 = 5_000
     /// Cell size of the approximate-sharing grid (m).
     public var approximateCellSize: Double = 2_000
+    /// How far (m) beyond the edge of the cell approximate viewers see a user must go before they see the next
+    /// cell: jitter around an edge does not flip the cell and so does not date the crossing.
+    public var approximateHysteresis: Double = 200
+    /// `friends.watch` leaves out positions older than this (ms): a friend who logged out a week ago is not on the
+    /// map where they last stood.
+    public var watchMaxAgeMs: Int64 = 24 * 3600 * 1000
+    /// Positions older than this (ms) are marked `stale` where a current position is shown.
+    public var staleAfterMs: Int64 = 5 * 60 * 1000
     /// Cell size of the spatial index (m).
     public var indexCellSize: Double = 500
     /// Most results `user.search` returns.

@@ -36,16 +36,19 @@ public struct PositionFanOut {
 public struct VisiblePosition: Sendable, Equatable {
     /// Whose position.
     public var owner: Int64
-    /// The fix as the viewer may see it (for approximate viewers only `lat`, `lon` and `ts` are set).
+    /// The fix as the viewer may see it (for approximate viewers only `lat`, `lon` and `ts`, to the minute).
     public var fix: Fix
     /// True when `fix` is the approximate version.
     public var approximate: Bool
+    /// True when the position is older than the hub's staleness limit (shown, not live).
+    public var stale: Bool
 
     /// Creates the value.
-    public init(owner: Int64, fix: Fix, approximate: Bool) {
+    public init(owner: Int64, fix: Fix, approximate: Bool, stale: Bool = false) {
         self.owner = owner
         self.fix = fix
         self.approximate = approximate
+        self.stale = stale
     }
 }
 

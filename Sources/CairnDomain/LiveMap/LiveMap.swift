@@ -25,6 +25,8 @@ public final class LiveMap {
     private(set) var fixes: [Int64: Fix] = [:]
     private(set) var index: LayeredIndex
     private let approximate: ApproximateGrid
+    /// The cell approximate viewers were last shown each user in (hysteresis: see `approximateCell`).
+    private var shownCells: [Int64: ApproximateGrid.Cell] = [:]
 
     // Snapshots (LiveMap+Snapshots).
     var dirty: Set<Int64> = []
@@ -143,7 +145,7 @@ public final class LiveMap {
         if let point { index.upsert(me, at: point, in: .users) }
         dirty.insert(me)
         telemetry.positionsAccepted &+= 1
-        fanOut(me, fix, previous: previous, now: now)
+        fanOut(me, fix, now: now)
         if let point, let moved { moved(me, point, now) }
         return fix.flagged ? .flagged : .accepted
     }
@@ -155,7 +157,7 @@ public final class LiveMap {
     }
 
     /// Tells every watching friend of `owner` about `fix`, at the level each may see.
-    private func fanOut(_ owner: Int64, _ fix: Fix, previous: Fix?, now: Int64) {
+    private func fanOut(_ owner: Int64, _ fix: Fix, now: Int64) {
         guard let events else { return }
         var move = PositionFanOut(owner: owner, precise: fix)
         var approxChecked = false
@@ -170,10 +172,9 @@ public final class LiveMap {
             case .approximate:
                 if !approxChecked {
                     approxChecked = true
-                    // A user moving inside one cell has nothing new to tell approximate viewers.
-                    let cell = approximate.snap(lat: fix.lat, lon: fix.lon)
-                    let before = previous.map { approximate.snap(lat: $0.lat, lon: $0.lon) }
-                    if before == nil || before! != cell { move.approximate = approximated(fix) }
+                    // A user moving inside one cell (or just past its edge) has nothing new for approximate viewers.
+                    let (cell, changed) = approximateCell(of: owner, at: fix)
+                    if changed { move.approximate = approximated(fix, in: cell) }
                 }
                 guard move.approximate != nil else { continue }
                 events.positionMoved(&move, to: friend, approximate: true, watching: watching)
@@ -181,10 +182,23 @@ public final class LiveMap {
         }
     }
 
-    /// `fix` as an approximate viewer may see it: the centre of its cell and its time, nothing else.
-    private func approximated(_ fix: Fix) -> Fix {
-        let cell = approximate.snap(lat: fix.lat, lon: fix.lon)
-        return Fix(lat: cell.lat, lon: cell.lon, ts: fix.ts)
+    /// The cell approximate viewers see `owner` in, and whether it just changed. With hysteresis: the cell last
+    /// shown holds until `fix` lies more than `approximateHysteresis` metres beyond its edge, so jitter around an
+    /// edge neither flips the cell back and forth nor dates the moment of crossing. Kept per owner (8 bytes), the
+    /// same for every approximate viewer, and updated only when an approximate view is made.
+    private func approximateCell(of owner: Int64, at fix: Fix) -> (cell: ApproximateGrid.Cell, changed: Bool) {
+        if let shown = shownCells[owner],
+           !approximate.isBeyond(shown, lat: fix.lat, lon: fix.lon, margin: configuration.approximateHysteresis) {
+            return (shown, false)
+        }
+        let cell = approximate.cell(lat: fix.lat, lon: fix.lon)
+        return (cell, shownCells.updateValue(cell, forKey: owner) != cell)
+    }
+
+    /// `fix` as an approximate viewer may see it: the centre of `cell` and the time to the minute, nothing else.
+    private func approximated(_ fix: Fix, in cell: ApproximateGrid.Cell) -> Fix {
+        let centre = approximate.centre(of: cell)
+        return Fix(lat: centre.lat, lon: centre.lon, ts: fix.ts - fix.ts % 60_000)
     }
 
     /// What `viewer` may see of `owner`: nothing unless they are friends, else what the owner's rules allow. (The
@@ -193,13 +207,17 @@ public final class LiveMap {
         social.areFriends(owner, viewer) ? social.level(owner: owner, viewer: viewer, now: now) : .hidden
     }
 
-    /// `owner`'s latest position as `viewer` may see it now, or nil when hidden or unknown.
+    /// `owner`'s latest position as `viewer` may see it now, or nil when hidden, unknown or older than
+    /// `watchMaxAgeMs`; marked stale when older than `staleAfterMs`.
     func visiblePosition(of owner: Int64, to viewer: Int64, now: Int64) -> VisiblePosition? {
-        guard let fix = fixes[owner] else { return nil }
+        guard let fix = fixes[owner], now - fix.ts <= configuration.watchMaxAgeMs else { return nil }
+        let stale = now - fix.ts > configuration.staleAfterMs
         switch level(of: owner, to: viewer, now: now) {
         case .hidden: return nil
-        case .precise: return VisiblePosition(owner: owner, fix: fix, approximate: false)
-        case .approximate: return VisiblePosition(owner: owner, fix: approximated(fix), approximate: true)
+        case .precise: return VisiblePosition(owner: owner, fix: fix, approximate: false, stale: stale)
+        case .approximate:
+            let cell = approximateCell(of: owner, at: fix).cell
+            return VisiblePosition(owner: owner, fix: approximated(fix, in: cell), approximate: true, stale: stale)
         }
     }
 

@@ -20,10 +20,14 @@ public struct RelicMarker: Sendable, Equatable {
     public var expiresAt: Int64?
     /// True when a password is needed to open it.
     public var locked: Bool
+    /// True when the creator is withheld from whoever is shown the marker: the relic was left while its creator
+    /// shared less than their precise position with some friend, so naming them would place them there and then.
+    /// Only the creator's own views clear it (`shown(to:)`).
+    public var creatorHidden: Bool
 
     /// Creates the value.
     public init(id: Int64, creatorID: Int64, lat: Double, lon: Double, radius: Double, createdAt: Int64,
-                expiresAt: Int64?, locked: Bool) {
+                expiresAt: Int64?, locked: Bool, creatorHidden: Bool = false) {
         self.id = id
         self.creatorID = creatorID
         self.lat = lat
@@ -32,6 +36,15 @@ public struct RelicMarker: Sendable, Equatable {
         self.createdAt = createdAt
         self.expiresAt = expiresAt
         self.locked = locked
+        self.creatorHidden = creatorHidden
+    }
+
+    /// The marker as `viewer` may see it: its creator always sees themselves named.
+    public func shown(to viewer: Int64) -> RelicMarker {
+        guard creatorHidden, viewer == creatorID else { return self }
+        var marker = self
+        marker.creatorHidden = false
+        return marker
     }
 
     /// True when the relic has expired at `now` (an expiry equal to now counts as expired).
@@ -82,10 +95,13 @@ public struct NewRelic: Sendable, Equatable {
     public var createdAt: Int64
     /// Expiry (ms since the epoch), nil for permanent.
     public var expiresAt: Int64?
+    /// True when the creator is withheld from everyone else (see `RelicMarker.creatorHidden`).
+    public var creatorHidden: Bool
 
     /// Creates the value.
     public init(creatorID: Int64, lat: Double, lon: Double, radius: Double, text: String, mediaID: String?,
-                passwordHash: String?, createdAt: Int64, expiresAt: Int64?) {
+                passwordHash: String?, createdAt: Int64, expiresAt: Int64?, creatorHidden: Bool = false) {
+        self.creatorHidden = creatorHidden
         self.creatorID = creatorID
         self.lat = lat
         self.lon = lon
@@ -100,7 +116,8 @@ public struct NewRelic: Sendable, Equatable {
     /// The record this becomes once stored under `id`.
     public func record(id: Int64) -> RelicRecord {
         RelicRecord(marker: RelicMarker(id: id, creatorID: creatorID, lat: lat, lon: lon, radius: radius,
-                                        createdAt: createdAt, expiresAt: expiresAt, locked: passwordHash != nil),
+                                        createdAt: createdAt, expiresAt: expiresAt, locked: passwordHash != nil,
+                                        creatorHidden: creatorHidden),
                     text: text, mediaID: mediaID, passwordHash: passwordHash)
     }
 }

@@ -85,6 +85,7 @@ public final class Relics {
     private let work: LoopWork
     private let clock: any Clock
     private let sessions: Sessions
+    private let social: Social
     private let liveMap: LiveMap
     private let configuration: HubConfiguration
     var events: (any HubEvents)?
@@ -100,7 +101,7 @@ public final class Relics {
     public var mediaSigner: (any MediaSigner)?
 
     init(store: any RelicStore, users: any SocialStore, accounts: Accounts, work: LoopWork, clock: any Clock,
-         sessions: Sessions, liveMap: LiveMap, configuration: HubConfiguration) {
+         sessions: Sessions, social: Social, liveMap: LiveMap, configuration: HubConfiguration) {
         self.store = store
         self.users = users
         self.hasher = accounts.hasher
@@ -108,6 +109,7 @@ public final class Relics {
         self.work = work
         self.clock = clock
         self.sessions = sessions
+        self.social = social
         self.liveMap = liveMap
         self.configuration = configuration
         self.book = RelicBook(coverCellSize: configuration.relicCoverCellSize)
@@ -154,6 +156,12 @@ public final class Relics {
         guard (request.lat == nil) == (request.lon == nil) else {
             return done(.failure(.badRequest("fields 'lat' and 'lon' go together")))
         }
+        let now = clock.now()
+        // Ghost mode: a relic is a public statement of where one stands, so none is left while paused.
+        guard !social.isPaused(user.id, now: now) else {
+            return done(.failure(DomainError(.forbidden, "you are paused (share.pause): a relic would show where you "
+                + "are; resume sharing (share.resume) to leave one")))
+        }
         let here: GeoPoint
         do { here = try lastPoint(of: user, doing: "leaving a relic") } catch { return done(.failure(error)) }
         var place = here
@@ -174,9 +182,10 @@ public final class Relics {
             return done(.failure(DomainError(.rateLimited,
                 "you already have \(limits.relicsPerUser) live relics; delete one or let one expire")))
         }
-        let now = clock.now()
+        // Hiding from (or approximate to) some friend: the relic never names its creator to anyone else.
         let new = NewRelic(creatorID: user.id, lat: place.lat, lon: place.lon, radius: radius, text: text,
-                           mediaID: media, passwordHash: nil, createdAt: now, expiresAt: ttl.map { now + $0 * 1000 })
+                           mediaID: media, passwordHash: nil, createdAt: now, expiresAt: ttl.map { now + $0 * 1000 },
+                           creatorHidden: social.restricts(user.id, now: now))
         let store = self.store, hasher = self.hasher, creator = user.id
         // Creates in flight count against the limit too: several connections of one user may create at once.
         pendingCreates[creator, default: 0] += 1
@@ -195,7 +204,7 @@ public final class Relics {
             let left = (self.pendingCreates[creator] ?? 1) - 1
             self.pendingCreates[creator] = left > 0 ? left : nil
             if case .success(let record) = result { self.insert(record.marker) }
-            done(result.map { self.view($0, state: nil, now: now) })
+            done(result.map { self.view($0, state: nil, now: now, for: creator) })
         })
     }
 
@@ -209,7 +218,9 @@ public final class Relics {
         let now = clock.now()
         var found: [NearbyRelic] = []
         index.forEach(in: .relics, within: radius, of: here) { relic, _, distance in
-            if let marker = book.live(relic, at: now) { found.append(NearbyRelic(marker: marker, distance: distance)) }
+            if let marker = book.live(relic, at: now) {
+                found.append(NearbyRelic(marker: marker.shown(to: caller.user.id), distance: distance))
+            }
         }
         found.sort { $0.distance < $1.distance || ($0.distance == $1.distance && $0.marker.id < $1.marker.id) }
         let truncated = found.count > configuration.relicNearbyLimit
@@ -266,6 +277,7 @@ public final class Relics {
         let attemptedAt = now
         let hasher = self.hasher
         let checksPassword = limiterKey != nil
+        let namesCreator = !marker.creatorHidden || marker.creatorID == user.id
         work.run({ () async throws(DomainError) -> (RelicRecord?, User?, Bool) in
             guard let record = try await LoopWork.storage({ try await store.relic(id: relicID) }) else {
                 return (nil, nil, false)
@@ -274,7 +286,7 @@ public final class Relics {
             if checksPassword {
                 allowed = await hasher.verify(password ?? "", against: record.passwordHash)
             }
-            let creator = allowed ? try? await users.user(id: record.marker.creatorID) : nil
+            let creator = allowed && namesCreator ? try? await users.user(id: record.marker.creatorID) : nil
             return (record, creator, allowed)
         }, then: { result in
             guard case .success(let (record, creator, allowed)) = result else {
@@ -301,7 +313,7 @@ public final class Relics {
             }
             // The right password: this user needs no more guesses at this relic.
             if let limiterKey { self.passwords.reset(limiterKey) }
-            var view = self.view(record, state: nil, now: now)
+            var view = self.view(record, state: nil, now: now, for: user.id)
             view.creator = creator
             done(.success(view))
         })
@@ -322,7 +334,7 @@ public final class Relics {
             let now = self.clock.now()
             done(result.map { records in
                 let views = records.prefix(Int(limit)).map { record in
-                    self.view(record, state: record.marker.isExpired(at: now) ? .expired : .live, now: now)
+                    self.view(record, state: record.marker.isExpired(at: now) ? .expired : .live, now: now, for: me)
                 }
                 return (Array(views), records.count > Int(limit))
             })
@@ -363,7 +375,7 @@ public final class Relics {
             if sessions.isOnline(user) { standing.append(user) }
         }
         for user in standing where book.enter(user, marker.id) {
-            events?.publish(.relicAppeared(marker), toUsers: [user], excluding: nil)
+            events?.publish(.relicAppeared(marker.shown(to: user)), toUsers: [user], excluding: nil)
         }
     }
 
@@ -400,7 +412,7 @@ public final class Relics {
     func roam(_ user: Int64, to point: GeoPoint, now: Int64) {
         guard book.count > 0, sessions.isOnline(user) else { return }
         book.roam(user, to: point, now: now, entered: { marker in
-            self.events?.publish(.relicAppeared(marker), toUsers: [user], excluding: nil)
+            self.events?.publish(.relicAppeared(marker.shown(to: user)), toUsers: [user], excluding: nil)
         }, left: { relic in
             self.events?.publish(.relicVanished(id: relic, reason: nil), toUsers: [user], excluding: nil)
         })
@@ -438,8 +450,10 @@ public final class Relics {
         return point
     }
 
-    private func view(_ record: RelicRecord, state: RelicView.State?, now: Int64) -> RelicView {
+    private func view(_ record: RelicRecord, state: RelicView.State?, now: Int64, for viewer: Int64) -> RelicView {
         let url = record.mediaID.flatMap { media in mediaSigner?.url(for: media, now: now) }
+        var record = record
+        record.marker = record.marker.shown(to: viewer)
         return RelicView(record: record, mediaURL: url, state: state, creator: nil)
     }
 }

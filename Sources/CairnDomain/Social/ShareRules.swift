@@ -28,6 +28,12 @@ public struct ShareRules: Sendable {
     /// True when `owner` is paused at `now`.
     public func isPaused(_ owner: Int64, now: Int64) -> Bool { paused[owner]?.isLive(at: now) ?? false }
 
+    /// True when `owner` has a live per-viewer rule below `precise` (hides from, or is approximate to, someone).
+    public func restricts(_ owner: Int64, now: Int64) -> Bool {
+        guard let rules = perViewer[owner] else { return false }
+        return rules.values.contains { $0.level != .precise && $0.isLive(at: now) }
+    }
+
     /// The explicit per-viewer rule, if one is live.
     public func rule(owner: Int64, viewer: Int64, now: Int64) -> (level: ShareLevel, until: Int64?)? {
         guard let rule = perViewer[owner]?[viewer], rule.isLive(at: now) else { return nil }

@@ -107,8 +107,11 @@ extension Social {
         var before: [Int64: ShareLevel] = [:]
         for viewer in viewers { before[viewer] = rules.level(owner: owner, viewer: viewer, now: now) }
         change(&rules)
-        for viewer in viewers where rules.level(owner: owner, viewer: viewer, now: now) != before[viewer] {
+        for viewer in viewers {
+            let after = rules.level(owner: owner, viewer: viewer, now: now), was = before[viewer] ?? .precise
+            guard after != was else { continue }
             viewChanged?(owner, viewer)
+            presenceVisibilityChanged(owner: owner, viewer: viewer, from: was, to: after)
         }
     }
 
@@ -122,9 +125,11 @@ extension Social {
         let store = self.store
         var writes: [(owner: Int64, viewer: Int64?, version: Int64)] = []
         for rule in ended {
-            for viewer in affectedViewers(rule.owner, rule.viewer)
-            where rules.level(owner: rule.owner, viewer: viewer, now: now) != rule.level {
+            for viewer in affectedViewers(rule.owner, rule.viewer) {
+                let after = rules.level(owner: rule.owner, viewer: viewer, now: now)
+                guard after != rule.level else { continue }
                 viewChanged?(rule.owner, viewer)
+                presenceVisibilityChanged(owner: rule.owner, viewer: viewer, from: rule.level, to: after)
             }
             writes.append((rule.owner, rule.viewer, bumpRuleVersion(rule.owner, rule.viewer)))
         }

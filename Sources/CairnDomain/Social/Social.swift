@@ -12,7 +12,7 @@
 public struct FriendEntry: Sendable, Equatable {
     /// The account.
     public var user: User
-    /// True while they have an authenticated connection.
+    /// True while they have an authenticated connection and do not hide from the caller (pause or `hidden`).
     public var online: Bool
 }
 
@@ -96,6 +96,34 @@ public final class Social {
         rules.level(owner: owner, viewer: viewer, now: now)
     }
 
+    /// True when `viewer` may see that `owner` is online: they are, and they neither pause nor hide from `viewer`.
+    /// Presence is a position's shadow (online now, probably moving), so whoever may not see the one sees neither.
+    public func appearsOnline(_ owner: Int64, to viewer: Int64, now: Int64) -> Bool {
+        sessions.isOnline(owner) && rules.level(owner: owner, viewer: viewer, now: now) != .hidden
+    }
+
+    /// `user` came online or went offline: tells each friend they do not hide from.
+    func presenceChanged(_ user: Int64, online: Bool) {
+        let friends = graph.friends(of: user)
+        guard !friends.isEmpty, let events else { return }
+        let now = clock.now()
+        let audience = friends.filter { rules.level(owner: user, viewer: $0, now: now) != .hidden }
+        guard !audience.isEmpty else { return }
+        events.publish(.presence(user: user, online: online), toUsers: Array(audience), excluding: nil)
+    }
+
+    /// `viewer`'s level for `owner` went from `before` to `after`: if that crossed "hidden" while `owner` is
+    /// online, `viewer` hears them go offline (hidden) or come online (revealed).
+    func presenceVisibilityChanged(owner: Int64, viewer: Int64, from before: ShareLevel, to after: ShareLevel) {
+        guard (before == .hidden) != (after == .hidden), sessions.isOnline(owner) else { return }
+        events?.publish(.presence(user: owner, online: after != .hidden), toUsers: [viewer], excluding: nil)
+    }
+
+    /// True when `owner` is paused (ghost mode) at `now`.
+    public func isPaused(_ owner: Int64, now: Int64) -> Bool { rules.isPaused(owner, now: now) }
+    /// True when some friend sees less than `owner`'s precise position at `now` (hidden or approximate).
+    public func restricts(_ owner: Int64, now: Int64) -> Bool { rules.restricts(owner, now: now) }
+
     // MARK: Ops
 
     /// Finds users whose username or name starts with `query`.
@@ -168,13 +196,27 @@ public final class Social {
         }
         let store = self.store, me = user.id, now = clock.now()
         work.run({ () async throws(DomainError) -> User? in
-            try await LoopWork.storage { try await store.addFriendship(me, target, at: now) }
+            do {
+                try await store.addFriendship(me, target, at: now)
+            } catch SocialStoreError.noFriendRequest {
+                // Withdrawn (or declined elsewhere) after this accept checked the graph: the store said no.
+                throw DomainError(.notFound, "no friend request from user \(target)")
+            } catch {
+                hubLogger.error("storage failure: \(error)")
+                throw DomainError.storageFailure
+            }
             return try await LoopWork.storage { try await store.user(id: target) }
         }, then: { result in
-            guard case .success(let other) = result else { return done(result.map { _ in FriendReply(status: .friends) }) }
+            guard case .success(let other) = result else {
+                if case .failure(let error) = result, error.code == .notFound {
+                    self.graph.removeRequest(from: target, to: me)  // memory follows the store
+                }
+                return done(result.map { _ in FriendReply(status: .friends) })
+            }
             self.graph.addFriendship(me, target)
             self.events?.publish(.friendAccepted(by: user), toUsers: [target], excluding: nil)
-            let entry = other.map { FriendEntry(user: $0, online: self.sessions.isOnline($0.id)) }
+            let shown = self.clock.now()
+            let entry = other.map { FriendEntry(user: $0, online: self.appearsOnline($0.id, to: me, now: shown)) }
             done(.success(FriendReply(status: .friends, friend: entry)))
             // Watchers on either side see the new friend's position straight away.
             self.viewChanged?(target, me)
@@ -254,9 +296,10 @@ public final class Social {
         work.run({ () async throws(DomainError) -> [User] in
             try await LoopWork.storage { try await store.users(ids: ids) }
         }, then: { result in
+            let now = self.clock.now()
             done(result.map { users in
                 users.filter { self.graph.areFriends(me, $0.id) }
-                    .map { FriendEntry(user: $0, online: self.sessions.isOnline($0.id)) }
+                    .map { FriendEntry(user: $0, online: self.appearsOnline($0.id, to: me, now: now)) }
             })
         })
     }

@@ -71,6 +71,12 @@ public struct PositionBatch: Sendable {
     public var isEmpty: Bool { latest.isEmpty && history.isEmpty }
 }
 
+/// Why the store refused a friend-graph write.
+public enum SocialStoreError: Error, Equatable, Sendable {
+    /// The friend request being accepted is gone (withdrawn or declined while the accept was on its way).
+    case noFriendRequest(from: Int64, to: Int64)
+}
+
 /// Durable storage for friends, sharing rules and positions.
 public protocol SocialStore: Sendable {
     /// Loads everything the hub keeps in memory; called once at start.
@@ -85,7 +91,9 @@ public protocol SocialStore: Sendable {
     func addFriendRequest(from: Int64, to: Int64, at: Int64) async throws
     /// Deletes a friend request.
     func deleteFriendRequest(from: Int64, to: Int64) async throws
-    /// Makes two users friends and deletes requests between them, in one transaction.
+    /// `a` accepts `b`'s request: makes them friends and deletes requests between them, in one transaction that
+    /// first checks the request from `b` to `a` still exists (else `SocialStoreError.noFriendRequest`, nothing
+    /// written). Already being friends is not an error.
     func addFriendship(_ a: Int64, _ b: Int64, at: Int64) async throws
     /// Ends a friendship and deletes requests between them, in one transaction. The sharing rules between them go
     /// back to the default as versioned placeholders (`versionAB` for a's rule about b, `versionBA` for b's about a),

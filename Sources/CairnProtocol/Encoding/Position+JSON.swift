@@ -10,6 +10,7 @@ extension VisiblePosition {
         w.key("user"); w.int(owner)
         w.key("lat"); w.double(fix.lat)
         w.key("lon"); w.double(fix.lon)
+        if stale { w.key("stale"); w.bool(true) }
         if approximate {
             w.key("approx"); w.bool(true)
             w.key("ts"); w.int(fix.ts)

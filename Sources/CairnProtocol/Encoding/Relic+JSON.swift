@@ -4,7 +4,7 @@ import CairnDomain
 import CairnWire
 
 extension RelicMarker {
-    /// The contract's marker `{id, lat, lon, radius, creator, created, expires?, locked}`, plus `distance` in
+    /// The contract's marker `{id, lat, lon, radius, creator?, created, expires?, locked}`, plus `distance` in
     /// metres when browsing.
     func write(distance: Double?, to w: inout JSONWriter) {
         w.beginObject()
@@ -18,7 +18,7 @@ extension RelicMarker {
         w.field("lat", lat)
         w.field("lon", lon)
         w.field("radius", radius)
-        w.field("creator", creatorID)
+        if !creatorHidden { w.field("creator", creatorID) }  // withheld: left while its creator hid from someone
         w.field("created", createdAt)
         if let expires = expiresAt { w.field("expires", expires) }
         w.field("locked", locked)
