@@ -80,6 +80,33 @@ struct AccountsTests {
         }
     }
 
+    @Test func namesAreMeasuredInBytesOfUTF8() async throws {
+        let accounts = makeAccounts()
+        // 21 euro signs are 63 bytes; 22 are 66, over the 64-byte limit though only 22 characters.
+        let fits = try await accounts.register(username: "gail", password: "password1",
+                                               name: String(repeating: "€", count: 21))
+        #expect(fits.user.name.utf8.count == 63)
+        await expectError(.badRequest, containing: "64 bytes") {
+            _ = try await accounts.register(username: "gus", password: "password1", name: String(repeating: "€", count: 22))
+        }
+    }
+
+    @Test(arguments: ["alice\u{202E}lanigiro", "\u{2067}bob", "eve\u{200E}", "ma\u{200B}llory", "\u{FEFF}trent",
+                      "a\u{2060}b", "\u{200D}zed", "zed\u{200C}", "z\u{200D}\u{200D}ed"])
+    func namesThatHideHowTheyReadAreRefused(_ name: String) async {
+        let accounts = makeAccounts()
+        await expectError(.badRequest, containing: "'name'") {
+            _ = try await accounts.register(username: "ivan", password: "password1", name: name)
+        }
+    }
+
+    @Test(arguments: ["👨\u{200D}👩\u{200D}👧", "🏳\u{FE0F}\u{200D}🌈", "می\u{200C}خواهم", "Zoë", "李小龙"])
+    func joinersBetweenVisibleCharactersAreAllowed(_ name: String) async throws {
+        let accounts = makeAccounts()
+        let session = try await accounts.register(username: "jane", password: "password1", name: name)
+        #expect(session.user.name == name)
+    }
+
     @Test func duplicateUsernameIsTaken() async throws {
         let accounts = makeAccounts()
         _ = try await accounts.register(username: "frank", password: "password1", name: nil)

@@ -31,6 +31,8 @@ struct HubChatTests {
         #expect(errorCode(try await send(h, from: 1, to: alice, "hi", stored: false)) == "bad_request")
         #expect(errorCode(try await send(h, from: 1, to: bob, "   ", stored: false)) == "bad_request")
         #expect(errorCode(try await send(h, from: 1, to: bob, String(repeating: "y", count: 4001), stored: false)) == "bad_request")
+        // 2,001 characters, 4,002 bytes: over the 4,000-byte limit.
+        #expect(errorCode(try await send(h, from: 1, to: bob, String(repeating: "é", count: 2001), stored: false)) == "bad_request")
         #expect(h.content.state.withLock { $0.messages.isEmpty })
     }
 

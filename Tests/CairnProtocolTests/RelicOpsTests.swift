@@ -42,6 +42,7 @@ struct HubRelicsTests {
         for fields in [#""text":"hi","radius":5"#, #""text":"hi","radius":5001"#, #""text":"hi","radius":50,"ttl":59"#,
                        #""text":"hi","radius":50,"ttl":31536001"#, #""radius":50"#, #""text":"  ","radius":50"#,
                        #""text":"\#(String(repeating: "x", count: 2001))","radius":50"#, #""text":"hi","radius":"far""#,
+                       #""text":"\#(String(repeating: "é", count: 1001))","radius":50"#,  // 1,001 characters, 2,002 bytes
                        #""text":"hi","radius":50,"media":"nothex""#, #""text":"hi","radius":50,"lat":10"#] {
             let reply = try await h.request(1, #"{"id":3,"op":"relic.create",\#(fields)}"#, id: 3)
             #expect(errorCode(reply) == "bad_request", "\(fields.prefix(60)) gave \(reply)")

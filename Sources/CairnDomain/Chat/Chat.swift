@@ -41,8 +41,8 @@ public final class Chat {
         guard !text.trimmingWhitespace().isEmpty else {
             return done(.failure(.badRequest("field 'text' must not be empty")))
         }
-        guard text.count <= configuration.chatTextLimit else {
-            return done(.failure(.badRequest("field 'text' must be at most \(configuration.chatTextLimit) characters")))
+        guard text.utf8.count <= configuration.chatTextLimit else {
+            return done(.failure(.badRequest("field 'text' must be at most \(configuration.chatTextLimit) bytes (UTF-8)")))
         }
         guard social.areFriends(me, to) else {
             return done(.failure(DomainError(.notFriends,

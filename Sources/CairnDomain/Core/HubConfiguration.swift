@@ -34,7 +34,7 @@ public struct HubConfiguration: Sendable {
 
 
     // Relics.
-    /// Longest relic text, in characters.
+    /// Longest relic text, in bytes of UTF-8.
     public var relicTextLimit = 2_000
     /// Allowed opening radius of a relic (m).
     public var relicRadius: ClosedRange<Double> = 10...5_000
@@ -67,7 +67,7 @@ public struct HubConfiguration: Sendable {
     public var relicMineLimit = 100
 
     // Chat.
-    /// Longest chat message, in characters.
+    /// Longest chat message, in bytes of UTF-8.
     public var chatTextLimit = 4_000
     /// Messages per `chat.history` page when no `limit` is given.
     public var chatHistoryDefault = 50

@@ -133,8 +133,8 @@ public final class Relics {
         let user = caller.user, limits = configuration
         let text = request.text, radius = request.radius, ttl = request.ttl, password = request.password
         let media = request.media
-        guard text.count <= limits.relicTextLimit else {
-            return done(.failure(.badRequest("field 'text' must be at most \(limits.relicTextLimit) characters")))
+        guard text.utf8.count <= limits.relicTextLimit else {
+            return done(.failure(.badRequest("field 'text' must be at most \(limits.relicTextLimit) bytes (UTF-8)")))
         }
         guard !text.trimmingWhitespace().isEmpty || media != nil else {
             return done(.failure(.badRequest("field 'text' must not be empty unless the relic carries media")))

@@ -22,7 +22,7 @@ public struct AccountRules: Sendable {
     public var minPasswordLength = 8
     /// Maximum password size in UTF-8 bytes (guards the hasher against huge inputs).
     public var maxPasswordBytes = 1024
-    /// Maximum display-name length in characters.
+    /// Maximum display-name length in bytes of UTF-8.
     public var maxNameLength = 64
     /// Failed logins allowed per username within `failureWindowMs`.
     public var failuresPerUsername = 5
@@ -83,17 +83,19 @@ public final class Accounts: Sendable {
         }
     }
 
-    /// Normalises a display name: trimmed, 1–`maxNameLength` characters, no control characters; nil → username.
+    /// Normalises a display name: trimmed, 1–`maxNameLength` bytes of UTF-8, no control characters and nothing
+    /// that changes how the text around it reads without being seen (`NameText`); nil → username.
     public func normalizedName(_ name: String?, username: String) throws(DomainError) -> String {
         guard let name else { return username }
         let trimmed = name.trimmingWhitespace()
         guard !trimmed.isEmpty else { throw .badRequest("field 'name' must not be empty") }
-        guard trimmed.count <= rules.maxNameLength else {
-            throw .badRequest("field 'name' must be at most \(rules.maxNameLength) characters")
+        guard trimmed.utf8.count <= rules.maxNameLength else {
+            throw .badRequest("field 'name' must be at most \(rules.maxNameLength) bytes (UTF-8)")
         }
         guard !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
             throw .badRequest("field 'name' must not contain control characters")
         }
+        if let problem = NameText.invisibleProblem(in: trimmed) { throw .badRequest("field 'name' \(problem)") }
         return trimmed
     }
 
