@@ -85,6 +85,15 @@ public enum ConfigurationOptions {
                  help: "Time a connection has to authenticate before it is closed with 4508.") {
             $0.hub.authTimeoutMs = Int64(($1 * 1000).rounded())
         },
+        .integer("connections.messages_per_second", flag: "messages-per-second", default: 100, range: 0...1_000_000,
+                 unit: "requests/s",
+                 help: "Requests one connection may send per second (0: no limit); over it: rate_limited, then 4429.") {
+            $0.hub.messagesPerSecond = $1
+        },
+        .integer("connections.message_burst", flag: "message-burst", default: 200, range: 1...1_000_000,
+                 unit: "requests", help: "Requests one connection may send at once above the per-second rate.") {
+            $0.hub.messageBurst = $1
+        },
         .integer("connections.ping_interval", flag: "ping-interval", default: 30, range: 1...3600, unit: "seconds",
                  help: "Silence after which the server pings a client.") { $0.server.pingIntervalSeconds = $1 },
         .integer("connections.idle_timeout", flag: "idle-timeout", default: 60, range: 2...7200, unit: "seconds",
@@ -112,6 +121,11 @@ public enum ConfigurationOptions {
         },
 
         // [accounts]
+        .integer("accounts.friend_requests_per_hour", flag: "friend-requests-per-hour", default: 50,
+                 range: 1...100_000, unit: "requests",
+                 help: "New friend requests one user may send per hour; more are refused with rate_limited.") {
+            $0.hub.friendRequestsPerHour = $1
+        },
         .integer("accounts.scrypt_cost", flag: "scrypt-cost", default: 15, range: 10...20, unit: "log2(N)",
                  help: "scrypt cost of new password hashes (r = 8, p = 1); existing hashes keep theirs.") {
             $0.scrypt = ScryptParameters(n: 1 << UInt64($1), r: 8, p: 1)

@@ -26,7 +26,8 @@ public final class Hub: @unchecked Sendable {
     public let confinement: LoopConfinement
     /// Slow work off the loop and back, counted for the shutdown drain.
     public let work: LoopWork
-    let clock: any Clock
+    /// The clock every feature reads (milliseconds since the epoch).
+    public let clock: any Clock
     private let logger: Logger
 
     /// Connections, their accounts, deadlines, presence.

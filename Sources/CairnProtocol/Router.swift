@@ -19,6 +19,9 @@ public final class Router: ConnectionHandler {
         var busy = false
         var backlog: [[UInt8]] = []
         var backlogBytes = 0
+        var rate: MessageRate
+        /// Closed for flooding: nothing more from it is read or answered.
+        var closed = false
     }
 
     /// The hub whose features answer.
@@ -63,7 +66,8 @@ public final class Router: ConnectionHandler {
         confinement.assertOnLoop()
         // A token from the upgrade is checked off the loop; requests that arrive meanwhile wait for it, so the
         // first one already sees the authenticated connection.
-        queues[id] = Queue(busy: token != nil)
+        queues[id] = Queue(busy: token != nil, rate: MessageRate(burst: hub.configuration.messageBurst,
+                                                                 now: hub.clock.now()))
         hub.sessions.open(id, token: token) { [unowned self] in self.finished(id) }
     }
 
@@ -75,8 +79,25 @@ public final class Router: ConnectionHandler {
 
     public func received(_ id: ConnectionID, frame: UnsafeRawBufferPointer) {
         confinement.assertOnLoop()
+        let limits = hub.configuration
+        let now = limits.messagesPerSecond > 0 ? hub.clock.now() : 0
         FrameLines.forEach(in: frame) { line in
-            guard let queue = queues[id] else { return }
+            guard var queue = queues[id], !queue.closed else { return }
+            if limits.messagesPerSecond > 0 {
+                switch queue.rate.take(now: now, perSecond: limits.messagesPerSecond, burst: limits.messageBurst) {
+                case .allow:
+                    queues[id]!.rate = queue.rate
+                case .refuse(let wait):
+                    queues[id]!.rate = queue.rate
+                    refuse(line, from: id, retryAfterMs: wait)
+                    return
+                case .close:
+                    queues[id]!.closed = true
+                    delivery.outbound?.close(id, code: CloseCode.tooManyRequests.rawValue,
+                                             reason: "too many requests")
+                    return
+                }
+            }
             if queue.busy || !queue.backlog.isEmpty {
                 enqueue(line, for: id)
             } else {
@@ -110,6 +131,14 @@ public final class Router: ConnectionHandler {
     }
 
     // MARK: Dispatch
+
+    /// Answers a request over the connection's rate with `rate_limited`, keeping its id when it can be read.
+    private func refuse(_ line: UnsafeRawBufferPointer, from connection: ConnectionID, retryAfterMs: Int64) {
+        let id: Int64? = (try? message.parse(line)) != nil ? message.id : Message.salvageID(from: line)
+        let error = WireError(.rateLimited, "too many requests; slow down")
+            .with(.init("retry_after_ms", retryAfterMs))
+        fail(connection, id: id, op: id == nil ? message.op : nil, error)
+    }
 
     private func enqueue(_ line: UnsafeRawBufferPointer, for connection: ConnectionID) {
         let limits = hub.configuration

@@ -13,6 +13,9 @@ public enum CloseCode: UInt16, Sendable {
     case outboundOverflow = 4001
     /// 4002: the server could not check the client's credentials just now (e.g. storage trouble); retry later.
     case tryAgainLater = 4002
+    /// 4429: the client kept sending requests faster than allowed after being told `rate_limited`; it may
+    /// reconnect later.
+    case tooManyRequests = 4429
     /// 4500: the token is invalid or revoked; do not reconnect with it.
     case invalidToken = 4500
     /// 4503: the account is suspended.

@@ -92,7 +92,7 @@ extension ServerIntegration {
         }
 
         @Test func slowWatcherDoesNotDelayOthersNorPileUpMemory() throws {
-            let hub = try RunningHub()
+            let hub = try RunningHub { $0.hub.messagesPerSecond = 0 }  // a deliberate burst: no per-connection limit
             defer { hub.removeData() }
             let alice = try hub.member("alice")
             let slow = try hub.member("slow", receiveBufferSize: 2048), fast = try hub.member("fast")

@@ -36,6 +36,27 @@ public final class HTTPPartialRequest {
         return try HTTPClient.readResponse(from: socket, method: method, deadline: deadline)
     }
 
+    /// Waits for the server's `100 Continue` (the request must have sent `Expect: 100-continue` and no body yet)
+    /// and returns its status line's code, or the code of whatever final answer came instead. Bytes after the
+    /// interim head are not expected before the body is sent.
+    public func interimStatus() throws -> Int {
+        let deadline = Deadline(seconds: timeout)
+        var buffer: [UInt8] = []
+        let end: [UInt8] = Array("\r\n\r\n".utf8)
+        while buffer.count < 4 || !buffer.indices.dropLast(3).contains(where: { Array(buffer[$0..<$0 + 4]) == end }) {
+            guard let chunk = try socket.read(deadline: deadline) else {
+                throw TestClientError.malformedHTTP("connection closed before an interim response")
+            }
+            buffer += chunk
+        }
+        let line = String(decoding: buffer.prefix { $0 != 0x0D }, as: UTF8.self)
+        let parts = line.split(separator: " ")
+        guard parts.count >= 2, let code = Int(parts[1]) else {
+            throw TestClientError.malformedHTTP("bad status line \"\(line.prefix(60))\"")
+        }
+        return code
+    }
+
     /// Hangs up without finishing.
     public func abandon() { socket.close() }
 }

@@ -9,6 +9,13 @@ public struct HubConfiguration: Sendable {
     public var maxBacklog = 256
     /// Bytes of requests a connection may queue that way (the count alone would allow 256 full-size messages).
     public var maxBacklogBytes = 256 * 1024
+    /// Requests one connection may send per second, sustained (0: no limit). Over it they are answered
+    /// `rate_limited`; a connection that keeps on is closed with 4429.
+    public var messagesPerSecond = 100
+    /// Requests one connection may send in a burst above the sustained rate.
+    public var messageBurst = 200
+    /// New friend requests one user may send per hour.
+    public var friendRequestsPerHour = 50
     /// A position whose implied speed since the previous one exceeds this (m/s) is flagged.
     public var maxSpeed: Double = 300
     /// A `ts` further than this in the future (ms) is refused.

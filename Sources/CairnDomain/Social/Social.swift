@@ -50,6 +50,8 @@ public final class Social {
     var ruleVersions: [RuleKey: Int64] = [:]
     var committedRules: [RuleKey: CommittedRule] = [:]
     var lastRuleVersion: Int64 = 0
+    /// New friend requests per user in the last hour.
+    private let requestLimiter: LoginLimiter
 
     /// The view `viewer` has of `owner` may have changed (level, or a new friendship).
     var viewChanged: ((_ owner: Int64, _ viewer: Int64) -> Void)?
@@ -63,6 +65,7 @@ public final class Social {
         self.clock = clock
         self.sessions = sessions
         self.configuration = configuration
+        self.requestLimiter = LoginLimiter(limit: max(1, configuration.friendRequestsPerHour), windowMs: 3_600_000)
     }
 
     /// Restores the friend graph and the sharing rules; call once, before serving.
@@ -153,6 +156,11 @@ public final class Social {
         }
         if graph.hasRequest(from: user.id, to: target) { return done(.success(FriendReply(status: .pending))) }
         let store = self.store, me = user.id, now = clock.now()
+        // Only new requests count, whether or not they reach anyone: probing ids costs the same as asking.
+        if let wait = requestLimiter.attempt(String(me), now: now) {
+            return done(.failure(DomainError(.rateLimited, "too many friend requests; try again in "
+                + "\((wait + 999) / 1000) s").with(.init("retry_after_ms", wait))))
+        }
         work.run({ () async throws(DomainError) -> User in
             guard let other = try await LoopWork.storage({ try await store.user(id: target) }) else {
                 throw DomainError(.notFound, "no user with id \(target)")
