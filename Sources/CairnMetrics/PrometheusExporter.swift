@@ -68,15 +68,18 @@ public final class PrometheusExporter: TelemetrySink, @unchecked Sendable {
         let registry = self.registry, factory = self.factory
         func counter(_ name: String, _ help: String) -> CoreMetrics.Counter {
             CoreMetrics.Counter(label: name, dimensions: [],
-                                handler: registry.makeCounter(name: name, labels: [], help: help), factory: factory)
+                                handler: registry.makeCounter(descriptor: Self.descriptor(name, help), labels: []),
+                                factory: factory)
         }
         func gauge(_ name: String, _ help: String, labels: [(String, String)] = []) -> Meter {
             Meter(label: name, dimensions: labels,
-                  handler: registry.makeGauge(name: name, labels: labels, help: help), factory: factory)
+                  handler: registry.makeGauge(descriptor: Self.descriptor(name, help), labels: labels),
+                  factory: factory)
         }
         func histogram(_ name: String, _ buckets: [Duration], _ help: String) -> CoreMetrics.Timer {
             CoreMetrics.Timer(label: name, dimensions: [],
-                              handler: registry.makeDurationHistogram(name: name, labels: [], buckets: buckets, help: help),
+                              handler: registry.makeDurationHistogram(descriptor: Self.descriptor(name, help),
+                                                                      labels: [], buckets: buckets),
                               factory: factory)
         }
         connections = ["open", "authenticated", "watching", "stats"].map { state in
@@ -105,6 +108,12 @@ public final class PrometheusExporter: TelemetrySink, @unchecked Sendable {
                                   "From receipt of a position to its write to one watcher.")
         loopLag = histogram("cairn_event_loop_lag_seconds", Self.loopLagBuckets,
                             "How late the event loop ran its timer and queued jobs.")
+    }
+
+    /// A metric's full name and HELP text as swift-prometheus describes them (no namespace or unit suffix is
+    /// added: `name` is already the whole Prometheus name).
+    private static func descriptor(_ name: String, _ help: String) -> MetricNameDescriptor {
+        MetricNameDescriptor(metricName: name, unitName: "", helpText: help)
     }
 
     // MARK: TelemetrySink
@@ -156,8 +165,9 @@ public final class PrometheusExporter: TelemetrySink, @unchecked Sendable {
         if let relics = s.relicsLive {
             if relicsLive == nil {
                 relicsLive = Meter(label: "cairn_relics_live", dimensions: [],
-                                   handler: registry.makeGauge(name: "cairn_relics_live", labels: [],
-                                                               help: "Relics live in memory."),
+                                   handler: registry.makeGauge(
+                                       descriptor: Self.descriptor("cairn_relics_live", "Relics live in memory."),
+                                       labels: []),
                                    factory: factory)
             }
             relicsLive?.set(relics)
