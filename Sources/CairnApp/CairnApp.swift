@@ -48,12 +48,16 @@ public final class CairnApp: Sendable {
     private let media: MediaLibrary
     private let collector = Mutex<MediaCollector?>(nil)
     private let logger: Logger
+    /// Held from before the store opens until it is closed: one hub per data directory.
+    private let lock: DataDirectoryLock
 
-    /// Opens the store and builds the hub; nothing listens until `start`.
+    /// Locks the data directory, opens the store and builds the hub; nothing listens until `start`. Throws
+    /// `DataDirectoryLockError.held` when another process (a hub, `cairn seed`) holds the directory.
     public init(configuration: AppConfiguration, random: any RandomSource = SecureRandom(),
                 clock: any Clock = SystemClock(), logger: Logger = Logger(label: "cairn")) throws {
         self.configuration = configuration
         self.logger = logger
+        lock = try DataDirectoryLock(directory: configuration.dataDirectory, purpose: "a hub")
         store = try SQLiteStore(directory: configuration.dataDirectory)
         let secret = try MediaSecret.loadOrCreate(directory: configuration.dataDirectory, random: random)
         mediaLinks = MediaLinks(secret: secret, lifetimeMs: configuration.media.urlLifetimeMs)
@@ -108,6 +112,7 @@ public final class CairnApp: Sendable {
     public func waitUntilStopped() throws {
         server.waitUntilStopped()
         collector.withLock { $0 }?.stop()
+        defer { lock.release() }
         try store.close()
         logger.info("stopped cleanly")
     }

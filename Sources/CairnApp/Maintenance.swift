@@ -1,10 +1,12 @@
 // What the `cairn` command does to a data directory besides serving it: give or take the ops role (`cairn user
 // grant-ops` / `revoke-ops`), write load-test fixtures (`cairn seed`), copy the database (`cairn backup`). It lives
 // in the composition layer so the command line reaches the store, the domain and the crypto only through here, and
-// it offers only what those commands need, in plain values and errors a command can print.
+// it offers only what those commands need, in plain values and errors a command can print. Each opening says
+// whether it may run beside a hub; the ones that may not hold the data directory's lock (`DataDirectoryLock`).
 import CairnCrypto
 import CairnDomain
 import CairnStore
+import Foundation
 
 /// Why a maintenance operation could not do its job.
 public enum MaintenanceError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -12,12 +14,18 @@ public enum MaintenanceError: Error, Equatable, Sendable, CustomStringConvertibl
     case noSuchUser(String)
     /// An account with a username the seed would create exists already.
     case usernameTaken
+    /// The data directory has no database (and this operation does not create one).
+    case noDatabase(String)
+    /// The operation needs the data directory to itself, and it was opened `besideHub`.
+    case needsExclusiveAccess
 
     /// A readable explanation.
     public var description: String {
         switch self {
         case .noSuchUser(let name): "no user named '\(name)'"
         case .usernameTaken: "a username to be created is taken"
+        case .noDatabase(let directory): "no database in \(directory) (is this the hub's data directory?)"
+        case .needsExclusiveAccess: "this needs the data directory to itself (open it with exclusive access)"
         }
     }
 }
@@ -34,21 +42,44 @@ public struct BackupReport: Sendable {
     public let schema: String
 }
 
-/// A data directory opened for maintenance; safe beside a hub serving the same directory (SQLite in WAL mode lets
-/// both write, and the hub reads roles at each use).
+/// How a maintenance command shares the data directory with a hub.
+public enum MaintenanceAccess: Sendable {
+    /// Beside a hub serving the same directory (SQLite in WAL mode lets both write, and the hub reads roles at each
+    /// use). The database must exist: a mistyped directory is an error, not a new empty database.
+    case besideHub
+    /// Alone: takes the data directory's lock (refused with `DataDirectoryLockError.held` while a hub or another
+    /// such command runs) and creates the database if needed. Needed to write what a hub keeps in memory (`seed`).
+    case exclusive(purpose: String)
+}
+
+/// A data directory opened for maintenance.
 public final class Maintenance: Sendable {
     private let store: SQLiteStore
+    private let lock: DataDirectoryLock?
     /// The data directory.
     public let dataDirectory: String
 
-    /// Opens (creating if needed) the database in `dataDirectory`.
-    public init(dataDirectory: String) throws {
+    /// Opens the database in `dataDirectory` with `access`.
+    public init(dataDirectory: String, access: MaintenanceAccess) throws {
         self.dataDirectory = dataDirectory
+        switch access {
+        case .besideHub:
+            lock = nil
+            let database = (dataDirectory as NSString).appendingPathComponent(SQLiteStore.fileName)
+            guard FileManager.default.fileExists(atPath: database) else {
+                throw MaintenanceError.noDatabase(dataDirectory)
+            }
+        case .exclusive(let purpose):
+            lock = try DataDirectoryLock(directory: dataDirectory, purpose: purpose)
+        }
         store = try SQLiteStore(directory: dataDirectory)
     }
 
-    /// Commits what is pending and closes the database.
-    public func close() throws { try store.close() }
+    /// Commits what is pending, closes the database and gives up the lock, if held.
+    public func close() throws {
+        defer { lock?.release() }
+        try store.close()
+    }
 
     /// Gives the account named `username` the ops role (may watch the stats channel); false when it had it
     /// already. Committed on return. Throws `MaintenanceError.noSuchUser` for an unknown name.
@@ -64,7 +95,9 @@ public final class Maintenance: Sendable {
 
     /// Writes the plan's users, friendships and tokens (see `Fixtures`) and returns the tokens file's contents.
     /// Throws `MaintenanceError.usernameTaken` when a username it would create exists; nothing is written then.
+    /// Needs `exclusive` access: a running hub would never learn of the new friendships.
     public func seed(_ plan: FixturePlan) async throws -> FixtureFile {
+        guard lock != nil else { throw MaintenanceError.needsExclusiveAccess }
         do {
             return try await Fixtures.generate(plan, into: store, random: SecureRandom(), clock: SystemClock())
         } catch AccountStoreError.usernameTaken {

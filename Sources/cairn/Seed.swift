@@ -1,5 +1,6 @@
 // `cairn seed`: load-test fixtures written straight into a data directory (see Fixtures.swift). Run it before
-// starting the hub on that directory: the hub reads friendships into memory when it starts.
+// starting the hub on that directory: the hub reads friendships into memory when it starts, so the command holds
+// the data directory's lock and is refused while a hub runs. The tokens file holds live credentials: mode 0600.
 import ArgumentParser
 import CairnApp
 import Dispatch
@@ -11,7 +12,8 @@ struct Seed: ParsableCommand {
         discussion: """
             Writes N users (no password; each gets one bearer token), a friend graph and the tokens file a load \
             tester reads: {"shape", "friendsPerUser", "seed", "users": [{"id", "username", "token", "friends"}]}. \
-            Run it while the hub is stopped. Deterministic for a given --seed, apart from the tokens.
+            Run it while the hub is stopped (it is refused while a hub holds the data directory). The tokens file \
+            is created with mode 0600. Deterministic for a given --seed, apart from the tokens.
             """)
 
     @Option(help: "Number of users to create.")
@@ -50,23 +52,61 @@ struct Seed: ParsableCommand {
     }
 
     func run() throws {
+        CommandLogging.bootstrap()
         let directory = Environment().resolve(data, "CAIRN_DATA", default: "./data")
         let plan = FixturePlan(users: users, friends: friends, graph: graph, seed: seed, prefix: prefix)!
-        let data = try Maintenance(dataDirectory: directory)
+        let data: Maintenance
+        do {
+            data = try Maintenance(dataDirectory: directory, access: .exclusive(purpose: "cairn seed"))
+        } catch {
+            throw CommandFailure("\(error)")
+        }
+        // A tokens file that cannot be written must fail before any user is created.
+        let tokens = try TokensFile(path: out)
         let started = Date()
         let file: FixtureFile
         do {
             file = try runBlocking { try await data.seed(plan) }
         } catch MaintenanceError.usernameTaken {
-            throw ValidationError("users with prefix '\(prefix)' already exist in \(directory); choose another --prefix")
+            throw CommandFailure("users with prefix '\(prefix)' already exist in \(directory); choose another --prefix")
         }
         try data.close()
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        try encoder.encode(file).write(to: URL(fileURLWithPath: out))
+        try tokens.write(encoder.encode(file))
         let pairs = file.users.reduce(0) { $0 + $1.friends.count } / 2
         print("seeded \(file.users.count) users and \(pairs) friendships into \(directory) in "
               + String(format: "%.1f s", Date().timeIntervalSince(started)) + "; tokens in \(out)")
+    }
+}
+
+/// The tokens file, opened (mode 0600, owner only: it holds bearer tokens) before anything is seeded.
+struct TokensFile {
+    let path: String
+    private let descriptor: Int32
+
+    init(path: String) throws {
+        let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw CommandFailure("cannot write \(path): \(String(cString: strerror(errno)))") }
+        // An existing file keeps its mode on open: narrow it too.
+        guard fchmod(fd, 0o600) == 0 else {
+            close(fd)
+            throw CommandFailure("cannot make \(path) private: \(String(cString: strerror(errno)))")
+        }
+        self.path = path
+        descriptor = fd
+    }
+
+    /// Replaces the contents with `data` and closes the file.
+    func write(_ data: Data) throws {
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        do {
+            try handle.truncate(atOffset: 0)
+            try handle.write(contentsOf: data)
+            try handle.close()
+        } catch {
+            throw CommandFailure("cannot write \(path): \(error.localizedDescription)")
+        }
     }
 }
 

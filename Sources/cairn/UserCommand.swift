@@ -22,7 +22,13 @@ extension DataDirectoryOption {
     /// Opens the data directory, runs one role change and prints what `report` makes of its result; an unknown
     /// user is a command failure (exit 1) naming the user.
     func changeRole(_ change: (Maintenance) throws -> Bool, report: (Bool) -> String) throws {
-        let data = try Maintenance(dataDirectory: resolve())
+        CommandLogging.bootstrap()
+        let data: Maintenance
+        do {
+            data = try Maintenance(dataDirectory: resolve(), access: .besideHub)
+        } catch {
+            throw CommandFailure("\(error)")
+        }
         defer { try? data.close() }
         do {
             print(report(try change(data)))

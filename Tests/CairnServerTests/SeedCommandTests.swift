@@ -35,11 +35,33 @@ extension ServerIntegration {
             let pos = try a.nextEvent("pos")
             #expect(pos["user"] as? Int == friendIDs[0])
 
-            let again = try TestServerProcess(arguments: ["seed", "--users", "2", "--friends", "1", "--data", data, "--out", out + ".2"])
-            #expect(try again.waitForExit(timeout: 60) != 0)
-            #expect(again.output.contains("already exist"))
             server.signal(SIGTERM)
             #expect(try server.waitForExit(timeout: 15) == 0)
+
+            // Seeding the same prefix again is one clear line, without any usage text.
+            let again = try TestServerProcess(arguments: ["seed", "--users", "2", "--friends", "1", "--data", data,
+                                                          "--out", out + ".2"])
+            #expect(try again.waitForExit(timeout: 60) == 1)
+            #expect(again.output.contains("already exist"))
+            #expect(!again.output.contains("Usage"), "\(again.output)")
+        }
+
+        @Test func theTokensFileIsPrivate() throws {
+            let data = NSTemporaryDirectory() + "cairn-seed-\(UUID().uuidString)"
+            let out = data + "-tokens.json"
+            defer {
+                try? FileManager.default.removeItem(atPath: data)
+                try? FileManager.default.removeItem(atPath: out)
+            }
+            // Even a file that exists with a wider mode ends up owner-only.
+            #expect(FileManager.default.createFile(atPath: out, contents: Data("old".utf8),
+                                                   attributes: [.posixPermissions: 0o644]))
+            let seed = try TestServerProcess(arguments: ["seed", "--users", "4", "--friends", "1", "--data", data,
+                                                         "--out", out])
+            #expect(try seed.waitForExit(timeout: 60) == 0, "output: \(seed.output)")
+            let mode = try FileManager.default.attributesOfItem(atPath: out)[.posixPermissions] as? Int
+            #expect(mode == 0o600)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: out)).first == UInt8(ascii: "{"))
         }
 
         @Test func badSeedOptionsAreRefused() throws {
