@@ -1,6 +1,7 @@
 /* Implementation of the shim declared in include/cairn_lws.h: one line per export, no logic. */
 #include "cairn_lws.h"
 #include <ev.h>
+#include <openssl/ssl.h>
 
 int cairn_lws_pre(void) { return LWS_PRE; }
 
@@ -8,6 +9,11 @@ uint64_t cairn_lws_opt_validate_utf8(void) { return LWS_SERVER_OPTION_VALIDATE_U
 uint64_t cairn_lws_opt_do_ssl_global_init(void) { return LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT; }
 uint64_t cairn_lws_opt_disable_ipv6(void) { return LWS_SERVER_OPTION_DISABLE_IPV6; }
 uint64_t cairn_lws_opt_libuv(void) { return LWS_SERVER_OPTION_LIBUV; }
+
+long cairn_lws_tls_refuse_older_than(int tls13_only) {
+    long refused = (long)(SSL_OP_NO_SSLv2 | SSL_OP_NO_SSLv3 | SSL_OP_NO_TLSv1 | SSL_OP_NO_TLSv1_1);
+    return tls13_only ? refused | (long)SSL_OP_NO_TLSv1_2 : refused;
+}
 
 void *cairn_ev_loop_new(void) {
     /* epoll where the kernel has it; otherwise libev's own choice for the platform. */

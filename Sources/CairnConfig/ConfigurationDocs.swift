@@ -1,7 +1,7 @@
 // Text generated from the option table, so help, example file and documentation cannot drift from the code:
 // the settings section of `cairn serve --help`, a complete commented example file (`cairn config example`), the
 // Markdown table in docs/OPERATIONS.md (`cairn config options`), and the effective configuration with the source
-// of each value (`cairn config show`).
+// of each value (`cairn config show`, which never prints a secret such as the metrics token).
 
 import Foundation
 
@@ -90,7 +90,7 @@ public enum ConfigurationDocs {
         return lines.joined(separator: "\n")
     }
 
-    /// The effective configuration as TOML, each value followed by its source.
+    /// The effective configuration as TOML, each value followed by its source; secrets are masked.
     public static func effective(_ resolved: ResolvedConfiguration,
                                  options: [ConfigurationOption] = ConfigurationOptions.all) -> String {
         var out = ""
@@ -101,7 +101,9 @@ public enum ConfigurationDocs {
                 section = option.section
                 out += (out.isEmpty ? "" : "\n") + "[\(option.section)]\n"
             }
-            if let value = setting.value {
+            if setting.value != nil, option.isSecret {
+                out += "\(option.name) = \"********\"  # \(setting.source) (a secret: not shown)\n"
+            } else if let value = setting.value {
                 out += "\(option.name) = \(value)  # \(setting.source)\n"
             } else {
                 out += "# \(option.name) is not set\n"

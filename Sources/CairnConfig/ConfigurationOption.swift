@@ -93,6 +93,15 @@ public struct ConfigurationOption: Sendable {
     public let example: ConfigurationValue?
     /// Applies a valid value to the configuration.
     let apply: @Sendable (ConfigurationValue, inout AppConfiguration) -> Void
+    /// True for a credential (a token): `cairn config show` and error messages never print its value.
+    public private(set) var isSecret = false
+
+    /// This option marked as a credential, whose value is never printed.
+    public func secret() -> ConfigurationOption {
+        var copy = self
+        copy.isSecret = true
+        return copy
+    }
 
     /// Environment variable: `CAIRN_` and the flag in upper case with `-` as `_` (`--max-speed` is `CAIRN_MAX_SPEED`).
     public var environmentVariable: String {
@@ -121,11 +130,13 @@ public struct ConfigurationOption: Sendable {
 
     /// A whole-number option.
     public static func integer(
-        _ key: String, flag: String, default value: Int?, defaultNote: String? = nil, range: ClosedRange<Int>,
-        unit: String, help: String, apply: @escaping @Sendable (inout AppConfiguration, Int) -> Void
+        _ key: String, flag: String, default value: Int?, defaultNote: String? = nil, example: Int? = nil,
+        range: ClosedRange<Int>, unit: String, help: String,
+        apply: @escaping @Sendable (inout AppConfiguration, Int) -> Void
     ) -> ConfigurationOption {
         ConfigurationOption(key: key, flag: flag, kind: .integer(range), defaultValue: value.map { .integer($0) },
-                            defaultNote: defaultNote, unit: unit, help: help, example: nil) { value, config in
+                            defaultNote: defaultNote, unit: unit, help: help, example: example.map { .integer($0) }) {
+            value, config in
             if case .integer(let number) = value { apply(&config, number) }
         }
     }
@@ -217,6 +228,9 @@ public struct ConfigurationOption: Sendable {
             throw Refusal(reason: "has the wrong type")
         }
     }
+
+    /// Raw text as a message may quote it: in quotes, or "(hidden)" for a secret.
+    func shown(_ text: String) -> String { isSecret ? "(hidden)" : "'\(text)'" }
 
     /// "expected an integer in 0...65535 (port number)".
     var expected: String { "expected \(kind.expectation) (\(unit))" }

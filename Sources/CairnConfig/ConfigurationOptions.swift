@@ -55,12 +55,21 @@ public enum ConfigurationOptions {
         .text("tls.key", flag: "tls-key", kind: .path, default: nil, example: "/etc/cairn/tls/privkey.pem",
               unit: "PEM file",
               help: "Private key of tls.certificate; needs tls.certificate.") { $0.server.tlsPrivateKeyPath = $1 },
+        .text("tls.min_version", flag: "tls-min-version", kind: .choice(["1.2", "1.3"]), default: "1.2",
+              unit: "TLS version", help: "Oldest TLS version a client may use; 1.0 and 1.1 are always refused.") {
+            $0.server.tlsMinimumVersion = $1 == "1.3" ? .tls13 : .tls12
+        },
+        .text("tls.ciphers", flag: "tls-ciphers", default: AppConfiguration().server.tlsCiphers,
+              unit: "OpenSSL cipher list",
+              help: "TLS 1.2 cipher suites (OpenSSL syntax); TLS 1.3 uses OpenSSL's suites, all modern.") {
+            $0.server.tlsCiphers = $1
+        },
 
         // [metrics]
         .text("metrics.token", flag: "metrics-token", default: nil, example: "a-long-random-string", unit: "token",
               help: "Bearer token GET /metrics requires; unset, /metrics is served to local peers only unless on loopback.") {
             $0.server.metricsToken = $1.isEmpty ? nil : $1
-        },
+        }.secret(),
 
         // [storage]
         .text("storage.directory", flag: "data", kind: .path, default: "./data", unit: "directory",
@@ -133,6 +142,11 @@ public enum ConfigurationOptions {
         .integer("accounts.hash_workers", flag: "hash-workers", default: ProcessInfo.processInfo.activeProcessorCount,
                  defaultNote: "number of cores", range: 1...256, unit: "threads",
                  help: "Threads that hash and check passwords.") { $0.hashWorkers = $1 },
+        .integer("accounts.token_lifetime", flag: "token-lifetime", default: nil, example: 30 * 86_400,
+                 range: 60...(10 * 366 * 86_400), unit: "seconds",
+                 help: "Age at which a session token stops working (unauthorized); unset: tokens never expire.") {
+            $0.accounts.tokenLifetimeMs = Int64($1) * 1000
+        },
 
         // [media]
         .integer("media.max_bytes", flag: "media-max-bytes", default: 20 << 20, range: 1024...(1 << 30), unit: "bytes",

@@ -9,6 +9,14 @@ public enum EventLoopBackend: String, Sendable, CaseIterable {
     case poll
 }
 
+/// The oldest TLS version the hub accepts (TLS 1.0 and 1.1 are never offered).
+public enum TLSMinimumVersion: String, Sendable {
+    /// TLS 1.2 and 1.3.
+    case tls12
+    /// TLS 1.3 only.
+    case tls13
+}
+
 /// Settings for the WebSocket/HTTP transport.
 public struct ServerConfiguration: Sendable {
     /// Address to listen on. `127.0.0.1` keeps the hub private to the machine; use `0.0.0.0` to expose it.
@@ -41,6 +49,12 @@ public struct ServerConfiguration: Sendable {
     public var tlsCertificatePath: String?
     /// PEM private key of `tlsCertificatePath`.
     public var tlsPrivateKeyPath: String?
+    /// The oldest TLS version accepted (default 1.2).
+    public var tlsMinimumVersion = TLSMinimumVersion.tls12
+    /// TLS 1.2 cipher suites in OpenSSL's syntax (default `modernCiphers`); TLS 1.3 keeps OpenSSL's suites.
+    public var tlsCiphers = ServerConfiguration.modernCiphers
+    /// Forward-secret AEAD suites only: ECDHE key exchange with AES-GCM or ChaCha20-Poly1305.
+    public static let modernCiphers = "ECDHE+AESGCM:ECDHE+CHACHA20"
     /// libwebsockets log verbosity: 0 errors, 1 + warnings, 2 + notices, 3 + info.
     public var lwsLogVerbosity = 1
     /// When set, `GET /metrics` requires `Authorization: Bearer <this token>` and answers 401 without it.

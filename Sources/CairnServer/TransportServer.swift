@@ -247,6 +247,10 @@ public final class TransportServer: @unchecked Sendable {
             info.ssl_cert_filepath = UnsafePointer(keep(strdup(certificate)))
             info.ssl_private_key_filepath = UnsafePointer(keep(strdup(key)))
             info.alpn = UnsafePointer(keep(strdup("http/1.1")))
+            // TLS 1.2 at least (1.0 and 1.1 are refused even where the library would still allow them), and for
+            // TLS 1.2 only the configured suites (by default forward-secret AEAD ones); TLS 1.3 suites are all modern.
+            info.ssl_options_set = cairn_lws_tls_refuse_older_than(configuration.tlsMinimumVersion == .tls13 ? 1 : 0)
+            info.ssl_cipher_list = UnsafePointer(keep(strdup(configuration.tlsCiphers)))
         }
         info.user = Unmanaged.passUnretained(self).toOpaque()
         if let evLoop {

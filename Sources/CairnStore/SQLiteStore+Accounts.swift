@@ -36,13 +36,13 @@ extension SQLiteStore: AccountStore {
         }
     }
 
-    /// The user a token digest belongs to.
-    public func user(tokenHash: [UInt8]) async throws -> User? {
+    /// The user a token digest belongs to, if the token was created after `issuedAfter` (when given).
+    public func user(tokenHash: [UInt8], issuedAfter: Int64?) async throws -> User? {
         try await pool.read { db in
             try Row.fetchOne(db, sql: """
                 SELECT u.id, u.username, u.name, u.is_guest FROM tokens t JOIN users u ON u.id = t.user_id
-                WHERE t.hash = ?
-                """, arguments: [Data(tokenHash)]).map(Self.user)
+                WHERE t.hash = ? AND t.created_at > ?
+                """, arguments: [Data(tokenHash), issuedAfter ?? Int64.min]).map(Self.user)
         }
     }
 
@@ -51,6 +51,14 @@ extension SQLiteStore: AccountStore {
         try await pool.write { db in
             try db.execute(sql: "DELETE FROM tokens WHERE hash = ?", arguments: [Data(hash)])
             return db.changesCount > 0
+        }
+    }
+
+    /// Deletes every token digest of a user; returns how many there were.
+    public func deleteTokens(userID: Int64) async throws -> Int {
+        try await pool.write { db in
+            try db.execute(sql: "DELETE FROM tokens WHERE user_id = ?", arguments: [userID])
+            return db.changesCount
         }
     }
 

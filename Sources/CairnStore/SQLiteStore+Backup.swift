@@ -1,7 +1,7 @@
 // Online backup: SQLite's backup API copies the database page by page inside one read transaction, so the copy is
 // a consistent snapshot even while the hub keeps writing (WAL readers never block the writer, nor it them). The copy
 // goes to a temporary file beside the destination, is checked with `PRAGMA integrity_check`, synced, and renamed
-// into place, so a destination that exists is always a complete, valid database.
+// into place, so a destination that exists is always a complete, valid database. It is created with mode 0600.
 import Foundation
 import GRDB
 
@@ -51,6 +51,12 @@ extension SQLiteStore {
         guard !fm.fileExists(atPath: destination) else { throw StoreBackupError.destinationExists(destination) }
         let partial = destination + ".partial-\(getpid())"
         defer { try? fm.removeItem(atPath: partial) }
+        // A backup is the whole database: owner-only (0600) from its first byte, whatever the umask.
+        let fd = open(partial, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            throw StoreBackupError.failed("cannot create \(partial): \(String(cString: strerror(errno)))")
+        }
+        Glibc.close(fd)
         do {
             var sourceConfig = Configuration()
             sourceConfig.busyMode = .timeout(10)

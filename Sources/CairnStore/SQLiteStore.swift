@@ -59,6 +59,14 @@ public final class SQLiteStore: Sendable {
             try db.execute(sql: "PRAGMA synchronous = FULL")
             try db.execute(sql: "PRAGMA foreign_keys = ON")
         }
+        // SQLite would create the file 0644 (less the umask), and its -wal and -shm take the database's mode: create
+        // it owner-only first, so every copy of the data on disk is private to the hub's user.
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            throw StoreOpenError.dataDirectory(directory, underlying: "cannot create \(Self.fileName): "
+                                               + String(cString: strerror(errno)))
+        }
+        Glibc.close(fd)
         pool = try DatabasePool(path: path, configuration: config)
         try Migrations.migrator.migrate(pool)
         let schema = try pool.read { try Migrations.migrator.appliedIdentifiers($0) }.sorted().last ?? "none"

@@ -18,6 +18,8 @@ public final class MemoryAccountStore: AccountStore, SocialStore, RoleStore {
 
         public var users: [Int64: (user: User, hash: String?)] = [:]
         public var tokens: [[UInt8]: Int64] = [:]
+        /// When each token was created (ms).
+        public var tokenCreatedAt: [[UInt8]: Int64] = [:]
         public var nextID: Int64 = 1
         public var friendships: Set<[Int64]> = []
         public var requests: Set<[Int64]> = []
@@ -54,18 +56,30 @@ public final class MemoryAccountStore: AccountStore, SocialStore, RoleStore {
     }
 
     public func insertToken(hash: [UInt8], userID: Int64, createdAt: Int64) async throws {
-        state.withLock { $0.tokens[hash] = userID }
+        state.withLock {
+            $0.tokens[hash] = userID
+            $0.tokenCreatedAt[hash] = createdAt
+        }
     }
 
-    public func user(tokenHash: [UInt8]) async throws -> User? {
+    public func user(tokenHash: [UInt8], issuedAfter: Int64?) async throws -> User? {
         try state.withLock { s in
             if s.failReads { throw InjectedFailure() }
+            if let issuedAfter, (s.tokenCreatedAt[tokenHash] ?? Int64.min) <= issuedAfter { return nil }
             return s.tokens[tokenHash].flatMap { s.users[$0]?.user }
         }
     }
 
     public func deleteToken(hash: [UInt8]) async throws -> Bool {
         state.withLock { $0.tokens.removeValue(forKey: hash) != nil }
+    }
+
+    public func deleteTokens(userID: Int64) async throws -> Int {
+        state.withLock { s in
+            let theirs = s.tokens.filter { $0.value == userID }.keys
+            for hash in theirs { s.tokens[hash] = nil }
+            return theirs.count
+        }
     }
 
     public struct InjectedFailure: Error {

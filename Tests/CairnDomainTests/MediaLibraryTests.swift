@@ -207,7 +207,7 @@ final class TokenAccountStore: AccountStore {
         }
     }
 
-    func user(tokenHash: [UInt8]) async throws -> User? {
+    func user(tokenHash: [UInt8], issuedAfter: Int64?) async throws -> User? {
         try state.withLock {
             if $0.failing { throw Failure() }
             return $0.users[tokenHash]
@@ -218,4 +218,5 @@ final class TokenAccountStore: AccountStore {
     func credentials(username: String) async throws -> StoredCredentials? { nil }
     func insertToken(hash: [UInt8], userID: Int64, createdAt: Int64) async throws { throw Failure() }
     func deleteToken(hash: [UInt8]) async throws -> Bool { false }
+    func deleteTokens(userID: Int64) async throws -> Int { 0 }
 }

@@ -1,5 +1,7 @@
 // Accounts over a real socket: register, duplicate usernames, wrong passwords, the three ways to present a token,
-// logout revoking, throttled logins, and the pre-auth gate.
+// logout revoking (one token, or every token of the account), token lifetimes, throttled logins, and the pre-auth
+// gate.
+import CairnDomain
 import CairnTestSupport
 import Foundation
 import Testing
@@ -117,6 +119,51 @@ extension ServerIntegration {
             #expect(errorCode(try other.request("auth", ["token": token])) == "unauthorized")
             let viaHeader = try hub.client(headers: ["Authorization": "Bearer \(token)"])
             #expect(try viaHeader.expectClose(timeout: 10).code == 4500)
+        }
+
+        @Test func logoutAllRevokesEveryTokenAndClosesTheOtherSessions() throws {
+            let hub = try RunningHub()
+            defer { hub.removeData() }
+            let (phone, first) = try hub.registered("ivan")
+            let laptop = try hub.client()
+            let login = try laptop.requestOK("login", ["username": "ivan", "password": "password1"])
+            let second = try #require(login["token"] as? String)
+            let tablet = try hub.client(headers: ["Authorization": "Bearer \(first)"])
+            #expect(try tablet.requestOK("whoami")["user"] != nil)
+            let (bystander, _) = try hub.registered("vera")
+
+            #expect(try phone.request("logout", ["all": true])["ok"] as? Bool == true)
+            for other in [laptop, tablet] {
+                let close = try other.expectClose(timeout: 10)
+                #expect(close.code == 4500)
+                #expect(close.reason == "token revoked")
+            }
+            // This connection stays open, signed out; both tokens are dead; other accounts are untouched.
+            #expect(errorCode(try phone.request("whoami")) == "unauthorized")
+            for token in [first, second] {
+                #expect(errorCode(try phone.request("auth", ["token": token])) == "unauthorized")
+            }
+            #expect(try bystander.requestOK("whoami")["user"] != nil)
+        }
+
+        @Test func tokensExpireAfterTheirLifetime() throws {
+            let clock = ManualClock()
+            let hub = try RunningHub(clock: clock) { $0.accounts.tokenLifetimeMs = 3_600_000 }
+            defer { hub.removeData() }
+            let (_, token) = try hub.registered("tess")
+            clock.advance(by: 3_599_000)
+            #expect(try hub.client().requestOK("auth", ["token": token])["user"] != nil)
+            clock.advance(by: 2_000)
+            let late = try hub.client()
+            let reply = try late.request("auth", ["token": token])
+            #expect(errorCode(reply) == "unauthorized")
+            #expect(errorMessage(reply).contains("expired"))
+            let onUpgrade = try hub.client(headers: ["Authorization": "Bearer \(token)"])
+            #expect(try onUpgrade.expectClose(timeout: 10).code == 4500)
+            // A fresh login mints a fresh token.
+            let fresh = try #require(try late.requestOK("login", ["username": "tess", "password": "password1"])["token"]
+                as? String)
+            #expect(try hub.client().requestOK("auth", ["token": fresh])["user"] != nil)
         }
 
         @Test func guestGetsASession() throws {

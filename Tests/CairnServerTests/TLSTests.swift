@@ -1,7 +1,7 @@
 // TLS on the hub's one port, against a fresh self-signed certificate: https GET /healthz and a wss round trip with
 // a client that verifies the certificate and the name, ALPN that settles on http/1.1 even when h2 is offered, a
 // client that does not trust the certificate failing verification, and the real `cairn serve` announcing TLS and
-// refusing unusable TLS settings by name.
+// refusing unusable TLS settings by name; TLS 1.0/1.1 and weak TLS 1.2 suites refused, and tls.min_version.
 import CairnApp
 import CairnTestSupport
 import Foundation
@@ -129,6 +129,53 @@ extension ServerIntegration {
                                                                "--tls-key", other.keyPath])
             #expect(try mismatched.waitForExit(timeout: 30) != 0)
             #expect(mismatched.output.contains("with TLS"), "\(mismatched.output)")
+        }
+
+        /// True when a TLS handshake and a GET /healthz with `options` succeed.
+        static func handshakes(port: Int, _ options: TLSOptions) -> Bool {
+            (try? HTTPClient.get(port: port, path: "/healthz", timeout: 10, tls: options).status) == 200
+        }
+
+        @Test func oldProtocolsAndWeakSuitesAreRefused() throws {
+            let dir = try Self.workDirectory()
+            defer { try? FileManager.default.removeItem(atPath: dir) }
+            let cert = try SelfSignedCertificate.make(in: dir)
+            let hub = try RunningHub { config in
+                config.server.tlsCertificatePath = cert.certificatePath
+                config.server.tlsPrivateKeyPath = cert.keyPath
+            }
+            defer { hub.removeData() }
+            let trusted = cert.certificatePath
+            // TLS 1.1 (offered at security level 0, which OpenSSL 3 needs to speak it at all).
+            #expect(!Self.handshakes(port: hub.port, TLSOptions(trustedCertificates: trusted,
+                                                                maxVersion: .tls1_1,
+                                                                ciphers: "DEFAULT@SECLEVEL=0")))
+            // TLS 1.2 with only CBC suites without AEAD (which OpenSSL alone would still accept).
+            let cbcOnly = "ECDHE-ECDSA-AES128-SHA:ECDHE-RSA-AES128-SHA"
+            #expect(!Self.handshakes(port: hub.port, TLSOptions(trustedCertificates: trusted, maxVersion: .tls1_2,
+                                                                ciphers: cbcOnly)))
+            // TLS 1.2 with a modern suite, and the default (TLS 1.3), work.
+            #expect(Self.handshakes(port: hub.port, TLSOptions(trustedCertificates: trusted,
+                                                               maxVersion: .tls1_2,
+                                                               ciphers: "ECDHE-ECDSA-AES128-GCM-SHA256")))
+            #expect(Self.handshakes(port: hub.port, TLSOptions(trustedCertificates: trusted)))
+            try hub.stop()
+        }
+
+        @Test func aMinimumOfTLS13RefusesTLS12Clients() throws {
+            let dir = try Self.workDirectory()
+            defer { try? FileManager.default.removeItem(atPath: dir) }
+            let cert = try SelfSignedCertificate.make(in: dir)
+            let server = try TestServerProcess(
+                arguments: ["serve", "--port", "0", "--data", dir + "/data", "--tls-cert", cert.certificatePath,
+                            "--tls-key", cert.keyPath, "--tls-min-version", "1.3"])
+            let port = try server.waitForListeningPort(timeout: 60)
+            let trusted = cert.certificatePath
+            #expect(!Self.handshakes(port: port, TLSOptions(trustedCertificates: trusted,
+                                                            maxVersion: .tls1_2)))
+            #expect(Self.handshakes(port: port, TLSOptions(trustedCertificates: trusted)))
+            server.signal(SIGTERM)
+            #expect(try server.waitForExit(timeout: 15) == 0, "output: \(server.output)")
         }
     }
 }

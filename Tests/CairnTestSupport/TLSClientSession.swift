@@ -9,6 +9,19 @@ import Foundation
 import Glibc
 #endif
 
+/// A TLS protocol version a test client may be limited to.
+public enum TLSProtocolVersion: Sendable {
+    case tls1_1, tls1_2, tls1_3
+
+    var openSSLValue: Int {
+        switch self {
+        case .tls1_1: Int(TLS1_1_VERSION)
+        case .tls1_2: Int(TLS1_2_VERSION)
+        case .tls1_3: Int(TLS1_3_VERSION)
+        }
+    }
+}
+
 /// How a test client should speak TLS.
 public struct TLSOptions: Sendable {
     /// PEM file of the certificates to trust (for a self-signed server: its own certificate). Nil trusts nothing,
@@ -18,12 +31,20 @@ public struct TLSOptions: Sendable {
     public var expectedName: String?
     /// ALPN protocols to offer, in preference order.
     public var alpn: [String]
+    /// The newest protocol version to offer; nil offers what OpenSSL does.
+    public var maxVersion: TLSProtocolVersion?
+    /// TLS 1.2-and-older cipher suites to offer (OpenSSL syntax); nil offers OpenSSL's defaults. Old protocol
+    /// versions need "@SECLEVEL=0" here, or OpenSSL 3 will not even offer them.
+    public var ciphers: String?
 
     /// Verifies against `trustedCertificates`, checking the name (or IP) the client connects to.
-    public init(trustedCertificates: String?, expectedName: String? = nil, alpn: [String] = ["http/1.1"]) {
+    public init(trustedCertificates: String?, expectedName: String? = nil, alpn: [String] = ["http/1.1"],
+                maxVersion: TLSProtocolVersion? = nil, ciphers: String? = nil) {
         self.trustedCertificates = trustedCertificates
         self.expectedName = expectedName
         self.alpn = alpn
+        self.maxVersion = maxVersion
+        self.ciphers = ciphers
     }
 }
 
@@ -41,6 +62,13 @@ final class TLSClientSession {
         SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nil)
         // Partial writes are retried from wherever the Swift buffer lives at that moment.
         _ = SSL_CTX_ctrl(context, SSL_CTRL_MODE, Int(SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER), nil)
+        if let version = options.maxVersion {
+            _ = SSL_CTX_ctrl(context, SSL_CTRL_SET_MAX_PROTO_VERSION, version.openSSLValue, nil)
+        }
+        if let ciphers = options.ciphers, SSL_CTX_set_cipher_list(context, ciphers) != 1 {
+            SSL_CTX_free(context)
+            throw TestClientError.tlsFailed("cipher list '\(ciphers)' refused: \(Self.errorQueue())")
+        }
         if let trusted = options.trustedCertificates,
            SSL_CTX_load_verify_locations(context, trusted, nil) != 1 {
             SSL_CTX_free(context)

@@ -18,6 +18,10 @@ uint64_t cairn_lws_opt_do_ssl_global_init(void);
 uint64_t cairn_lws_opt_disable_ipv6(void);
 uint64_t cairn_lws_opt_libuv(void);
 
+/* OpenSSL option bits (SSL_OP_NO_*) for lws_context_creation_info.ssl_options_set that refuse every protocol older
+ * than TLS 1.2, or older than TLS 1.3 when `tls13_only` is nonzero. */
+long cairn_lws_tls_refuse_older_than(int tls13_only);
+
 /*
  * The libev event loop the server runs lws on (epoll on Linux) instead of lws' built-in poll(). The loop is
  * ours ("foreign" to lws): we create it, hand it to lws at context creation, turn it once per service-loop turn,

@@ -52,8 +52,18 @@ public protocol AccountStore: Sendable {
     func credentials(username: String) async throws -> StoredCredentials?
     /// Stores the SHA-256 digest of a new session token.
     func insertToken(hash: [UInt8], userID: Int64, createdAt: Int64) async throws
-    /// The account a token digest belongs to, if the token is live.
-    func user(tokenHash: [UInt8]) async throws -> User?
+    /// The account a token digest belongs to, if the token is live: stored, and when `issuedAfter` is given,
+    /// created after that time (ms since the epoch; older tokens have expired).
+    func user(tokenHash: [UInt8], issuedAfter: Int64?) async throws -> User?
     /// Revokes a token; true if it existed.
     func deleteToken(hash: [UInt8]) async throws -> Bool
+    /// Revokes every token of an account; returns how many there were.
+    func deleteTokens(userID: Int64) async throws -> Int
+}
+
+extension AccountStore {
+    /// The account a token digest belongs to, whatever the token's age.
+    public func user(tokenHash: [UInt8]) async throws -> User? {
+        try await user(tokenHash: tokenHash, issuedAfter: nil)
+    }
 }

@@ -1,8 +1,9 @@
 // Registration, login, guests, token authentication and logout. This is where the account rules of the contract
 // live (username alphabet and length, password length, "Login failed"), where tokens are minted (256 bits from the
-// injected random source, handed to the client once, stored only as their SHA-256 digest) and where failed logins
-// are throttled per username and per connection. It is Sendable and async: callers on the event loop start an
-// operation and get the result back without ever blocking on scrypt or SQLite.
+// injected random source, handed to the client once, stored only as their SHA-256 digest, optionally expiring
+// `tokenLifetimeMs` after they were minted) and where failed logins are throttled per username and per connection.
+// It is Sendable and async: callers on the event loop start an operation and get the result back without ever
+// blocking on scrypt or SQLite.
 import CairnCrypto
 import Logging
 
@@ -30,6 +31,8 @@ public struct AccountRules: Sendable {
     public var failuresPerConnection = 10
     /// The sliding window for failed logins, in milliseconds (default 15 minutes).
     public var failureWindowMs: Int64 = 15 * 60 * 1000
+    /// Age in milliseconds at which a token stops authenticating; nil (the default): tokens never expire.
+    public var tokenLifetimeMs: Int64?
 
     /// The defaults above.
     public init() {}
@@ -163,12 +166,16 @@ public final class Accounts: Sendable {
         return try await openSession(for: user)
     }
 
-    /// Resolves a bearer token to its account; `unauthorized` when it is malformed, unknown or revoked.
+    /// Resolves a bearer token to its account; `unauthorized` when it is malformed, unknown, revoked or older than
+    /// `rules.tokenLifetimeMs`.
     public func authenticate(token: String) async throws(DomainError) -> User {
-        guard let digest = Self.tokenDigest(token) else { throw DomainError(.unauthorized, "Invalid or revoked token") }
+        guard let digest = Self.tokenDigest(token) else { throw Self.invalidToken }
+        let issuedAfter = rules.tokenLifetimeMs.map { clock.now() - $0 }
         let user: User?
-        do { user = try await store.user(tokenHash: digest) } catch { throw storageFailure(error, "auth") }
-        guard let user else { throw DomainError(.unauthorized, "Invalid or revoked token") }
+        do { user = try await store.user(tokenHash: digest, issuedAfter: issuedAfter) } catch {
+            throw storageFailure(error, "auth")
+        }
+        guard let user else { throw Self.invalidToken }
         return user
     }
 
@@ -177,6 +184,14 @@ public final class Accounts: Sendable {
         guard let digest = Self.tokenDigest(token) else { return }
         do { _ = try await store.deleteToken(hash: digest) } catch { throw storageFailure(error, "logout") }
     }
+
+    /// Revokes every token of an account (`logout {all: true}`); returns how many there were.
+    @discardableResult
+    public func logoutEverywhere(userID: Int64) async throws(DomainError) -> Int {
+        do { return try await store.deleteTokens(userID: userID) } catch { throw storageFailure(error, "logout") }
+    }
+
+    private static let invalidToken = DomainError(.unauthorized, "Invalid, expired or revoked token")
 
     /// The stored digest of a token, or nil when the text cannot be a token Cairn issued.
     public static func tokenDigest(_ token: String) -> [UInt8]? {

@@ -29,6 +29,11 @@ public final class Sessions {
     /// Recently revoked tokens, in revocation order (see `rememberRevoked`).
     private var revokedTokens: Set<String> = []
     private var revokedOrder: [String] = []
+    /// Counts `logout {all: true}`s; an account check remembers the count it started at (see `bind`).
+    private var revocationEpoch: UInt64 = 0
+    /// The epoch of each account's latest logout everywhere, for recent ones, oldest first in `everywhereOrder`.
+    private var loggedOutEverywhere: [Int64: UInt64] = [:]
+    private var everywhereOrder: [Int64] = []
     /// Authenticated connections per user (presence: online while non-empty).
     private var byUser: [Int64: [ConnectionID]] = [:]
     /// Connections watching their friends, per user.
@@ -151,25 +156,38 @@ public final class Sessions {
     /// Binds the connection to a token's account.
     public func auth(_ connection: ConnectionID, token: String, _ done: @escaping Outcome<User>) {
         let accounts = self.accounts
-        begin(connection)
+        let epoch = begin(connection)
         work.run({ () async throws(DomainError) -> User in try await accounts.authenticate(token: token) },
                  then: { result in
                      self.end(connection)
                      if case .success(let user) = result, self.connections[connection] != nil {
-                         self.bind(connection, to: user, token: token)
+                         self.bind(connection, to: user, token: token, checkedFrom: epoch)
                      }
                      done(result)
                  })
     }
 
-    /// Revokes the connection's token, ends every session that used it, and starts a new deadline here.
-    /// Without a token there is nothing to revoke.
-    public func logout(_ connection: ConnectionID, _ done: @escaping Outcome<Void>) {
+    /// Revokes the connection's token, ends every session that used it, and starts a new deadline here. With
+    /// `everywhere`, revokes every token of the account and ends every other session of it. Without a token
+    /// there is nothing to revoke.
+    public func logout(_ connection: ConnectionID, everywhere: Bool = false, _ done: @escaping Outcome<Void>) {
         guard let token = connections[connection]?.token else {
             done(.success(()))
             return
         }
         let accounts = self.accounts
+        if everywhere, let user = connections[connection]?.user {
+            work.run({ () async throws(DomainError) -> Int in try await accounts.logoutEverywhere(userID: user.id) },
+                     then: { result in
+                         switch result {
+                         case .failure(let error): done(.failure(error))
+                         case .success:
+                             self.loggedOutEverywhere(connection, user: user.id, token: token)
+                             done(.success(()))
+                         }
+                     })
+            return
+        }
         work.run({ () async throws(DomainError) -> Bool in
             try await accounts.logout(token: token)
             return true
@@ -186,29 +204,33 @@ public final class Sessions {
     private func authenticate(_ connection: ConnectionID,
                               _ work: @escaping @Sendable () async throws(DomainError) -> Session,
                               then done: @escaping Outcome<Session>) {
-        begin(connection)
+        let epoch = begin(connection)
         self.work.run(work, then: { result in
             self.end(connection)
             if case .success(let session) = result, self.connections[connection] != nil {
-                self.bind(connection, to: session.user, token: session.token)
+                self.bind(connection, to: session.user, token: session.token, checkedFrom: epoch)
             }
             done(result)
         })
     }
 
-    private func begin(_ connection: ConnectionID) { connections[connection]?.authenticating += 1 }
+    /// Counts an account check in progress; returns the revocation epoch it starts at.
+    private func begin(_ connection: ConnectionID) -> UInt64 {
+        connections[connection]?.authenticating += 1
+        return revocationEpoch
+    }
     private func end(_ connection: ConnectionID) { connections[connection]?.authenticating -= 1 }
 
     private func authenticateOnUpgrade(_ connection: ConnectionID, token: String, checked: @escaping () -> Void) {
         let accounts = self.accounts
-        begin(connection)
+        let epoch = begin(connection)
         work.run({ () async throws(DomainError) -> User in try await accounts.authenticate(token: token) },
                  then: { result in
                      self.end(connection)
                      defer { checked() }
                      guard self.connections[connection] != nil else { return }
                      switch result {
-                     case .success(let user): self.bind(connection, to: user, token: token)
+                     case .success(let user): self.bind(connection, to: user, token: token, checkedFrom: epoch)
                      case .failure(let error):
                          // Not the token's fault (e.g. storage trouble): a close the client may retry after.
                          self.events?.end(connection, error.code == .unauthorized ? .invalidToken : .checkFailed)
@@ -229,9 +251,33 @@ public final class Sessions {
         }
     }
 
+    private func loggedOutEverywhere(_ connection: ConnectionID, user: Int64, token: String) {
+        rememberRevoked(token)
+        revocationEpoch += 1
+        if loggedOutEverywhere.updateValue(revocationEpoch, forKey: user) == nil {
+            everywhereOrder.append(user)
+            if everywhereOrder.count > 4096 { loggedOutEverywhere[everywhereOrder.removeFirst()] = nil }
+        }
+        if connections[connection]?.user?.id == user {
+            unbind(connection)
+            authDeadlines[connection] = clock.now() + authTimeoutMs
+        }
+        for other in connections(of: user) where other != connection {
+            unbind(other)
+            events?.end(other, .tokenRevoked)
+        }
+    }
+
     /// Attaches a connection to a user (switching accounts if it had one); the first connection makes them online.
-    func bind(_ connection: ConnectionID, to user: User, token: String) {
+    /// `checkedFrom` is the revocation epoch at which the account check began: if the account logged out
+    /// everywhere since, the check may have read a token just before it was deleted, so the session must not start.
+    func bind(_ connection: ConnectionID, to user: User, token: String, checkedFrom epoch: UInt64? = nil) {
         guard let state = connections[connection] else { return }
+        if let epoch, let revokedAt = loggedOutEverywhere[user.id], revokedAt > epoch {
+            if state.token == token { unbind(connection) }
+            events?.end(connection, .tokenRevoked)
+            return
+        }
         if revokedTokens.contains(token) {
             // Checked just before a logout of the same token committed: the session must not start.
             if state.token == token { unbind(connection) }

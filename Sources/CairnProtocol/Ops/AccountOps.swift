@@ -1,5 +1,6 @@
-// Account ops: register, login, guest, auth and logout (allowed before authentication) and whoami. Each binds
-// or unbinds the connection through `Sessions`; the rules live in `Accounts`.
+// Account ops: register, login, guest, auth and logout (allowed before authentication; `logout {all: true}` revokes
+// every token of the account) and whoami. Each binds or unbinds the connection through `Sessions`; the rules live
+// in `Accounts`.
 import CairnDomain
 import CairnWire
 
@@ -25,8 +26,9 @@ enum AccountOps {
                    handle: { caller, token, done in sessions.auth(caller.connection, token: token, done) },
                    encode: { user, w in w.key("user"); user.write(to: &w) })
 
-        table.slow("logout", access: .anyone, decode: Fields.none, handle: { caller, _, done in
-            sessions.logout(caller.connection, done)
+        table.slow("logout", access: .anyone, decode: { m throws(WireError) in try m.bool("all") ?? false },
+                   handle: { caller, everywhere, done in
+            sessions.logout(caller.connection, everywhere: everywhere, done)
         }, encode: Fields.empty)
 
         table.fast("whoami", access: .anyone, decode: Fields.none, handle: { caller, _ throws(DomainError) in
