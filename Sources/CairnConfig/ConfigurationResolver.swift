@@ -50,7 +50,7 @@ public enum ConfigurationResolver {
                 } catch {
                     problems.append(ConfigurationProblem(
                         origin: "command line", key: option.key,
-                        message: "\(entry.flag) '\(entry.text)' \(error.reason): \(option.expected)"))
+                        message: "\(entry.flag) \(option.shown(entry.text)) \(error.reason): \(option.expected)"))
                     continue
                 }
             } else if let text = environment[option.environmentVariable], !text.isEmpty {
@@ -59,7 +59,8 @@ public enum ConfigurationResolver {
                 } catch {
                     problems.append(ConfigurationProblem(
                         origin: "environment", key: option.key,
-                        message: "\(option.environmentVariable)='\(text)' \(error.reason): \(option.expected)"))
+                        message: "\(option.environmentVariable)=\(option.shown(text)) \(error.reason): "
+                            + option.expected))
                     continue
                 }
             } else if let fileValue = file?.values[option.key] {
@@ -75,13 +76,13 @@ public enum ConfigurationResolver {
                 settings.append(ResolvedSetting(key: option.key, value: nil, source: .defaultValue))
             }
         }
-        // Rules across options only make sense once each value is individually valid.
-        if problems.isEmpty {
-            for check in checks {
-                if let message = check.problem(values) {
-                    problems.append(ConfigurationProblem(origin: "configuration", key: check.keys.first,
-                                                         message: message))
-                }
+        // Rules across options run alongside the other problems, so one pass names everything; a rule is skipped
+        // only when one of its own keys is already wrong (its message would be about a value that is not in force).
+        let wrongKeys = Set(problems.compactMap(\.key))
+        for check in checks where check.keys.allSatisfy({ !wrongKeys.contains($0) }) {
+            if let message = check.problem(values) {
+                problems.append(ConfigurationProblem(origin: "configuration", key: check.keys.first,
+                                                     message: message))
             }
         }
         guard problems.isEmpty else { throw ConfigurationErrors(problems) }

@@ -32,22 +32,31 @@ struct StatsCommand: ParsableCommand {
     @Flag(help: "Print readings as the event's JSON line instead of a table.")
     var json = false
 
+    // Checked here rather than in `run`, so a mistake prints this command's usage (ArgumentParser shows the root
+    // command's usage for a ValidationError thrown from `run`).
     func validate() throws {
         if username != nil && token != nil { throw ValidationError("use either --token or --username, not both") }
+        let env = Environment().values
+        if username != nil, password == nil, env["CAIRN_PASSWORD"] == nil {
+            throw ValidationError("--username needs --password (or CAIRN_PASSWORD)")
+        }
+        if username == nil, token == nil, env["CAIRN_TOKEN"].map({ $0.isEmpty }) ?? true {
+            throw ValidationError("give --token (or CAIRN_TOKEN) or --username and --password")
+        }
     }
 
     func run() throws {
         let env = Environment()
-        let endpoint = try WebSocketEndpoint(url: try env.resolve(url, "CAIRN_URL", default: "ws://127.0.0.1:7681/ws"))
+        let endpoint = try WebSocketEndpoint(url: env.resolve(url, "CAIRN_URL", default: "ws://127.0.0.1:7681/ws"))
         let token = self.token ?? env.values["CAIRN_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
         var login: (String, String)?
         if let username {
             guard let password = password ?? env.values["CAIRN_PASSWORD"] else {
-                throw ValidationError("--username needs --password (or CAIRN_PASSWORD)")
+                throw CommandFailure("--username needs --password (or CAIRN_PASSWORD)")
             }
             login = (username, password)
         } else if token == nil {
-            throw ValidationError("give --token (or CAIRN_TOKEN) or --username and --password")
+            throw CommandFailure("give --token (or CAIRN_TOKEN) or --username and --password")
         }
 
         let client = LwsWebSocketClient(endpoint: endpoint,

@@ -1,6 +1,6 @@
 // The option table itself: names are unique and follow the conventions, every option has a unit and help, the
-// generated help, example file and docs table mention every option, and the shipped example file and
-// docs/OPERATIONS.md are in step with the table.
+// generated help, example file and docs table mention every option, and the shipped example file,
+// docs/OPERATIONS.md and the README's flags are in step with the table.
 import CairnConfig
 import Foundation
 import Testing
@@ -80,6 +80,25 @@ struct ConfigurationOptionsTests {
         let text = try String(contentsOf: Self.root.appendingPathComponent("docs/OPERATIONS.md"), encoding: .utf8)
         #expect(text.contains(ConfigurationDocs.markdownTable()),
                 "docs/OPERATIONS.md: replace the options table with the output of `cairn config options`")
+    }
+
+    @Test func readmeWarnsAboutTheAuthTimeoutAndSaysWhereTheBinaryIs() throws {
+        let text = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
+        // The walk-through is pasted by hand: before its first request, the reader learns of the limit and the flag.
+        let firstRequest = try #require(text.range(of: #"{"id":1,"op":"register""#))
+        let before = text[..<firstRequest.lowerBound]
+        let tryIt = try #require(before.range(of: "## Try it"))
+        let intro = before[tryIt.upperBound...]
+        #expect(intro.contains("10 seconds") && intro.contains("--auth-timeout"))
+        // Every flag the README passes to `deploy/run.sh` is a real option.
+        let flags = Set(Self.options.map { "--" + $0.flag })
+        for line in text.split(separator: "\n") where line.contains("deploy/run.sh --") {
+            for word in line.split(separator: " ") where word.hasPrefix("--") {
+                let flag = String(word.prefix { $0 != "`" && $0 != "=" })
+                #expect(flags.contains(flag), "README: \(flag) is not an option")
+            }
+        }
+        #expect(text.contains(".build/release/cairn"), "README: say where the cairn binary is")
     }
 
     /// Keys set or shown commented (`# name = ...`) under their `[section]`.

@@ -46,6 +46,29 @@ extension ServerIntegration {
             #expect(!check.output.contains(": OK"))
         }
 
+        @Test func checkNamesCrossFieldProblemsInTheSamePass() throws {
+            let dir = try Self.workDirectory()
+            defer { try? FileManager.default.removeItem(atPath: dir) }
+            // Two problems of their own (a misspelt key, a value out of range) and a rule across two valid values.
+            try """
+                [server]
+                prot = 8080
+                [storage]
+                snapshot_interval = 0
+                [connections]
+                ping_interval = 60
+                idle_timeout = 30
+                """.write(toFile: dir + "/three.toml", atomically: true, encoding: .utf8)
+            let check = try TestServerProcess(arguments: ["config", "check", dir + "/three.toml"])
+            #expect(try check.waitForExit(timeout: 30) == 1)
+            let lines = check.output.split(separator: "\n").map(String.init)
+            #expect(lines.count == 3, "\(check.output)")
+            #expect(lines.contains { $0.contains("unknown key 'server.prot'") })
+            #expect(lines.contains { $0.contains("storage.snapshot_interval = 0 is out of range") })
+            #expect(lines.contains("\(dir)/three.toml: connections.idle_timeout (30 s) must be greater than "
+                + "connections.ping_interval (60 s)"))
+        }
+
         @Test func serveReadsTheFileUnderEnvironmentAndFlags() throws {
             let dir = try Self.workDirectory()
             defer { try? FileManager.default.removeItem(atPath: dir) }
