@@ -112,7 +112,9 @@ public enum ConfigurationOptions {
 
         // [positions]
         .decimal("positions.max_speed", flag: "max-speed", default: 300, range: 1...1_000_000, unit: "m/s",
-                 help: "Implied speed between two fixes above which a position is flagged.") { $0.hub.maxSpeed = $1 },
+                 help: "Implied speed between fixes above which a position is flagged (and not trusted by relics).") {
+            $0.hub.maxSpeed = $1
+        },
         .integer("positions.watch_max_age", flag: "watch-max-age", default: 86_400, range: 60...(366 * 86_400),
                  unit: "seconds",
                  help: "friends.watch leaves out positions older than this (friends who logged out long ago).") {
@@ -127,6 +129,16 @@ public enum ConfigurationOptions {
                  unit: "m",
                  help: "Approximate viewers see a new cell only once the user is this far past the old one's edge.") {
             $0.hub.approximateHysteresis = $1
+        },
+        .integer("positions.late_fixes_per_user", flag: "late-fixes-per-user", default: 32, range: 0...100_000,
+                 unit: "fixes",
+                 help: "Late (older than the latest) fixes kept per user between snapshots; the newest arrivals win.") {
+            $0.hub.lateFixesPerUser = $1
+        },
+        .integer("positions.history_retention", flag: "history-retention", default: 7 * 86_400,
+                 range: 0...(10 * 366 * 86_400), unit: "seconds",
+                 help: "Late fixes are kept as position history this long (by their ts), then purged; 0 keeps none.") {
+            $0.hub.positionHistoryRetentionMs = Int64($1) * 1000
         },
 
         // [accounts]
@@ -146,6 +158,16 @@ public enum ConfigurationOptions {
                  range: 60...(10 * 366 * 86_400), unit: "seconds",
                  help: "Age at which a session token stops working (unauthorized); unset: tokens never expire.") {
             $0.accounts.tokenLifetimeMs = Int64($1) * 1000
+        },
+        .integer("accounts.password_checks_per_minute", flag: "password-checks-per-minute", default: 30,
+                 range: 0...1_000_000, unit: "checks",
+                 help: "scrypt hashes and checks one connection may start per minute (bursts of 10); 0: no limit.") {
+            $0.hub.passwordChecksPerMinute = $1
+        },
+        .integer("accounts.signups_per_address", flag: "signups-per-address", default: 20, range: 0...1_000_000,
+                 unit: "accounts per hour",
+                 help: "New accounts (register, guest) per source address per hour; 0: no limit (behind a proxy).") {
+            $0.hub.signupsPerAddress = $1
         },
 
         // [media]
@@ -175,6 +197,21 @@ public enum ConfigurationOptions {
         .integer("relics.per_user", flag: "relics-per-user", default: 1000, range: 1...1_000_000, unit: "relics",
                  help: "Live relics one user may have at once; more are refused with rate_limited.") {
             $0.hub.relicsPerUser = $1
+        },
+        .integer("relics.per_area", flag: "relics-per-area", default: 50, range: 1...1_000_000, unit: "relics",
+                 help: "Live relics one user may have within 1 km of a new one; more are refused with rate_limited.") {
+            $0.hub.relicsPerArea = $1
+        },
+        .integer("relics.guest_per_user", flag: "relics-guest-per-user", default: 10, range: 0...1_000_000,
+                 unit: "relics", help: "Live relics a guest account may have at once.") { $0.hub.relicsPerGuest = $1 },
+        .integer("relics.guest_per_area", flag: "relics-guest-per-area", default: 3, range: 0...1_000_000,
+                 unit: "relics", help: "Live relics a guest account may have within 1 km of a new one.") {
+            $0.hub.relicsPerAreaGuest = $1
+        },
+        .integer("relics.appear_per_move", flag: "relic-appear-per-move", default: 20, range: 1...100_000,
+                 unit: "events",
+                 help: "relic.appear events one move sends (the nearest relics); relic.nearby lists the rest.") {
+            $0.hub.relicAppearPerMove = $1
         },
 
         // [log]

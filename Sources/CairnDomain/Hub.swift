@@ -62,7 +62,7 @@ public final class Hub: @unchecked Sendable {
         let work = LoopWork(scheduler: scheduler, confinement: confinement)
         self.work = work
         let telemetry = Telemetry()
-        sessions = Sessions(accounts: accounts, work: work, clock: clock, authTimeoutMs: configuration.authTimeoutMs)
+        sessions = Sessions(accounts: accounts, work: work, clock: clock, configuration: configuration)
         self.social = Social(store: social, work: work, clock: clock, sessions: sessions, configuration: configuration)
         liveMap = LiveMap(store: social, work: work, clock: clock, sessions: sessions, social: self.social,
                           telemetry: telemetry, configuration: configuration)
@@ -89,7 +89,10 @@ public final class Hub: @unchecked Sendable {
             operations.unwatch(connection)
         }
         sessions.presenceChanged = { user, online in
-            if !online { relics.forget(user: user) }
+            if !online {
+                relics.forget(user: user)
+                liveMap.sessionEnded(user)  // the next session's first fix must be confirmed again
+            }
             social.presenceChanged(user, online: online)  // to the friends the user does not hide from
         }
         social.viewChanged = { owner, viewer in liveMap.showCurrentPosition(of: owner, to: viewer) }
@@ -169,7 +172,7 @@ public final class Hub: @unchecked Sendable {
     public var isDraining: Bool { draining }
 
     /// Periodic housekeeping (about once a second): authentication deadlines, sharing rules whose time is up,
-    /// relic expiry and purging, and the position snapshot.
+    /// relic expiry and purging, position history purging, and the position snapshot.
     public func tick() {
         confinement.assertOnLoop()
         // Once shutting down, the drain writes the last snapshot; nothing new may reach the store after that.
@@ -179,6 +182,7 @@ public final class Hub: @unchecked Sendable {
         social.expireShareRules(now: now)
         relics.expire(now: now)
         relics.purgeOld(now: now)
+        liveMap.purgeHistory(now: now)
         liveMap.flushIfDue(now: now)
     }
 

@@ -26,8 +26,9 @@ public struct HandlerHealth: Sendable, Equatable {
 public protocol ConnectionHandler: AnyObject {
     /// Where replies, events and closes go; set by the transport before the first connection, nil after the last.
     var outbound: (any Outbound)? { get set }
-    /// A WebSocket connection opened. `token` is a bearer token from the upgrade request (header or `?token=`).
-    func connectionOpened(_ id: ConnectionID, token: String?)
+    /// A WebSocket connection opened. `token` is a bearer token from the upgrade request (header or `?token=`);
+    /// `peer` is the source address of the TCP connection as text (an IPv4 or IPv6 address), when known.
+    func connectionOpened(_ id: ConnectionID, token: String?, peer: String?)
     /// A complete text message arrived: one or more JSON objects separated by newlines.
     func received(_ id: ConnectionID, frame: UnsafeRawBufferPointer)
     /// A complete binary message arrived.

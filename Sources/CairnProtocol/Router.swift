@@ -62,13 +62,18 @@ public final class Router: ConnectionHandler {
 
     // MARK: ConnectionHandler
 
-    public func connectionOpened(_ id: ConnectionID, token: String?) {
+    public func connectionOpened(_ id: ConnectionID, token: String?, peer: String?) {
         confinement.assertOnLoop()
         // A token from the upgrade is checked off the loop; requests that arrive meanwhile wait for it, so the
         // first one already sees the authenticated connection.
         queues[id] = Queue(busy: token != nil, rate: MessageRate(burst: hub.configuration.messageBurst,
                                                                  now: hub.clock.now()))
-        hub.sessions.open(id, token: token) { [unowned self] in self.finished(id) }
+        hub.sessions.open(id, token: token, peer: peer) { [unowned self] in self.finished(id) }
+    }
+
+    /// A connection whose source address is unknown (benchmarks, tests): no per-address limits apply to it.
+    public func connectionOpened(_ id: ConnectionID, token: String?) {
+        connectionOpened(id, token: token, peer: nil)
     }
 
     public func connectionClosed(_ id: ConnectionID) {

@@ -82,7 +82,18 @@ final class WebSocketEndpoint {
             close(state, code: CloseCode.goingAway.rawValue, reason: "server shutting down")
             return
         }
-        handler.connectionOpened(id, token: token)
+        handler.connectionOpened(id, token: token, peer: Self.peerAddress(wsi))
+    }
+
+    /// The numeric source address of the connection (no name lookup), nil when lws cannot tell.
+    private static func peerAddress(_ wsi: OpaquePointer) -> String? {
+        var buffer = [CChar](repeating: 0, count: 64)
+        let found = buffer.withUnsafeMutableBufferPointer { b -> String? in
+            guard let text = lws_get_peer_simple(wsi, b.baseAddress, b.count) else { return nil }
+            return String(cString: text)
+        }
+        guard let found, !found.isEmpty else { return nil }
+        return found
     }
 
     func connection(for session: UnsafeMutableRawPointer?) -> ConnectionState? {

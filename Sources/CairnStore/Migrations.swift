@@ -126,6 +126,10 @@ enum Migrations {
                 t.add(column: "creator_hidden", .boolean).notNull().defaults(to: false)
             }
         }
+        migrator.registerMigration("v7-position-history-ts") { db in
+            // The history is purged by age; without this the purge would scan the whole table.
+            try db.create(index: "position_history_ts", on: "position_history", columns: ["ts"])
+        }
         return migrator
     }
 

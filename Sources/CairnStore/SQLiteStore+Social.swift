@@ -160,6 +160,27 @@ extension SQLiteStore: SocialStore {
         }
     }
 
+    /// Deletes history rows with `ts` before `cutoff`, a slice per transaction so the writer is never held long.
+    public func purgePositionHistory(before cutoff: Int64) async throws -> Int {
+        var total = 0
+        while true {
+            let deleted = try await pool.write { db -> Int in
+                try db.execute(sql: """
+                    DELETE FROM position_history WHERE rowid IN
+                      (SELECT rowid FROM position_history WHERE ts < ? LIMIT 10000)
+                    """, arguments: [cutoff])
+                return db.changesCount
+            }
+            total += deleted
+            if deleted < 10000 { return total }
+        }
+    }
+
+    /// Rows in the position history (tests and diagnostics).
+    func positionHistoryCount() throws -> Int {
+        try pool.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM position_history") ?? 0 }
+    }
+
     static func arguments(_ item: StoredFix) -> StatementArguments {
         let f = item.fix
         return [item.userID, f.lat, f.lon, f.acc, f.alt, f.spd, f.hdg, f.bat, f.ts, f.flagged]

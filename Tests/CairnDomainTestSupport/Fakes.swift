@@ -28,6 +28,8 @@ public final class MemoryAccountStore: AccountStore, SocialStore, RoleStore {
         public var positions: [Int64: Fix] = [:]
         public var history: [StoredFix] = []
         public var flushes: [PositionBatch] = []
+        /// The cutoff of every position history purge asked for.
+        public var purgeCutoffs: [Int64] = []
         public var failWrites = false
         public var failReads = false
         /// Owners whose share-rule writes fail (a failure aimed at one request, whatever runs concurrently).
@@ -172,6 +174,16 @@ public final class MemoryAccountStore: AccountStore, SocialStore, RoleStore {
             for item in batch.latest { s.positions[item.userID] = item.fix }
             s.history += batch.history
             s.flushes.append(batch)
+        }
+    }
+
+    public func purgePositionHistory(before cutoff: Int64) async throws -> Int {
+        try state.withLock { s in
+            if s.failWrites { throw InjectedFailure() }
+            let before = s.history.count
+            s.history.removeAll { $0.fix.ts < cutoff }
+            s.purgeCutoffs.append(cutoff)
+            return before - s.history.count
         }
     }
 }

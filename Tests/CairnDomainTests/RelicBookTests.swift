@@ -15,6 +15,7 @@ struct RelicBookTests {
     func roam(_ book: inout RelicBook, _ user: Int64, lat: Double, now: Int64 = 0) -> (entered: [Int64], left: [Int64]) {
         var entered: [Int64] = [], left: [Int64] = []
         book.roam(user, to: GeoPoint(lat: lat, lon: 2.35)!, now: now, entered: { entered.append($0.id) }, left: { left.append($0) })
+        for id in entered { book.tell(user, id) }  // as the hub does for the relics it announces
         return (entered.sorted(), left.sorted())
     }
 
@@ -69,5 +70,20 @@ struct RelicBookTests {
         #expect(removed?.1.connections.isEmpty == true)
         #expect(removed?.1.users == [7])
         #expect(book.count == 0 && book.count(of: 1) == 0)
+    }
+
+    @Test func onlyThoseToldOfARelicHearThatTheyLeftItOrThatItWent() {
+        var book = RelicBook(coverCellSize: 1_000)
+        book.add(marker(1))
+        book.add(marker(2))
+        var entered: [Int64] = [], left: [Int64] = []
+        book.roam(7, to: GeoPoint(lat: 48.85, lon: 2.35)!, now: 0, entered: { entered.append($0.id) }, left: { _ in })
+        #expect(entered.sorted() == [1, 2])
+        book.tell(7, 1)  // only relic 1 was announced
+        #expect(book.wasTold(7, 1) && !book.wasTold(7, 2))
+        #expect(book.remove(2)?.1.users.isEmpty == true)
+        book.add(marker(2))
+        book.roam(7, to: GeoPoint(lat: 48.90, lon: 2.35)!, now: 0, entered: { _ in }, left: { left.append($0) })
+        #expect(left == [1])
     }
 }

@@ -35,4 +35,10 @@ extension HubHarness {
         let tsField = ts.map { ",\"ts\":\($0)" } ?? ""
         router.receive(connection, #"{"op":"pos","lat":\#(lat),"lon":\#(lon),"acc":5\#(tsField)}"#)
     }
+
+    /// Reports the same fix twice: relics trust a session's first fix only once a second one confirms it.
+    func stand(_ connection: ConnectionID, lat: Double, lon: Double) {
+        move(connection, lat: lat, lon: lon)
+        move(connection, lat: lat, lon: lon)
+    }
 }

@@ -14,8 +14,8 @@ struct PrivacyEdgeTests {
         let h = HubHarness()
         let alice = try await h.user(1, "alice"), bob = try await h.user(2, "bob")
         try await h.befriend(1, alice, 2, bob)
-        h.move(1, lat: 48.85, lon: 2.35)
-        h.move(2, lat: 48.85, lon: 2.35)
+        h.stand(1, lat: 48.85, lon: 2.35)  // confirmed, so relics trust it
+        h.stand(2, lat: 48.85, lon: 2.35)
         _ = h.outbound.take(1); _ = h.outbound.take(2)
         return (h, alice, bob)
     }

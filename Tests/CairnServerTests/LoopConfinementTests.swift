@@ -95,7 +95,7 @@ private final class EchoHandler: ConnectionHandler {
         if !confinement.isOnLoop { callsOffLoop += 1 }
     }
 
-    func connectionOpened(_ id: ConnectionID, token: String?) { note(); open += 1 }
+    func connectionOpened(_ id: ConnectionID, token: String?, peer: String?) { note(); open += 1 }
     func received(_ id: ConnectionID, frame: UnsafeRawBufferPointer) { note(); outbound?.send(id, frame) }
     func receivedBinary(_ id: ConnectionID) { note() }
     func connectionClosed(_ id: ConnectionID) { note(); open -= 1 }

@@ -13,8 +13,13 @@ extension ServerIntegration {
         /// Alice leaves relics at 48.85, 2.35; Bob walks. 0.001° of latitude is about 111 m.
         func scene(_ hub: RunningHub) throws -> (alice: (WebSocketClient, Int), bob: (WebSocketClient, Int)) {
             let alice = try hub.member("alice"), bob = try hub.member("bob")
-            _ = try alice.0.requestOK("pos", ["lat": 48.85, "lon": 2.35])
+            try stand(alice.0, 48.85, 2.35)
             return (alice, bob)
+        }
+
+        /// Reports a fix twice: relics trust a session's first fix only once a second one confirms it.
+        func stand(_ client: WebSocketClient, _ lat: Double, _ lon: Double) throws {
+            for _ in 0..<2 { _ = try client.requestOK("pos", ["lat": lat, "lon": lon]) }
         }
 
         func relicID(_ reply: [String: Any]) throws -> Int {
@@ -26,7 +31,7 @@ extension ServerIntegration {
             defer { hub.removeData() }
             let (alice, bob) = try scene(hub)
             let id = try relicID(try alice.0.requestOK("relic.create", ["text": "under the bridge", "radius": 50]))
-            _ = try bob.0.requestOK("pos", ["lat": 48.852, "lon": 2.35])
+            try stand(bob.0, 48.852, 2.35)
             let far = try bob.0.request("relic.open", ["relic": id])
             #expect(errorCode(far) == "too_far")
             let distance = try #require((far["error"] as? [String: Any])?["distance"] as? Int)
@@ -39,7 +44,7 @@ extension ServerIntegration {
             #expect((appear["relic"] as? [String: Any])?["id"] as? Int == id)
             let open = try bob.0.requestOK("relic.open", ["relic": id])
             #expect((open["relic"] as? [String: Any])?["text"] as? String == "under the bridge")
-            try bob.0.send(["op": "pos", "lat": 48.86, "lon": 2.35])
+            try bob.0.send(["op": "pos", "lat": 48.852, "lon": 2.35])  // walking out
             let vanish = try bob.0.nextEvent("relic.vanish")
             #expect(vanish["id"] as? Int == id)
         }
@@ -48,7 +53,7 @@ extension ServerIntegration {
             let hub = try RunningHub()
             defer { hub.removeData() }
             let (alice, aliceToken) = try hub.registered("alice")
-            _ = try alice.requestOK("pos", ["lat": 48.85, "lon": 2.35])
+            try stand(alice, 48.85, 2.35)
             let (bob, _) = try hub.registered("bob")
             let picture: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0] + Array("a photo left under the bridge".utf8)
             let upload = try HTTPClient.post(port: hub.port, path: "/v1/media", body: picture, contentType: "image/jpeg",
@@ -56,7 +61,7 @@ extension ServerIntegration {
             #expect(upload.status == 201)
             let media = try #require(try upload.jsonObject()["media"] as? String)
             // Bob cannot attach Alice's upload to a relic of his own.
-            _ = try bob.requestOK("pos", ["lat": 48.8501, "lon": 2.35])
+            try stand(bob, 48.8501, 2.35)
             #expect(errorCode(try bob.request("relic.create", ["text": "", "radius": 50, "media": media])) == "not_found")
             let id = try relicID(try alice.requestOK("relic.create", ["text": "look", "radius": 50, "media": media]))
             let open = try #require(try bob.requestOK("relic.open", ["relic": id])["relic"] as? [String: Any])
@@ -82,7 +87,7 @@ extension ServerIntegration {
             defer { hub.removeData() }
             let (alice, bob) = try scene(hub)
             let id = try relicID(try alice.0.requestOK("relic.create", ["text": "vault", "radius": 30, "password": "open sesame"]))
-            _ = try bob.0.requestOK("pos", ["lat": 48.8501, "lon": 2.35])
+            try stand(bob.0, 48.8501, 2.35)
             let wrong = try bob.0.request("relic.open", ["relic": id, "password": "guess"])
             #expect(errorCode(wrong) == "wrong_password")
             let right = try bob.0.requestOK("relic.open", ["relic": id, "password": "open sesame"])
@@ -95,7 +100,7 @@ extension ServerIntegration {
             defer { hub.removeData() }
             let (alice, bob) = try scene(hub)
             let id = try relicID(try alice.0.requestOK("relic.create", ["text": "soon gone", "radius": 50, "ttl": 60]))
-            try bob.0.send(["op": "pos", "lat": 48.8501, "lon": 2.35])
+            try stand(bob.0, 48.8501, 2.35)
             _ = try bob.0.nextEvent("relic.appear")
             clock.advance(by: 60_000)
             let expired = try bob.0.nextEvent("relic.expired", timeout: 10)  // the sweep runs every second
@@ -113,7 +118,7 @@ extension ServerIntegration {
             let id = try relicID(try alice.0.requestOK("relic.create", ["text": "mine", "radius": 50]))
             let refused = try bob.0.request("relic.delete", ["relic": id])
             #expect(errorCode(refused) == "not_owner")
-            _ = try bob.0.requestOK("pos", ["lat": 48.8501, "lon": 2.35])
+            try stand(bob.0, 48.8501, 2.35)
             _ = try bob.0.nextEvent("relic.appear")
             _ = try alice.0.requestOK("relic.delete", ["relic": id])
             let vanish = try bob.0.nextEvent("relic.vanish")
@@ -157,7 +162,7 @@ extension ServerIntegration {
             let alice = try registerMember(port: port, "alice"), bob = try registerMember(port: port, "bob")
             _ = try alice.0.requestOK("friend.request", ["user": bob.1])
             _ = try bob.0.requestOK("friend.accept", ["user": alice.1])
-            _ = try alice.0.requestOK("pos", ["lat": 48.85, "lon": 2.35])
+            try stand(alice.0, 48.85, 2.35)
             let relic = try relicID(try alice.0.requestOK("relic.create", ["text": "kept", "radius": 100]))
             _ = try alice.0.requestOK("chat.send", ["to": bob.1, "text": "kept too"])
             server.kill()
@@ -165,7 +170,7 @@ extension ServerIntegration {
             (server, port) = try startServeProcess(data: data)
             let b = try WebSocketClient(port: port, timeout: 10)
             _ = try b.requestOK("login", ["username": "bob", "password": "password1"])
-            _ = try b.requestOK("pos", ["lat": 48.8501, "lon": 2.35])
+            try stand(b, 48.8501, 2.35)
             let open = try b.requestOK("relic.open", ["relic": relic])
             #expect((open["relic"] as? [String: Any])?["text"] as? String == "kept")
             let history = try b.requestOK("chat.history", ["with": alice.1])

@@ -25,6 +25,7 @@ final class RunningHub {
         config.server.lwsLogVerbosity = 0
         config.scrypt = ScryptParameters(n: 1024, r: 8, p: 1)
         config.hashWorkers = 2
+        config.hub.signupsPerAddress = 0  // every test client comes from 127.0.0.1
         self.dataDirectory = dataDirectory ?? NSTemporaryDirectory() + "cairn-it-\(UUID().uuidString)"
         config.dataDirectory = self.dataDirectory
         configure(&config)
@@ -83,7 +84,8 @@ func errorMessage(_ reply: [String: Any]) -> String { ((reply["error"] as? [Stri
 
 /// A `cairn serve` subprocess on a data directory (for kill -9 tests), with the port it listens on.
 func startServeProcess(data: String) throws -> (TestServerProcess, Int) {
-    let server = try TestServerProcess(arguments: ["serve", "--port", "0", "--data", data, "--scrypt-cost", "10"])
+    let server = try TestServerProcess(arguments: ["serve", "--port", "0", "--data", data, "--scrypt-cost", "10",
+                                                     "--signups-per-address", "0"])
     return (server, try server.waitForListeningPort(timeout: 60))
 }
 

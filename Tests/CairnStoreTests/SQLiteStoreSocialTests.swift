@@ -22,7 +22,7 @@ struct SQLiteStoreSocialTests {
         try await withStore { store, _ in
             let applied = try store.appliedMigrations()
             #expect(applied == ["v1-accounts", "v2-friends-positions", "v3-share-rule-versions", "v4-media-relics-chat",
-                                "v5-roles", "v6-relic-creator-hidden"])
+                                "v5-roles", "v6-relic-creator-hidden", "v7-position-history-ts"])
         }
     }
 
@@ -108,6 +108,18 @@ struct SQLiteStoreSocialTests {
             #expect(positions.map(\.fix) == [Fix(lat: 1, lon: 2, acc: 3, bat: 50, ts: 100), Fix(lat: 5, lon: 6, ts: 100, flagged: true)])
             let history = try await store.pool.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM position_history") }
             #expect(history == 1)
+        }
+    }
+
+    @Test func positionHistoryIsPurgedByAge() async throws {
+        try await withStore { store, u in
+            var batch = PositionBatch()
+            batch.history = (0..<25_000).map { i in StoredFix(userID: u[i % 3].id, fix: Fix(lat: 1, lon: 1, ts: Int64(i))) }
+            try await store.flushPositions(batch)
+            #expect(try await store.purgePositionHistory(before: 20_000) == 20_000)  // more than one slice
+            let left = try await store.pool.read { try Int.fetchOne($0, sql: "SELECT min(ts) FROM position_history") }
+            #expect(left == 20_000)
+            #expect(try await store.purgePositionHistory(before: 20_000) == 0)
         }
     }
 

@@ -85,7 +85,8 @@ struct SQLiteStoreTests {
         #expect(user.username == "carol")
         #expect(user.isGuest)
         #expect(try reopened.appliedMigrations() == ["v1-accounts", "v2-friends-positions", "v3-share-rule-versions",
-                                                     "v4-media-relics-chat", "v5-roles", "v6-relic-creator-hidden"])
+                                                     "v4-media-relics-chat", "v5-roles", "v6-relic-creator-hidden",
+                                                     "v7-position-history-ts"])
         try reopened.close()
     }
 }

@@ -4,6 +4,15 @@
 public struct HubConfiguration: Sendable {
     /// A connection that has not authenticated within this many milliseconds is closed with 4508 (contract: 10 s).
     public var authTimeoutMs: Int64 = 10_000
+    /// Password hashes and checks (scrypt) one connection may start per minute, in bursts of up to
+    /// `passwordChecksBurst`: login, register, relic passwords. 0 means no limit.
+    public var passwordChecksPerMinute = 30
+    /// The burst of `passwordChecksPerMinute`.
+    public var passwordChecksBurst = 10
+    /// New accounts (`register`, `guest`) one source address may create per `signupWindowMs`; 0 means no limit.
+    public var signupsPerAddress = 20
+    /// The window of `signupsPerAddress` (ms).
+    public var signupWindowMs: Int64 = 3600 * 1000
     /// Requests a connection may queue behind one that is still in flight (e.g. while scrypt runs); more are
     /// refused with `rate_limited`.
     public var maxBacklog = 256
@@ -20,6 +29,15 @@ public struct HubConfiguration: Sendable {
     public var maxSpeed: Double = 300
     /// A `ts` further than this in the future (ms) is refused.
     public var maxFutureMs: Int64 = 5 * 60 * 1000
+    /// Late fixes (older than the user's latest) kept per user between two snapshots; the most recent arrivals win.
+    public var lateFixesPerUser = 32
+    /// Late fixes kept across all users between two snapshots; beyond it new late fixes are dropped.
+    public var lateFixesTotal = 100_000
+    /// Position history (late fixes) is deleted once its `ts` is this old (ms); late fixes already older are not
+    /// kept at all. 0 keeps no history.
+    public var positionHistoryRetentionMs: Int64 = 7 * 24 * 3600 * 1000
+    /// How often the position history purge runs (ms).
+    public var positionHistoryPurgeIntervalMs: Int64 = 3600 * 1000
     /// Positions are flushed to the store this often (ms).
     public var snapshotIntervalMs: Int64 = 5_000
     /// Cell size of the approximate-sharing grid (m).
@@ -58,10 +76,28 @@ public struct HubConfiguration: Sendable {
     public var relicPlacementSlack: Double = 200
     /// Live relics one user may have at once.
     public var relicsPerUser = 1_000
+    /// Live relics a guest may have at once.
+    public var relicsPerGuest = 10
+    /// Live relics one user may have within `relicAreaRadius` of a new relic's place.
+    public var relicsPerArea = 50
+    /// Live relics a guest may have within `relicAreaRadius` of a new relic's place.
+    public var relicsPerAreaGuest = 3
+    /// The radius of the area `relicsPerArea` counts in (m).
+    public var relicAreaRadius: Double = 1_000
+    /// Most `relic.appear` events one move sends (the nearest first); the rest are listed by `relic.nearby`.
+    public var relicAppearPerMove = 20
     /// Wrong passwords allowed per user and relic within `relicPasswordWindowMs`.
     public var relicPasswordFailures = 5
     /// The window of `relicPasswordFailures` (ms).
     public var relicPasswordWindowMs: Int64 = 15 * 60 * 1000
+    /// Password attempts at one relic, by anyone, before it backs off: each further failure doubles the wait,
+    /// starting at `relicBackoffBaseMs`, up to `relicBackoffMaxMs`. The count is forgotten after
+    /// `relicPasswordWindowMs` without a failure, or at a right password. The creator needs no password.
+    public var relicFailuresBeforeBackoff = 10
+    /// The first back-off of a relic (ms).
+    public var relicBackoffBaseMs: Int64 = 1_000
+    /// The longest back-off of a relic (ms).
+    public var relicBackoffMaxMs: Int64 = 3600 * 1000
     /// Expired relics stay stored (listed by `relic.mine`) this long before they are purged (ms).
     public var relicRetentionMs: Int64 = 30 * 24 * 3600 * 1000
     /// How often the purge of old expired relics runs (ms).

@@ -7,6 +7,11 @@
 // turn holds the loop for more than a chunk. A fix that changes after its user was collected is marked dirty again
 // and goes out with the next flush. If a write fails, its users are marked dirty again. `kill -9` therefore loses
 // at most about one interval of positions; a graceful stop flushes once more at the end.
+//
+// Late fixes go to the position history with the same batch. Nothing in the hub reads the history back: it is kept
+// for operators (the user's own track, audits), bounded as it enters (`LateFixes`) and by age: every
+// `positionHistoryPurgeIntervalMs` a background job deletes rows older than `positionHistoryRetentionMs`, off the
+// loop, like the relic purge.
 
 /// A flush being collected, chunk by chunk.
 struct FlushInProgress {
@@ -26,7 +31,7 @@ extension LiveMap {
     public func flushPositionsNow() { flushPositions(now: clock.now()) }
 
     /// Changes waiting for the next snapshot (latest positions and late fixes).
-    var pendingRows: Int { dirty.count + lateFixes.count }
+    var pendingRows: Int { dirty.count + late.count }
     /// Latest positions not yet written.
     var unwrittenPositions: Int { dirty.count }
     /// True while a snapshot is being collected or written.
@@ -44,14 +49,13 @@ extension LiveMap {
 
     /// Starts handing every position changed since the last flush to the store (no-op while one is running).
     func flushPositions(now: Int64) {
-        guard !flushing, !dirty.isEmpty || !lateFixes.isEmpty else { return }
+        guard !flushing, !dirty.isEmpty || !late.isEmpty else { return }
         flushing = true
         lastFlushAt = now
         work.hold()  // the collection counts as work in flight, so a shutdown waits for it
         var flush = FlushInProgress(users: Array(dirty), startedAt: now)
         dirty.removeAll()
-        flush.batch.history = lateFixes
-        lateFixes.removeAll()
+        flush.batch.history = late.takeAll()
         flush.batch.latest.reserveCapacity(flush.users.count)
         collecting = flush
         collectChunk()
@@ -96,7 +100,27 @@ extension LiveMap {
             case .failure(let error):
                 hubLogger.error("snapshot of \(rows) row(s) failed, will retry: \(error)")
                 for item in batch.latest where self.fixes[item.userID] != nil { self.dirty.insert(item.userID) }
-                self.lateFixes.insert(contentsOf: batch.history, at: 0)
+                // Back into the rings, within their bounds (fixes that arrived meanwhile may push some out).
+                for item in batch.history { self.late.keep(item.fix, for: item.userID) }
+            }
+        })
+    }
+}
+
+extension LiveMap {
+    /// Deletes history older than the retention, off the loop, at most once per purge interval.
+    func purgeHistory(now: Int64) {
+        guard !purgingHistory, now - lastHistoryPurgeAt >= configuration.positionHistoryPurgeIntervalMs else { return }
+        purgingHistory = true
+        lastHistoryPurgeAt = now
+        let store = self.store, cutoff = now - configuration.positionHistoryRetentionMs
+        work.background({ try await store.purgePositionHistory(before: cutoff) }, then: { result in
+            self.purgingHistory = false
+            switch result {
+            case .success(let count) where count > 0:
+                hubLogger.info("purged \(count) position history row(s) older than the retention period")
+            case .success: break
+            case .failure(let error): hubLogger.error("purging position history failed: \(error)")
             }
         })
     }

@@ -30,7 +30,11 @@ public final class LiveMap {
 
     // Snapshots (LiveMap+Snapshots).
     var dirty: Set<Int64> = []
-    var lateFixes: [StoredFix] = []
+    var late: LateFixes
+    var purgingHistory = false
+    var lastHistoryPurgeAt: Int64 = .min / 2
+    /// What relics may believe of each user's place (LiveMap+Trust).
+    var trust: [Int64: Trust] = [:]
     var flushing = false
     var lastFlushAt: Int64 = 0
     var collecting: FlushInProgress?
@@ -55,6 +59,7 @@ public final class LiveMap {
         self.configuration = configuration
         self.index = LayeredIndex(cellSize: configuration.indexCellSize)
         self.approximate = ApproximateGrid(cellSize: configuration.approximateCellSize)
+        self.late = LateFixes(perUser: configuration.lateFixesPerUser, total: configuration.lateFixesTotal)
         self.lastFlushAt = clock.now()
     }
 
@@ -124,36 +129,40 @@ public final class LiveMap {
     private static func plain(_ v: Double) -> String { v == v.rounded() ? String(Int64(v)) : String(v) }
 
     /// The position path shared by every source of positions: compares with the latest fix, keeps late ones
-    /// as history, flags implausible speed, updates memory and the index, marks the user for the next snapshot
-    /// and fans out. `fix` must already be checked.
+    /// as history, flags implausible speed, decides whether relics may trust it, updates memory and the index,
+    /// marks the user for the next snapshot and fans out. `fix` must already be checked.
     @discardableResult
     public func acceptFix(_ fix: Fix, for me: Int64, now: Int64) -> FixOutcome {
         var fix = fix
         let previous = fixes[me]
         if let previous, fix.ts < previous.ts {
             // Late: history, not news. (An equal timestamp is a later arrival of the same instant and replaces.)
-            keepLate(StoredFix(userID: me, fix: fix))
+            keepLate(fix, for: me, now: now)
             return .stale
         }
-        if let previous, fix.ts > previous.ts,
-           let a = GeoPoint(lat: previous.lat, lon: previous.lon), let b = GeoPoint(lat: fix.lat, lon: fix.lon) {
-            let seconds = Double(fix.ts - previous.ts) / 1000
-            fix.flagged = a.distance(to: b) / seconds > configuration.maxSpeed
+        let point = GeoPoint(lat: fix.lat, lon: fix.lon)
+        var plausible = false
+        if let previous, let point, let before = GeoPoint(lat: previous.lat, lon: previous.lon) {
+            let metres = before.distance(to: point)
+            plausible = isPlausible(metres, from: previous.ts, to: fix.ts)
+            // Flagging keeps its contract: only a strictly later fix has an implied speed.
+            if fix.ts > previous.ts { fix.flagged = metres / (Double(fix.ts - previous.ts) / 1000) > configuration.maxSpeed }
         }
         fixes[me] = fix
-        let point = GeoPoint(lat: fix.lat, lon: fix.lon)
         if let point { index.upsert(me, at: point, in: .users) }
         dirty.insert(me)
         telemetry.positionsAccepted &+= 1
         fanOut(me, fix, now: now)
-        if let point, let moved { moved(me, point, now) }
+        if let point, confirm(me, fix, at: point, previous: previous, plausible: plausible), let moved {
+            moved(me, point, now)
+        }
         return fix.flagged ? .flagged : .accepted
     }
 
-    private func keepLate(_ fix: StoredFix) {
-        // Bounded: a client replaying a long history cannot grow memory without limit between snapshots.
-        if lateFixes.count >= 100_000 { lateFixes.removeFirst(lateFixes.count - 99_999) }
-        lateFixes.append(fix)
+    private func keepLate(_ fix: Fix, for user: Int64, now: Int64) {
+        // Older than the history keeps: nothing would ever read it.
+        guard fix.ts >= now - configuration.positionHistoryRetentionMs else { return }
+        late.keep(fix, for: user)
     }
 
     /// Tells every watching friend of `owner` about `fix`, at the level each may see.

@@ -2,7 +2,9 @@
 // grid index for browsing ("what is within 2 km"); this book keeps the rest: the markers, a disk-cover index for
 // roaming ("whose circle am I in", one cell read per move), a min-heap of expiry times for the sweep, which users
 // are inside which relic (so `relic.appear` and `relic.vanish` go out once per crossing, not per move), and which
-// connections were last shown which markers (so an expiry or deletion reaches the maps that show it).
+// connections were last shown which markers (so an expiry or deletion reaches the maps that show it). A user inside
+// a relic was not necessarily told of it (one move announces only the nearest few): only those told hear that they
+// left it or that it went away.
 //
 // Everything here is a plain value owned by the event loop; the hub turns its answers into events.
 import CairnLoop
@@ -26,6 +28,12 @@ struct RelicBook {
     private var inside: [Int64: [Int64]] = [:]
     /// Users inside each relic.
     private var insiders: [Int64: Set<Int64>] = [:]
+    /// (user, relic) pairs where the user was told of the relic (`relic.appear`).
+    private var told: Set<Told> = []
+    private struct Told: Hashable {
+        var user: Int64
+        var relic: Int64
+    }
     /// Markers each connection was last shown by `relic.nearby`.
     private var browsed: [ConnectionID: [Int64]] = [:]
     /// Connections that were shown each relic.
@@ -96,7 +104,7 @@ struct RelicBook {
         if !cover.remove(id) { wideCover.remove(id) }
         var audience = Audience()
         if let users = insiders.removeValue(forKey: id) {
-            audience.users = users
+            audience.users = users.filter { told.remove(Told(user: $0, relic: id)) != nil }
             for user in users {
                 inside[user]?.removeAll { $0 == id }
                 if inside[user]?.isEmpty ?? false { inside[user] = nil }
@@ -148,8 +156,7 @@ struct RelicBook {
         var i = 0, j = 0
         while i < previous.count || j < current.count {
             if j == current.count || (i < previous.count && previous[i] < current[j]) {
-                dropInsider(user, of: previous[i])
-                left(previous[i])
+                if dropInsider(user, of: previous[i]) { left(previous[i]) }
                 i += 1
             } else if i == previous.count || current[j] < previous[i] {
                 let id = current[j]
@@ -172,14 +179,22 @@ struct RelicBook {
         }
     }
 
-    /// Records that `user` is inside `relic` (a relic was left where they stand); false when already recorded.
+    /// Records that `user` is inside `relic` (a relic was left where they stand) and is told of it; false when
+    /// already recorded.
     mutating func enter(_ user: Int64, _ relic: Int64) -> Bool {
         guard markers[relic] != nil, insiders[relic, default: []].insert(user).inserted else { return false }
         var ids = inside.removeValue(forKey: user) ?? []
         ids.insert(relic, at: ids.firstIndex { $0 > relic } ?? ids.count)
         inside[user] = ids
+        tell(user, relic)
         return true
     }
+
+    /// Records that `user` was told of `relic`, which they are inside.
+    mutating func tell(_ user: Int64, _ relic: Int64) { told.insert(Told(user: user, relic: relic)) }
+
+    /// True when `user` was told of `relic` and has not left it since.
+    func wasTold(_ user: Int64, _ relic: Int64) -> Bool { told.contains(Told(user: user, relic: relic)) }
 
     /// True when `user` was told they are inside `relic`.
     func isInside(_ user: Int64, _ relic: Int64) -> Bool { insiders[relic]?.contains(user) ?? false }
@@ -190,9 +205,12 @@ struct RelicBook {
         for id in ids { dropInsider(user, of: id) }
     }
 
-    private mutating func dropInsider(_ user: Int64, of relic: Int64) {
+    /// Removes `user` from `relic`'s insiders; true when they had been told of it.
+    @discardableResult
+    private mutating func dropInsider(_ user: Int64, of relic: Int64) -> Bool {
         insiders[relic]?.remove(user)
         if insiders[relic]?.isEmpty ?? false { insiders[relic] = nil }
+        return told.isEmpty ? false : told.remove(Told(user: user, relic: relic)) != nil
     }
 
     /// The markers `connection` now shows (the last `relic.nearby` answer replaces the previous one).

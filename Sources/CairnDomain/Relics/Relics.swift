@@ -1,8 +1,14 @@
 // Relics (seed 003): messages with optional media left at a place, openable only from within their radius, for a
 // while or for good, optionally behind a password. The server enforces every rule: a marker never carries the
 // content, opening checks the caller's last reported position against the radius, the password (hashed, off the
-// loop, rate-limited per user and relic) and the expiry, which is checked on every read as well as swept once a
-// second, so an expired relic is never served even before the sweep removes it.
+// loop, rate-limited per user and relic, backed off per relic across users, and spent from the connection's budget
+// of password checks) and the expiry, which is checked on every read as well as swept once a second, so an expired
+// relic is never served even before the sweep removes it.
+//
+// Places come from the live map's trusted position (`LiveMap+Trust`), never from a fix it did not confirm, so a
+// spoofed position opens nothing. Floods are bounded: one move announces at most `relicAppearPerMove` relics (the
+// nearest; `relic.nearby` lists the rest), and a user may keep only so many live relics in all and within one area,
+// guests far fewer than members.
 //
 // A relic is committed before its create is answered and deleted before its delete is answered. Memory holds only
 // markers (`RelicBook`) and their points (a relics index of their own); text, media and password hashes are read
@@ -93,6 +99,9 @@ public final class Relics {
     private var book: RelicBook
     private var index: LayeredIndex
     private let passwords: LoginLimiter
+    private var backoff: PasswordBackoff
+    /// Relics entered by the current move, reused so roaming allocates nothing in steady state.
+    private var entered: [(marker: RelicMarker, distance: Double)] = []
     private var purging = false
     /// Creates in flight per user (they count against the live-relic limit).
     private var pendingCreates: [Int64: Int] = [:]
@@ -116,6 +125,9 @@ public final class Relics {
         self.index = LayeredIndex(cellSize: configuration.indexCellSize)
         self.passwords = LoginLimiter(limit: configuration.relicPasswordFailures,
                                       windowMs: configuration.relicPasswordWindowMs)
+        self.backoff = PasswordBackoff(free: configuration.relicFailuresBeforeBackoff,
+                                       baseMs: configuration.relicBackoffBaseMs, maxMs: configuration.relicBackoffMaxMs,
+                                       windowMs: configuration.relicPasswordWindowMs)
     }
 
     /// Live relics in memory.
@@ -178,9 +190,20 @@ public final class Relics {
             }
             place = asked
         }
-        guard book.count(of: user.id) + (pendingCreates[user.id] ?? 0) < limits.relicsPerUser else {
+        let pending = pendingCreates[user.id] ?? 0
+        let perUser = user.isGuest ? limits.relicsPerGuest : limits.relicsPerUser
+        guard book.count(of: user.id) + pending < perUser else {
             return done(.failure(DomainError(.rateLimited,
-                "you already have \(limits.relicsPerUser) live relics; delete one or let one expire")))
+                "you already have \(perUser) live relics; delete one or let one expire")))
+        }
+        let perArea = user.isGuest ? limits.relicsPerAreaGuest : limits.relicsPerArea
+        // Creates in flight count as if they were here: they finish within moments.
+        guard liveRelics(of: user.id, within: limits.relicAreaRadius, of: place) + pending < perArea else {
+            return done(.failure(DomainError(.rateLimited, "you already have \(perArea) live relics within "
+                + "\(Int(limits.relicAreaRadius)) m of here; delete one or let one expire")))
+        }
+        if password != nil, let refusal = sessions.spendPasswordCheck(caller.connection) {
+            return done(.failure(refusal))
         }
         // Hiding from (or approximate to) some friend: the relic never names its creator to anyone else.
         let new = NewRelic(creatorID: user.id, lat: place.lat, lon: place.lon, radius: radius, text: text,
@@ -267,9 +290,18 @@ public final class Relics {
                                                      "relic \(relicID) is locked: send its 'password'")))
                 }
                 let key = "\(user.id)/\(relicID)"
-                if let wait = passwords.attempt(key, now: now) {
+                if let wait = passwords.retryAfter(key, now: now) ?? backoff.attempt(relicID, now: now) {
                     return done(.failure(DomainError(.rateLimited, "too many wrong passwords for this relic; "
                         + "try again in \((wait + 999) / 1000) s").with(.init("retry_after_ms", wait))))
+                }
+                if let refusal = sessions.spendPasswordCheck(caller.connection) {
+                    backoff.forgive(relicID)
+                    return done(.failure(refusal))
+                }
+                if let wait = passwords.attempt(key, now: now) {  // not blocked a moment ago: cannot happen
+                    backoff.forgive(relicID)
+                    return done(.failure(DomainError(.rateLimited, "too many wrong passwords for this relic")
+                        .with(.init("retry_after_ms", wait))))
                 }
                 limiterKey = key
             }
@@ -295,7 +327,12 @@ public final class Relics {
             }
             let now = self.clock.now()
             // Gone or expired while the store was read: no password was judged, so the attempt does not count.
-            let unjudged = { if let limiterKey { self.passwords.forgive(limiterKey, at: attemptedAt) } }
+            let unjudged = {
+                if let limiterKey {
+                    self.passwords.forgive(limiterKey, at: attemptedAt)
+                    self.backoff.forgive(relicID)
+                }
+            }
             guard let record else {
                 unjudged()
                 return done(.failure(DomainError(.notFound, "no relic \(relicID)")))
@@ -311,8 +348,11 @@ public final class Relics {
             guard allowed else {
                 return done(.failure(DomainError(.wrongPassword, "wrong password for relic \(relicID)")))
             }
-            // The right password: this user needs no more guesses at this relic.
-            if let limiterKey { self.passwords.reset(limiterKey) }
+            // The right password: this user needs no more guesses at this relic, and the relic no back-off.
+            if let limiterKey {
+                self.passwords.reset(limiterKey)
+                self.backoff.succeeded(relicID)
+            }
             var view = self.view(record, state: nil, now: now, for: user.id)
             view.creator = creator
             done(.success(view))
@@ -372,7 +412,10 @@ public final class Relics {
         index.upsert(marker.id, at: centre, in: .relics)
         var standing: [Int64] = []
         liveMap.forEachUser(within: marker.radius, of: centre) { user in
-            if sessions.isOnline(user) { standing.append(user) }
+            // The index holds latest fixes; relics believe only trusted ones.
+            guard sessions.isOnline(user), let trusted = liveMap.trustedPoint(of: user),
+                  trusted.distance(to: centre) <= marker.radius else { return }
+            standing.append(user)
         }
         for user in standing where book.enter(user, marker.id) {
             events?.publish(.relicAppeared(marker.shown(to: user)), toUsers: [user], excluding: nil)
@@ -382,6 +425,7 @@ public final class Relics {
     /// Removes a relic from memory and tells whoever saw it that it vanished.
     private func remove(_ relicID: Int64, reason: String?) {
         _ = index.remove(relicID, from: .relics)
+        backoff.forget(relicID)
         guard let (marker, audience) = book.remove(relicID) else { return }
         announce(.relicVanished(id: marker.id, reason: reason), of: marker, to: audience)
     }
@@ -392,6 +436,7 @@ public final class Relics {
         book.sweep(now: now) { marker, audience in gone.append((marker, audience)) }
         for (marker, audience) in gone {
             _ = index.remove(marker.id, from: .relics)
+            backoff.forget(marker.id)
             announce(.relicExpired(id: marker.id), of: marker, to: audience)
         }
     }
@@ -407,15 +452,29 @@ public final class Relics {
         events?.publish(event, toConnections: Array(connections))
     }
 
-    /// A user moved: if connected, `relic.appear` for each relic they stepped into, `relic.vanish` for each they
-    /// left. With no relics this costs one comparison.
+    /// A user's trusted position moved: if connected, `relic.appear` for the relics they stepped into (at most
+    /// `relicAppearPerMove`, the nearest), `relic.vanish` for each they were told of and left. With no relics this
+    /// costs one comparison.
     func roam(_ user: Int64, to point: GeoPoint, now: Int64) {
         guard book.count > 0, sessions.isOnline(user) else { return }
+        var found: [(marker: RelicMarker, distance: Double)] = []
+        swap(&found, &entered)  // owned, so appending reuses its capacity instead of copying
+        found.removeAll(keepingCapacity: true)
         book.roam(user, to: point, now: now, entered: { marker in
-            self.events?.publish(.relicAppeared(marker.shown(to: user)), toUsers: [user], excluding: nil)
+            let centre = GeoPoint(lat: marker.lat, lon: marker.lon) ?? point
+            found.append((marker, centre.distance(to: point)))
         }, left: { relic in
             self.events?.publish(.relicVanished(id: relic, reason: nil), toUsers: [user], excluding: nil)
         })
+        let limit = configuration.relicAppearPerMove
+        if found.count > limit {
+            found.sort { $0.distance < $1.distance || ($0.distance == $1.distance && $0.marker.id < $1.marker.id) }
+        }
+        for item in found.prefix(limit) {
+            book.tell(user, item.marker.id)
+            events?.publish(.relicAppeared(item.marker.shown(to: user)), toUsers: [user], excluding: nil)
+        }
+        entered = found
     }
 
     /// Forgets what a connection was shown (it closed or changed account).
@@ -443,11 +502,27 @@ public final class Relics {
 
     // MARK: Helpers
 
+    /// The caller's trusted position (see `LiveMap+Trust`).
     private func lastPoint(of user: User, doing what: String) throws(DomainError) -> GeoPoint {
-        guard let point = liveMap.point(of: user.id) else {
+        guard let point = liveMap.trustedPoint(of: user.id) else {
+            if liveMap.hasUnconfirmedFix(user.id) {
+                throw .badRequest("your position is not confirmed yet: report another 'pos' from where you are "
+                    + "before \(what)")
+            }
             throw .badRequest("no position yet: report one with 'pos' before \(what)")
         }
         return point
+    }
+
+    /// Live relics of `creator` within `radius` metres of `centre`.
+    private func liveRelics(of creator: Int64, within radius: Double, of centre: GeoPoint) -> Int {
+        guard book.count(of: creator) > 0 else { return 0 }
+        var count = 0
+        let now = clock.now()
+        index.forEach(in: .relics, within: radius, of: centre) { relic, _, _ in
+            if let marker = book.live(relic, at: now), marker.creatorID == creator { count += 1 }
+        }
+        return count
     }
 
     private func view(_ record: RelicRecord, state: RelicView.State?, now: Int64, for viewer: Int64) -> RelicView {

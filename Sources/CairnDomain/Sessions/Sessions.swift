@@ -3,6 +3,11 @@
 // user is online while at least one connection is bound to them. The account rules themselves (hashing, tokens,
 // throttling) live in `Accounts`; this type binds their results to connections, on the loop.
 //
+// Each connection also carries its source address (as the transport saw it) and a budget of password checks:
+// scrypt is the most expensive thing a request can ask for, so every hash or verification a connection starts
+// (register, login, a relic's password) spends from a token bucket, and new accounts (`register`, `guest`) are
+// limited per source address, so fresh guests cannot be minted to spread guesses over many accounts.
+//
 // Other features learn of session changes through three hooks the hub wires: `sessionEnding` (a connection is
 // about to lose its account: stop watching, forget what it was shown), `presenceChanged` (a user came online or
 // went offline) and `connectionGone`. Sessions never reads another feature's state.
@@ -16,12 +21,20 @@ public final class Sessions {
         var watching = false
         /// Account operations (register, login, guest, auth) being checked for this connection.
         var authenticating = 0
+        /// The source address, when the transport knows it.
+        var peer: String?
+        /// Password checks this connection may still start now (a token bucket, refilled over time).
+        var checkTokens: Double
+        var checksRefilledAt: Int64
     }
 
     private let accounts: Accounts
     private let work: LoopWork
     private let clock: any Clock
     private let authTimeoutMs: Int64
+    private let configuration: HubConfiguration
+    /// Accounts created per source address (register and guest).
+    private let signups: LoginLimiter
     var events: (any HubEvents)?
 
     private var connections: [ConnectionID: Connection] = [:]
@@ -46,11 +59,14 @@ public final class Sessions {
     /// A connection closed (after its session, if any, ended).
     var connectionGone: ((ConnectionID) -> Void)?
 
-    init(accounts: Accounts, work: LoopWork, clock: any Clock, authTimeoutMs: Int64) {
+    init(accounts: Accounts, work: LoopWork, clock: any Clock, configuration: HubConfiguration) {
         self.accounts = accounts
         self.work = work
         self.clock = clock
-        self.authTimeoutMs = authTimeoutMs
+        self.authTimeoutMs = configuration.authTimeoutMs
+        self.configuration = configuration
+        self.signups = LoginLimiter(limit: max(1, configuration.signupsPerAddress),
+                                    windowMs: max(1, configuration.signupWindowMs))
     }
 
     // MARK: Reading
@@ -79,10 +95,13 @@ public final class Sessions {
 
     // MARK: Connections
 
-    /// A connection opened; it must authenticate within the timeout. A token from the upgrade is checked now,
-    /// and `checked` runs on the loop once it has been (the connection's requests should wait for it).
-    public func open(_ connection: ConnectionID, token: String?, checked: @escaping () -> Void = {}) {
-        connections[connection] = Connection()
+    /// A connection opened from `peer` (its source address, when known); it must authenticate within the timeout.
+    /// A token from the upgrade is checked now, and `checked` runs on the loop once it has been (the connection's
+    /// requests should wait for it).
+    public func open(_ connection: ConnectionID, token: String?, peer: String? = nil,
+                     checked: @escaping () -> Void = {}) {
+        connections[connection] = Connection(peer: peer, checkTokens: Double(configuration.passwordChecksBurst),
+                                             checksRefilledAt: clock.now())
         authDeadlines[connection] = clock.now() + authTimeoutMs
         if let token { authenticateOnUpgrade(connection, token: token, checked: checked) }
     }
@@ -127,19 +146,60 @@ public final class Sessions {
         return true
     }
 
+    // MARK: Budgets
+
+    /// Spends one password check (an scrypt hash or verification) of `connection`'s budget. Nil when allowed;
+    /// otherwise the refusal to answer with (nothing is spent then).
+    public func spendPasswordCheck(_ connection: ConnectionID) -> DomainError? {
+        let perMinute = configuration.passwordChecksPerMinute
+        guard perMinute > 0, var state = connections[connection] else { return nil }
+        let now = clock.now(), burst = Double(max(1, configuration.passwordChecksBurst))
+        let elapsed = Double(max(0, now - state.checksRefilledAt))
+        state.checkTokens = min(burst, state.checkTokens + elapsed * Double(perMinute) / 60_000)
+        state.checksRefilledAt = now
+        defer { connections[connection] = state }
+        guard state.checkTokens >= 1 else {
+            let wait = Int64(((1 - state.checkTokens) * 60_000 / Double(perMinute)).rounded(.up))
+            return DomainError(.rateLimited, "too many password checks on this connection; try again in "
+                + "\((wait + 999) / 1000) s").with(.init("retry_after_ms", wait))
+        }
+        state.checkTokens -= 1
+        return nil
+    }
+
+    /// Counts a new account from `connection`'s source address; nil when allowed, else the refusal. The returned
+    /// key is handed back with `signupFailed` when no account was made after all.
+    private func spendSignup(_ connection: ConnectionID, now: Int64) -> (key: String?, refusal: DomainError?) {
+        guard configuration.signupsPerAddress > 0, let peer = connections[connection]?.peer else { return (nil, nil) }
+        if let wait = signups.attempt(peer, now: now) {
+            return (nil, DomainError(.rateLimited, "too many new accounts from your address; try again in "
+                + "\((wait + 999) / 1000) s").with(.init("retry_after_ms", wait)))
+        }
+        return (peer, nil)
+    }
+
     // MARK: Account operations
 
     /// Creates an account and binds the connection to it.
     public func register(_ connection: ConnectionID, username: String, password: String, name: String?,
                   _ done: @escaping Outcome<Session>) {
-        let accounts = self.accounts
+        if let refusal = spendPasswordCheck(connection) { return done(.failure(refusal)) }
+        let at = clock.now(), signup = spendSignup(connection, now: at)
+        if let refusal = signup.refusal { return done(.failure(refusal)) }
+        let accounts = self.accounts, signups = self.signups
         authenticate(connection, { () async throws(DomainError) -> Session in
-            try await accounts.register(username: username, password: password, name: name)
+            do throws(DomainError) {
+                return try await accounts.register(username: username, password: password, name: name)
+            } catch {
+                if let key = signup.key { signups.forgive(key, at: at) }  // no account was made
+                throw error
+            }
         }, then: done)
     }
 
     /// Logs in and binds the connection.
     public func login(_ connection: ConnectionID, username: String, password: String, _ done: @escaping Outcome<Session>) {
+        if let refusal = spendPasswordCheck(connection) { return done(.failure(refusal)) }
         let accounts = self.accounts
         authenticate(connection, { () async throws(DomainError) -> Session in
             try await accounts.login(username: username, password: password, connection: connection)
@@ -148,9 +208,17 @@ public final class Sessions {
 
     /// Creates a guest account and binds the connection.
     public func guest(_ connection: ConnectionID, _ done: @escaping Outcome<Session>) {
-        let accounts = self.accounts
-        authenticate(connection, { () async throws(DomainError) -> Session in try await accounts.guest() },
-                     then: done)
+        let at = clock.now(), signup = spendSignup(connection, now: at)
+        if let refusal = signup.refusal { return done(.failure(refusal)) }
+        let accounts = self.accounts, signups = self.signups
+        authenticate(connection, { () async throws(DomainError) -> Session in
+            do throws(DomainError) {
+                return try await accounts.guest()
+            } catch {
+                if let key = signup.key { signups.forgive(key, at: at) }
+                throw error
+            }
+        }, then: done)
     }
 
     /// Binds the connection to a token's account.

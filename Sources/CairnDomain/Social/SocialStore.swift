@@ -104,4 +104,6 @@ public protocol SocialStore: Sendable {
     func saveShareRule(ownerID: Int64, viewerID: Int64?, level: ShareLevel?, until: Int64?, version: Int64) async throws
     /// Writes a batch of positions in one transaction.
     func flushPositions(_ batch: PositionBatch) async throws
+    /// Deletes position history rows whose `ts` is before `cutoff`; returns how many.
+    func purgePositionHistory(before cutoff: Int64) async throws -> Int
 }

@@ -1,0 +1,64 @@
+// A relic's password is guessed one relic at a time, but by anyone: the per-user limit alone lets an attacker spread
+// guesses over fresh guest accounts. This counts wrong attempts per relic across all users; after a few free ones
+// each further failure doubles the time the relic refuses password attempts (up to a cap), and a quiet window or a
+// right password forgets the count. The creator never needs the password, so a back-off cannot lock them out.
+// Attempts count when they start, before scrypt has judged them, so parallel guesses cannot slip past the limit;
+// an attempt that was never judged (the relic vanished meanwhile) is handed back.
+
+/// Wrong-password back-off per relic. Loop thread only.
+struct PasswordBackoff {
+    private struct Entry {
+        var failures = 0
+        var lastAt: Int64 = 0
+        var blockedUntil: Int64 = .min
+    }
+
+    /// Failures allowed before backing off.
+    let free: Int
+    /// First back-off (ms); each further failure doubles it.
+    let baseMs: Int64
+    /// Longest back-off (ms).
+    let maxMs: Int64
+    /// Quiet time after which the count is forgotten (ms).
+    let windowMs: Int64
+    private var entries: [Int64: Entry] = [:]
+
+    init(free: Int, baseMs: Int64, maxMs: Int64, windowMs: Int64) {
+        self.free = max(1, free)
+        self.baseMs = max(1, baseMs)
+        self.maxMs = max(self.baseMs, maxMs)
+        self.windowMs = max(1, windowMs)
+    }
+
+    /// Relics with a count (for tests).
+    var tracked: Int { entries.count }
+
+    /// Counts an attempt at `relic`; the milliseconds to wait when it is backing off (nothing counted then).
+    mutating func attempt(_ relic: Int64, now: Int64) -> Int64? {
+        var entry = entries[relic] ?? Entry()
+        if now < entry.blockedUntil { return entry.blockedUntil - now }
+        if now - entry.lastAt > windowMs && entry.blockedUntil <= now { entry = Entry() }
+        entry.failures += 1
+        entry.lastAt = now
+        if entry.failures >= free {
+            let doublings = min(entry.failures - free, 40)
+            let wait = doublings >= 32 ? maxMs : min(maxMs, baseMs << Int64(doublings))
+            entry.blockedUntil = now + wait
+        }
+        entries[relic] = entry
+        return nil
+    }
+
+    /// The attempt counted at `relic` was never judged: it does not count (a back-off it started stays).
+    mutating func forgive(_ relic: Int64) {
+        guard var entry = entries[relic] else { return }
+        entry.failures -= 1
+        entries[relic] = entry.failures <= 0 && entry.blockedUntil == .min ? nil : entry
+    }
+
+    /// Someone knew the password: the count starts again.
+    mutating func succeeded(_ relic: Int64) { entries[relic] = nil }
+
+    /// The relic is gone.
+    mutating func forget(_ relic: Int64) { entries[relic] = nil }
+}
