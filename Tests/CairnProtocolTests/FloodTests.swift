@@ -77,8 +77,8 @@ struct FloodTests {
         _ = try await h.user(1, "alice")
         h.stand(1, lat: 48.85, lon: 2.35)
         _ = h.outbound.take(1)
-        let reply = try await h.request(1, #"{"id":3,"op":"relic.create","text":"vault","radius":50,"password":"sesame"}"#,
-                                        id: 3, completions: 1)
+        let create = #"{"id":3,"op":"relic.create","text":"vault","radius":50,"password":"sesame"}"#
+        let reply = try await h.request(1, create, id: 3, completions: 1)
         return try relicID(reply)
     }
 
@@ -221,8 +221,8 @@ struct FloodTests {
         h.stand(1, lat: 48.85, lon: 2.35)
         var ids: [Int] = []
         for (i, lat) in [48.853, 48.851, 48.854, 48.852].enumerated() {  // all 1 km circles around bob's target
-            let reply = try await h.request(1, #"{"id":\#(i + 3),"op":"relic.create","text":"r","radius":1000,"lat":\#(lat),"lon":2.35}"#,
-                                            id: i + 3, completions: 1)
+            let create = #"{"id":\#(i + 3),"op":"relic.create","text":"r","radius":1000,"lat":\#(lat),"lon":2.35}"#
+            let reply = try await h.request(1, create, id: i + 3, completions: 1)
             ids.append(try relicID(reply))
         }
         _ = try await h.user(2, "bob")
@@ -235,7 +235,8 @@ struct FloodTests {
         #expect((nearby["relics"] as? [[String: Any]])?.count == 4, "nearby lists the rest")
         h.clock.advance(by: 60_000)
         h.move(2, lat: 48.80, lon: 2.35)
-        let vanished = h.outbound.take(2).filter { $0["ev"] as? String == "relic.vanish" }.compactMap { $0["id"] as? Int }
+        let vanished = h.outbound.take(2).filter { $0["ev"] as? String == "relic.vanish" }
+            .compactMap { $0["id"] as? Int }
         #expect(vanished.sorted() == [ids[1], ids[3]].sorted(), "only what was announced vanishes")
     }
 
@@ -249,8 +250,8 @@ struct FloodTests {
         h.stand(1, lat: 48.85, lon: 2.35)
         var codes: [String?] = []
         for i in 0..<4 {
-            let reply = try await h.request(1, #"{"id":\#(i + 3),"op":"relic.create","text":"r","radius":50}"#, id: i + 3,
-                                            completions: i < 3 ? 1 : 0)
+            let create = #"{"id":\#(i + 3),"op":"relic.create","text":"r","radius":50}"#
+            let reply = try await h.request(1, create, id: i + 3, completions: i < 3 ? 1 : 0)
             codes.append(errorCode(reply))
         }
         #expect(codes == [nil, nil, nil, "rate_limited"])
@@ -263,17 +264,18 @@ struct FloodTests {
         h.router.connectionOpened(2, token: nil)
         _ = try await h.request(2, #"{"id":1,"op":"guest"}"#, completions: 1)
         h.stand(2, lat: 10, lon: 10)
-        let first = try await h.request(2, #"{"id":2,"op":"relic.create","text":"g","radius":50}"#, id: 2, completions: 1)
+        let guestCreate = #""op":"relic.create","text":"g","radius":50}"#
+        let first = try await h.request(2, #"{"id":2,"#+guestCreate, id: 2, completions: 1)
         #expect(first["ok"] as? Bool == true)
-        let sameArea = try await h.request(2, #"{"id":3,"op":"relic.create","text":"g","radius":50}"#, id: 3)
+        let sameArea = try await h.request(2, #"{"id":3,"#+guestCreate, id: 3)
         #expect(errorCode(sameArea) == "rate_limited")
         h.clock.advance(by: 60_000)
         h.move(2, lat: 10.02, lon: 10)
-        let second = try await h.request(2, #"{"id":4,"op":"relic.create","text":"g","radius":50}"#, id: 4, completions: 1)
+        let second = try await h.request(2, #"{"id":4,"#+guestCreate, id: 4, completions: 1)
         #expect(second["ok"] as? Bool == true)
         h.clock.advance(by: 60_000)
         h.move(2, lat: 10.04, lon: 10)
-        let third = try await h.request(2, #"{"id":5,"op":"relic.create","text":"g","radius":50}"#, id: 5)
+        let third = try await h.request(2, #"{"id":5,"#+guestCreate, id: 5)
         #expect(errorCode(third) == "rate_limited", "a guest's total is lower too")
     }
 }

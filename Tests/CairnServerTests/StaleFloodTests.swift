@@ -72,10 +72,12 @@ extension ServerIntegration {
             let loaded = Self.median(during)
             let bound = max(10 * baseline, 0.25)
             #expect(sent.load(ordering: .relaxed) > 20_000, "the flood was too thin to show anything")
-            #expect(loaded <= bound, "median round trip \(loaded) s under the flood, idle \(baseline) s, bound \(bound) s")
+            #expect(loaded <= bound,
+                    "median round trip \(loaded) s under the flood, idle \(baseline) s, bound \(bound) s")
 
             try hub.stop()  // writes the last snapshot
-            let snapshots = Int(Date().timeIntervalSince(started) * 1000) / Int(hub.app.configuration.hub.snapshotIntervalMs) + 2
+            let interval = Int(hub.app.configuration.hub.snapshotIntervalMs)
+            let snapshots = Int(Date().timeIntervalSince(started) * 1000) / interval + 2
             let rows = try SQLiteStore(directory: hub.dataDirectory).positionHistoryCount()
             #expect(rows >= 1 && rows <= perUser * snapshots,
                     "\(rows) history rows for \(sent.load(ordering: .relaxed)) stale fixes and \(snapshots) snapshots")

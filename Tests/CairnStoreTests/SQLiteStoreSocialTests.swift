@@ -114,7 +114,9 @@ struct SQLiteStoreSocialTests {
     @Test func positionHistoryIsPurgedByAge() async throws {
         try await withStore { store, u in
             var batch = PositionBatch()
-            batch.history = (0..<25_000).map { i in StoredFix(userID: u[i % 3].id, fix: Fix(lat: 1, lon: 1, ts: Int64(i))) }
+            batch.history = (0..<25_000).map { i in
+                StoredFix(userID: u[i % 3].id, fix: Fix(lat: 1, lon: 1, ts: Int64(i)))
+            }
             try await store.flushPositions(batch)
             #expect(try await store.purgePositionHistory(before: 20_000) == 20_000)  // more than one slice
             let left = try await store.pool.read { try Int.fetchOne($0, sql: "SELECT min(ts) FROM position_history") }

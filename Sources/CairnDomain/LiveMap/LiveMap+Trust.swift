@@ -7,8 +7,8 @@
 //   - the move from the current anchor is plausible too.
 // So a new session's first fix is never trusted on its own, a teleport is not trusted however often it is repeated,
 // and reaching a far place takes the time travelling there would. Relics see no position at all in a session until
-// one is confirmed in it (the anchor of an earlier session only serves as the reference for plausibility). `ts` is the client's, but may run at most
-// `maxFutureMs` ahead, which bounds what lying about it can gain.
+// one is confirmed in it (the anchor of an earlier session only serves as the reference for plausibility). `ts` is
+// the client's, but may run at most `maxFutureMs` ahead, which bounds what lying about it can gain.
 
 import CairnGeo
 
@@ -32,16 +32,24 @@ extension LiveMap {
         metres <= configuration.maxSpeed * (Double(max(1000, to - from)) / 1000)
     }
 
-    /// Decides whether `fix` becomes `user`'s anchor; true when it did (relics then see the move).
+    /// Decides whether `fix` becomes `user`'s anchor; true when it did (relics then see the move). One hash lookup:
+    /// the state is changed in place.
     @inline(__always)
     func confirm(_ user: Int64, _ fix: Fix, at point: GeoPoint, previous: Fix?, plausible: Bool) -> Bool {
-        var state = trust[user] ?? Trust()
+        Self.confirm(&trust[user, default: Trust()], fix, at: point, previous: previous, plausible: plausible,
+                     maxSpeed: configuration.maxSpeed)
+    }
+
+    @inline(__always)
+    private static func confirm(_ state: inout Trust, _ fix: Fix, at point: GeoPoint, previous: Fix?,
+                                plausible: Bool, maxSpeed: Double) -> Bool {
         var trusted = state.inSession && plausible
         if trusted && state.hasAnchor, let previous,
            !(previous.ts == state.anchorTs && previous.lat == state.anchorLat && previous.lon == state.anchorLon) {
             // The previous fix was not the anchor (an untrusted one came between): check against the anchor too.
             let anchor = GeoPoint(lat: state.anchorLat, lon: state.anchorLon) ?? point
-            trusted = isPlausible(anchor.distance(to: point), from: state.anchorTs, to: fix.ts)
+            let seconds = Double(max(1000, fix.ts - state.anchorTs)) / 1000
+            trusted = anchor.distance(to: point) <= maxSpeed * seconds
         }
         state.inSession = true
         if trusted {
@@ -51,7 +59,6 @@ extension LiveMap {
             state.hasAnchor = true
             state.confirmedInSession = true
         }
-        trust[user] = state
         return trusted
     }
 

@@ -146,7 +146,9 @@ public final class LiveMap {
             let metres = before.distance(to: point)
             plausible = isPlausible(metres, from: previous.ts, to: fix.ts)
             // Flagging keeps its contract: only a strictly later fix has an implied speed.
-            if fix.ts > previous.ts { fix.flagged = metres / (Double(fix.ts - previous.ts) / 1000) > configuration.maxSpeed }
+            if fix.ts > previous.ts {
+                fix.flagged = metres / (Double(fix.ts - previous.ts) / 1000) > configuration.maxSpeed
+            }
         }
         fixes[me] = fix
         if let point { index.upsert(me, at: point, in: .users) }
