@@ -74,7 +74,9 @@ public final class CairnApp: Sendable {
         logger.info("restored \(snapshot.friendships.count) friendship(s), \(snapshot.positions.count) position(s), \(relics.count) relic(s)")
         media = MediaLibrary(store: store, accounts: accounts, links: mediaLinks, clock: clock,
                              rules: MediaRules(maxBytes: configuration.media.maxBytes,
-                                               garbageGraceMs: configuration.media.garbageGraceMs))
+                                               garbageGraceMs: configuration.media.garbageGraceMs,
+                                               quotaBytes: configuration.media.quotaBytes > 0
+                                                   ? configuration.media.quotaBytes : nil))
         let router = Router(hub: hub)
         server = TransportServer(
             configuration: configuration.server, loop: loop, handler: router,

@@ -4,6 +4,8 @@
 public struct MediaConfiguration: Sendable {
     /// Largest upload in bytes; a larger one is answered 413 (default 20 MiB).
     public var maxBytes = 20 << 20
+    /// Bytes of media one user may have stored in all (0: no quota).
+    public var quotaBytes = 1 << 30
     /// How long a signed media URL stays valid, in milliseconds (default 600 s).
     public var urlLifetimeMs: Int64 = 600_000
     /// How long an upload no relic names is kept before it may be collected, in milliseconds (default 1 h): the

@@ -103,6 +103,11 @@ public enum ConfigurationOptions {
                  unit: "requests", help: "Requests one connection may send at once above the per-second rate.") {
             $0.hub.messageBurst = $1
         },
+        .integer("connections.per_address", flag: "connections-per-address", default: 1000, range: 0...1_000_000,
+                 unit: "connections",
+                 help: "Open connections from one address (0: no limit; loopback not counted); more are closed 4429.") {
+            $0.hub.connectionsPerAddress = $1
+        },
         .integer("connections.ping_interval", flag: "ping-interval", default: 30, range: 1...3600, unit: "seconds",
                  help: "Silence after which the server pings a client.") { $0.server.pingIntervalSeconds = $1 },
         .integer("connections.idle_timeout", flag: "idle-timeout", default: 60, range: 2...7200, unit: "seconds",
@@ -173,6 +178,10 @@ public enum ConfigurationOptions {
         // [media]
         .integer("media.max_bytes", flag: "media-max-bytes", default: 20 << 20, range: 1024...(1 << 30), unit: "bytes",
                  help: "Largest media upload (POST /v1/media); bigger ones are refused with 413.") { $0.media.maxBytes = $1 },
+        .integer("media.quota_per_user", flag: "media-quota-per-user", default: 1 << 30, range: 0...(1 << 50),
+                 unit: "bytes", help: "Bytes of media one user may have stored in all (0: no quota); more is refused 403.") {
+            $0.media.quotaBytes = $1
+        },
         .integer("media.body_timeout", flag: "media-body-timeout", default: 120, range: 1...3600, unit: "seconds",
                  help: "Time an admitted upload's body may take to arrive in full; a slower one gets 408.") {
             $0.server.bodyTimeoutSeconds = $1

@@ -20,6 +20,7 @@ extension SessionEnd {
         case .invalidToken: return (.invalidToken, "invalid token")
         case .tokenRevoked: return (.invalidToken, "token revoked")
         case .checkFailed: return (.tryAgainLater, "could not check the token; retry")
+        case .tooManyConnections: return (.tooManyRequests, "too many connections from this address")
         }
     }
 }

@@ -18,9 +18,11 @@ extension SQLiteStore: MediaStore {
     /// Stores `bytes` uploaded by `owner` as `contentType`: hashes them, writes the file (unless identical content
     /// is already there), then commits the row. Returns the media id (lowercase hex SHA-256). Hashing and file
     /// writes run on a dispatch queue, never on the caller's thread.
-    public func storeMedia(bytes: [UInt8], owner: Int64, contentType: String, createdAt: Int64) async throws -> String {
+    public func storeMedia(bytes: [UInt8], owner: Int64, contentType: String, createdAt: Int64,
+                           quotaBytes: Int? = nil) async throws -> String {
         let id = try await writeMediaFile(bytes)
-        try await commitMedia(id: id, bytes: bytes, owner: owner, contentType: contentType, createdAt: createdAt)
+        try await commitMedia(id: id, bytes: bytes, owner: owner, contentType: contentType, createdAt: createdAt,
+                              quotaBytes: quotaBytes)
         return id
     }
 
@@ -35,9 +37,18 @@ extension SQLiteStore: MediaStore {
     }
 
     /// Second step of `storeMedia`: commits the row, restoring the file first if the collector removed it since.
-    func commitMedia(id: String, bytes: [UInt8], owner: Int64, contentType: String, createdAt: Int64) async throws {
+    func commitMedia(id: String, bytes: [UInt8], owner: Int64, contentType: String, createdAt: Int64,
+                     quotaBytes: Int? = nil) async throws {
         let files = mediaFiles
         try await pool.write { db in
+            // The owner's quota, in the row's own transaction: uploads racing each other cannot both slip under it.
+            // (A refused upload's file, if new, is an orphan the collector removes.)
+            if let quotaBytes {
+                let others = try Int.fetchOne(
+                    db, sql: "SELECT COALESCE(SUM(size), 0) FROM media WHERE owner_id = ? AND id <> ?",
+                    arguments: [owner, id]) ?? 0
+                if others + bytes.count > quotaBytes { throw MediaStoreError.quotaExceeded }
+            }
             try db.execute(
                 // Uploading the same bytes again restarts the grace period: the newer upload was acknowledged too.
                 sql: """

@@ -168,6 +168,53 @@ struct AccountsTests {
         _ = try await accounts.login(username: "judy", password: "password1", connection: 8)
     }
 
+    @Test func guessesFromElsewhereDoNotLockOutASourceThatLoggedInBefore() async throws {
+        var rules = AccountRules()
+        rules.failuresPerUsername = 3
+        rules.failuresPerUsernameFromNewSources = 5
+        let accounts = makeAccounts(rules)
+        _ = try await accounts.register(username: "kate", password: "password1", name: nil)
+        _ = try await accounts.login(username: "kate", password: "password1", connection: 1, source: "10.0.0.1")
+        // One attacking address is held after 3 failures, whatever it tries next.
+        for n in 1...3 as ClosedRange<UInt64> {
+            await expectError(.invalidCredentials) {
+                _ = try await accounts.login(username: "kate", password: "guess\(n)xx", connection: 10 + n,
+                                             source: "203.0.113.9")
+            }
+        }
+        await expectError(.rateLimited) {
+            _ = try await accounts.login(username: "kate", password: "password1", connection: 20, source: "203.0.113.9")
+        }
+        // Spread over many addresses, new sources together are held after 5 failures…
+        for n in 1...2 as ClosedRange<UInt64> {
+            await expectError(.invalidCredentials) {
+                _ = try await accounts.login(username: "kate", password: "guess-\(n)", connection: 30 + n,
+                                             source: "198.51.100.\(n)")
+            }
+        }
+        await expectError(.rateLimited) {
+            _ = try await accounts.login(username: "kate", password: "password1", connection: 40, source: "198.51.100.99")
+        }
+        // …but the owner's own address still logs in with the right password.
+        let session = try await accounts.login(username: "kate", password: "password1", connection: 41,
+                                               source: "10.0.0.1")
+        #expect(session.user.username == "kate")
+    }
+
+    @Test func aLoginWithAnImpossibleUsernameIsRefusedBeforeAnythingIsCounted() async throws {
+        var rules = AccountRules()
+        rules.failuresPerConnection = 2
+        let accounts = makeAccounts(rules)
+        _ = try await accounts.register(username: "liam", password: "password1", name: nil)
+        for name in ["", "no spaces", String(repeating: "z", count: 5000), "ünïcode"] {
+            await expectError(.badRequest, containing: "'username'") {
+                _ = try await accounts.login(username: name, password: "password1", connection: 5)
+            }
+        }
+        // None of those counted against the connection's two allowed failures.
+        _ = try await accounts.login(username: "liam", password: "password1", connection: 5)
+    }
+
     @Test func parallelWrongPasswordsCannotSlipPastTheLimit() async throws {
         let accounts = makeAccounts()
         _ = try await accounts.register(username: "lena", password: "password1", name: nil)

@@ -24,3 +24,15 @@ struct LoginLimiterTests {
         #expect(limiter.trackedKeys == 0)
     }
 }
+
+/// A flood of distinct keys (an attacker cycling usernames) must not make every attempt walk the whole table.
+struct LoginLimiterPruningTests {
+    @Test func pruningStaysRareUnderAFloodOfFreshKeys() {
+        let limiter = LoginLimiter(limit: 5, windowMs: 60_000)
+        for n in 0..<100_000 { _ = limiter.attempt("user\(n)", now: 1_000 + Int64(n / 1000)) }
+        // Every key is still inside the window, so nothing can be pruned; the table is walked only when it has
+        // doubled since the last walk (4096, 8192, … 65536, 131072): a handful of times, not once per attempt.
+        #expect(limiter.trackedKeys == 100_000)
+        #expect(limiter.prunes <= 6)
+    }
+}

@@ -79,6 +79,21 @@ struct MediaLibraryTests {
         await expectUploadRefused(.unsupportedType, library, large, type: "image/gif", token: token)
     }
 
+    @Test func anUploadOverTheQuotaIsRefusedAndNothingMoreIsStored() async throws {
+        let library = library(MediaRules(maxBytes: 1024, garbageGraceMs: 5_000, quotaBytes: 600))
+        let token = tokens.issue(userID: 7)
+        _ = try await library.upload(Self.png + [UInt8](repeating: 1, count: 400), contentType: "image/png",
+                                     token: token)
+        do {
+            _ = try await library.upload(Self.png + [UInt8](repeating: 2, count: 400), contentType: "image/png",
+                                         token: token)
+            Issue.record("expected the quota to refuse the upload")
+        } catch {
+            #expect(error == .quotaExceeded(limit: 600))
+        }
+        #expect(media.items.count == 1)
+    }
+
     @Test func aStoreFailureIsAStorageFailure() async {
         let library = library()
         let token = tokens.issue(userID: 7)
@@ -151,11 +166,14 @@ final class MemoryMediaStore: MediaStore {
         set { state.withLock { $0.failing = newValue } }
     }
 
-    func storeMedia(bytes: [UInt8], owner: Int64, contentType: String, createdAt: Int64) async throws -> String {
+    func storeMedia(bytes: [UInt8], owner: Int64, contentType: String, createdAt: Int64,
+                    quotaBytes: Int?) async throws -> String {
         let id = Digest.sha256(bytes).map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16)
                                                                            : String($0, radix: 16) }.joined()
         try state.withLock {
             if $0.failing { throw Failure() }
+            let others = $0.items.filter { $0.owner == owner && $0.id != id }.reduce(0) { $0 + $1.bytes.count }
+            if let quotaBytes, others + bytes.count > quotaBytes { throw MediaStoreError.quotaExceeded }
             $0.items.append(Item(id: id, owner: owner, contentType: contentType, createdAt: createdAt, bytes: bytes))
         }
         return id

@@ -72,3 +72,24 @@ struct SessionCountsTests {
         #expect(h.hub.sessions.authenticatedCount == 0 && h.hub.sessions.watchingCount == 0)
     }
 }
+
+/// Connections per source address: over the limit a new one is ended at once; closing frees a place; loopback (a
+/// local reverse proxy or load tester) is not counted.
+@MainActor
+struct ConnectionsPerAddressTests {
+    @Test func anAddressOverItsLimitIsTurnedAwayAndLoopbackIsExempt() {
+        let h = DomainHarness { $0.connectionsPerAddress = 2 }
+        h.hub.sessions.open(1, token: nil, peer: "203.0.113.7")
+        h.hub.sessions.open(2, token: nil, peer: "203.0.113.7")
+        h.hub.sessions.open(3, token: nil, peer: "203.0.113.8")
+        #expect(h.events.ended.isEmpty)
+        h.hub.sessions.open(4, token: nil, peer: "203.0.113.7")
+        #expect(h.events.ended.map(\.connection) == [4] && h.events.ended.first?.why == .tooManyConnections)
+        h.hub.sessions.close(4)
+        h.hub.sessions.close(1)
+        h.hub.sessions.open(5, token: nil, peer: "203.0.113.7")
+        #expect(h.events.ended.count == 1)
+        for n in 10..<20 as Range<ConnectionID> { h.hub.sessions.open(n, token: nil, peer: "127.0.0.1") }
+        #expect(h.events.ended.count == 1)
+    }
+}

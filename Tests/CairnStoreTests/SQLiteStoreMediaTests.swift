@@ -26,6 +26,27 @@ struct SQLiteStoreMediaTests {
         try store.pool.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM media") ?? 0 }
     }
 
+    @Test func anUploadThatWouldExceedItsOwnersQuotaIsRefusedInItsTransaction() async throws {
+        let dir = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let store = try SQLiteStore(directory: dir)
+        let alice = try await user(store, "alice"), bob = try await user(store, "bob")
+        let first = Self.png + [UInt8](repeating: 1, count: 40), second = Self.png + [UInt8](repeating: 2, count: 40)
+        let quota = first.count + 10
+        _ = try await store.storeMedia(bytes: first, owner: alice, contentType: "image/png", createdAt: 1,
+                                       quotaBytes: quota)
+        await #expect(throws: MediaStoreError.quotaExceeded) {
+            _ = try await store.storeMedia(bytes: second, owner: alice, contentType: "image/png", createdAt: 2,
+                                           quotaBytes: quota)
+        }
+        #expect(try await store.mediaExists(id: SQLiteStore.hex(Digest.sha256(second)), owner: alice) == false)
+        // The same bytes again do not count twice, and another user has a quota of their own.
+        _ = try await store.storeMedia(bytes: first, owner: alice, contentType: "image/png", createdAt: 3,
+                                       quotaBytes: quota)
+        _ = try await store.storeMedia(bytes: second, owner: bob, contentType: "image/png", createdAt: 4,
+                                       quotaBytes: quota)
+    }
+
     @Test func storesAndFindsMediaByContentHash() async throws {
         let dir = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }

@@ -11,6 +11,9 @@ public struct HubConfiguration: Sendable {
     public var passwordChecksBurst = 10
     /// New accounts (`register`, `guest`) one source address may create per `signupWindowMs`; 0 means no limit.
     public var signupsPerAddress = 20
+    /// Open connections allowed from one source address (0: no limit); loopback addresses are not counted (a
+    /// reverse proxy or a load tester on the same machine).
+    public var connectionsPerAddress = 1000
     /// The window of `signupsPerAddress` (ms).
     public var signupWindowMs: Int64 = 3600 * 1000
     /// Requests a connection may queue behind one that is still in flight (e.g. while scrypt runs); more are

@@ -86,6 +86,8 @@ public enum SessionEnd: Sendable, Equatable {
     case tokenRevoked
     /// The token could not be checked just now (e.g. storage trouble); the client may retry.
     case checkFailed
+    /// Its source address already has as many connections open as allowed.
+    case tooManyConnections
 }
 
 /// Where the domain's events go. Called on the loop thread only.

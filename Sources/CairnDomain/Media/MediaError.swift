@@ -13,6 +13,8 @@ public enum MediaError: Error, Equatable, Sendable {
     case unsupportedType
     /// The body is larger than `limit` bytes.
     case tooLarge(limit: Int)
+    /// The uploader's stored media would exceed their quota.
+    case quotaExceeded(limit: Int)
     /// The body does not begin the way data of the declared type does.
     case contentMismatch(MediaType)
     /// The signed URL was refused.

@@ -13,11 +13,14 @@ public struct MediaRules: Sendable {
     /// How long an upload no relic names is kept before it may be collected, in milliseconds: the time a client
     /// has between uploading and creating the relic that uses it.
     public var garbageGraceMs: Int64 = 3_600_000
+    /// Bytes of media one user may have stored in all (nil: no quota).
+    public var quotaBytes: Int? = 1 << 30
 
     /// Creates the rules.
-    public init(maxBytes: Int = 20 << 20, garbageGraceMs: Int64 = 3_600_000) {
+    public init(maxBytes: Int = 20 << 20, garbageGraceMs: Int64 = 3_600_000, quotaBytes: Int? = 1 << 30) {
         self.maxBytes = maxBytes
         self.garbageGraceMs = garbageGraceMs
+        self.quotaBytes = quotaBytes
     }
 }
 
@@ -71,7 +74,9 @@ public final class MediaLibrary: Sendable {
         guard type.matches(bytes) else { throw .contentMismatch(type) }
         do {
             return try await store.storeMedia(bytes: bytes, owner: user.id, contentType: type.rawValue,
-                                              createdAt: clock.now())
+                                              createdAt: clock.now(), quotaBytes: rules.quotaBytes)
+        } catch MediaStoreError.quotaExceeded {
+            throw .quotaExceeded(limit: rules.quotaBytes ?? 0)
         } catch {
             logger.error("storing media for user \(user.id) failed: \(error)")
             throw .storageFailure

@@ -25,8 +25,12 @@ public struct AccountRules: Sendable {
     public var maxPasswordBytes = 1024
     /// Maximum display-name length in bytes of UTF-8.
     public var maxNameLength = 64
-    /// Failed logins allowed per username within `failureWindowMs`.
+    /// Failed logins allowed per username from one source address within `failureWindowMs`.
     public var failuresPerUsername = 5
+    /// Failed logins allowed per username from all the source addresses that never logged in as that user, together,
+    /// within `failureWindowMs`. A source that has logged in as the user before is not held by this limit, so
+    /// guesses from elsewhere cannot lock the owner out.
+    public var failuresPerUsernameFromNewSources = 50
     /// Failed logins allowed per connection within `failureWindowMs`.
     public var failuresPerConnection = 10
     /// The sliding window for failed logins, in milliseconds (default 15 minutes).
@@ -44,8 +48,10 @@ public final class Accounts: Sendable {
     let hasher: PasswordHasher
     private let random: any RandomSource
     private let clock: any Clock
+    private let bySource: LoginLimiter
     private let byUsername: LoginLimiter
     private let byConnection: LoginLimiter
+    private let knownSources = KnownSources()
     private let logger: Logger
     /// The limits in force.
     public let rules: AccountRules
@@ -59,7 +65,8 @@ public final class Accounts: Sendable {
         self.clock = clock
         self.rules = rules
         self.logger = logger
-        self.byUsername = LoginLimiter(limit: rules.failuresPerUsername, windowMs: rules.failureWindowMs)
+        self.bySource = LoginLimiter(limit: rules.failuresPerUsername, windowMs: rules.failureWindowMs)
+        self.byUsername = LoginLimiter(limit: rules.failuresPerUsernameFromNewSources, windowMs: rules.failureWindowMs)
         self.byConnection = LoginLimiter(limit: rules.failuresPerConnection, windowMs: rules.failureWindowMs)
     }
 
@@ -122,32 +129,41 @@ public final class Accounts: Sendable {
         return try await openSession(for: user)
     }
 
-    /// Logs in by username and password. `connection` identifies the caller's connection for throttling.
-    public func login(username rawUsername: String, password: String, connection: UInt64) async throws(DomainError) -> Session {
+    /// Logs in by username and password. `connection` identifies the caller's connection and `source` its address
+    /// (nil when unknown), for throttling: failures count per (username, source), per connection, and — unless
+    /// `source` has logged in as this user before — per username across new sources. The username is checked
+    /// before anything is keyed on it.
+    public func login(username rawUsername: String, password: String, connection: UInt64,
+                      source: String? = nil) async throws(DomainError) -> Session {
         let username = rawUsername.lowercased()
-        let connectionKey = "conn:\(connection)"
+        try validateUsername(username)
         guard password.utf8.count <= rules.maxPasswordBytes else {
             throw .badRequest("field 'password' must be at most \(rules.maxPasswordBytes) bytes")
         }
-        // The attempt counts before the (slow) check, so parallel attempts cannot all pass the limit at once;
-        // it is withdrawn if the password turns out right.
+        // Attempts count before the (slow) check, so parallel attempts cannot all pass the limits at once; they
+        // are withdrawn if the password turns out right.
         let now = clock.now()
-        if let wait = byUsername.attempt(username, now: now) { throw Self.throttled(wait) }
-        if let wait = byConnection.attempt(connectionKey, now: now) {
-            byUsername.forgive(username, at: now)
-            throw Self.throttled(wait)
+        var counted: [(LoginLimiter, String)] = []
+        func take(_ limiter: LoginLimiter, _ key: String) throws(DomainError) {
+            if let wait = limiter.attempt(key, now: now) {
+                for (l, k) in counted { l.forgive(k, at: now) }
+                throw Self.throttled(wait)
+            }
+            counted.append((limiter, key))
         }
+        try take(bySource, "\(username)|\(source ?? "-")")
+        if !knownSources.contains(source, for: username) { try take(byUsername, username) }
+        try take(byConnection, "conn:\(connection)")
         let found: StoredCredentials?
         do { found = try await store.credentials(username: username) } catch {
-            byUsername.forgive(username, at: now)
-            byConnection.forgive(connectionKey, at: now)
+            for (l, k) in counted { l.forgive(k, at: now) }
             throw storageFailure(error, "login")
         }
         // Unknown users cost a decoy verification too, so timing does not reveal which usernames exist.
         let ok = await hasher.verify(password, against: found?.passwordHash)
         guard ok, let user = found?.user else { throw DomainError(.invalidCredentials, "Login failed") }
-        byUsername.forgive(username, at: now)
-        byConnection.forgive(connectionKey, at: now)
+        for (l, k) in counted { l.forgive(k, at: now) }
+        knownSources.remember(source, for: username)
         return try await openSession(for: user)
     }
 

@@ -6,7 +6,15 @@ import Synchronization
 
 /// Counts recent failures per key and says when a key must wait.
 public final class LoginLimiter: Sendable {
-    private let state = Mutex<[String: [Int64]]>([:])
+    private struct Table {
+        var keys: [String: [Int64]] = [:]
+        /// Prune when the table grows past this; doubles with what survives, so pruning is O(1) amortised even
+        /// when every key is fresh (an attacker cycling usernames).
+        var pruneAt = 4096
+        var prunes = 0
+    }
+
+    private let state = Mutex(Table())
     /// Failures allowed within the window.
     public let limit: Int
     /// The window, in milliseconds.
@@ -21,11 +29,11 @@ public final class LoginLimiter: Sendable {
 
     /// If `key` is blocked at `now`, the milliseconds until it may try again; otherwise nil.
     public func retryAfter(_ key: String, now: Int64) -> Int64? {
-        state.withLock { table in
-            guard var times = table[key] else { return nil }
+        state.withLock { t in
+            guard var times = t.keys[key] else { return nil }
             times.removeAll { $0 <= now - windowMs }
-            if times.isEmpty { table[key] = nil; return nil }
-            table[key] = times
+            if times.isEmpty { t.keys[key] = nil; return nil }
+            t.keys[key] = times
             guard times.count >= limit else { return nil }
             return times[times.count - limit] + windowMs - now
         }
@@ -35,51 +43,57 @@ public final class LoginLimiter: Sendable {
     /// past the limit while each is being verified. Returns the wait if `key` is blocked (nothing is counted then).
     /// A successful attempt is handed back with `forgive(_:at:)`.
     public func attempt(_ key: String, now: Int64) -> Int64? {
-        state.withLock { table in
-            var times = table[key, default: []]
+        state.withLock { t in
+            var times = t.keys[key, default: []]
             times.removeAll { $0 <= now - windowMs }
             if times.count >= limit {
-                table[key] = times
+                t.keys[key] = times
                 return times[times.count - limit] + windowMs - now
             }
             times.append(now)
-            table[key] = times
-            if table.count > 4096 { Self.prune(&table, before: now - windowMs) }
+            t.keys[key] = times
+            Self.pruneIfDue(&t, before: now - windowMs)
             return nil
         }
     }
 
     /// Withdraws one attempt counted at `time` (it succeeded).
     public func forgive(_ key: String, at time: Int64) {
-        state.withLock { table in
-            guard var times = table[key], let i = times.lastIndex(of: time) else { return }
+        state.withLock { t in
+            guard var times = t.keys[key], let i = times.lastIndex(of: time) else { return }
             times.remove(at: i)
-            table[key] = times.isEmpty ? nil : times
+            t.keys[key] = times.isEmpty ? nil : times
         }
     }
 
     /// Forgets every attempt of `key` (for limits where a success proves the caller needs no more guesses, such as
     /// a relic's password for one user).
     public func reset(_ key: String) {
-        _ = state.withLock { $0.removeValue(forKey: key) }
+        _ = state.withLock { $0.keys.removeValue(forKey: key) }
     }
 
     /// Records a failure of `key` at `now`.
     public func recordFailure(_ key: String, now: Int64) {
-        state.withLock { table in
-            var times = table[key, default: []]
+        state.withLock { t in
+            var times = t.keys[key, default: []]
             times.removeAll { $0 <= now - windowMs }
             times.append(now)
             if times.count > limit { times.removeFirst(times.count - limit) }
-            table[key] = times
-            if table.count > 4096 { Self.prune(&table, before: now - windowMs) }
+            t.keys[key] = times
+            Self.pruneIfDue(&t, before: now - windowMs)
         }
     }
 
     /// The number of keys currently tracked (for tests and metrics).
-    public var trackedKeys: Int { state.withLock { $0.count } }
+    public var trackedKeys: Int { state.withLock { $0.keys.count } }
 
-    private static func prune(_ table: inout [String: [Int64]], before cutoff: Int64) {
-        table = table.filter { $0.value.last.map { $0 > cutoff } ?? false }
+    /// How many times the table has been pruned (for tests: pruning must stay rare under a flood of new keys).
+    public var prunes: Int { state.withLock { $0.prunes } }
+
+    private static func pruneIfDue(_ t: inout Table, before cutoff: Int64) {
+        guard t.keys.count > t.pruneAt else { return }
+        t.keys = t.keys.filter { $0.value.last.map { $0 > cutoff } ?? false }
+        t.pruneAt = max(4096, t.keys.count * 2)
+        t.prunes += 1
     }
 }

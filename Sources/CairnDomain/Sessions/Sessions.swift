@@ -49,6 +49,8 @@ public final class Sessions {
     private var everywhereOrder: [Int64] = []
     /// Authenticated connections per user (presence: online while non-empty).
     private var byUser: [Int64: [ConnectionID]] = [:]
+    /// Open connections per source address (loopback not counted).
+    private var perAddress: [String: Int] = [:]
     /// Connections watching their friends, per user.
     private var watchers: [Int64: [ConnectionID]] = [:]
 
@@ -103,13 +105,30 @@ public final class Sessions {
         connections[connection] = Connection(peer: peer, checkTokens: Double(configuration.passwordChecksBurst),
                                              checksRefilledAt: clock.now())
         authDeadlines[connection] = clock.now() + authTimeoutMs
+        if let peer, configuration.connectionsPerAddress > 0, !Self.isLoopback(peer) {
+            let count = (perAddress[peer] ?? 0) + 1
+            perAddress[peer] = count
+            if count > configuration.connectionsPerAddress {
+                events?.end(connection, .tooManyConnections)
+                checked()
+                return
+            }
+        }
         if let token { authenticateOnUpgrade(connection, token: token, checked: checked) }
+    }
+
+    /// True for addresses on this machine (a reverse proxy, a load tester), which the per-address limit exempts.
+    static func isLoopback(_ address: String) -> Bool {
+        address.hasPrefix("127.") || address == "::1" || address.hasPrefix("::ffff:127.")
     }
 
     /// A connection closed: its session ends; work in flight for it finishes and is discarded.
     public func close(_ connection: ConnectionID) {
-        guard connections[connection] != nil else { return }
+        guard let state = connections[connection] else { return }
         authDeadlines[connection] = nil
+        if let peer = state.peer, let count = perAddress[peer] {
+            perAddress[peer] = count > 1 ? count - 1 : nil
+        }
         unbind(connection)
         connections[connection] = nil
         connectionGone?(connection)
@@ -200,9 +219,9 @@ public final class Sessions {
     /// Logs in and binds the connection.
     public func login(_ connection: ConnectionID, username: String, password: String, _ done: @escaping Outcome<Session>) {
         if let refusal = spendPasswordCheck(connection) { return done(.failure(refusal)) }
-        let accounts = self.accounts
+        let accounts = self.accounts, source = connections[connection]?.peer
         authenticate(connection, { () async throws(DomainError) -> Session in
-            try await accounts.login(username: username, password: password, connection: connection)
+            try await accounts.login(username: username, password: password, connection: connection, source: source)
         }, then: done)
     }
 

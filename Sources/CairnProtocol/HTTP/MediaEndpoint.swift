@@ -88,6 +88,8 @@ public struct MediaEndpoint: HTTPService {
             let accepted = MediaType.allCases.map(\.rawValue).joined(separator: ", ")
             return Self.error(415, "content type must be one of " + accepted)
         case .tooLarge(let limit): return Self.error(413, "body exceeds \(limit) bytes")
+        case .quotaExceeded(let limit):
+            return Self.error(403, "your uploads would exceed your \(limit)-byte quota; delete relics that use media")
         case .contentMismatch(let type): return Self.error(415, "the body is not \(type.rawValue) data")
         case .link(let refusal): return Self.error(403, refusal == .expired ? "link expired" : "invalid link")
         case .notFound: return Self.error(404, "media not found")
