@@ -48,7 +48,8 @@ struct HubPrivacyTests {
         h.hub.tick()
         #expect(h.outbound.takeLatest(2).isEmpty)
         h.clock.advance(by: 1_000)
-        #expect(h.hub.social.rules.level(owner: alice, viewer: bob, now: h.clock.now()) == .precise)  // read-time expiry
+        // Read-time expiry.
+        #expect(h.hub.social.rules.level(owner: alice, viewer: bob, now: h.clock.now()) == .precise)
         h.hub.tick()
         #expect(h.outbound.takeLatest(2)[alice]?["lat"] as? Double == 10)
         try await h.scheduler.run()  // the background delete of the expired rule
@@ -134,7 +135,8 @@ struct HubPrivacyTests {
         h.move(1, lat: 10.123456, lon: 10.123456)
         _ = h.outbound.takeLatest(2)
         h.clock.advance(by: 9_900)
-        try await h.send(1, #"{"id":3,"op":"share.set","user":\#(bob),"level":"approximate","for":3600}"#)  // not committed yet
+        // Not committed yet.
+        try await h.send(1, #"{"id":3,"op":"share.set","user":\#(bob),"level":"approximate","for":3600}"#)
         h.clock.advance(by: 200)
         h.hub.tick()  // the 10 s rule would have ended now
         try await h.scheduler.run(atLeast: 1)

@@ -148,15 +148,15 @@ extension ServerIntegration {
             let trusted = cert.certificatePath
             // TLS 1.1 (offered at security level 0, which OpenSSL 3 needs to speak it at all).
             #expect(!Self.handshakes(port: hub.port, TLSOptions(trustedCertificates: trusted,
-                                                                maxVersion: .tls1_1,
+                                                                maxVersion: .tls11,
                                                                 ciphers: "DEFAULT@SECLEVEL=0")))
             // TLS 1.2 with only CBC suites without AEAD (which OpenSSL alone would still accept).
             let cbcOnly = "ECDHE-ECDSA-AES128-SHA:ECDHE-RSA-AES128-SHA"
-            #expect(!Self.handshakes(port: hub.port, TLSOptions(trustedCertificates: trusted, maxVersion: .tls1_2,
+            #expect(!Self.handshakes(port: hub.port, TLSOptions(trustedCertificates: trusted, maxVersion: .tls12,
                                                                 ciphers: cbcOnly)))
             // TLS 1.2 with a modern suite, and the default (TLS 1.3), work.
             #expect(Self.handshakes(port: hub.port, TLSOptions(trustedCertificates: trusted,
-                                                               maxVersion: .tls1_2,
+                                                               maxVersion: .tls12,
                                                                ciphers: "ECDHE-ECDSA-AES128-GCM-SHA256")))
             #expect(Self.handshakes(port: hub.port, TLSOptions(trustedCertificates: trusted)))
             try hub.stop()
@@ -172,7 +172,7 @@ extension ServerIntegration {
             let port = try server.waitForListeningPort(timeout: 60)
             let trusted = cert.certificatePath
             #expect(!Self.handshakes(port: port, TLSOptions(trustedCertificates: trusted,
-                                                            maxVersion: .tls1_2)))
+                                                            maxVersion: .tls12)))
             #expect(Self.handshakes(port: port, TLSOptions(trustedCertificates: trusted)))
             server.signal(SIGTERM)
             #expect(try server.waitForExit(timeout: 15) == 0, "output: \(server.output)")

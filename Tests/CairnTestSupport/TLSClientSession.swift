@@ -11,13 +11,13 @@ import Glibc
 
 /// A TLS protocol version a test client may be limited to.
 public enum TLSProtocolVersion: Sendable {
-    case tls1_1, tls1_2, tls1_3
+    case tls11, tls12, tls13
 
     var openSSLValue: Int {
         switch self {
-        case .tls1_1: Int(TLS1_1_VERSION)
-        case .tls1_2: Int(TLS1_2_VERSION)
-        case .tls1_3: Int(TLS1_3_VERSION)
+        case .tls11: Int(TLS1_1_VERSION)
+        case .tls12: Int(TLS1_2_VERSION)
+        case .tls13: Int(TLS1_3_VERSION)
         }
     }
 }
