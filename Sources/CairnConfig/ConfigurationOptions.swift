@@ -164,6 +164,11 @@ public enum ConfigurationOptions {
                  help: "Age at which a session token stops working (unauthorized); unset: tokens never expire.") {
             $0.accounts.tokenLifetimeMs = Int64($1) * 1000
         },
+        .integer("accounts.guest_expiry", flag: "guest-expiry", default: 30 * 86_400, range: 0...(10 * 366 * 86_400),
+                 unit: "seconds",
+                 help: "A guest not connected this long is deleted with all its data (checked hourly); 0: never.") {
+            $0.hub.guestExpiryMs = Int64($1) * 1000
+        },
         .integer("accounts.password_checks_per_minute", flag: "password-checks-per-minute", default: 30,
                  range: 0...1_000_000, unit: "checks",
                  help: "scrypt hashes and checks one connection may start per minute (bursts of 10); 0: no limit.") {

@@ -42,6 +42,8 @@ public final class Hub: @unchecked Sendable {
     public let chat: Chat
     /// The stats channel.
     public let operations: Operations
+    /// Guests' last activity and the purge of inactive guests.
+    let guestExpiry: GuestExpiry
 
     /// Where the domain's events go, once attached.
     public private(set) var events: (any HubEvents)?
@@ -72,6 +74,8 @@ public final class Hub: @unchecked Sendable {
                          configuration: configuration)
         operations = Operations(roles: roles, work: work, clock: clock, sessions: sessions, liveMap: liveMap,
                                 telemetry: telemetry)
+        guestExpiry = GuestExpiry(store: accounts.store, work: work, sessions: sessions, configuration: configuration,
+                                  now: clock.now())
         wire()
     }
 
@@ -98,6 +102,13 @@ public final class Hub: @unchecked Sendable {
         social.viewChanged = { owner, viewer in liveMap.showCurrentPosition(of: owner, to: viewer) }
         social.viewEnded = { owner, viewer in liveMap.withdrawPosition(of: owner, from: viewer) }
         liveMap.moved = { user, point, now in relics.roam(user, to: point, now: now) }
+        let guests = self.guestExpiry
+        sessions.guestSeen = { user in guests.seen(user) }
+        guests.purged = { purge in
+            sessions.endSessions(of: purge.users)  // connected after the purge began: their account is gone
+            relics.purged(purge.relics)
+            liveMap.forget(users: purge.users)
+        }
         work.idle = { [unowned self] in self.finishDrainIfIdle() }
     }
 
@@ -172,7 +183,8 @@ public final class Hub: @unchecked Sendable {
     public var isDraining: Bool { draining }
 
     /// Periodic housekeeping (about once a second): authentication deadlines, sharing rules whose time is up,
-    /// relic expiry and purging, position history purging, and the position snapshot.
+    /// relic expiry and purging, position history purging, guests' last activity and purging, and the position
+    /// snapshot.
     public func tick() {
         confinement.assertOnLoop()
         // Once shutting down, the drain writes the last snapshot; nothing new may reach the store after that.
@@ -183,6 +195,7 @@ public final class Hub: @unchecked Sendable {
         relics.expire(now: now)
         relics.purgeOld(now: now)
         liveMap.purgeHistory(now: now)
+        guestExpiry.tick(now: now)
         liveMap.flushIfDue(now: now)
     }
 

@@ -130,6 +130,15 @@ enum Migrations {
             // The history is purged by age; without this the purge would scan the whole table.
             try db.create(index: "position_history_ts", on: "position_history", columns: ["ts"])
         }
+        migrator.registerMigration("v8-users-last-seen") { db in
+            // Inactive guest accounts are purged (accounts.guest_expiry): when each was last connected, in ms since
+            // the epoch. Existing guests count from their creation; the partial index serves the purge.
+            try db.alter(table: "users") { t in
+                t.add(column: "last_seen_at", .integer)
+            }
+            try db.execute(sql: "UPDATE users SET last_seen_at = created_at")
+            try db.execute(sql: "CREATE INDEX users_guest_last_seen ON users(last_seen_at) WHERE is_guest")
+        }
         return migrator
     }
 

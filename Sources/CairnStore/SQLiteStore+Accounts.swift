@@ -9,8 +9,11 @@ extension SQLiteStore: AccountStore {
         do {
             return try await pool.write { db in
                 try db.execute(
-                    sql: "INSERT INTO users (username, name, password_hash, is_guest, created_at) VALUES (?, ?, ?, ?, ?)",
-                    arguments: [new.username, new.name, new.passwordHash, new.isGuest, new.createdAt])
+                    sql: """
+                        INSERT INTO users (username, name, password_hash, is_guest, created_at, last_seen_at)
+                        VALUES (?, ?, ?, ?, ?, ?)
+                        """,
+                    arguments: [new.username, new.name, new.passwordHash, new.isGuest, new.createdAt, new.createdAt])
                 return User(id: db.lastInsertedRowID, username: new.username, name: new.name, isGuest: new.isGuest)
             }
         } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
@@ -62,16 +65,58 @@ extension SQLiteStore: AccountStore {
         }
     }
 
+    /// Sets the last activity of these users.
+    public func markSeen(userIDs: [Int64], at: Int64) async throws {
+        guard !userIDs.isEmpty else { return }
+        try await pool.write { db in
+            let update = try db.cachedStatement(
+                sql: "UPDATE users SET last_seen_at = max(coalesce(last_seen_at, 0), ?) WHERE id = ?")
+            for id in userIDs { try update.execute(arguments: [at, id]) }
+        }
+    }
+
+    /// Deletes stale guests a batch per transaction. Their rows go with them through the schema's cascades; share
+    /// rules naming them as viewer have no foreign key and are deleted here.
+    public func purgeGuests(seenBefore cutoff: Int64, sparing: Set<Int64>) async throws -> GuestPurge {
+        let batch = 500
+        var purge = GuestPurge(), after: Int64 = 0
+        while true {
+            let from = after
+            let (found, last, relics) = try await pool.write { db -> ([Int64], Int64?, [Int64]) in
+                let candidates = try Int64.fetchAll(db, sql: """
+                    SELECT id FROM users WHERE is_guest AND last_seen_at < ? AND id > ? ORDER BY id LIMIT ?
+                    """, arguments: [cutoff, from, batch])
+                let next = candidates.count < batch ? nil : candidates.last
+                let ids = candidates.filter { !sparing.contains($0) }
+                guard !ids.isEmpty else { return ([], next, []) }
+                let list = Array(repeating: "?", count: ids.count).joined(separator: ",")
+                let arguments = StatementArguments(ids)
+                let relics = try Int64.fetchAll(db, sql: "SELECT id FROM relics WHERE creator_id IN (\(list))",
+                                                arguments: arguments)
+                try db.execute(sql: "DELETE FROM share_rules WHERE viewer_id IN (\(list))", arguments: arguments)
+                try db.execute(sql: "DELETE FROM users WHERE id IN (\(list))", arguments: arguments)
+                return (ids, next, relics)
+            }
+            purge.users += found
+            purge.relics += relics
+            guard let last else { return purge }
+            after = last
+        }
+    }
+
     /// Inserts many users in one transaction (fixtures and benchmarks); a duplicate username aborts the whole batch.
     public func createUsers(_ users: [NewUser]) async throws -> [User] {
         do {
             return try await pool.write { db in
-                let insert = try db.cachedStatement(
-                    sql: "INSERT INTO users (username, name, password_hash, is_guest, created_at) VALUES (?, ?, ?, ?, ?)")
+                let insert = try db.cachedStatement(sql: """
+                    INSERT INTO users (username, name, password_hash, is_guest, created_at, last_seen_at)
+                    VALUES (?, ?, ?, ?, ?, ?)
+                    """)
                 var created: [User] = []
                 created.reserveCapacity(users.count)
                 for new in users {
-                    try insert.execute(arguments: [new.username, new.name, new.passwordHash, new.isGuest, new.createdAt])
+                    try insert.execute(arguments: [new.username, new.name, new.passwordHash, new.isGuest, new.createdAt,
+                                                   new.createdAt])
                     created.append(User(id: db.lastInsertedRowID, username: new.username, name: new.name, isGuest: new.isGuest))
                 }
                 return created

@@ -36,6 +36,10 @@ public final class MemoryAccountStore: AccountStore, SocialStore, RoleStore {
         public var failRuleWritesOf: Set<Int64> = []
         /// Users holding the ops role.
         public var ops: Set<Int64> = []
+        /// Each user's last activity (ms), as `markSeen` recorded it; creation counts as activity.
+        public var lastSeen: [Int64: Int64] = [:]
+        /// The `sparing` set of every guest purge asked for.
+        public var purgeSpared: [Set<Int64>] = []
     }
     public let state = Mutex(State())
 
@@ -46,6 +50,7 @@ public final class MemoryAccountStore: AccountStore, SocialStore, RoleStore {
             }
             let user = User(id: s.nextID, username: new.username, name: new.name, isGuest: new.isGuest)
             s.users[user.id] = (user, new.passwordHash)
+            s.lastSeen[user.id] = new.createdAt
             s.nextID += 1
             return user
         }
@@ -82,6 +87,40 @@ public final class MemoryAccountStore: AccountStore, SocialStore, RoleStore {
             for hash in theirs { s.tokens[hash] = nil }
             return theirs.count
         }
+    }
+
+    /// Deletes the relics of purged guests (the harness points it at its content store); returns their ids.
+    public let purgeRelics = Mutex<(@Sendable (Set<Int64>) -> [Int64])?>(nil)
+
+    public func markSeen(userIDs: [Int64], at: Int64) async throws {
+        try state.withLock { s in
+            if s.failWrites { throw InjectedFailure() }
+            for id in userIDs { s.lastSeen[id] = max(s.lastSeen[id] ?? 0, at) }
+        }
+    }
+
+    public func purgeGuests(seenBefore cutoff: Int64, sparing: Set<Int64>) async throws -> GuestPurge {
+        let gone = try state.withLock { s -> Set<Int64> in
+            if s.failWrites { throw InjectedFailure() }
+            s.purgeSpared.append(sparing)
+            let gone = Set(s.users.values.map(\.user).filter {
+                $0.isGuest && (s.lastSeen[$0.id] ?? 0) < cutoff && !sparing.contains($0.id)
+            }.map(\.id))
+            for id in gone {
+                s.users[id] = nil
+                s.lastSeen[id] = nil
+                s.positions[id] = nil
+                s.ops.remove(id)
+            }
+            s.tokens = s.tokens.filter { !gone.contains($0.value) }
+            s.friendships = s.friendships.filter { gone.isDisjoint(with: $0) }
+            s.requests = s.requests.filter { gone.isDisjoint(with: $0) }
+            s.rules = s.rules.filter { gone.isDisjoint(with: $0.key) }
+            s.history.removeAll { gone.contains($0.userID) }
+            return gone
+        }
+        let relics = purgeRelics.withLock { $0 }?(gone) ?? []
+        return GuestPurge(users: gone.sorted(), relics: relics.sorted())
     }
 
     public struct InjectedFailure: Error {

@@ -28,6 +28,15 @@ public final class MemoryContentStore: RelicStore, ChatStore {
         public init() {}
     }
 
+    /// Deletes every relic of these creators (a guest purge); returns their ids.
+    public func deleteRelics(of creators: Set<Int64>) -> [Int64] {
+        state.withLock { s in
+            let theirs = s.relics.values.filter { creators.contains($0.marker.creatorID) }.map(\.marker.id)
+            for id in theirs { s.relics[id] = nil }
+            return theirs
+        }
+    }
+
     /// Records an upload of `media` by `owner`.
     public func addMedia(_ media: String, owner: Int64) { _ = state.withLock { $0.media.insert("\(media)/\(owner)") } }
 

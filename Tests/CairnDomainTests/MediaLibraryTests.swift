@@ -237,4 +237,6 @@ final class TokenAccountStore: AccountStore {
     func insertToken(hash: [UInt8], userID: Int64, createdAt: Int64) async throws { throw Failure() }
     func deleteToken(hash: [UInt8]) async throws -> Bool { false }
     func deleteTokens(userID: Int64) async throws -> Int { 0 }
+    func markSeen(userIDs: [Int64], at: Int64) async throws {}
+    func purgeGuests(seenBefore cutoff: Int64, sparing: Set<Int64>) async throws -> GuestPurge { GuestPurge() }
 }

@@ -22,7 +22,7 @@ struct SQLiteStoreSocialTests {
         try await withStore { store, _ in
             let applied = try store.appliedMigrations()
             #expect(applied == ["v1-accounts", "v2-friends-positions", "v3-share-rule-versions", "v4-media-relics-chat",
-                                "v5-roles", "v6-relic-creator-hidden", "v7-position-history-ts"])
+                                "v5-roles", "v6-relic-creator-hidden", "v7-position-history-ts", "v8-users-last-seen"])
         }
     }
 

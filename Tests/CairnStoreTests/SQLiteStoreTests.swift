@@ -86,7 +86,7 @@ struct SQLiteStoreTests {
         #expect(user.isGuest)
         #expect(try reopened.appliedMigrations() == ["v1-accounts", "v2-friends-positions", "v3-share-rule-versions",
                                                      "v4-media-relics-chat", "v5-roles", "v6-relic-creator-hidden",
-                                                     "v7-position-history-ts"])
+                                                     "v7-position-history-ts", "v8-users-last-seen"])
         try reopened.close()
     }
 }

@@ -41,6 +41,12 @@ public struct HubConfiguration: Sendable {
     public var positionHistoryRetentionMs: Int64 = 7 * 24 * 3600 * 1000
     /// How often the position history purge runs (ms).
     public var positionHistoryPurgeIntervalMs: Int64 = 3600 * 1000
+    /// A guest account not connected for this long (ms) is deleted with everything that is theirs; 0 keeps guests.
+    public var guestExpiryMs: Int64 = 30 * 24 * 3600 * 1000
+    /// How often the purge of inactive guests runs (ms).
+    public var guestPurgeIntervalMs: Int64 = 3600 * 1000
+    /// How often a connected guest's last activity is written again while they stay connected (ms).
+    public var guestSeenIntervalMs: Int64 = 3600 * 1000
     /// Positions are flushed to the store this often (ms).
     public var snapshotIntervalMs: Int64 = 5_000
     /// Cell size of the approximate-sharing grid (m).

@@ -71,6 +71,16 @@ public final class LiveMap {
         }
     }
 
+    /// Forgets users whose accounts were deleted (purged guests): their fixes, their place in the index, trust.
+    func forget(users: [Int64]) {
+        for user in users {
+            if fixes.removeValue(forKey: user) != nil { _ = index.remove(user, from: .users) }
+            shownCells[user] = nil
+            trust[user] = nil
+            dirty.remove(user)
+        }
+    }
+
     // MARK: Reading
 
     /// Users with a known position.

@@ -483,6 +483,12 @@ public final class Relics {
     /// Forgets which relics a user stands in (they went offline).
     func forget(user: Int64) { book.forget(user: user) }
 
+    /// Removes from memory the relics of purged guest accounts (already deleted from the store), telling whoever
+    /// saw them that they vanished.
+    func purged(_ relicIDs: [Int64]) {
+        for id in relicIDs { remove(id, reason: "deleted") }
+    }
+
     /// Purges relics expired longer ago than the retention, off the loop, at most once per purge interval.
     func purgeOld(now: Int64) {
         guard !purging, now - lastPurgeAt >= configuration.relicPurgeIntervalMs else { return }

@@ -44,6 +44,20 @@ public enum AccountStoreError: Error, Equatable, Sendable {
     case usernameTaken
 }
 
+/// What a guest purge removed: the accounts, and the relics they had left (memory must forget those).
+public struct GuestPurge: Sendable, Equatable {
+    /// The deleted guest accounts.
+    public var users: [Int64]
+    /// The relics those guests had created, deleted with them.
+    public var relics: [Int64]
+
+    /// Creates the value.
+    public init(users: [Int64] = [], relics: [Int64] = []) {
+        self.users = users
+        self.relics = relics
+    }
+}
+
 /// Durable storage for accounts and session tokens.
 public protocol AccountStore: Sendable {
     /// Inserts an account; throws `AccountStoreError.usernameTaken` when the name exists.
@@ -59,6 +73,12 @@ public protocol AccountStore: Sendable {
     func deleteToken(hash: [UInt8]) async throws -> Bool
     /// Revokes every token of an account; returns how many there were.
     func deleteTokens(userID: Int64) async throws -> Int
+    /// Records that these accounts were connected at `at` (ms since the epoch): their last activity.
+    func markSeen(userIDs: [Int64], at: Int64) async throws
+    /// Deletes the guest accounts last seen before `cutoff` (ms since the epoch), except those in `sparing`, with
+    /// everything that is theirs (tokens, friendships and requests, share rules, positions and history, relics,
+    /// chat, media rows, roles); one transaction per batch.
+    func purgeGuests(seenBefore cutoff: Int64, sparing: Set<Int64>) async throws -> GuestPurge
 }
 
 extension AccountStore {

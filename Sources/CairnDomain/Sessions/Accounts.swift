@@ -44,7 +44,7 @@ public struct AccountRules: Sendable {
 
 /// The account service.
 public final class Accounts: Sendable {
-    private let store: any AccountStore
+    let store: any AccountStore
     let hasher: PasswordHasher
     private let random: any RandomSource
     private let clock: any Clock

@@ -60,6 +60,8 @@ public final class Sessions {
     var presenceChanged: ((Int64, Bool) -> Void)?
     /// A connection closed (after its session, if any, ended).
     var connectionGone: ((ConnectionID) -> Void)?
+    /// A guest's session began or their last one ended: their last activity is worth recording (`GuestExpiry`).
+    var guestSeen: ((Int64) -> Void)?
 
     init(accounts: Accounts, work: LoopWork, clock: any Clock, configuration: HubConfiguration) {
         self.accounts = accounts
@@ -355,6 +357,23 @@ public final class Sessions {
         }
     }
 
+    /// The guests connected now.
+    func onlineGuests() -> [Int64] {
+        byUser.compactMap { user, list in
+            list.first.flatMap { connections[$0]?.user }.flatMap { $0.isGuest ? user : nil }
+        }
+    }
+
+    /// Ends every session of accounts that no longer exist (closed like a revoked token).
+    func endSessions(of users: [Int64]) {
+        for user in users {
+            for connection in connections(of: user) {
+                unbind(connection)
+                events?.end(connection, .tokenRevoked)
+            }
+        }
+    }
+
     /// Attaches a connection to a user (switching accounts if it had one); the first connection makes them online.
     /// `checkedFrom` is the revocation epoch at which the account check began: if the account logged out
     /// everywhere since, the check may have read a token just before it was deleted, so the session must not start.
@@ -371,6 +390,7 @@ public final class Sessions {
             events?.end(connection, .tokenRevoked)
             return
         }
+        if user.isGuest { guestSeen?(user.id) }
         if state.user?.id == user.id {
             connections[connection]?.token = token  // the same user again (e.g. a fresh login): no presence change
             return
@@ -406,6 +426,7 @@ public final class Sessions {
         byUser[user.id]?.removeAll { $0 == connection }
         if byUser[user.id]?.isEmpty ?? false {
             byUser[user.id] = nil
+            if user.isGuest { guestSeen?(user.id) }
             presenceChanged?(user.id, false)
         }
     }
