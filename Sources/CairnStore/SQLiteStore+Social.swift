@@ -138,10 +138,12 @@ extension SQLiteStore: SocialStore {
     /// Writes a batch of positions in one transaction.
     public func flushPositions(_ batch: PositionBatch) async throws {
         guard !batch.isEmpty else { return }
+        // A fix of a user deleted meanwhile (a guest purged while a last position was on its way) is skipped, not
+        // an error: one missing user must not fail the whole snapshot, and with it every later one.
         try await pool.write { db in
             let upsert = try db.cachedStatement(sql: """
                 INSERT INTO positions (user_id, lat, lon, acc, alt, spd, hdg, bat, ts, flagged)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10 WHERE EXISTS (SELECT 1 FROM users WHERE id = ?1)
                 ON CONFLICT(user_id) DO UPDATE SET lat = excluded.lat, lon = excluded.lon, acc = excluded.acc,
                   alt = excluded.alt, spd = excluded.spd, hdg = excluded.hdg, bat = excluded.bat, ts = excluded.ts,
                   flagged = excluded.flagged
@@ -152,7 +154,7 @@ extension SQLiteStore: SocialStore {
             }
             let append = try db.cachedStatement(sql: """
                 INSERT INTO position_history (user_id, lat, lon, acc, alt, spd, hdg, bat, ts, flagged)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10 WHERE EXISTS (SELECT 1 FROM users WHERE id = ?1)
                 """)
             for item in batch.history {
                 try append.execute(arguments: Self.arguments(item))

@@ -111,6 +111,20 @@ struct SQLiteStoreSocialTests {
         }
     }
 
+    @Test func aFixOfADeletedUserIsSkippedWithoutFailingTheSnapshot() async throws {
+        try await withStore { store, u in
+            var batch = PositionBatch()
+            batch.latest = [StoredFix(userID: 999_999, fix: Fix(lat: 1, lon: 1, ts: 10)),
+                            StoredFix(userID: u[0].id, fix: Fix(lat: 2, lon: 2, ts: 10))]
+            batch.history = [StoredFix(userID: 999_999, fix: Fix(lat: 3, lon: 3, ts: 5)),
+                             StoredFix(userID: u[0].id, fix: Fix(lat: 4, lon: 4, ts: 5))]
+            try await store.flushPositions(batch)
+            #expect(try store.loadSocial().positions.map(\.userID) == [u[0].id])
+            let history = try await store.pool.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM position_history") }
+            #expect(history == 1)
+        }
+    }
+
     @Test func positionHistoryIsPurgedByAge() async throws {
         try await withStore { store, u in
             var batch = PositionBatch()
