@@ -37,77 +37,99 @@ let package = Package(
         .target(name: "CairnCrypto", dependencies: ["COpenSSL"]),
         // Seeded randomness and the generated friend graph, shared by `cairn seed` and the load tester.
         .target(name: "CairnSeed"),
-        .target(name: "CairnDomain", dependencies: [
-            "CairnLoop", "CairnCrypto", "CairnGeo", "CairnSpatial",
-            .product(name: "Logging", package: "swift-log"),
-        ]),
+        .target(
+            name: "CairnDomain",
+            dependencies: [
+                "CairnLoop", "CairnCrypto", "CairnGeo", "CairnSpatial",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
 
         // Protocol: the op table, the router the transport drives, and the local event delivery; maps JSON
         // requests to the domain's features and their answers and events back to JSON.
         .target(name: "CairnProtocol", dependencies: ["CairnLoop", "CairnDomain", "CairnWire"]),
 
         // Storage: SQLite through GRDB, behind the domain's storage protocol.
-        .target(name: "CairnStore", dependencies: [
-            "CairnDomain", "CairnCrypto",
-            .product(name: "GRDB", package: "GRDB.swift"),
-            .product(name: "Logging", package: "swift-log"),
-        ]),
+        .target(
+            name: "CairnStore",
+            dependencies: [
+                "CairnDomain", "CairnCrypto",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
 
         // Transport: libwebsockets service thread, HTTP and WebSocket on one port. Drives a `ConnectionHandler`
         // (CairnLoop); knows no domain.
-        .target(name: "CairnServer", dependencies: [
-            "CLws", "CairnLoop", "CairnWire",
-            .product(name: "Logging", package: "swift-log"),
-        ]),
+        .target(
+            name: "CairnServer",
+            dependencies: [
+                "CLws", "CairnLoop", "CairnWire",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
 
         // Prometheus exposition of the hub's figures (swift-metrics API over swift-prometheus); only this module
         // knows a metrics library.
-        .target(name: "CairnMetrics", dependencies: [
-            "CairnDomain",
-            .product(name: "CoreMetrics", package: "swift-metrics"),
-            .product(name: "Prometheus", package: "swift-prometheus"),
-        ]),
+        .target(
+            name: "CairnMetrics",
+            dependencies: [
+                "CairnDomain",
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ]),
 
         // A WebSocket client on libwebsockets' client role, for command-line tools (`cairn stats`).
         .target(name: "CairnClient", dependencies: ["CLws"]),
 
         // Composition: wires store, domain and transport into one running hub (used by the CLI and the tests).
-        .target(name: "CairnApp", dependencies: [
-            "CairnServer", "CairnStore", "CairnDomain", "CairnProtocol", "CairnLoop", "CairnCrypto",
-            "CairnMetrics", "CairnSeed",
-            .product(name: "Logging", package: "swift-log"),
-        ]),
+        .target(
+            name: "CairnApp",
+            dependencies: [
+                "CairnServer", "CairnStore", "CairnDomain", "CairnProtocol", "CairnLoop", "CairnCrypto",
+                "CairnMetrics", "CairnSeed",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
 
         // Configuration: the option table, TOML file, environment and flags merged into an AppConfiguration.
-        .target(name: "CairnConfig", dependencies: [
-            "CairnApp", "CairnCrypto",
-            .product(name: "TOMLKit", package: "TOMLKit"),
-            .product(name: "Logging", package: "swift-log"),
-        ]),
+        .target(
+            name: "CairnConfig",
+            dependencies: [
+                "CairnApp", "CairnCrypto",
+                .product(name: "TOMLKit", package: "TOMLKit"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
 
         // The command line: serving and maintenance (`Maintenance`) go through the composition layer only.
-        .executableTarget(name: "cairn", dependencies: [
-            "CairnConfig", "CairnApp", "CairnClient",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            .product(name: "Logging", package: "swift-log"),
-        ]),
-        .executableTarget(name: "cairn-bench", dependencies: [
-            "CairnLoop", "CairnWire", "CairnGeo", "CairnSpatial", "CairnDomain", "CairnProtocol", "CairnStore", "CairnCrypto",
-            "CairnApp", "CairnSeed",
-        ], path: "Sources/CairnBench"),
+        .executableTarget(
+            name: "cairn",
+            dependencies: [
+                "CairnConfig", "CairnApp", "CairnClient",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+        .executableTarget(
+            name: "cairn-bench",
+            dependencies: [
+                "CairnLoop", "CairnWire", "CairnGeo", "CairnSpatial", "CairnDomain", "CairnProtocol", "CairnStore",
+                "CairnCrypto",
+                "CairnApp", "CairnSeed",
+            ], path: "Sources/CairnBench"),
 
         // The load tester (loadtest/): thousands of simulated users against Cairn over libwebsockets' client, or
         // the same workload against Mosquitto through libmosquitto. A client only: it links no server module.
-        .systemLibrary(name: "CMosquitto", path: "loadtest/Sources/CMosquitto", pkgConfig: "libmosquitto",
-                       providers: [.apt(["libmosquitto-dev"])]),
-        .target(name: "CairnLoadTest", dependencies: [
-            "CLws", "CMosquitto", "CairnSeed",
-            .product(name: "Histogram", package: "hdrhistogram-swift"),
-        ], path: "loadtest/Sources/CairnLoadTest"),
-        .executableTarget(name: "cairn-loadtest", dependencies: [
-            "CairnLoadTest",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ], path: "loadtest/Sources/cairn-loadtest"),
+        .systemLibrary(
+            name: "CMosquitto", path: "loadtest/Sources/CMosquitto", pkgConfig: "libmosquitto",
+            providers: [.apt(["libmosquitto-dev"])]),
+        .target(
+            name: "CairnLoadTest",
+            dependencies: [
+                "CLws", "CMosquitto", "CairnSeed",
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ], path: "loadtest/Sources/CairnLoadTest"),
+        .executableTarget(
+            name: "cairn-loadtest",
+            dependencies: [
+                "CairnLoadTest",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ], path: "loadtest/Sources/cairn-loadtest"),
 
         // Tests mirror the sources; CairnTestSupport holds a small blocking RFC 6455 client.
         .target(name: "CairnTestSupport", dependencies: ["COpenSSL", "CLibSSL"], path: "Tests/CairnTestSupport"),
@@ -117,23 +139,29 @@ let package = Package(
         .testTarget(name: "CairnCryptoTests", dependencies: ["CairnCrypto"]),
         .testTarget(name: "CairnSeedTests", dependencies: ["CairnSeed"]),
         // In-memory stores, a collecting scheduler and seeded randomness for the domain's and protocol's tests.
-        .target(name: "CairnDomainTestSupport", dependencies: ["CairnLoop", "CairnDomain", "CairnCrypto", "CairnGeo"],
-                path: "Tests/CairnDomainTestSupport"),
+        .target(
+            name: "CairnDomainTestSupport", dependencies: ["CairnLoop", "CairnDomain", "CairnCrypto", "CairnGeo"],
+            path: "Tests/CairnDomainTestSupport"),
         .testTarget(name: "CairnDomainTests", dependencies: ["CairnLoop", "CairnDomain", "CairnDomainTestSupport"]),
-        .testTarget(name: "CairnProtocolTests", dependencies: [
-            "CairnLoop", "CairnDomain", "CairnProtocol", "CairnWire", "CairnDomainTestSupport",
-        ]),
+        .testTarget(
+            name: "CairnProtocolTests",
+            dependencies: [
+                "CairnLoop", "CairnDomain", "CairnProtocol", "CairnWire", "CairnDomainTestSupport",
+            ]),
         .testTarget(name: "CairnStoreTests", dependencies: ["CairnStore", "CairnDomain", "CairnCrypto"]),
         .testTarget(name: "CairnMetricsTests", dependencies: ["CairnMetrics", "CairnDomain", "CairnTestSupport"]),
         .testTarget(name: "CairnAppTests", dependencies: ["CairnApp", "CairnStore", "CairnDomain", "CairnCrypto"]),
         .testTarget(name: "CairnConfigTests", dependencies: ["CairnConfig", "CairnApp", "CairnServer"]),
-        .testTarget(name: "CairnServerTests", dependencies: [
-            "CairnApp", "CairnServer", "CairnLoop", "CairnStore", "CairnDomain", "CairnWire", "CairnCrypto",
-            "CairnTestSupport", "CairnConfig",
-            // CairnConfig's TOML parser has a C++ core whose module the compiler must see from here too.
-            .product(name: "TOMLKit", package: "TOMLKit"),
-        ]),
-        .testTarget(name: "CairnLoadTestTests", dependencies: ["CairnLoadTest", "CairnSeed", "CairnTestSupport"],
-                    path: "loadtest/Tests/CairnLoadTestTests"),
+        .testTarget(
+            name: "CairnServerTests",
+            dependencies: [
+                "CairnApp", "CairnServer", "CairnLoop", "CairnStore", "CairnDomain", "CairnWire", "CairnCrypto",
+                "CairnTestSupport", "CairnConfig",
+                // CairnConfig's TOML parser has a C++ core whose module the compiler must see from here too.
+                .product(name: "TOMLKit", package: "TOMLKit"),
+            ]),
+        .testTarget(
+            name: "CairnLoadTestTests", dependencies: ["CairnLoadTest", "CairnSeed", "CairnTestSupport"],
+            path: "loadtest/Tests/CairnLoadTestTests"),
     ]
 )

@@ -99,7 +99,8 @@ private func roundTrip(_ write: (inout JSONWriter) -> Void) -> Message {
 
 private func checkString(_ value: String) {
     let back = try? roundTrip { $0.string(value) }.string("v")
-    if back != value { fatalError("string round trip: \(Array(value.utf8)) came back as \(back.map { Array($0.utf8) } ?? [])") }
+    if back != value { fatalError("string round trip: \(Array(value.utf8)) came back as "
+        + "\(back.map { Array($0.utf8) } ?? [])") }
 }
 
 private func checkInt(_ value: Int64) {

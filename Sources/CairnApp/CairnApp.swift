@@ -53,36 +53,48 @@ public final class CairnApp: Sendable {
 
     /// Locks the data directory, opens the store and builds the hub; nothing listens until `start`. Throws
     /// `DataDirectoryLockError.held` when another process (a hub, `cairn seed`) holds the directory.
-    public init(configuration: AppConfiguration, random: any RandomSource = SecureRandom(),
-                clock: any Clock = SystemClock(), logger: Logger = Logger(label: "cairn")) throws {
+    public init(
+        configuration: AppConfiguration, random: any RandomSource = SecureRandom(),
+        clock: any Clock = SystemClock(), logger: Logger = Logger(label: "cairn")
+    ) throws {
         self.configuration = configuration
         self.logger = logger
         lock = try DataDirectoryLock(directory: configuration.dataDirectory, purpose: "a hub")
         store = try SQLiteStore(directory: configuration.dataDirectory)
         let secret = try MediaSecret.loadOrCreate(directory: configuration.dataDirectory, random: random)
         mediaLinks = MediaLinks(secret: secret, lifetimeMs: configuration.media.urlLifetimeMs)
-        let hasher = PasswordHasher(parameters: configuration.scrypt, workers: configuration.hashWorkers, random: random)
-        let accounts = Accounts(store: store, hasher: hasher, random: random, clock: clock, rules: configuration.accounts)
+        let hasher = PasswordHasher(
+            parameters: configuration.scrypt, workers: configuration.hashWorkers, random: random)
+        let accounts = Accounts(
+            store: store, hasher: hasher, random: random, clock: clock, rules: configuration.accounts)
         let loop = ServiceLoop()
-        let hub = Hub(accounts: accounts, social: store, relics: store, chat: store, scheduler: loop.scheduler,
-                      clock: clock, configuration: configuration.hub, roles: store, confinement: loop.confinement)
+        let hub = Hub(
+            accounts: accounts, social: store, relics: store, chat: store, scheduler: loop.scheduler,
+            clock: clock, configuration: configuration.hub, roles: store, confinement: loop.confinement)
         let snapshot = try store.loadSocial()
         hub.restore(snapshot)
         let relics = try store.loadLiveRelics(now: clock.now())
         hub.restore(relics: relics)
         hub.mediaSigner = mediaLinks
-        logger.info("restored \(snapshot.friendships.count) friendship(s), \(snapshot.positions.count) position(s), \(relics.count) relic(s)")
-        media = MediaLibrary(store: store, accounts: accounts, links: mediaLinks, clock: clock,
-                             rules: MediaRules(maxBytes: configuration.media.maxBytes,
-                                               garbageGraceMs: configuration.media.garbageGraceMs,
-                                               quotaBytes: configuration.media.quotaBytes > 0
-                                                   ? configuration.media.quotaBytes : nil))
+        let friendships = snapshot.friendships.count
+        let positions = snapshot.positions.count
+        logger.info("restored \(friendships) friendship(s), \(positions) position(s), \(relics.count) relic(s)")
+        media = MediaLibrary(
+            store: store, accounts: accounts, links: mediaLinks, clock: clock,
+            rules: MediaRules(
+                maxBytes: configuration.media.maxBytes,
+                garbageGraceMs: configuration.media.garbageGraceMs,
+                quotaBytes: configuration.media.quotaBytes > 0
+                    ? configuration.media.quotaBytes : nil))
         let router = Router(hub: hub)
         server = TransportServer(
             configuration: configuration.server, loop: loop, handler: router,
             observer: TelemetryObserver(hub.telemetry),
-            services: [HTTPMount(prefix: MediaLinks.pathPrefix, service: MediaEndpoint(library: media),
-                                 maxBodyBytes: configuration.media.maxBytes)])
+            services: [
+                HTTPMount(
+                    prefix: MediaLinks.pathPrefix, service: MediaEndpoint(library: media),
+                    maxBodyBytes: configuration.media.maxBytes)
+            ])
         // The stats channel, published on each tick, reads what only the transport knows.
         router.transportGauges = { [unowned server = self.server] in TransportGauges(server.transportGauges()) }
         // /metrics: the exporter hears every latency sample and renders a fresh reading per scrape, on the loop.
@@ -129,7 +141,8 @@ public final class CairnApp: Sendable {
 extension TransportGauges {
     /// The transport's gauges as the domain's stats reading wants them.
     init(_ gauges: ServerGauges) {
-        self.init(pendingCoalesced: gauges.pendingCoalesced, pendingOutboundBytes: gauges.pendingOutboundBytes,
-                  residentBytes: gauges.residentBytes, uptimeSeconds: gauges.uptimeSeconds)
+        self.init(
+            pendingCoalesced: gauges.pendingCoalesced, pendingOutboundBytes: gauges.pendingOutboundBytes,
+            residentBytes: gauges.residentBytes, uptimeSeconds: gauges.uptimeSeconds)
     }
 }

@@ -1,3 +1,6 @@
+import Foundation
+import Synchronization
+
 // One writer per data directory. Two hubs on the same directory would both start, each with its own memory, and
 // overwrite each other's snapshots; `cairn seed` writing beside a running hub would add users the hub's memory never
 // hears of. So `serve` and every command that must not run beside a hub hold an exclusive `flock` on
@@ -8,8 +11,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
-import Synchronization
 
 /// Why the data directory could not be locked.
 public enum DataDirectoryLockError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -48,8 +49,9 @@ public final class DataDirectoryLock: Sendable {
             throw .unusable(path: directory, reason: "exists and is not a directory")
         }
         do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
+            try FileManager.default.createDirectory(
+                atPath: directory, withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700])
         } catch {
             throw .unusable(path: directory, reason: error.localizedDescription)
         }

@@ -2,8 +2,8 @@
 // tokens to a JSON file a load tester reads. Tokens are minted exactly as the hub mints them (32 random bytes,
 // base64url, only the SHA-256 digest stored), so the hub accepts them like any other.
 import CairnCrypto
-import CairnSeed
 import CairnDomain
+import CairnSeed
 import CairnStore
 import Foundation
 
@@ -63,8 +63,10 @@ public struct FixtureFile: Codable, Sendable {
 /// Generates fixtures into a store.
 public enum Fixtures {
     /// Writes the plan's users, friendships and tokens into `store` and returns the file contents.
-    public static func generate(_ plan: FixturePlan, into store: SQLiteStore, random: some RandomSource,
-                                clock: some Clock) async throws -> FixtureFile {
+    public static func generate(
+        _ plan: FixturePlan, into store: SQLiteStore, random: some RandomSource,
+        clock: some Clock
+    ) async throws -> FixtureFile {
         let width = max(String(plan.users).count, 6)
         var accounts: [FixtureUser] = []
         var tokens: [String] = []
@@ -84,7 +86,8 @@ public enum Fixtures {
             friends[b].append(ids[a])
         }
         let users = (0..<plan.users).map {
-            FixtureAccount(id: ids[$0], username: accounts[$0].username, token: tokens[$0], friends: friends[$0].sorted())
+            FixtureAccount(
+                id: ids[$0], username: accounts[$0].username, token: tokens[$0], friends: friends[$0].sorted())
         }
         return FixtureFile(shape: plan.shape.rawValue, friendsPerUser: plan.friends, seed: plan.seed, users: users)
     }

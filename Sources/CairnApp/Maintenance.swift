@@ -109,8 +109,9 @@ public final class Maintenance: Sendable {
     /// hub may be using it; never overwrites. Opens nothing else: a directory without a database is an error.
     public static func backup(dataDirectory: String, to destination: String) throws -> BackupReport {
         let summary = try SQLiteStore.backup(directory: dataDirectory, to: destination)
-        return BackupReport(source: summary.source, destination: summary.destination, bytes: summary.bytes,
-                            schema: summary.schema)
+        return BackupReport(
+            source: summary.source, destination: summary.destination, bytes: summary.bytes,
+            schema: summary.schema)
     }
 
     private func changingRole(_ change: () throws -> Bool) throws -> Bool {

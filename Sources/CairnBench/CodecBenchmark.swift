@@ -8,7 +8,8 @@ import CairnWire
 import Foundation
 
 /// The position request every operation decodes.
-let positionRequest = #"{"op":"pos","lat":37.7749295,"lon":-122.4194155,"acc":5.0,"spd":1.4,"hdg":270.0,"bat":81,"ts":1763740000000}"#
+let positionRequest =
+    #"{"op":"pos","lat":37.7749295,"lon":-122.4194155,"acc":5.0,"spd":1.4,"hdg":270.0,"bat":81,"ts":1763740000000}"#
 
 /// A decoded position, as a handler would hold it.
 struct Position {
@@ -78,7 +79,9 @@ struct CodecBenchmark {
     }
 
     private static func positive(_ text: String, _ flag: String) throws -> Int {
-        guard let value = Int(text), value > 0 else { throw BenchmarkError(description: "\(flag) needs a positive integer") }
+        guard let value = Int(text), value > 0 else {
+            throw BenchmarkError(description: "\(flag) needs a positive integer")
+        }
         return value
     }
 
@@ -129,7 +132,10 @@ struct CodecBenchmark {
         let f = median(foundationRounds)
         let ratios = zip(foundationRounds, cairnRounds).map { $0 / $1 }
         print("wire codec: decode+encode of one \(positionRequest.utf8.count)-byte position message")
-        print("rounds: \(rounds) (alternating), iterations per round: cairn \(cairnIterations), foundation \(foundationIterations)")
+        print(
+            "rounds: \(rounds) (alternating), iterations per round: cairn \(cairnIterations), foundation "
+                + "\(foundationIterations)"
+        )
         print("")
         print(pad("", 22) + pad("CairnWire ns/op", 18) + pad("Foundation ns/op", 18) + "ratio")
         row("decode + encode", c, f)
@@ -138,7 +144,10 @@ struct CodecBenchmark {
         print("")
         print("decode+encode per round, cairn ns/op: \(cairnRounds.map { fmt($0) }.joined(separator: " "))")
         print("decode+encode per round, foundation ns/op: \(foundationRounds.map { fmt($0) }.joined(separator: " "))")
-        print("median of per-round ratios: \(fmt(median(ratios), 1))x (min \(fmt(ratios.min()!, 1))x, max \(fmt(ratios.max()!, 1))x)")
+        print(
+            "median of per-round ratios: \(fmt(median(ratios), 1))x (min \(fmt(ratios.min()!, 1))x, max "
+                + "\(fmt(ratios.max()!, 1))x)"
+        )
     }
 
     private func row(_ name: String, _ cairn: Double, _ foundation: Double) {
@@ -152,7 +161,9 @@ struct CodecBenchmark {
         let mine = try JSONSerialization.jsonObject(with: Data(cairn.writer.bytes)) as? NSDictionary
         let theirs = try JSONSerialization.jsonObject(with: foundation.encoded) as? NSDictionary
         guard let mine, let theirs, mine == theirs else {
-            throw BenchmarkError(description: "outputs differ:\n\(String(decoding: cairn.writer.bytes, as: UTF8.self))\n\(String(decoding: foundation.encoded, as: UTF8.self))")
+            let ours = String(decoding: cairn.writer.bytes, as: UTF8.self)
+            let foundations = String(decoding: foundation.encoded, as: UTF8.self)
+            throw BenchmarkError(description: "outputs differ:\n\(ours)\n\(foundations)")
         }
     }
 }
@@ -254,8 +265,9 @@ struct FoundationCodec {
     @inline(never)
     mutating func encode() throws -> Int {
         let r = request
-        encoded = try encoder.encode(PositionEvent(
-            user: 42, lat: r.lat, lon: r.lon, acc: r.acc, alt: r.alt, spd: r.spd, hdg: r.hdg, bat: r.bat, ts: r.ts))
+        encoded = try encoder.encode(
+            PositionEvent(
+                user: 42, lat: r.lat, lon: r.lon, acc: r.acc, alt: r.alt, spd: r.spd, hdg: r.hdg, bat: r.bat, ts: r.ts))
         return encoded.count
     }
 

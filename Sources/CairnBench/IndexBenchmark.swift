@@ -9,15 +9,16 @@
 // Scenarios: a 40 km × 40 km city box (the hub's real shape: dense, local), and the whole sphere uniformly (the
 // worst case for a fixed cell size, shown at the default size and at a coarser one).
 
+import CairnApp
+import CairnGeo
+import CairnSeed
+import CairnSpatial
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import CairnApp
-import CairnSeed
-import CairnGeo
-import CairnSpatial
 
 let indexBenchmarkUsage = """
     usage: cairn-bench index [--points N] [--queries N] [--brute N] [--rounds N] [--target N]
@@ -45,7 +46,8 @@ private struct IndexBenchmarkError: Error, CustomStringConvertible {
 
 private struct IndexBenchmark {
     enum Scenario: String, CaseIterable {
-        case city, world, worldCoarse = "world-coarse"
+        case city, world
+        case worldCoarse = "world-coarse"
     }
 
     var points = 1_000_000
@@ -92,8 +94,9 @@ private struct IndexBenchmark {
     }
 
     func run() {
-        print("spatial index: GridIndex, \(points) points, \(queries) index queries and \(bruteQueries) brute-force "
-              + "queries per kind per round, \(rounds) rounds (medians reported)")
+        print(
+            "spatial index: GridIndex, \(points) points, \(queries) index queries and \(bruteQueries) brute-force "
+                + "queries per kind per round, \(rounds) rounds (medians reported)")
         for (number, scenario) in scenarios.enumerated() {
             runScenario(scenario, firstInProcess: number == 0)
         }
@@ -103,7 +106,9 @@ private struct IndexBenchmark {
 
     private func runScenario(_ scenario: Scenario, firstInProcess: Bool) {
         var rng = SplitMix64(seed: 0xCA1E_5EED)
-        let size: Double, area: Double, placed: [GeoPoint]
+        let size: Double
+        let area: Double
+        let placed: [GeoPoint]
         let description: String
         switch scenario {
         case .city:
@@ -122,26 +127,34 @@ private struct IndexBenchmark {
         print("\n== \(description), cell size \(Int(size)) m ==")
 
         // Build, measuring heap bytes in use and resident memory around it.
-        let heapBefore = Self.heapBytesInUse(), residentBefore = Self.residentBytes()
+        let heapBefore = Self.heapBytesInUse()
+        let residentBefore = Self.residentBytes()
         var index = GridIndex(cellSize: size)
         let insertStart = Self.now()
         for (offset, point) in positions.enumerated() {
             index.upsert(Int64(offset), at: point)
         }
         let insertSeconds = Self.seconds(since: insertStart)
-        let heapAfter = Self.heapBytesInUse(), residentBytes = Self.residentBytes() - residentBefore
+        let heapAfter = Self.heapBytesInUse()
+        let residentBytes = Self.residentBytes() - residentBefore
         let stats = index.statistics
         let n = Double(points)
-        print("insert:  \(Self.fmt(n / insertSeconds / 1e6, 2)) M upserts/s (\(Self.fmt(insertSeconds * 1e9 / n)) ns each)")
+        print(
+            "insert:  \(Self.fmt(n / insertSeconds / 1e6, 2)) M upserts/s "
+                + "(\(Self.fmt(insertSeconds * 1e9 / n)) ns each)"
+        )
         let heapText = heapBefore.flatMap { before in heapAfter.map { Self.fmt(Double($0 - before) / n, 1) } } ?? "n/a"
-        print("memory:  \(heapText) B/point heap in use (mallinfo2), "
-              + "\(Self.fmt(Double(residentBytes) / n, 1)) B/point resident (statm delta"
-              + (firstInProcess ? ")" : "; low: reuses pages freed by the previous scenario)"))
-        print("         index's own count: \(Self.fmt(Double(stats.totalBytes) / n, 1)) B/point = id table "
-              + "\(Self.fmt(Double(stats.slotTableBytes) / n, 1)) + row directory \(Self.fmt(Double(stats.directoryBytes) / n, 1))"
-              + " + cells and entries \(Self.fmt(Double(stats.cellBytes) / n, 1)); \(stats.occupiedCells) cells, "
-              + "\(Self.fmt(n / Double(stats.occupiedCells), 1)) points/cell, entry capacity "
-              + "\(Self.fmt(Double(stats.entryCapacity) / n, 2))x points")
+        print(
+            "memory:  \(heapText) B/point heap in use (mallinfo2), "
+                + "\(Self.fmt(Double(residentBytes) / n, 1)) B/point resident (statm delta"
+                + (firstInProcess ? ")" : "; low: reuses pages freed by the previous scenario)"))
+        print(
+            "         index's own count: \(Self.fmt(Double(stats.totalBytes) / n, 1)) B/point = id table "
+                + "\(Self.fmt(Double(stats.slotTableBytes) / n, 1)) + row directory "
+                + "\(Self.fmt(Double(stats.directoryBytes) / n, 1))"
+                + " + cells and entries \(Self.fmt(Double(stats.cellBytes) / n, 1)); \(stats.occupiedCells) cells, "
+                + "\(Self.fmt(n / Double(stats.occupiedCells), 1)) points/cell, entry capacity "
+                + "\(Self.fmt(Double(stats.entryCapacity) / n, 2))x points")
 
         // Moves: every point once, in random order, by 0-25 m (a phone's report every few seconds).
         var order = Array(0..<points)
@@ -157,8 +170,9 @@ private struct IndexBenchmark {
         }
         let moveSeconds = Self.seconds(since: moveStart)
         for (i, id) in order.enumerated() { positions[id] = moved[i] }
-        print("move:    \(Self.fmt(n / moveSeconds / 1e6, 2)) M upserts/s (\(Self.fmt(moveSeconds * 1e9 / n)) ns each), "
-              + "\(Self.fmt(Double(crossCell) * 100 / n, 1))% crossing cells")
+        print(
+            "move:    \(Self.fmt(n / moveSeconds / 1e6, 2)) M upserts/s (\(Self.fmt(moveSeconds * 1e9 / n)) ns each), "
+                + "\(Self.fmt(Double(crossCell) * 100 / n, 1))% crossing cells")
 
         // Radius sized for ~target results: start from the density, then correct on sample queries.
         var radius = (target / (n / area) / .pi).squareRoot()
@@ -171,16 +185,24 @@ private struct IndexBenchmark {
         }
 
         // Timed rounds: index radius (forEach), index radius (query, allocating), index 20-nearest, brute force.
-        var forEachMicros: [Double] = [], queryMicros: [Double] = [], nearestMicros: [Double] = []
-        var bruteRadiusMicros: [Double] = [], bruteNearestMicros: [Double] = []
-        var radiusRatios: [Double] = [], nearestRatios: [Double] = []
-        var meanCount = 0.0, checked = 0, mismatches = 0
+        var forEachMicros: [Double] = []
+        var queryMicros: [Double] = []
+        var nearestMicros: [Double] = []
+        var bruteRadiusMicros: [Double] = []
+        var bruteNearestMicros: [Double] = []
+        var radiusRatios: [Double] = []
+        var nearestRatios: [Double] = []
+        var meanCount = 0.0
+        var checked = 0
+        var mismatches = 0
         var sink = 0
         for round in 0..<rounds {
             let centers = (0..<queries).map { _ in positions[Int.random(in: 0..<points, using: &rng)] }
             var found = 0
             var start = Self.now()
-            for center in centers { index.forEach(within: radius, of: center) { id, _, _ in found &+= Int(id & 1) + 1 } }
+            for center in centers {
+                index.forEach(within: radius, of: center) { id, _, _ in found &+= Int(id & 1) + 1 }
+            }
             forEachMicros.append(Self.seconds(since: start) * 1e6 / Double(queries))
             if round == 0 {
                 var count = 0
@@ -221,15 +243,23 @@ private struct IndexBenchmark {
 
         print("radius:  \(Self.fmt(radius, 1)) m, mean \(Self.fmt(meanCount, 1)) results")
         print("                         index µs/query   brute force µs/query   brute / index")
-        print("radius (forEach)         \(Self.pad(Self.fmt(Self.median(forEachMicros), 2), 14))   "
-              + "\(Self.pad(Self.fmt(Self.median(bruteRadiusMicros), 0), 20))   \(Self.fmt(Self.median(radiusRatios), 0))x")
+        print(
+            "radius (forEach)         \(Self.pad(Self.fmt(Self.median(forEachMicros), 2), 14))   "
+                + "\(Self.pad(Self.fmt(Self.median(bruteRadiusMicros), 0), 20))   "
+                + "\(Self.fmt(Self.median(radiusRatios), 0))x"
+        )
         print("radius (query, array)    \(Self.pad(Self.fmt(Self.median(queryMicros), 2), 14))")
-        print("20-nearest               \(Self.pad(Self.fmt(Self.median(nearestMicros), 2), 14))   "
-              + "\(Self.pad(Self.fmt(Self.median(bruteNearestMicros), 0), 20))   \(Self.fmt(Self.median(nearestRatios), 0))x")
-        print("per round, radius forEach µs: \(forEachMicros.map { Self.fmt($0, 2) }.joined(separator: " ")); "
-              + "20-nearest µs: \(nearestMicros.map { Self.fmt($0, 2) }.joined(separator: " "))")
-        print("verified: \(checked - mismatches) of \(checked) brute-force queries (radius set and 20-nearest list) "
-              + "identical to the index" + (mismatches == 0 ? "" : "  *** \(mismatches) MISMATCHES ***"))
+        print(
+            "20-nearest               \(Self.pad(Self.fmt(Self.median(nearestMicros), 2), 14))   "
+                + "\(Self.pad(Self.fmt(Self.median(bruteNearestMicros), 0), 20))   "
+                + "\(Self.fmt(Self.median(nearestRatios), 0))x"
+        )
+        print(
+            "per round, radius forEach µs: \(forEachMicros.map { Self.fmt($0, 2) }.joined(separator: " ")); "
+                + "20-nearest µs: \(nearestMicros.map { Self.fmt($0, 2) }.joined(separator: " "))")
+        print(
+            "verified: \(checked - mismatches) of \(checked) brute-force queries (radius set and 20-nearest list) "
+                + "identical to the index" + (mismatches == 0 ? "" : "  *** \(mismatches) MISMATCHES ***"))
         if sink == 42 { print("") }  // keeps the timed work observable
     }
 
@@ -252,8 +282,10 @@ private struct IndexBenchmark {
             if best.count == k, let worst = best.last, distance >= worst.distance { continue }
             let candidate = (distance: distance, id: Int64(offset))
             var at = best.count
-            while at > 0 && (best[at - 1].distance > distance
-                             || (best[at - 1].distance == distance && best[at - 1].id > candidate.id)) {
+            while at > 0
+                && (best[at - 1].distance > distance
+                    || (best[at - 1].distance == distance && best[at - 1].id > candidate.id))
+            {
                 at -= 1
             }
             best.insert(candidate, at: at)
@@ -272,14 +304,16 @@ private struct IndexBenchmark {
             let metresPerDegree = GeoPoint.earthRadius * .pi / 180
             let latHalf = side / 2 / metresPerDegree
             let lonHalf = side / 2 / (metresPerDegree * cos(center.lat * .pi / 180))
-            return GeoPoint(lat: center.lat + Double.random(in: -latHalf...latHalf, using: &rng),
-                            lon: center.lon + Double.random(in: -lonHalf...lonHalf, using: &rng))!
+            return GeoPoint(
+                lat: center.lat + Double.random(in: -latHalf...latHalf, using: &rng),
+                lon: center.lon + Double.random(in: -lonHalf...lonHalf, using: &rng))!
         }
     }
 
     private static func uniformOnSphere(using rng: inout SplitMix64) -> GeoPoint {
-        GeoPoint(lat: asin(Double.random(in: -1...1, using: &rng)) * 180 / .pi,
-                 lon: Double.random(in: -180...180, using: &rng))!
+        GeoPoint(
+            lat: asin(Double.random(in: -1...1, using: &rng)) * 180 / .pi,
+            lon: Double.random(in: -180...180, using: &rng))!
     }
 
     /// `point` moved by up to `metres` in a random direction (flat approximation, fine at this scale).
@@ -314,7 +348,8 @@ private struct IndexBenchmark {
         #if os(Linux) && canImport(Glibc)
         typealias MallinfoFunction = @convention(c) () -> stat
         guard MemoryLayout<stat>.size >= 10 * MemoryLayout<Int>.size,
-              let symbol = dlsym(dlopen(nil, RTLD_NOW), "mallinfo2") else { return nil }
+            let symbol = dlsym(dlopen(nil, RTLD_NOW), "mallinfo2")
+        else { return nil }
         let info = unsafeBitCast(symbol, to: MallinfoFunction.self)()
         return withUnsafeBytes(of: info) { raw in
             let hblkhd = raw.load(fromByteOffset: 4 * MemoryLayout<Int>.size, as: Int.self)

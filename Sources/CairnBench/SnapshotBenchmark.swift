@@ -42,8 +42,12 @@ func runSnapshotBenchmark(arguments: [String]) throws {
     var i = 0
     while i < arguments.count {
         switch arguments[i] {
-        case "--positions": count = Int(arguments[i + 1]) ?? count; i += 1
-        case "--rounds": rounds = Int(arguments[i + 1]) ?? rounds; i += 1
+        case "--positions":
+            count = Int(arguments[i + 1]) ?? count
+            i += 1
+        case "--rounds":
+            rounds = Int(arguments[i + 1]) ?? rounds
+            i += 1
         default: throw SnapshotBenchmarkError(message: "unknown option \(arguments[i]); use --positions N --rounds R")
         }
         i += 1
@@ -53,19 +57,26 @@ func runSnapshotBenchmark(arguments: [String]) throws {
     let store = try SQLiteStore(directory: dir)
     let total = count
     let users = try blocking {
-        try await store.createUsers((0..<total).map {
-            NewUser(username: "user\($0)", name: "User \($0)", passwordHash: nil, isGuest: false, createdAt: 0)
-        })
+        try await store.createUsers(
+            (0..<total).map {
+                NewUser(username: "user\($0)", name: "User \($0)", passwordHash: nil, isGuest: false, createdAt: 0)
+            })
     }
     let loop = DispatchQueue(label: "bench.loop")
-    let random = SecureRandom(), clock = SystemClock()
-    let accounts = Accounts(store: store, hasher: PasswordHasher(parameters: ScryptParameters(n: 1024, r: 8, p: 1),
-                                                                 workers: 1, random: random),
-                            random: random, clock: clock)
+    let random = SecureRandom()
+    let clock = SystemClock()
+    let accounts = Accounts(
+        store: store,
+        hasher: PasswordHasher(
+            parameters: ScryptParameters(n: 1024, r: 8, p: 1),
+            workers: 1, random: random),
+        random: random, clock: clock)
     var config = HubConfiguration()
     config.snapshotIntervalMs = .max / 2  // flushes happen only when the benchmark asks
-    let hub = Hub(accounts: accounts, social: store, relics: store, chat: store, scheduler: QueueScheduler(queue: loop), clock: clock,
-                  configuration: config)
+    let hub = Hub(
+        accounts: accounts, social: store, relics: store, chat: store, scheduler: QueueScheduler(queue: loop),
+        clock: clock,
+        configuration: config)
 
     let gaps = Gaps()
     let timer = DispatchSource.makeTimerSource(queue: loop)
@@ -103,10 +114,14 @@ func runSnapshotBenchmark(arguments: [String]) throws {
         let total = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6
         let (copy, chunk, rows, worst) = loop.sync {
             gaps.recording = false
-            return (Double(hub.liveMap.lastFlushLoopMicros) / 1000, Double(hub.liveMap.lastFlushLongestChunkMicros) / 1000,
-                    hub.lastFlush?.rows ?? 0, Double(gaps.worst) / 1e6)
+            return (
+                Double(hub.liveMap.lastFlushLoopMicros) / 1000, Double(hub.liveMap.lastFlushLongestChunkMicros) / 1000,
+                hub.lastFlush?.rows ?? 0, Double(gaps.worst) / 1e6
+            )
         }
-        print(String(format: "%5d  %7d  %13.2f ms  %10.2f ms  %12.2f ms  %8.1f ms", round, rows, copy, chunk, worst, total))
+        print(
+            String(
+                format: "%5d  %7d  %13.2f ms  %10.2f ms  %12.2f ms  %8.1f ms", round, rows, copy, chunk, worst, total))
     }
     timer.cancel()
     try store.close()

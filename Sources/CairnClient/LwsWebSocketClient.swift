@@ -7,6 +7,7 @@
 // lws_cancel_service, the only lws call that is safe across threads in this build.
 import CLws
 import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -26,9 +27,15 @@ public struct WebSocketEndpoint: Sendable, Equatable {
     public init(url: String) throws(WebSocketClientError) {
         let secure: Bool
         var rest: Substring
-        if url.hasPrefix("ws://") { secure = false; rest = url.dropFirst(5) }
-        else if url.hasPrefix("wss://") { secure = true; rest = url.dropFirst(6) }
-        else { throw .badURL(url, "the URL must start with ws:// or wss://") }
+        if url.hasPrefix("ws://") {
+            secure = false
+            rest = url.dropFirst(5)
+        } else if url.hasPrefix("wss://") {
+            secure = true
+            rest = url.dropFirst(6)
+        } else {
+            throw .badURL(url, "the URL must start with ws:// or wss://")
+        }
         var path = "/ws"
         if let slash = rest.firstIndex(of: "/") {
             path = String(rest[slash...])
@@ -117,8 +124,10 @@ public final class LwsWebSocketClient: @unchecked Sendable {
     private let contextAddress = Mutex<UInt>(0)
 
     /// A client for `endpoint`; `headers` are added to the upgrade request (e.g. `Authorization`).
-    public init(endpoint: WebSocketEndpoint, headers: [(name: String, value: String)] = [],
-                subprotocol: String = "cairn.v1") {
+    public init(
+        endpoint: WebSocketEndpoint, headers: [(name: String, value: String)] = [],
+        subprotocol: String = "cairn.v1"
+    ) {
         self.endpoint = endpoint
         self.headers = headers
         self.subprotocol = subprotocol
@@ -139,7 +148,10 @@ public final class LwsWebSocketClient: @unchecked Sendable {
 
         let protocols = UnsafeMutablePointer<lws_protocols>.allocate(capacity: 2)
         protocols.initialize(repeating: lws_protocols(), count: 2)
-        defer { protocols.deinitialize(count: 2); protocols.deallocate() }
+        defer {
+            protocols.deinitialize(count: 2)
+            protocols.deallocate()
+        }
         protocols[0].name = c(subprotocol)
         protocols[0].callback = clientCallback
         protocols[0].rx_buffer_size = 64 * 1024
@@ -164,14 +176,20 @@ public final class LwsWebSocketClient: @unchecked Sendable {
         connect.address = c(endpoint.host)
         connect.port = Int32(endpoint.port)
         connect.path = c(endpoint.path)
-        connect.host = c(endpoint.port == (endpoint.secure ? 443 : 80) ? endpoint.host : "\(endpoint.host):\(endpoint.port)")
+        connect.host = c(
+            endpoint.port == (endpoint.secure ? 443 : 80) ? endpoint.host : "\(endpoint.host):\(endpoint.port)")
         connect.origin = connect.host
         connect.protocol = c(subprotocol)
         connect.ssl_connection = endpoint.secure ? Int32(LCCSCF_USE_SSL.rawValue) : 0
         connect.ietf_version_or_minus_one = -1
         var created: OpaquePointer?
-        withUnsafeMutablePointer(to: &created) { connect.pwsi = $0; _ = lws_client_connect_via_info(&connect) }
-        guard created != nil else { throw .connectFailed("cannot start connecting to \(endpoint.host):\(endpoint.port)") }
+        withUnsafeMutablePointer(to: &created) {
+            connect.pwsi = $0
+            _ = lws_client_connect_via_info(&connect)
+        }
+        guard created != nil else {
+            throw .connectFailed("cannot start connecting to \(endpoint.host):\(endpoint.port)")
+        }
 
         while !finished {
             if lws_service(context, 0) < 0 { break }
@@ -203,8 +221,10 @@ public final class LwsWebSocketClient: @unchecked Sendable {
 
     // MARK: Callback events (run thread)
 
-    fileprivate func handle(_ wsi: OpaquePointer, _ reason: lws_callback_reasons, _ input: UnsafeMutableRawPointer?,
-                            _ length: Int) -> Int32 {
+    fileprivate func handle(
+        _ wsi: OpaquePointer, _ reason: lws_callback_reasons, _ input: UnsafeMutableRawPointer?,
+        _ length: Int
+    ) -> Int32 {
         switch reason {
         case LWS_CALLBACK_CLIENT_APPEND_HANDSHAKE_HEADER:
             guard let input else { return 0 }
@@ -280,9 +300,12 @@ public final class LwsWebSocketClient: @unchecked Sendable {
     }
 }
 
-private let clientCallback: @convention(c) (OpaquePointer?, lws_callback_reasons, UnsafeMutableRawPointer?,
-                                            UnsafeMutableRawPointer?, Int) -> Int32 = { wsi, reason, _, input, length in
-    guard let wsi, let user = lws_context_user(lws_get_context(wsi)) else { return 0 }
-    let client = Unmanaged<LwsWebSocketClient>.fromOpaque(user).takeUnretainedValue()
-    return client.handle(wsi, reason, input, length)
-}
+private let clientCallback:
+    @convention(c) (
+        OpaquePointer?, lws_callback_reasons, UnsafeMutableRawPointer?,
+        UnsafeMutableRawPointer?, Int
+    ) -> Int32 = { wsi, reason, _, input, length in
+        guard let wsi, let user = lws_context_user(lws_get_context(wsi)) else { return 0 }
+        let client = Unmanaged<LwsWebSocketClient>.fromOpaque(user).takeUnretainedValue()
+        return client.handle(wsi, reason, input, length)
+    }

@@ -51,8 +51,10 @@ public struct CommandLineSettings: Sendable, Equatable {
                 name = String(name[..<equals])
             }
             guard let option = byFlag[name] else {
-                problem(nil, "unknown option '--\(name)'"
-                    + Suggestion.clause(for: name, in: options.map(\.flag), display: { "--\($0)" }))
+                problem(
+                    nil,
+                    "unknown option '--\(name)'"
+                        + Suggestion.clause(for: name, in: options.map(\.flag), display: { "--\($0)" }))
                 // Its value, if it has one, is part of the same mistake.
                 if inlineValue == nil, index < arguments.count, !arguments[index].hasPrefix("--") { index += 1 }
                 continue

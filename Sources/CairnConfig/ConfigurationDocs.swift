@@ -25,8 +25,9 @@ public enum ConfigurationDocs {
         for option in options {
             lines.append("  --\(option.flag) <\(option.unit)>")
             lines += wrap(option.help, indent: 6)
-            lines += wrap("\(option.kind.expectation); default \(option.defaultText); env \(option.environmentVariable); "
-                + "file \(option.key)", indent: 6)
+            lines += wrap(
+                "\(option.kind.expectation); default \(option.defaultText); env \(option.environmentVariable); "
+                    + "file \(option.key)", indent: 6)
         }
         return lines.joined(separator: "\n")
     }
@@ -64,7 +65,9 @@ public enum ConfigurationDocs {
                 out += "\n[\(option.section)]\n"
             }
             out += "\n# \(option.help)\n"
-            out += "# \(option.kind.expectation) (\(option.unit)); flag --\(option.flag), env \(option.environmentVariable)"
+            out +=
+                "# \(option.kind.expectation) (\(option.unit)); flag --\(option.flag), env "
+                + "\(option.environmentVariable)"
             if let note = option.defaultNote { out += "; default: \(note)" }
             out += "\n"
             let shown = option.defaultValue ?? option.example ?? .string("")
@@ -85,14 +88,17 @@ public enum ConfigurationDocs {
                 option.defaultNote ?? (option.defaultValue.map { "`\($0)`" } ?? "none"),
                 "\(option.kind.expectation) (\(option.unit))", option.help,
             ]
-            lines.append("| " + cells.map { $0.replacingOccurrences(of: "|", with: "\\|") }.joined(separator: " | ") + " |")
+            lines.append(
+                "| " + cells.map { $0.replacingOccurrences(of: "|", with: "\\|") }.joined(separator: " | ") + " |")
         }
         return lines.joined(separator: "\n")
     }
 
     /// The effective configuration as TOML, each value followed by its source; secrets are masked.
-    public static func effective(_ resolved: ResolvedConfiguration,
-                                 options: [ConfigurationOption] = ConfigurationOptions.all) -> String {
+    public static func effective(
+        _ resolved: ResolvedConfiguration,
+        options: [ConfigurationOption] = ConfigurationOptions.all
+    ) -> String {
         var out = ""
         var section: String?
         for option in options {

@@ -20,19 +20,26 @@ public struct ConfigurationFile: Sendable {
     {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
-            return ConfigurationFile(path: path, values: [:], problems: [
-                ConfigurationProblem(origin: path, key: nil, message: "configuration file does not exist"),
-            ])
+            return ConfigurationFile(
+                path: path, values: [:],
+                problems: [
+                    ConfigurationProblem(origin: path, key: nil, message: "configuration file does not exist")
+                ])
         }
         guard let data = FileManager.default.contents(atPath: path) else {
-            return ConfigurationFile(path: path, values: [:], problems: [
-                ConfigurationProblem(origin: path, key: nil, message: "configuration file cannot be read (permissions?)"),
-            ])
+            return ConfigurationFile(
+                path: path, values: [:],
+                problems: [
+                    ConfigurationProblem(
+                        origin: path, key: nil, message: "configuration file cannot be read (permissions?)")
+                ])
         }
         guard let text = String(data: data, encoding: .utf8) else {
-            return ConfigurationFile(path: path, values: [:], problems: [
-                ConfigurationProblem(origin: path, key: nil, message: "configuration file is not UTF-8 text"),
-            ])
+            return ConfigurationFile(
+                path: path, values: [:],
+                problems: [
+                    ConfigurationProblem(origin: path, key: nil, message: "configuration file is not UTF-8 text")
+                ])
         }
         return ConfigurationFile(text: text, path: path, options: options)
     }
@@ -45,10 +52,13 @@ public struct ConfigurationFile: Sendable {
             table = try TOMLTable(string: text)
         } catch let error as TOMLParseError {
             values = [:]
-            problems = [ConfigurationProblem(
-                origin: path, key: nil,
-                message: "TOML syntax error at line \(error.source.begin.line), column \(error.source.begin.column): "
-                    + error.description)]
+            problems = [
+                ConfigurationProblem(
+                    origin: path, key: nil,
+                    message:
+                        "TOML syntax error at line \(error.source.begin.line), column \(error.source.begin.column): "
+                        + error.description)
+            ]
             return
         } catch {
             values = [:]
@@ -98,8 +108,10 @@ public struct ConfigurationFile: Sendable {
                     read(value, for: option)
                 } else if let sub = value.table {
                     if sub.isEmpty && !sections.contains(key) {
-                        problem(key, "unknown table [\(key)]"
-                            + Suggestion.clause(for: key, in: Array(sections), display: { "[\($0)]" }))
+                        problem(
+                            key,
+                            "unknown table [\(key)]"
+                                + Suggestion.clause(for: key, in: Array(sections), display: { "[\($0)]" }))
                     }
                     walk(sub, prefix: key)
                 } else if sections.contains(key) {
@@ -151,11 +163,12 @@ public struct ConfigurationFile: Sendable {
 
         /// The value as written, shortened for messages.
         static func show(_ value: any TOMLValueConvertible) -> String {
-            let text: String = switch value.type {
-            case .string: TOMLText.quoted(value.string ?? "")
-            case .table: "{…}"
-            default: value.debugDescription
-            }
+            let text: String =
+                switch value.type {
+                case .string: TOMLText.quoted(value.string ?? "")
+                case .table: "{…}"
+                default: value.debugDescription
+                }
             return text.count > 60 ? String(text.prefix(57)) + "…" : text
         }
     }

@@ -54,7 +54,8 @@ public enum ConfigurationKind: Sendable {
         switch self {
         case .integer(let range): "an integer in \(range.lowerBound)...\(range.upperBound)"
         case .decimal(let range):
-            "a number in \(ConfigurationValue.format(range.lowerBound))...\(ConfigurationValue.format(range.upperBound))"
+            "a number in "
+                + "\(ConfigurationValue.format(range.lowerBound))...\(ConfigurationValue.format(range.upperBound))"
         case .string: "non-empty text"
         case .path: "a path"
         case .choice(let words): "one of " + words.joined(separator: ", ")
@@ -134,8 +135,10 @@ public struct ConfigurationOption: Sendable {
         range: ClosedRange<Int>, unit: String, help: String,
         apply: @escaping @Sendable (inout AppConfiguration, Int) -> Void
     ) -> ConfigurationOption {
-        ConfigurationOption(key: key, flag: flag, kind: .integer(range), defaultValue: value.map { .integer($0) },
-                            defaultNote: defaultNote, unit: unit, help: help, example: example.map { .integer($0) }) {
+        ConfigurationOption(
+            key: key, flag: flag, kind: .integer(range), defaultValue: value.map { .integer($0) },
+            defaultNote: defaultNote, unit: unit, help: help, example: example.map { .integer($0) }
+        ) {
             value, config in
             if case .integer(let number) = value { apply(&config, number) }
         }
@@ -146,8 +149,10 @@ public struct ConfigurationOption: Sendable {
         _ key: String, flag: String, default value: Double?, defaultNote: String? = nil, range: ClosedRange<Double>,
         unit: String, help: String, apply: @escaping @Sendable (inout AppConfiguration, Double) -> Void
     ) -> ConfigurationOption {
-        ConfigurationOption(key: key, flag: flag, kind: .decimal(range), defaultValue: value.map { .decimal($0) },
-                            defaultNote: defaultNote, unit: unit, help: help, example: nil) { value, config in
+        ConfigurationOption(
+            key: key, flag: flag, kind: .decimal(range), defaultValue: value.map { .decimal($0) },
+            defaultNote: defaultNote, unit: unit, help: help, example: nil
+        ) { value, config in
             if case .decimal(let number) = value { apply(&config, number) }
         }
     }
@@ -158,8 +163,10 @@ public struct ConfigurationOption: Sendable {
         defaultNote: String? = nil, example: String? = nil, unit: String, help: String,
         apply: @escaping @Sendable (inout AppConfiguration, String) -> Void
     ) -> ConfigurationOption {
-        ConfigurationOption(key: key, flag: flag, kind: kind, defaultValue: value.map { .string($0) },
-                            defaultNote: defaultNote, unit: unit, help: help, example: example.map { .string($0) }) {
+        ConfigurationOption(
+            key: key, flag: flag, kind: kind, defaultValue: value.map { .string($0) },
+            defaultNote: defaultNote, unit: unit, help: help, example: example.map { .string($0) }
+        ) {
             value, config in
             if case .string(let text) = value { apply(&config, text) }
         }
@@ -170,8 +177,10 @@ public struct ConfigurationOption: Sendable {
         _ key: String, flag: String, default value: Bool, unit: String = "true/false", help: String,
         apply: @escaping @Sendable (inout AppConfiguration, Bool) -> Void
     ) -> ConfigurationOption {
-        ConfigurationOption(key: key, flag: flag, kind: .boolean, defaultValue: .boolean(value), defaultNote: nil,
-                            unit: unit, help: help, example: nil) { value, config in
+        ConfigurationOption(
+            key: key, flag: flag, kind: .boolean, defaultValue: .boolean(value), defaultNote: nil,
+            unit: unit, help: help, example: nil
+        ) { value, config in
             if case .boolean(let flag) = value { apply(&config, flag) }
         }
     }

@@ -27,210 +27,303 @@ public enum ConfigurationOptions {
     /// The options. See the file header for how to add one.
     public static let all: [ConfigurationOption] = [
         // [server]
-        .text("server.host", flag: "host", default: "127.0.0.1", unit: "address",
-              help: "Address to listen on; 0.0.0.0 exposes the hub to the network.") { $0.server.host = $1 },
-        .integer("server.port", flag: "port", default: 7681, range: 0...65535, unit: "TCP port",
-                 help: "Port for HTTP and WebSocket (and their TLS forms); 0 picks a free port.") { $0.server.port = $1 },
-        .integer("server.shutdown_grace", flag: "shutdown-grace", default: 5, range: 1...300, unit: "seconds",
-                 help: "At shutdown, time for work in flight to finish, then again for clients to answer the close.") {
+        .text(
+            "server.host", flag: "host", default: "127.0.0.1", unit: "address",
+            help: "Address to listen on; 0.0.0.0 exposes the hub to the network."
+        ) { $0.server.host = $1 },
+        .integer(
+            "server.port", flag: "port", default: 7681, range: 0...65535, unit: "TCP port",
+            help: "Port for HTTP and WebSocket (and their TLS forms); 0 picks a free port."
+        ) { $0.server.port = $1 },
+        .integer(
+            "server.shutdown_grace", flag: "shutdown-grace", default: 5, range: 1...300, unit: "seconds",
+            help: "At shutdown, time for work in flight to finish, then again for clients to answer the close."
+        ) {
             $0.server.shutdownGraceSeconds = $1
         },
-        .integer("server.file_limit", flag: "file-limit", default: 1 << 20, range: 256...(1 << 30),
-                 unit: "descriptors",
-                 help: "Raise the soft open-file limit to this (capped by the hard limit, e.g. systemd LimitNOFILE).") {
+        .integer(
+            "server.file_limit", flag: "file-limit", default: 1 << 20, range: 256...(1 << 30),
+            unit: "descriptors",
+            help: "Raise the soft open-file limit to this (capped by the hard limit, e.g. systemd LimitNOFILE)."
+        ) {
             $0.server.fileLimit = UInt64($1)
         },
-        .text("server.event_loop", flag: "event-loop", kind: .choice(["libev", "poll"]),
-              default: "libev", unit: "backend",
-              help: "libev (epoll; needs the libwebsockets libev plugin) or poll (lws' own loop, scans every socket).") {
+        .text(
+            "server.event_loop", flag: "event-loop", kind: .choice(["libev", "poll"]),
+            default: "libev", unit: "backend",
+            help: "libev (epoll; needs the libwebsockets libev plugin) or poll (lws' own loop, scans every socket)."
+        ) {
             $0.server.eventLoop = $1 == "poll" ? .poll : .libev
         },
 
         // [tls]
-        .text("tls.certificate", flag: "tls-cert", kind: .path, default: nil, example: "/etc/cairn/tls/fullchain.pem",
-              unit: "PEM file",
-              help: "Certificate chain that turns on TLS (wss:// and https://); needs tls.key.") {
+        .text(
+            "tls.certificate", flag: "tls-cert", kind: .path, default: nil, example: "/etc/cairn/tls/fullchain.pem",
+            unit: "PEM file",
+            help: "Certificate chain that turns on TLS (wss:// and https://); needs tls.key."
+        ) {
             $0.server.tlsCertificatePath = $1
         },
-        .text("tls.key", flag: "tls-key", kind: .path, default: nil, example: "/etc/cairn/tls/privkey.pem",
-              unit: "PEM file",
-              help: "Private key of tls.certificate; needs tls.certificate.") { $0.server.tlsPrivateKeyPath = $1 },
-        .text("tls.min_version", flag: "tls-min-version", kind: .choice(["1.2", "1.3"]), default: "1.2",
-              unit: "TLS version", help: "Oldest TLS version a client may use; 1.0 and 1.1 are always refused.") {
+        .text(
+            "tls.key", flag: "tls-key", kind: .path, default: nil, example: "/etc/cairn/tls/privkey.pem",
+            unit: "PEM file",
+            help: "Private key of tls.certificate; needs tls.certificate."
+        ) { $0.server.tlsPrivateKeyPath = $1 },
+        .text(
+            "tls.min_version", flag: "tls-min-version", kind: .choice(["1.2", "1.3"]), default: "1.2",
+            unit: "TLS version", help: "Oldest TLS version a client may use; 1.0 and 1.1 are always refused."
+        ) {
             $0.server.tlsMinimumVersion = $1 == "1.3" ? .tls13 : .tls12
         },
-        .text("tls.ciphers", flag: "tls-ciphers", default: AppConfiguration().server.tlsCiphers,
-              unit: "OpenSSL cipher list",
-              help: "TLS 1.2 cipher suites (OpenSSL syntax); TLS 1.3 uses OpenSSL's suites, all modern.") {
+        .text(
+            "tls.ciphers", flag: "tls-ciphers", default: AppConfiguration().server.tlsCiphers,
+            unit: "OpenSSL cipher list",
+            help: "TLS 1.2 cipher suites (OpenSSL syntax); TLS 1.3 uses OpenSSL's suites, all modern."
+        ) {
             $0.server.tlsCiphers = $1
         },
 
         // [metrics]
-        .text("metrics.token", flag: "metrics-token", default: nil, example: "a-long-random-string", unit: "token",
-              help: "Bearer token GET /metrics requires; unset, /metrics is served to local peers only unless on loopback.") {
+        .text(
+            "metrics.token", flag: "metrics-token", default: nil, example: "a-long-random-string", unit: "token",
+            help:
+                "Bearer token GET /metrics requires; unset, /metrics is served to local peers only unless on loopback."
+        ) {
             $0.server.metricsToken = $1.isEmpty ? nil : $1
         }.secret(),
 
         // [storage]
-        .text("storage.directory", flag: "data", kind: .path, default: "./data", unit: "directory",
-              help: "Data directory holding cairn.sqlite; created if missing.") { $0.dataDirectory = $1 },
-        .decimal("storage.snapshot_interval", flag: "snapshot-interval", default: 5, range: 0.1...3600,
-                 unit: "seconds", help: "Time between position snapshots to SQLite; kill -9 loses at most this much.") {
+        .text(
+            "storage.directory", flag: "data", kind: .path, default: "./data", unit: "directory",
+            help: "Data directory holding cairn.sqlite; created if missing."
+        ) { $0.dataDirectory = $1 },
+        .decimal(
+            "storage.snapshot_interval", flag: "snapshot-interval", default: 5, range: 0.1...3600,
+            unit: "seconds", help: "Time between position snapshots to SQLite; kill -9 loses at most this much."
+        ) {
             $0.hub.snapshotIntervalMs = Int64(($1 * 1000).rounded())
         },
 
         // [connections]
-        .integer("connections.max_message_bytes", flag: "max-message-bytes", default: 65536,
-                 range: 1024...(16 << 20), unit: "bytes",
-                 help: "Largest inbound WebSocket message; bigger ones close the connection with 1009.") {
+        .integer(
+            "connections.max_message_bytes", flag: "max-message-bytes", default: 65536,
+            range: 1024...(16 << 20), unit: "bytes",
+            help: "Largest inbound WebSocket message; bigger ones close the connection with 1009."
+        ) {
             $0.server.maxMessageBytes = $1
         },
-        .integer("connections.max_outbound_bytes", flag: "max-outbound-bytes", default: 1 << 20,
-                 range: (64 << 10)...(256 << 20), unit: "bytes",
-                 help: "Bytes waiting to be sent to one client before it is closed with 4001 as too slow.") {
+        .integer(
+            "connections.max_outbound_bytes", flag: "max-outbound-bytes", default: 1 << 20,
+            range: (64 << 10)...(256 << 20), unit: "bytes",
+            help: "Bytes waiting to be sent to one client before it is closed with 4001 as too slow."
+        ) {
             $0.server.maxOutboundBytes = $1
         },
-        .decimal("connections.auth_timeout", flag: "auth-timeout", default: 10, range: 0.1...3600, unit: "seconds",
-                 help: "Time a connection has to authenticate before it is closed with 4508.") {
+        .decimal(
+            "connections.auth_timeout", flag: "auth-timeout", default: 10, range: 0.1...3600, unit: "seconds",
+            help: "Time a connection has to authenticate before it is closed with 4508."
+        ) {
             $0.hub.authTimeoutMs = Int64(($1 * 1000).rounded())
         },
-        .integer("connections.messages_per_second", flag: "messages-per-second", default: 100, range: 0...1_000_000,
-                 unit: "requests/s",
-                 help: "Requests one connection may send per second (0: no limit); over it: rate_limited, then 4429.") {
+        .integer(
+            "connections.messages_per_second", flag: "messages-per-second", default: 100, range: 0...1_000_000,
+            unit: "requests/s",
+            help: "Requests one connection may send per second (0: no limit); over it: rate_limited, then 4429."
+        ) {
             $0.hub.messagesPerSecond = $1
         },
-        .integer("connections.message_burst", flag: "message-burst", default: 200, range: 1...1_000_000,
-                 unit: "requests", help: "Requests one connection may send at once above the per-second rate.") {
+        .integer(
+            "connections.message_burst", flag: "message-burst", default: 200, range: 1...1_000_000,
+            unit: "requests", help: "Requests one connection may send at once above the per-second rate."
+        ) {
             $0.hub.messageBurst = $1
         },
-        .integer("connections.per_address", flag: "connections-per-address", default: 1000, range: 0...1_000_000,
-                 unit: "connections",
-                 help: "Open connections from one address (0: no limit; loopback not counted); more are closed 4429.") {
+        .integer(
+            "connections.per_address", flag: "connections-per-address", default: 1000, range: 0...1_000_000,
+            unit: "connections",
+            help: "Open connections from one address (0: no limit; loopback not counted); more are closed 4429."
+        ) {
             $0.hub.connectionsPerAddress = $1
         },
-        .integer("connections.ping_interval", flag: "ping-interval", default: 30, range: 1...3600, unit: "seconds",
-                 help: "Silence after which the server pings a client.") { $0.server.pingIntervalSeconds = $1 },
-        .integer("connections.idle_timeout", flag: "idle-timeout", default: 60, range: 2...7200, unit: "seconds",
-                 help: "Time without valid traffic (pongs included) before a client is dropped; > ping_interval.") {
+        .integer(
+            "connections.ping_interval", flag: "ping-interval", default: 30, range: 1...3600, unit: "seconds",
+            help: "Silence after which the server pings a client."
+        ) { $0.server.pingIntervalSeconds = $1 },
+        .integer(
+            "connections.idle_timeout", flag: "idle-timeout", default: 60, range: 2...7200, unit: "seconds",
+            help: "Time without valid traffic (pongs included) before a client is dropped; > ping_interval."
+        ) {
             $0.server.idleTimeoutSeconds = $1
         },
 
         // [positions]
-        .decimal("positions.max_speed", flag: "max-speed", default: 300, range: 1...1_000_000, unit: "m/s",
-                 help: "Implied speed between fixes above which a position is flagged (and not trusted by relics).") {
+        .decimal(
+            "positions.max_speed", flag: "max-speed", default: 300, range: 1...1_000_000, unit: "m/s",
+            help: "Implied speed between fixes above which a position is flagged (and not trusted by relics)."
+        ) {
             $0.hub.maxSpeed = $1
         },
-        .integer("positions.watch_max_age", flag: "watch-max-age", default: 86_400, range: 60...(366 * 86_400),
-                 unit: "seconds",
-                 help: "friends.watch leaves out positions older than this (friends who logged out long ago).") {
+        .integer(
+            "positions.watch_max_age", flag: "watch-max-age", default: 86_400, range: 60...(366 * 86_400),
+            unit: "seconds",
+            help: "friends.watch leaves out positions older than this (friends who logged out long ago)."
+        ) {
             $0.hub.watchMaxAgeMs = Int64($1) * 1000
         },
-        .integer("positions.stale_after", flag: "stale-after", default: 300, range: 1...(366 * 86_400),
-                 unit: "seconds",
-                 help: "A position shown older than this is marked \"stale\": true (friends.watch, level changes).") {
+        .integer(
+            "positions.stale_after", flag: "stale-after", default: 300, range: 1...(366 * 86_400),
+            unit: "seconds",
+            help: "A position shown older than this is marked \"stale\": true (friends.watch, level changes)."
+        ) {
             $0.hub.staleAfterMs = Int64($1) * 1000
         },
-        .decimal("positions.approximate_hysteresis", flag: "approximate-hysteresis", default: 200, range: 0...2000,
-                 unit: "m",
-                 help: "Approximate viewers see a new cell only once the user is this far past the old one's edge.") {
+        .decimal(
+            "positions.approximate_hysteresis", flag: "approximate-hysteresis", default: 200, range: 0...2000,
+            unit: "m",
+            help: "Approximate viewers see a new cell only once the user is this far past the old one's edge."
+        ) {
             $0.hub.approximateHysteresis = $1
         },
-        .integer("positions.late_fixes_per_user", flag: "late-fixes-per-user", default: 32, range: 0...100_000,
-                 unit: "fixes",
-                 help: "Late (older than the latest) fixes kept per user between snapshots; the newest arrivals win.") {
+        .integer(
+            "positions.late_fixes_per_user", flag: "late-fixes-per-user", default: 32, range: 0...100_000,
+            unit: "fixes",
+            help: "Late (older than the latest) fixes kept per user between snapshots; the newest arrivals win."
+        ) {
             $0.hub.lateFixesPerUser = $1
         },
-        .integer("positions.history_retention", flag: "history-retention", default: 7 * 86_400,
-                 range: 0...(10 * 366 * 86_400), unit: "seconds",
-                 help: "Late fixes are kept as position history this long (by their ts), then purged; 0 keeps none.") {
+        .integer(
+            "positions.history_retention", flag: "history-retention", default: 7 * 86_400,
+            range: 0...(10 * 366 * 86_400), unit: "seconds",
+            help: "Late fixes are kept as position history this long (by their ts), then purged; 0 keeps none."
+        ) {
             $0.hub.positionHistoryRetentionMs = Int64($1) * 1000
         },
 
         // [accounts]
-        .integer("accounts.friend_requests_per_hour", flag: "friend-requests-per-hour", default: 50,
-                 range: 1...100_000, unit: "requests",
-                 help: "New friend requests one user may send per hour; more are refused with rate_limited.") {
+        .integer(
+            "accounts.friend_requests_per_hour", flag: "friend-requests-per-hour", default: 50,
+            range: 1...100_000, unit: "requests",
+            help: "New friend requests one user may send per hour; more are refused with rate_limited."
+        ) {
             $0.hub.friendRequestsPerHour = $1
         },
-        .integer("accounts.scrypt_cost", flag: "scrypt-cost", default: 15, range: 10...20, unit: "log2(N)",
-                 help: "scrypt cost of new password hashes (r = 8, p = 1); existing hashes keep theirs.") {
+        .integer(
+            "accounts.scrypt_cost", flag: "scrypt-cost", default: 15, range: 10...20, unit: "log2(N)",
+            help: "scrypt cost of new password hashes (r = 8, p = 1); existing hashes keep theirs."
+        ) {
             $0.scrypt = ScryptParameters(n: 1 << UInt64($1), r: 8, p: 1)
         },
-        .integer("accounts.hash_workers", flag: "hash-workers", default: ProcessInfo.processInfo.activeProcessorCount,
-                 defaultNote: "number of cores", range: 1...256, unit: "threads",
-                 help: "Threads that hash and check passwords.") { $0.hashWorkers = $1 },
-        .integer("accounts.token_lifetime", flag: "token-lifetime", default: nil, example: 30 * 86_400,
-                 range: 60...(10 * 366 * 86_400), unit: "seconds",
-                 help: "Age at which a session token stops working (unauthorized); unset: tokens never expire.") {
+        .integer(
+            "accounts.hash_workers", flag: "hash-workers", default: ProcessInfo.processInfo.activeProcessorCount,
+            defaultNote: "number of cores", range: 1...256, unit: "threads",
+            help: "Threads that hash and check passwords."
+        ) { $0.hashWorkers = $1 },
+        .integer(
+            "accounts.token_lifetime", flag: "token-lifetime", default: nil, example: 30 * 86_400,
+            range: 60...(10 * 366 * 86_400), unit: "seconds",
+            help: "Age at which a session token stops working (unauthorized); unset: tokens never expire."
+        ) {
             $0.accounts.tokenLifetimeMs = Int64($1) * 1000
         },
-        .integer("accounts.guest_expiry", flag: "guest-expiry", default: 30 * 86_400, range: 0...(10 * 366 * 86_400),
-                 unit: "seconds",
-                 help: "A guest not connected this long is deleted with all its data (checked hourly); 0: never.") {
+        .integer(
+            "accounts.guest_expiry", flag: "guest-expiry", default: 30 * 86_400, range: 0...(10 * 366 * 86_400),
+            unit: "seconds",
+            help: "A guest not connected this long is deleted with all its data (checked hourly); 0: never."
+        ) {
             $0.hub.guestExpiryMs = Int64($1) * 1000
         },
-        .integer("accounts.password_checks_per_minute", flag: "password-checks-per-minute", default: 30,
-                 range: 0...1_000_000, unit: "checks",
-                 help: "scrypt hashes and checks one connection may start per minute (bursts of 10); 0: no limit.") {
+        .integer(
+            "accounts.password_checks_per_minute", flag: "password-checks-per-minute", default: 30,
+            range: 0...1_000_000, unit: "checks",
+            help: "scrypt hashes and checks one connection may start per minute (bursts of 10); 0: no limit."
+        ) {
             $0.hub.passwordChecksPerMinute = $1
         },
-        .integer("accounts.signups_per_address", flag: "signups-per-address", default: 20, range: 0...1_000_000,
-                 unit: "accounts per hour",
-                 help: "New accounts (register, guest) per source address per hour; 0: no limit (behind a proxy).") {
+        .integer(
+            "accounts.signups_per_address", flag: "signups-per-address", default: 20, range: 0...1_000_000,
+            unit: "accounts per hour",
+            help: "New accounts (register, guest) per source address per hour; 0: no limit (behind a proxy)."
+        ) {
             $0.hub.signupsPerAddress = $1
         },
 
         // [media]
-        .integer("media.max_bytes", flag: "media-max-bytes", default: 20 << 20, range: 1024...(1 << 30), unit: "bytes",
-                 help: "Largest media upload (POST /v1/media); bigger ones are refused with 413.") { $0.media.maxBytes = $1 },
-        .integer("media.quota_per_user", flag: "media-quota-per-user", default: 1 << 30, range: 0...(1 << 50),
-                 unit: "bytes", help: "Bytes of media one user may have stored in all (0: no quota); more is refused 403.") {
+        .integer(
+            "media.max_bytes", flag: "media-max-bytes", default: 20 << 20, range: 1024...(1 << 30), unit: "bytes",
+            help: "Largest media upload (POST /v1/media); bigger ones are refused with 413."
+        ) { $0.media.maxBytes = $1 },
+        .integer(
+            "media.quota_per_user", flag: "media-quota-per-user", default: 1 << 30, range: 0...(1 << 50),
+            unit: "bytes", help: "Bytes of media one user may have stored in all (0: no quota); more is refused 403."
+        ) {
             $0.media.quotaBytes = $1
         },
-        .integer("media.body_timeout", flag: "media-body-timeout", default: 120, range: 1...3600, unit: "seconds",
-                 help: "Time an admitted upload's body may take to arrive in full; a slower one gets 408.") {
+        .integer(
+            "media.body_timeout", flag: "media-body-timeout", default: 120, range: 1...3600, unit: "seconds",
+            help: "Time an admitted upload's body may take to arrive in full; a slower one gets 408."
+        ) {
             $0.server.bodyTimeoutSeconds = $1
         },
-        .integer("media.url_lifetime", flag: "media-url-lifetime", default: 600, range: 10...86_400, unit: "seconds",
-                 help: "How long a signed media URL handed out by relic.open works.") {
+        .integer(
+            "media.url_lifetime", flag: "media-url-lifetime", default: 600, range: 10...86_400, unit: "seconds",
+            help: "How long a signed media URL handed out by relic.open works."
+        ) {
             $0.media.urlLifetimeMs = Int64($1) * 1000
         },
-        .integer("media.gc_grace", flag: "media-gc-grace", default: 3600, range: 60...(30 * 86_400), unit: "seconds",
-                 help: "An upload no relic uses is deleted once it is this old (time to attach it to a relic).") {
+        .integer(
+            "media.gc_grace", flag: "media-gc-grace", default: 3600, range: 60...(30 * 86_400), unit: "seconds",
+            help: "An upload no relic uses is deleted once it is this old (time to attach it to a relic)."
+        ) {
             $0.media.garbageGraceMs = Int64($1) * 1000
         },
-        .integer("media.gc_period", flag: "media-gc-period", default: 600, range: 10...86_400, unit: "seconds",
-                 help: "How often unused uploads are looked for.") { $0.media.garbagePeriodMs = Int64($1) * 1000 },
+        .integer(
+            "media.gc_period", flag: "media-gc-period", default: 600, range: 10...86_400, unit: "seconds",
+            help: "How often unused uploads are looked for."
+        ) { $0.media.garbagePeriodMs = Int64($1) * 1000 },
 
         // [relics]
-        .integer("relics.retention", flag: "relic-retention", default: 30 * 86_400, range: 0...(10 * 366 * 86_400),
-                 unit: "seconds",
-                 help: "Expired relics stay stored (listed by relic.mine) this long, then are purged with their media.") {
+        .integer(
+            "relics.retention", flag: "relic-retention", default: 30 * 86_400, range: 0...(10 * 366 * 86_400),
+            unit: "seconds",
+            help: "Expired relics stay stored (listed by relic.mine) this long, then are purged with their media."
+        ) {
             $0.hub.relicRetentionMs = Int64($1) * 1000
         },
-        .integer("relics.per_user", flag: "relics-per-user", default: 1000, range: 1...1_000_000, unit: "relics",
-                 help: "Live relics one user may have at once; more are refused with rate_limited.") {
+        .integer(
+            "relics.per_user", flag: "relics-per-user", default: 1000, range: 1...1_000_000, unit: "relics",
+            help: "Live relics one user may have at once; more are refused with rate_limited."
+        ) {
             $0.hub.relicsPerUser = $1
         },
-        .integer("relics.per_area", flag: "relics-per-area", default: 50, range: 1...1_000_000, unit: "relics",
-                 help: "Live relics one user may have within 1 km of a new one; more are refused with rate_limited.") {
+        .integer(
+            "relics.per_area", flag: "relics-per-area", default: 50, range: 1...1_000_000, unit: "relics",
+            help: "Live relics one user may have within 1 km of a new one; more are refused with rate_limited."
+        ) {
             $0.hub.relicsPerArea = $1
         },
-        .integer("relics.guest_per_user", flag: "relics-guest-per-user", default: 10, range: 0...1_000_000,
-                 unit: "relics", help: "Live relics a guest account may have at once.") { $0.hub.relicsPerGuest = $1 },
-        .integer("relics.guest_per_area", flag: "relics-guest-per-area", default: 3, range: 0...1_000_000,
-                 unit: "relics", help: "Live relics a guest account may have within 1 km of a new one.") {
+        .integer(
+            "relics.guest_per_user", flag: "relics-guest-per-user", default: 10, range: 0...1_000_000,
+            unit: "relics", help: "Live relics a guest account may have at once."
+        ) { $0.hub.relicsPerGuest = $1 },
+        .integer(
+            "relics.guest_per_area", flag: "relics-guest-per-area", default: 3, range: 0...1_000_000,
+            unit: "relics", help: "Live relics a guest account may have within 1 km of a new one."
+        ) {
             $0.hub.relicsPerAreaGuest = $1
         },
-        .integer("relics.appear_per_move", flag: "relic-appear-per-move", default: 20, range: 1...100_000,
-                 unit: "events",
-                 help: "relic.appear events one move sends (the nearest relics); relic.nearby lists the rest.") {
+        .integer(
+            "relics.appear_per_move", flag: "relic-appear-per-move", default: 20, range: 1...100_000,
+            unit: "events",
+            help: "relic.appear events one move sends (the nearest relics); relic.nearby lists the rest."
+        ) {
             $0.hub.relicAppearPerMove = $1
         },
 
         // [log]
-        .text("log.level", flag: "log-level", kind: .choice(Logger.Level.allCases.map(\.rawValue)), default: "info",
-              unit: "level", help: "Least severe log line written to standard error.") {
+        .text(
+            "log.level", flag: "log-level", kind: .choice(Logger.Level.allCases.map(\.rawValue)), default: "info",
+            unit: "level", help: "Least severe log line written to standard error."
+        ) {
             $0.logLevel = Logger.Level(rawValue: $1) ?? .info
         },
     ]
@@ -239,7 +332,8 @@ public enum ConfigurationOptions {
     public static let checks: [ConfigurationCheck] = [
         ConfigurationCheck(keys: ["connections.idle_timeout", "connections.ping_interval"]) { values in
             guard case .integer(let idle)? = values["connections.idle_timeout"],
-                  case .integer(let ping)? = values["connections.ping_interval"], idle <= ping else { return nil }
+                case .integer(let ping)? = values["connections.ping_interval"], idle <= ping
+            else { return nil }
             return "connections.idle_timeout (\(idle) s) must be greater than connections.ping_interval (\(ping) s)"
         },
         ConfigurationCheck(keys: ["tls.certificate", "tls.key"]) { values in

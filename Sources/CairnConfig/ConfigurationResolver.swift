@@ -48,19 +48,21 @@ public enum ConfigurationResolver {
                 do {
                     chosen = (try option.parse(text: entry.text), .flag(entry.flag))
                 } catch {
-                    problems.append(ConfigurationProblem(
-                        origin: "command line", key: option.key,
-                        message: "\(entry.flag) \(option.shown(entry.text)) \(error.reason): \(option.expected)"))
+                    problems.append(
+                        ConfigurationProblem(
+                            origin: "command line", key: option.key,
+                            message: "\(entry.flag) \(option.shown(entry.text)) \(error.reason): \(option.expected)"))
                     continue
                 }
             } else if let text = environment[option.environmentVariable], !text.isEmpty {
                 do {
                     chosen = (try option.parse(text: text), .environment(option.environmentVariable))
                 } catch {
-                    problems.append(ConfigurationProblem(
-                        origin: "environment", key: option.key,
-                        message: "\(option.environmentVariable)=\(option.shown(text)) \(error.reason): "
-                            + option.expected))
+                    problems.append(
+                        ConfigurationProblem(
+                            origin: "environment", key: option.key,
+                            message: "\(option.environmentVariable)=\(option.shown(text)) \(error.reason): "
+                                + option.expected))
                     continue
                 }
             } else if let fileValue = file?.values[option.key] {
@@ -81,8 +83,10 @@ public enum ConfigurationResolver {
         let wrongKeys = Set(problems.compactMap(\.key))
         for check in checks where check.keys.allSatisfy({ !wrongKeys.contains($0) }) {
             if let message = check.problem(values) {
-                problems.append(ConfigurationProblem(origin: "configuration", key: check.keys.first,
-                                                     message: message))
+                problems.append(
+                    ConfigurationProblem(
+                        origin: "configuration", key: check.keys.first,
+                        message: message))
             }
         }
         guard problems.isEmpty else { throw ConfigurationErrors(problems) }
@@ -90,8 +94,10 @@ public enum ConfigurationResolver {
     }
 
     /// Everything wrong with a configuration file on its own (values over the defaults), for `cairn config check`.
-    public static func check(_ file: ConfigurationFile, options: [ConfigurationOption] = ConfigurationOptions.all,
-                             checks: [ConfigurationCheck] = ConfigurationOptions.checks) -> [ConfigurationProblem] {
+    public static func check(
+        _ file: ConfigurationFile, options: [ConfigurationOption] = ConfigurationOptions.all,
+        checks: [ConfigurationCheck] = ConfigurationOptions.checks
+    ) -> [ConfigurationProblem] {
         do {
             _ = try resolve(file: file, options: options, checks: checks)
             return []

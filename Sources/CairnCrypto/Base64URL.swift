@@ -17,17 +17,21 @@ public enum Base64URL {
         var i = 0
         while i + 3 <= bytes.count {
             let v = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2])
-            out.append(alphabet[Int(v >> 18 & 63)]); out.append(alphabet[Int(v >> 12 & 63)])
-            out.append(alphabet[Int(v >> 6 & 63)]); out.append(alphabet[Int(v & 63)])
+            out.append(alphabet[Int(v >> 18 & 63)])
+            out.append(alphabet[Int(v >> 12 & 63)])
+            out.append(alphabet[Int(v >> 6 & 63)])
+            out.append(alphabet[Int(v & 63)])
             i += 3
         }
         let rest = bytes.count - i
         if rest == 1 {
             let v = UInt32(bytes[i]) << 16
-            out.append(alphabet[Int(v >> 18 & 63)]); out.append(alphabet[Int(v >> 12 & 63)])
+            out.append(alphabet[Int(v >> 18 & 63)])
+            out.append(alphabet[Int(v >> 12 & 63)])
         } else if rest == 2 {
             let v = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8
-            out.append(alphabet[Int(v >> 18 & 63)]); out.append(alphabet[Int(v >> 12 & 63)])
+            out.append(alphabet[Int(v >> 18 & 63)])
+            out.append(alphabet[Int(v >> 12 & 63)])
             out.append(alphabet[Int(v >> 6 & 63)])
         }
         return String(decoding: out, as: UTF8.self)

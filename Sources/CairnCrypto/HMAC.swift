@@ -13,8 +13,9 @@ public enum HMAC {
                 out.withUnsafeMutableBufferPointer { o in
                     // A non-null key pointer even for an empty key: OpenSSL treats NULL as "reuse the last key".
                     withUnsafePointer(to: UInt8(0)) { zero in
-                        COpenSSL.HMAC(EVP_sha256(), k.baseAddress.map { UnsafeRawPointer($0) } ?? UnsafeRawPointer(zero),
-                                      Int32(k.count), m.baseAddress ?? zero, m.count, o.baseAddress, &length)
+                        COpenSSL.HMAC(
+                            EVP_sha256(), k.baseAddress.map { UnsafeRawPointer($0) } ?? UnsafeRawPointer(zero),
+                            Int32(k.count), m.baseAddress ?? zero, m.count, o.baseAddress, &length)
                     }
                 }
             }

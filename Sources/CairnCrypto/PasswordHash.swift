@@ -13,7 +13,11 @@ public struct ScryptParameters: Sendable, Equatable {
     public var p: UInt64
 
     /// Creates parameters.
-    public init(n: UInt64, r: UInt64, p: UInt64) { self.n = n; self.r = r; self.p = p }
+    public init(n: UInt64, r: UInt64, p: UInt64) {
+        self.n = n
+        self.r = r
+        self.p = p
+    }
 
     /// The production default: N = 2^15, r = 8, p = 1 (32 MiB, tens of milliseconds per hash).
     public static let standard = ScryptParameters(n: 1 << 15, r: 8, p: 1)
@@ -37,7 +41,9 @@ public struct PasswordHash: Sendable, Equatable {
     static let saltLength = 16
 
     /// Derives a new record for `password` with a fresh salt from `random`.
-    public static func make(password: String, parameters: ScryptParameters = .standard, random: some RandomSource) -> PasswordHash {
+    public static func make(password: String, parameters: ScryptParameters = .standard, random: some RandomSource)
+        -> PasswordHash
+    {
         let salt = random.bytes(saltLength)
         let key = derive(password: password, salt: salt, parameters: parameters, length: keyLength)
         return PasswordHash(parameters: parameters, salt: salt, key: key)
@@ -58,9 +64,10 @@ public struct PasswordHash: Sendable, Equatable {
     public init?(encoded: String) {
         let parts = encoded.split(separator: "$", omittingEmptySubsequences: false)
         guard parts.count == 6, parts[0] == "scrypt",
-              let n = UInt64(parts[1]), let r = UInt64(parts[2]), let p = UInt64(parts[3]),
-              let salt = Base64URL.decode(String(parts[4])), let key = Base64URL.decode(String(parts[5])),
-              !salt.isEmpty, !key.isEmpty else { return nil }
+            let n = UInt64(parts[1]), let r = UInt64(parts[2]), let p = UInt64(parts[3]),
+            let salt = Base64URL.decode(String(parts[4])), let key = Base64URL.decode(String(parts[5])),
+            !salt.isEmpty, !key.isEmpty
+        else { return nil }
         let params = ScryptParameters(n: n, r: r, p: p)
         guard params.isValid else { return nil }
         self.init(parameters: params, salt: salt, key: key)
@@ -83,8 +90,9 @@ public struct PasswordHash: Sendable, Equatable {
         let rc = pw.withUnsafeBufferPointer { pwp in
             salt.withUnsafeBufferPointer { sp in
                 out.withUnsafeMutableBufferPointer { op in
-                    EVP_PBE_scrypt(pwp.baseAddress, pwLength, sp.baseAddress, salt.count,
-                                   parameters.n, parameters.r, parameters.p, maxmem, op.baseAddress, length)
+                    EVP_PBE_scrypt(
+                        pwp.baseAddress, pwLength, sp.baseAddress, salt.count,
+                        parameters.n, parameters.r, parameters.p, maxmem, op.baseAddress, length)
                 }
             }
         }

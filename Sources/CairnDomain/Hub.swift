@@ -52,11 +52,13 @@ public final class Hub: @unchecked Sendable {
     private var drained: (() -> Void)?
 
     /// Creates a hub. `roles` decides who may watch the stats channel; without it nobody may.
-    public init(accounts: Accounts, social: any SocialStore, relics: any RelicStore, chat: any ChatStore,
-                scheduler: any LoopScheduler, clock: any Clock,
-                configuration: HubConfiguration = HubConfiguration(), roles: (any RoleStore)? = nil,
-                confinement: LoopConfinement = LoopConfinement(name: "the hub's loop thread"),
-                logger: Logger = Logger(label: "cairn.hub")) {
+    public init(
+        accounts: Accounts, social: any SocialStore, relics: any RelicStore, chat: any ChatStore,
+        scheduler: any LoopScheduler, clock: any Clock,
+        configuration: HubConfiguration = HubConfiguration(), roles: (any RoleStore)? = nil,
+        confinement: LoopConfinement = LoopConfinement(name: "the hub's loop thread"),
+        logger: Logger = Logger(label: "cairn.hub")
+    ) {
         self.configuration = configuration
         self.confinement = confinement
         self.clock = clock
@@ -66,22 +68,30 @@ public final class Hub: @unchecked Sendable {
         let telemetry = Telemetry()
         sessions = Sessions(accounts: accounts, work: work, clock: clock, configuration: configuration)
         self.social = Social(store: social, work: work, clock: clock, sessions: sessions, configuration: configuration)
-        liveMap = LiveMap(store: social, work: work, clock: clock, sessions: sessions, social: self.social,
-                          telemetry: telemetry, configuration: configuration)
-        self.relics = Relics(store: relics, users: social, accounts: accounts, work: work, clock: clock,
-                             sessions: sessions, social: self.social, liveMap: liveMap, configuration: configuration)
-        self.chat = Chat(store: chat, users: social, work: work, clock: clock, social: self.social,
-                         configuration: configuration)
-        operations = Operations(roles: roles, work: work, clock: clock, sessions: sessions, liveMap: liveMap,
-                                telemetry: telemetry)
-        guestExpiry = GuestExpiry(store: accounts.store, work: work, sessions: sessions, configuration: configuration,
-                                  now: clock.now())
+        liveMap = LiveMap(
+            store: social, work: work, clock: clock, sessions: sessions, social: self.social,
+            telemetry: telemetry, configuration: configuration)
+        self.relics = Relics(
+            store: relics, users: social, accounts: accounts, work: work, clock: clock,
+            sessions: sessions, social: self.social, liveMap: liveMap, configuration: configuration)
+        self.chat = Chat(
+            store: chat, users: social, work: work, clock: clock, social: self.social,
+            configuration: configuration)
+        operations = Operations(
+            roles: roles, work: work, clock: clock, sessions: sessions, liveMap: liveMap,
+            telemetry: telemetry)
+        guestExpiry = GuestExpiry(
+            store: accounts.store, work: work, sessions: sessions, configuration: configuration,
+            now: clock.now())
         wire()
     }
 
     /// Connects the features' hooks to one another.
     private func wire() {
-        let sessions = self.sessions, social = self.social, liveMap = self.liveMap, relics = self.relics
+        let sessions = self.sessions
+        let social = self.social
+        let liveMap = self.liveMap
+        let relics = self.relics
         let operations = self.operations
         sessions.sessionEnding = { connection, user in
             liveMap.stopWatching(connection, user: user)
@@ -214,7 +224,10 @@ public final class Hub: @unchecked Sendable {
     private func startFinalFlush() {
         guard !finalFlushStarted, liveMap.pendingRows > 0 else { return }
         finalFlushStarted = true  // tried once: if the store is failing, shutting down must still finish
-        if liveMap.isFlushing { finalFlushStarted = false; return }  // a flush is running; its completion retries
+        if liveMap.isFlushing {
+            finalFlushStarted = false
+            return
+        }  // a flush is running; its completion retries
         liveMap.flushPositionsNow()
     }
 

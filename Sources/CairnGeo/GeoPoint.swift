@@ -25,10 +25,12 @@ public struct GeoPoint: Sendable, Equatable, Hashable {
 
     /// The great-circle distance to `other` in metres (haversine).
     public func distance(to other: GeoPoint) -> Double {
-        let φ1 = lat * .pi / 180, φ2 = other.lat * .pi / 180
+        let φ1 = lat * .pi / 180
+        let φ2 = other.lat * .pi / 180
         let dφ = φ2 - φ1
         let dλ = (other.lon - lon) * .pi / 180
-        let s = sin(dφ / 2), t = sin(dλ / 2)
+        let s = sin(dφ / 2)
+        let t = sin(dλ / 2)
         let h = min(1, s * s + cos(φ1) * cos(φ2) * t * t)
         return 2 * Self.earthRadius * asin(h.squareRoot())
     }

@@ -25,8 +25,10 @@ public struct HTTPRequest: Sendable {
     public var body: [UInt8]
 
     /// Creates a request (the transport builds these; tests of a service may too).
-    public init(method: String, path: String, query: String? = nil, authorization: String? = nil,
-                contentType: String? = nil, contentLength: Int? = nil, body: [UInt8] = []) {
+    public init(
+        method: String, path: String, query: String? = nil, authorization: String? = nil,
+        contentType: String? = nil, contentLength: Int? = nil, body: [UInt8] = []
+    ) {
         self.method = method
         self.path = path
         self.query = query

@@ -65,26 +65,36 @@ public final class PrometheusExporter: TelemetrySink, @unchecked Sendable {
     /// Creates an exporter with its own registry.
     public init() {
         factory = PrometheusMetricsFactory(registry: registry)
-        let registry = self.registry, factory = self.factory
+        let registry = self.registry
+        let factory = self.factory
         func counter(_ name: String, _ help: String) -> CoreMetrics.Counter {
-            CoreMetrics.Counter(label: name, dimensions: [],
-                                handler: registry.makeCounter(descriptor: Self.descriptor(name, help), labels: []),
-                                factory: factory)
+            CoreMetrics.Counter(
+                label: name, dimensions: [],
+                handler: registry.makeCounter(descriptor: Self.descriptor(name, help), labels: []),
+                factory: factory)
         }
         func gauge(_ name: String, _ help: String, labels: [(String, String)] = []) -> Meter {
-            Meter(label: name, dimensions: labels,
-                  handler: registry.makeGauge(descriptor: Self.descriptor(name, help), labels: labels),
-                  factory: factory)
+            Meter(
+                label: name, dimensions: labels,
+                handler: registry.makeGauge(descriptor: Self.descriptor(name, help), labels: labels),
+                factory: factory)
         }
         func histogram(_ name: String, _ buckets: [Duration], _ help: String) -> CoreMetrics.Timer {
-            CoreMetrics.Timer(label: name, dimensions: [],
-                              handler: registry.makeDurationHistogram(descriptor: Self.descriptor(name, help),
-                                                                      labels: [], buckets: buckets),
-                              factory: factory)
+            CoreMetrics.Timer(
+                label: name, dimensions: [],
+                handler: registry.makeDurationHistogram(
+                    descriptor: Self.descriptor(name, help),
+                    labels: [], buckets: buckets),
+                factory: factory)
         }
         connections = ["open", "authenticated", "watching", "stats"].map { state in
-            (state, gauge("cairn_connections", "WebSocket connections by state (each state counts separately; "
-                + "open includes the others).", labels: [("state", state)]))
+            (
+                state,
+                gauge(
+                    "cairn_connections",
+                    "WebSocket connections by state (each state counts separately; "
+                        + "open includes the others).", labels: [("state", state)])
+            )
         }
         connectionsOpened = counter("cairn_connections_opened_total", "WebSocket connections accepted.")
         messagesReceived = counter("cairn_messages_received_total", "WebSocket messages received.")
@@ -94,8 +104,9 @@ public final class PrometheusExporter: TelemetrySink, @unchecked Sendable {
         positionsReceived = counter("cairn_positions_received_total", "Positions accepted as a user's latest fix.")
         deliveries = counter("cairn_position_deliveries_total", "Positions written to watching friends.")
         positionsLive = gauge("cairn_positions_live", "Users with a live position in memory.")
-        pendingCoalesced = gauge("cairn_pending_coalesced_events",
-                                 "Positions waiting in latest-wins slots (a newer one replaces an older).")
+        pendingCoalesced = gauge(
+            "cairn_pending_coalesced_events",
+            "Positions waiting in latest-wins slots (a newer one replaces an older).")
         pendingBytes = gauge("cairn_pending_outbound_bytes", "Bytes waiting to be written to clients.")
         storeInFlight = gauge("cairn_store_operations_in_flight", "Operations waiting on the store or the hasher.")
         snapshotPendingRows = gauge("cairn_snapshot_pending_rows", "Position rows waiting for the next snapshot.")
@@ -104,10 +115,12 @@ public final class PrometheusExporter: TelemetrySink, @unchecked Sendable {
         snapshotAge = gauge("cairn_snapshot_age_seconds", "Time since the last position snapshot started.")
         residentMemory = gauge("cairn_resident_memory_bytes", "Resident memory of the process.")
         uptime = gauge("cairn_uptime_seconds", "Time since the hub started.")
-        fanoutLatency = histogram("cairn_fanout_latency_seconds", Self.fanoutBuckets,
-                                  "From receipt of a position to its write to one watcher.")
-        loopLag = histogram("cairn_event_loop_lag_seconds", Self.loopLagBuckets,
-                            "How late the event loop ran its timer and queued jobs.")
+        fanoutLatency = histogram(
+            "cairn_fanout_latency_seconds", Self.fanoutBuckets,
+            "From receipt of a position to its write to one watcher.")
+        loopLag = histogram(
+            "cairn_event_loop_lag_seconds", Self.loopLagBuckets,
+            "How late the event loop ran its timer and queued jobs.")
     }
 
     /// A metric's full name and HELP text as swift-prometheus describes them (no namespace or unit suffix is
@@ -164,11 +177,12 @@ public final class PrometheusExporter: TelemetrySink, @unchecked Sendable {
         positionsLive.set(s.positionsLive)
         if let relics = s.relicsLive {
             if relicsLive == nil {
-                relicsLive = Meter(label: "cairn_relics_live", dimensions: [],
-                                   handler: registry.makeGauge(
-                                       descriptor: Self.descriptor("cairn_relics_live", "Relics live in memory."),
-                                       labels: []),
-                                   factory: factory)
+                relicsLive = Meter(
+                    label: "cairn_relics_live", dimensions: [],
+                    handler: registry.makeGauge(
+                        descriptor: Self.descriptor("cairn_relics_live", "Relics live in memory."),
+                        labels: []),
+                    factory: factory)
             }
             relicsLive?.set(relics)
         }

@@ -43,8 +43,10 @@ final class LocalDelivery: HubEvents {
         }
     }
 
-    func positionMoved(_ move: inout PositionFanOut, to viewer: Int64, approximate: Bool,
-                       watching: [ConnectionID]) {
+    func positionMoved(
+        _ move: inout PositionFanOut, to viewer: Int64, approximate: Bool,
+        watching: [ConnectionID]
+    ) {
         guard let outbound else { return }
         let bytes: [UInt8]
         if approximate {
@@ -55,8 +57,10 @@ final class LocalDelivery: HubEvents {
             bytes = move.encodedApproximate!
         } else {
             if move.encodedPrecise == nil {
-                move.encodedPrecise = positionEvent(VisiblePosition(owner: move.owner, fix: move.precise,
-                                                                    approximate: false))
+                move.encodedPrecise = positionEvent(
+                    VisiblePosition(
+                        owner: move.owner, fix: move.precise,
+                        approximate: false))
             }
             bytes = move.encodedPrecise!
         }
@@ -74,7 +78,10 @@ final class LocalDelivery: HubEvents {
     func positionHidden(owner: Int64, from viewer: Int64) {
         guard let outbound else { return }
         writer.reset()
-        Envelope.event("pos.hidden", into: &writer) { w in w.key("user"); w.int(owner) }
+        Envelope.event("pos.hidden", into: &writer) { w in
+            w.key("user")
+            w.int(owner)
+        }
         let bytes = writer.bytes
         for connection in sessions.watchingConnections(of: viewer) {
             outbound.sendLatest(connection, key: owner, bytes)

@@ -77,7 +77,8 @@ public struct OpTable {
         encode: @escaping (Response, inout JSONWriter) -> Void
     ) {
         precondition(entries[name] == nil, "op '\(name)' registered twice")
-        entries[name] = OpEntry(access: access, slow: true) { message, connection, user, answer, done throws(WireError) in
+        entries[name] = OpEntry(access: access, slow: true) {
+            message, connection, user, answer, done throws(WireError) in
             let request = try decode(message)
             handle(OpCaller(connection: connection, user: user), request) { result in
                 switch result {

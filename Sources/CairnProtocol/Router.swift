@@ -66,8 +66,11 @@ public final class Router: ConnectionHandler {
         confinement.assertOnLoop()
         // A token from the upgrade is checked off the loop; requests that arrive meanwhile wait for it, so the
         // first one already sees the authenticated connection.
-        queues[id] = Queue(busy: token != nil, rate: MessageRate(burst: hub.configuration.messageBurst,
-                                                                 now: hub.clock.now()))
+        queues[id] = Queue(
+            busy: token != nil,
+            rate: MessageRate(
+                burst: hub.configuration.messageBurst,
+                now: hub.clock.now()))
         hub.sessions.open(id, token: token, peer: peer) { [unowned self] in self.finished(id) }
     }
 
@@ -98,8 +101,9 @@ public final class Router: ConnectionHandler {
                     return
                 case .close:
                     queues[id]!.closed = true
-                    delivery.outbound?.close(id, code: CloseCode.tooManyRequests.rawValue,
-                                             reason: "too many requests")
+                    delivery.outbound?.close(
+                        id, code: CloseCode.tooManyRequests.rawValue,
+                        reason: "too many requests")
                     return
                 }
             }
@@ -131,8 +135,9 @@ public final class Router: ConnectionHandler {
     public var operationsInFlight: Int { hub.operationsInFlight }
 
     public var health: HandlerHealth {
-        HandlerHealth(connections: hub.connectionCount, authenticated: hub.authenticatedCount,
-                      watching: hub.watchingCount, positions: hub.livePositions)
+        HandlerHealth(
+            connections: hub.connectionCount, authenticated: hub.authenticatedCount,
+            watching: hub.watchingCount, positions: hub.livePositions)
     }
 
     // MARK: Dispatch
@@ -148,11 +153,13 @@ public final class Router: ConnectionHandler {
     private func enqueue(_ line: UnsafeRawBufferPointer, for connection: ConnectionID) {
         let limits = hub.configuration
         guard let queue = queues[connection], queue.backlog.count < limits.maxBacklog,
-              queue.backlogBytes + line.count <= limits.maxBacklogBytes else {
+            queue.backlogBytes + line.count <= limits.maxBacklogBytes
+        else {
             // Over the limit: answer this request at once instead of queueing it.
             let id: Int64? = (try? message.parse(line)) != nil ? message.id : Message.salvageID(from: line)
-            fail(connection, id: id, op: message.op,
-                 WireError(.rateLimited, "too many requests waiting behind one in progress"))
+            fail(
+                connection, id: id, op: message.op,
+                WireError(.rateLimited, "too many requests waiting behind one in progress"))
             return
         }
         queues[connection]!.backlog.append(Array(line))
@@ -201,7 +208,8 @@ public final class Router: ConnectionHandler {
         }
         // A slow op may answer now or later; until it does, the connection's later requests wait. An answer
         // given before `run` returns needs no draining: the loop that called us takes the next request.
-        var during = true, answeredNow = false
+        var during = true
+        var answeredNow = false
         queues[connection]?.busy = true
         do {
             try entry.run(message, connection, user, answer) { [unowned self] in

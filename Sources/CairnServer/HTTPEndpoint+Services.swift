@@ -51,8 +51,9 @@ extension HTTPEndpoint {
             return refuse(exchange, status: 411, message: "Content-Length required", hasBody: true)
         }
         guard let length = request.contentLength, length >= 0 else {
-            return refuse(exchange, status: 400, message: "bad Content-Length \"\(lengthText.prefix(40))\"",
-                          hasBody: true)
+            return refuse(
+                exchange, status: 400, message: "bad Content-Length \"\(lengthText.prefix(40))\"",
+                hasBody: true)
         }
         if length > mount.maxBodyBytes {
             return refuse(exchange, status: 413, message: "body exceeds \(mount.maxBodyBytes) bytes", hasBody: true)
@@ -64,7 +65,9 @@ extension HTTPEndpoint {
         let expect = RequestHeaders.value(wsi, Int32(WSI_TOKEN_HTTP_EXPECT.rawValue))
         exchange.expectsContinue = expect?.lowercased().contains("100-continue") == true
         lws_rx_flow_control(wsi, 0)
-        let service = mount.service, address = UInt(bitPattern: wsi), serial = exchange.serial
+        let service = mount.service
+        let address = UInt(bitPattern: wsi)
+        let serial = exchange.serial
         inFlight += 1
         lws_set_timeout(wsi, Self.exchangeTimeout, Self.exchangeTimeoutSeconds)
         Task.detached { [self, request] in
@@ -83,9 +86,16 @@ extension HTTPEndpoint {
         if let refusal = verdict { return replyThenDiscard(exchange, refusal) }
         if draining { return replyThenDiscard(exchange, Self.errorReply(503, "server shutting down")) }
         if bufferedBodyBytes + length > configuration.maxBufferedBodyBytes {
-            return replyThenDiscard(exchange, Self.errorReply(503, "too many uploads in progress; retry shortly",
-                                                              headers: [("Retry-After",
-                                                                         "\(configuration.busyRetryAfterSeconds)")]))
+            return replyThenDiscard(
+                exchange,
+                Self.errorReply(
+                    503, "too many uploads in progress; retry shortly",
+                    headers: [
+                        (
+                            "Retry-After",
+                            "\(configuration.busyRetryAfterSeconds)"
+                        )
+                    ]))
         }
         let wsi = exchange.wsi
         exchange.phase = .receiving
@@ -117,14 +127,17 @@ extension HTTPEndpoint {
         guard case .bytes(let body) = reply.body else { return }
         let headers = reply.headers.map { ($0.name, $0.value) }
         lws_rx_flow_control(exchange.wsi, 1)
-        if write(exchange, status: UInt32(reply.status), contentType: reply.contentType, body: body,
-                 headers: headers, hasBody: true) != 0 {
+        if write(
+            exchange, status: UInt32(reply.status), contentType: reply.contentType, body: body,
+            headers: headers, hasBody: true) != 0
+        {
             lws_set_timeout(exchange.wsi, PENDING_TIMEOUT_KILLED_BY_PARENT, LWS_TO_KILL_ASYNC)
         }
     }
 
     /// A small JSON error reply `{"error": message}`.
-    static func errorReply(_ status: Int, _ message: String, headers: [(name: String, value: String)] = []) -> HTTPReply {
+    static func errorReply(_ status: Int, _ message: String, headers: [(name: String, value: String)] = []) -> HTTPReply
+    {
         HTTPReply(status: status, contentType: "application/json", headers: headers, body: .bytes(errorBody(message)))
     }
 
@@ -133,8 +146,10 @@ extension HTTPEndpoint {
     func expireSlowBodies(now: UInt64) {
         let limit = UInt64(configuration.bodyTimeoutSeconds) * 1_000_000_000
         for exchange in exchanges.values where exchange.phase == .receiving && now - exchange.bodySince > limit {
-            replyThenDiscard(exchange, Self.errorReply(
-                408, "the request body took longer than \(configuration.bodyTimeoutSeconds) s"))
+            replyThenDiscard(
+                exchange,
+                Self.errorReply(
+                    408, "the request body took longer than \(configuration.bodyTimeoutSeconds) s"))
         }
     }
 
@@ -150,8 +165,9 @@ extension HTTPEndpoint {
         case .receiving:
             if exchange.request.body.count + bytes.count > min(exchange.mount.maxBodyBytes, exchange.reserved) {
                 release(exchange)
-                return refuse(exchange, status: 413, message: "body exceeds \(exchange.mount.maxBodyBytes) bytes",
-                              hasBody: true)
+                return refuse(
+                    exchange, status: 413, message: "body exceeds \(exchange.mount.maxBodyBytes) bytes",
+                    hasBody: true)
             }
             exchange.request.body.append(contentsOf: bytes)
             return 0
@@ -185,7 +201,8 @@ extension HTTPEndpoint {
     /// Writes the next piece of a reply (LWS_CALLBACK_HTTP_WRITEABLE); nil if the wsi has no exchange replying.
     func writeExchange(_ wsi: OpaquePointer) -> Int32? {
         guard let exchange = exchanges[UInt(bitPattern: wsi)], exchange.phase == .replying,
-              let reply = exchange.reply else { return nil }
+            let reply = exchange.reply
+        else { return nil }
         lws_set_timeout(wsi, Self.exchangeTimeout, Self.exchangeTimeoutSeconds)
         let total = reply.body.count
         let headOnly = exchange.request.method == "HEAD"
@@ -274,16 +291,21 @@ extension HTTPEndpoint {
 
     /// Answers at once with a small JSON error, in one write, and then drops the rest of the body (if any) or
     /// completes the transaction.
-    private func refuse(_ exchange: HTTPExchange, status: UInt32, message: String, hasBody: Bool,
-                        headers: [(String, String)] = []) -> Int32 {
-        write(exchange, status: status, contentType: "application/json", body: Self.errorBody(message),
-              headers: headers, hasBody: hasBody)
+    private func refuse(
+        _ exchange: HTTPExchange, status: UInt32, message: String, hasBody: Bool,
+        headers: [(String, String)] = []
+    ) -> Int32 {
+        write(
+            exchange, status: status, contentType: "application/json", body: Self.errorBody(message),
+            headers: headers, hasBody: hasBody)
     }
 
     /// Writes a small answer in one piece; with `hasBody` the rest of the request's body is then read and dropped
     /// and the connection closes, else the transaction completes.
-    private func write(_ exchange: HTTPExchange, status: UInt32, contentType: String, body: [UInt8],
-                       headers: [(String, String)], hasBody: Bool) -> Int32 {
+    private func write(
+        _ exchange: HTTPExchange, status: UInt32, contentType: String, body: [UInt8],
+        headers: [(String, String)], hasBody: Bool
+    ) -> Int32 {
         let wsi = exchange.wsi
         exchange.phase = .discarding
         var all = headers
@@ -296,10 +318,10 @@ extension HTTPEndpoint {
             var p: UnsafeMutablePointer<UInt8>? = start
             let end = b.baseAddress! + b.count - body.count - 1
             guard lws_add_http_header_status(wsi, status, &p, end) == 0,
-                  addHeader(wsi, "content-type", contentType, &p, end),
-                  addHeader(wsi, "content-length", "\(body.count)", &p, end),
-                  all.allSatisfy({ addHeader(wsi, $0.0, $0.1, &p, end) }),
-                  lws_finalize_http_header(wsi, &p, end) == 0, let q = p
+                addHeader(wsi, "content-type", contentType, &p, end),
+                addHeader(wsi, "content-length", "\(body.count)", &p, end),
+                all.allSatisfy({ addHeader(wsi, $0.0, $0.1, &p, end) }),
+                lws_finalize_http_header(wsi, &p, end) == 0, let q = p
             else { return -1 }
             body.withUnsafeBufferPointer { q.update(from: $0.baseAddress!, count: $0.count) }
             let length = q - start + body.count
@@ -317,16 +339,20 @@ extension HTTPEndpoint {
             let start = b.baseAddress! + pre
             var p: UnsafeMutablePointer<UInt8>? = start
             let end = b.baseAddress! + b.count - 1
-            guard lws_add_http_common_headers(wsi, UInt32(reply.status), reply.contentType,
-                                              lws_filepos_t(reply.body.count), &p, end) == 0,
-                  reply.headers.allSatisfy({ addHeader(wsi, $0.name, $0.value, &p, end) })
+            guard
+                lws_add_http_common_headers(
+                    wsi, UInt32(reply.status), reply.contentType,
+                    lws_filepos_t(reply.body.count), &p, end) == 0,
+                reply.headers.allSatisfy({ addHeader(wsi, $0.name, $0.value, &p, end) })
             else { return -1 }
             return lws_finalize_write_http_header(wsi, start, &p, end) == 0 ? 0 : -1
         }
     }
 
-    private func addHeader(_ wsi: OpaquePointer, _ name: String, _ value: String,
-                           _ p: inout UnsafeMutablePointer<UInt8>?, _ end: UnsafeMutablePointer<UInt8>) -> Bool {
+    private func addHeader(
+        _ wsi: OpaquePointer, _ name: String, _ value: String,
+        _ p: inout UnsafeMutablePointer<UInt8>?, _ end: UnsafeMutablePointer<UInt8>
+    ) -> Bool {
         let field = name.lowercased() + ":"
         return lws_add_http_header_by_name(wsi, field, value, Int32(value.utf8.count), &p, end) == 0
     }

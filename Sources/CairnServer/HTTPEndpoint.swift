@@ -35,8 +35,10 @@ final class HTTPEndpoint: @unchecked Sendable {
     var inFlight = 0
     var replyScratch: [UInt8] = []
 
-    init(configuration: ServerConfiguration, mounts: [HTTPMount], jobs: LoopJobQueue,
-         health: @escaping () -> HealthFigures) {
+    init(
+        configuration: ServerConfiguration, mounts: [HTTPMount], jobs: LoopJobQueue,
+        health: @escaping () -> HealthFigures
+    ) {
         self.configuration = configuration
         self.mounts = mounts
         self.jobs = jobs
@@ -66,13 +68,18 @@ final class HTTPEndpoint: @unchecked Sendable {
 
     static func errorBody(_ message: String) -> [UInt8] {
         var w = JSONWriter(capacity: 128)
-        w.beginObject(); w.key("error"); w.string(message); w.endObject()
+        w.beginObject()
+        w.key("error")
+        w.string(message)
+        w.endObject()
         return w.bytes
     }
 
     /// Writes the headers now and keeps `body` for the next writable callback.
-    func respond(_ wsi: OpaquePointer, status: UInt32, body: [UInt8], contentType: String = "application/json",
-                 extraHeaders: [(name: String, value: String)] = []) -> Int32 {
+    func respond(
+        _ wsi: OpaquePointer, status: UInt32, body: [UInt8], contentType: String = "application/json",
+        extraHeaders: [(name: String, value: String)] = []
+    ) -> Int32 {
         let pre = Self.pre
         var header = [UInt8](repeating: 0, count: pre + 1024)
         let failed = header.withUnsafeMutableBufferPointer { b -> Bool in

@@ -75,9 +75,11 @@ public final class TransportServer: @unchecked Sendable {
     /// Creates a server that runs `loop` and drives `handler`, which must have been built with `loop.scheduler`
     /// (its results come back on this server's service thread). Measurements go to `observer`. `services` are
     /// plain-HTTP services mounted on path prefixes (the first matching prefix wins).
-    public init(configuration: ServerConfiguration, loop: ServiceLoop, handler: any ConnectionHandler,
-                observer: any TransportObserver, services: [HTTPMount] = [],
-                logger: Logger = Logger(label: "cairn.server")) {
+    public init(
+        configuration: ServerConfiguration, loop: ServiceLoop, handler: any ConnectionHandler,
+        observer: any TransportObserver, services: [HTTPMount] = [],
+        logger: Logger = Logger(label: "cairn.server")
+    ) {
         self.configuration = configuration
         self.handler = handler
         self.observer = observer
@@ -85,15 +87,17 @@ public final class TransportServer: @unchecked Sendable {
         self.confinement = loop.confinement
         self.logger = logger
         let startedAt = Date()
-        let webSockets = WebSocketEndpoint(configuration: configuration, handler: handler, observer: observer,
-                                           confinement: loop.confinement, logger: logger)
+        let webSockets = WebSocketEndpoint(
+            configuration: configuration, handler: handler, observer: observer,
+            confinement: loop.confinement, logger: logger)
         self.startedAt = startedAt
         self.webSockets = webSockets
         let pending = PendingTotals(webSockets)
         self.pending = pending
         http = HTTPEndpoint(configuration: configuration, mounts: services, jobs: loop.jobs) {
-            HealthFigures(handler: handler.health, pendingOutboundBytes: pending.now().bytes,
-                          uptimeSeconds: Date().timeIntervalSince(startedAt))
+            HealthFigures(
+                handler: handler.health, pendingOutboundBytes: pending.now().bytes,
+                uptimeSeconds: Date().timeIntervalSince(startedAt))
         }
     }
 
@@ -141,7 +145,8 @@ public final class TransportServer: @unchecked Sendable {
             evLoop = loop
         }
         guard let context = createContext() else {
-            let failure: ServerStartError = configuration.usesTLS
+            let failure: ServerStartError =
+                configuration.usesTLS
                 ? .tlsContextCreationFailed(host: configuration.host, port: configuration.port)
                 : .contextCreationFailed(host: configuration.host, port: configuration.port)
             startResult.withLock { $0 = .failure(failure) }
@@ -180,8 +185,12 @@ public final class TransportServer: @unchecked Sendable {
             }
             // Leave once every client is gone and the handler's last work (the final snapshot among it) and every
             // HTTP service call have finished, or when the grace period is over.
-            if closingAll && ((webSockets.isEmpty && handler.operationsInFlight == 0 && http.inFlight == 0)
-                              || Date() >= shutdownDeadline!) { break }
+            if closingAll
+                && ((webSockets.isEmpty && handler.operationsInFlight == 0 && http.inFlight == 0)
+                    || Date() >= shutdownDeadline!)
+            {
+                break
+            }
         }
 
         handler.outbound = nil
@@ -239,7 +248,8 @@ public final class TransportServer: @unchecked Sendable {
         info.uid = -1
         info.options = cairn_lws_opt_disable_ipv6()
         if configuration.usesTLS, let certificate = configuration.tlsCertificatePath,
-           let key = configuration.tlsPrivateKeyPath {
+            let key = configuration.tlsPrivateKeyPath
+        {
             // TLS on the same port: lws loads the PEM files when it creates the vhost. ALPN offers only
             // http/1.1, because lws 4.1 would otherwise negotiate h2 and carry WebSockets as HTTP/2 streams;
             // one TCP connection per client keeps backpressure and close codes per socket.
@@ -300,13 +310,15 @@ public final class TransportServer: @unchecked Sendable {
         }
         let sul = sweepTimer!.assumingMemoryBound(to: lws_sorted_usec_list_t.self)
         sweepDueAt = MonotonicTime.now() + 1_000_000_000
-        lws_sul_schedule(context, 0, sul, { sul in
-            guard let sul else { return }
-            let raw = UnsafeMutableRawPointer(sul) + MemoryLayout<lws_sorted_usec_list_t>.stride
-            let server = Unmanaged<TransportServer>.fromOpaque(raw.load(as: UnsafeMutableRawPointer.self))
-                .takeUnretainedValue()
-            server.sweep()
-        }, 1_000_000)
+        lws_sul_schedule(
+            context, 0, sul,
+            { sul in
+                guard let sul else { return }
+                let raw = UnsafeMutableRawPointer(sul) + MemoryLayout<lws_sorted_usec_list_t>.stride
+                let server = Unmanaged<TransportServer>.fromOpaque(raw.load(as: UnsafeMutableRawPointer.self))
+                    .takeUnretainedValue()
+                server.sweep()
+            }, 1_000_000)
     }
 
     private func sweep() {
@@ -325,7 +337,8 @@ public final class TransportServer: @unchecked Sendable {
     public func transportGauges() -> ServerGauges {
         confinement.assertOnLoop()
         let pending = self.pending.now()
-        return ServerGauges(pendingCoalesced: pending.coalesced, pendingOutboundBytes: pending.bytes,
-                            residentBytes: ResidentMemory.bytes(), uptimeSeconds: Date().timeIntervalSince(startedAt))
+        return ServerGauges(
+            pendingCoalesced: pending.coalesced, pendingOutboundBytes: pending.bytes,
+            residentBytes: ResidentMemory.bytes(), uptimeSeconds: Date().timeIntervalSince(startedAt))
     }
 }

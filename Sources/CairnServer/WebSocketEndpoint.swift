@@ -27,8 +27,10 @@ final class WebSocketEndpoint {
     /// Scratch for the receipt times of the positions in one write (reused, so timing allocates nothing).
     private var writeReceipts: [UInt64] = []
 
-    init(configuration: ServerConfiguration, handler: any ConnectionHandler, observer: any TransportObserver,
-         confinement: LoopConfinement, logger: Logger) {
+    init(
+        configuration: ServerConfiguration, handler: any ConnectionHandler, observer: any TransportObserver,
+        confinement: LoopConfinement, logger: Logger
+    ) {
         self.configuration = configuration
         self.handler = handler
         self.observer = observer
@@ -115,8 +117,9 @@ final class WebSocketEndpoint {
         let remaining = Int(lws_remaining_packet_payload(wsi))
         if state.inbound.count + bytes.count + remaining > configuration.maxMessageBytes {
             state.resetInbound()
-            close(state, code: CloseCode.messageTooBig.rawValue,
-                  reason: "message exceeds \(configuration.maxMessageBytes) bytes")
+            close(
+                state, code: CloseCode.messageTooBig.rawValue,
+                reason: "message exceeds \(configuration.maxMessageBytes) bytes")
             return
         }
         state.inbound.append(contentsOf: bytes)
@@ -142,8 +145,9 @@ final class WebSocketEndpoint {
         if state.hasOutbound {
             let length = state.outbound.count - ConnectionState.pre
             let written = state.outbound.withUnsafeMutableBytes { buffer in
-                lws_write(state.wsi, buffer.baseAddress!.assumingMemoryBound(to: UInt8.self) + ConnectionState.pre,
-                          length, LWS_WRITE_TEXT)
+                lws_write(
+                    state.wsi, buffer.baseAddress!.assumingMemoryBound(to: UInt8.self) + ConnectionState.pre,
+                    length, LWS_WRITE_TEXT)
             }
             state.resetOutbound()
             recordWrite(bytes: length)
@@ -203,7 +207,8 @@ final class WebSocketEndpoint {
 
     /// Objects in latest-wins slots and bytes waiting, over all connections (walks every connection).
     func pending() -> (coalesced: Int, bytes: Int) {
-        var coalesced = 0, bytes = 0
+        var coalesced = 0
+        var bytes = 0
         for state in connections.values {
             coalesced += state.latest.count
             bytes += state.pendingBytes

@@ -9,12 +9,13 @@
 // longitude never a smaller column), which is what lets SphericalCap turn degree intervals into cell intervals
 // without missing a point that sits exactly on an edge.
 
+import CairnGeo
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import CairnGeo
 
 /// The fixed layout of one grid: row height, row count and per-row column counts.
 struct GridGeometry: Sendable {

@@ -31,7 +31,8 @@ extension GridIndex {
         // Widest half-width read so far in each row from `readFirst` to `readLast` (negative: none).
         var readWidths: [Double] = []
         var widths: [Double] = []
-        var readFirst = 0, readLast = -1
+        var readFirst = 0
+        var readLast = -1
         while true {
             let cap = SphericalCap(center: center, radius: radius, geometry: geometry)
             if scansOccupiedCells(for: cap) {

@@ -77,9 +77,12 @@ extension GridIndex {
     /// cap's angular radius in latitude, or than `halfWidth` degrees in longitude (≥ 180: no bound), are
     /// rejected without computing a distance.
     @inline(__always)
-    func scanCell(_ cell: Int, cap: SphericalCap, halfWidth: Double, limit: Double,
-                  _ body: (Int64, GeoPoint, Double) -> Void) {
-        let center = cap.center, latReach = cap.deltaDegrees
+    func scanCell(
+        _ cell: Int, cap: SphericalCap, halfWidth: Double, limit: Double,
+        _ body: (Int64, GeoPoint, Double) -> Void
+    ) {
+        let center = cap.center
+        let latReach = cap.deltaDegrees
         let checksLongitude = halfWidth < 180
         cells[cell].entries.withUnsafeBufferPointer { entries in
             for entry in entries {

@@ -34,7 +34,8 @@ extension GridIndex {
     /// Counts and approximate storage; walks every cell, so O(cells).
     public var statistics: Statistics {
         let arrayHeader = 32
-        var entryCapacity = 0, entryBuffers = 0
+        var entryCapacity = 0
+        var entryBuffers = 0
         for cell in cells where cell.entries.capacity > 0 {
             entryCapacity += cell.entries.capacity
             entryBuffers += arrayHeader

@@ -76,7 +76,8 @@ public struct GridIndex {
             slots.set(id, attach(GridEntry(id: id, point: point), key: key))
             return
         }
-        let cell = Self.cell(packed), slot = Self.slot(packed)
+        let cell = Self.cell(packed)
+        let slot = Self.slot(packed)
         if cells[cell].key == key {
             cells[cell].entries[slot].point = point
             return
@@ -120,7 +121,8 @@ public struct GridIndex {
     /// Appends `entry` to the cell with `key`, taking a free cell or a new one if it is not occupied; returns the
     /// packed location.
     private mutating func attach(_ entry: GridEntry, key: Int64) -> UInt64 {
-        let row = CellKey.row(key), column = CellKey.column(key)
+        let row = CellKey.row(key)
+        let column = CellKey.column(key)
         let cell: Int
         if let existing = directory.cell(row: row, column: column) {
             cell = existing

@@ -41,7 +41,8 @@ struct Int64Map {
     @inline(__always)
     subscript(key: Int64) -> UInt64? {
         if count == 0 { return nil }
-        let mask = mask, shift = shift
+        let mask = mask
+        let shift = shift
         return buckets.withUnsafeBufferPointer { buckets in
             var i = Self.home(key, shift)
             while true {
@@ -58,7 +59,8 @@ struct Int64Map {
     mutating func set(_ key: Int64, _ value: UInt64) {
         assert(value != Self.free, "reserved value")
         if (count + 1) * 4 > buckets.count * 3 { grow() }
-        let mask = mask, shift = shift
+        let mask = mask
+        let shift = shift
         let inserted = buckets.withUnsafeMutableBufferPointer { buckets in
             var i = Self.home(key, shift)
             while true {
@@ -81,7 +83,8 @@ struct Int64Map {
     @discardableResult
     mutating func removeValue(forKey key: Int64) -> UInt64? {
         if count == 0 { return nil }
-        let mask = mask, shift = shift
+        let mask = mask
+        let shift = shift
         let removed: UInt64? = buckets.withUnsafeMutableBufferPointer { buckets in
             var hole = Self.home(key, shift)
             while true {
@@ -124,7 +127,8 @@ struct Int64Map {
         buckets = Array(repeating: Self.freeBucket, count: size)
         mask = size - 1
         shift = UInt64(64 - size.trailingZeroBitCount)
-        let mask = mask, shift = shift
+        let mask = mask
+        let shift = shift
         buckets.withUnsafeMutableBufferPointer { buckets in
             for bucket in old where bucket.value != Self.free {
                 var i = Self.home(bucket.key, shift)

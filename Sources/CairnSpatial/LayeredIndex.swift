@@ -52,8 +52,10 @@ public struct LayeredIndex {
     }
 
     /// Calls `body` for every point of `layer` within `radius` metres of `center` (see `GridIndex.forEach`).
-    public func forEach(in layer: SpatialLayer, within radius: Double, of center: GeoPoint,
-                        _ body: (Int64, GeoPoint, Double) -> Void) {
+    public func forEach(
+        in layer: SpatialLayer, within radius: Double, of center: GeoPoint,
+        _ body: (Int64, GeoPoint, Double) -> Void
+    ) {
         layers[layer.rawValue].forEach(within: radius, of: center, body)
     }
 

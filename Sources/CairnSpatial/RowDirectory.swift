@@ -41,7 +41,8 @@ struct RowDirectory {
     /// Index of the first entry whose column is ≥ `column`.
     @inline(__always)
     private static func lowerBound(_ columns: UnsafeBufferPointer<UInt64>, _ column: Int) -> Int {
-        var low = 0, high = columns.count
+        var low = 0
+        var high = columns.count
         while low < high {
             let middle = (low + high) >> 1
             if Self.column(columns[middle]) < column { low = middle + 1 } else { high = middle }
@@ -80,8 +81,9 @@ struct RowDirectory {
     mutating func remove(row: Int, column: Int) {
         guard let slot = rowIndex[Int64(row)].map(Int.init) else { preconditionFailure("row \(row) is not occupied") }
         let at = rows[slot].columns.withUnsafeBufferPointer { Self.lowerBound($0, column) }
-        precondition(at < rows[slot].columns.count && Self.column(rows[slot].columns[at]) == column,
-                     "cell \(row), \(column) is not occupied")
+        precondition(
+            at < rows[slot].columns.count && Self.column(rows[slot].columns[at]) == column,
+            "cell \(row), \(column) is not occupied")
         rows[slot].columns.remove(at: at)
         cellCount -= 1
         if rows[slot].columns.isEmpty {
@@ -108,8 +110,10 @@ struct RowDirectory {
     }
 
     @inline(__always)
-    private static func visit(_ list: UnsafeBufferPointer<UInt64>, from first: Int, through last: Int,
-                              _ body: (Int) -> Void) {
+    private static func visit(
+        _ list: UnsafeBufferPointer<UInt64>, from first: Int, through last: Int,
+        _ body: (Int) -> Void
+    ) {
         var at = first == 0 ? 0 : lowerBound(list, first)
         while at < list.count {
             let packed = list[at]

@@ -15,12 +15,13 @@
 // the cover contains every point whose computed distance is ≤ radius, "all cells of the cover visited" is also
 // the lower bound nearest-neighbour search stops on: any unvisited point is farther than the radius.
 
+import CairnGeo
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import CairnGeo
 
 /// The cells covering a spherical cap on one grid.
 struct SphericalCap {
@@ -131,10 +132,12 @@ struct ColumnRun: Equatable {
             self.init(start: 0, count: columns)
             return
         }
-        let west = lon - halfWidth, east = lon + halfWidth
+        let west = lon - halfWidth
+        let east = lon + halfWidth
         // Split at the antimeridian into [first, columns) and [0, last], each computed from an in-range
         // longitude with the same function that placed the points, so edges agree exactly.
-        let first: Int, last: Int
+        let first: Int
+        let last: Int
         if west < -180 {
             first = geometry.column(lon: west + 360, columns: columns)
             last = geometry.column(lon: east, columns: columns)
@@ -142,7 +145,8 @@ struct ColumnRun: Equatable {
             first = geometry.column(lon: west, columns: columns)
             last = geometry.column(lon: east - 360, columns: columns)
         } else {
-            let a = geometry.column(lon: west, columns: columns), b = geometry.column(lon: east, columns: columns)
+            let a = geometry.column(lon: west, columns: columns)
+            let b = geometry.column(lon: east, columns: columns)
             self.init(start: a, count: b - a + 1)
             return
         }

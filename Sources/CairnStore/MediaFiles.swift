@@ -1,3 +1,5 @@
+import Foundation
+
 // The bytes of uploaded media, content-addressed under the data directory: `media/ab/<id>` where `<id>` is the
 // lowercase hex SHA-256 of the content and `ab` its first two digits (so no directory grows huge). Identical
 // uploads share one file. A file appears atomically and durably: it is written to `media/tmp/`, fsynced, renamed
@@ -6,7 +8,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
 
 /// A failure reading or writing media files.
 public struct MediaFileError: Error, CustomStringConvertible, Sendable {

@@ -1,3 +1,6 @@
+import CairnCrypto
+import Foundation
+
 // The secret that signs media URLs: 32 random bytes in `<data>/media.key`, created once (mode 0600) and read on
 // every later start, so URLs handed out before a restart keep working until they expire. The file appears
 // atomically: it is written under a temporary name, fsynced and hard-linked into place, and link() fails if
@@ -5,8 +8,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import CairnCrypto
-import Foundation
 
 /// Loading (or creating at first start) the media URL secret.
 public enum MediaSecret {
@@ -30,7 +31,9 @@ public enum MediaSecret {
         close(fd)
         guard written == length, synced else { throw MediaFileError("cannot write", path: temporary) }
         if link(temporary, path) != 0 {
-            guard errno == EEXIST, let theirs = try read(path) else { throw MediaFileError("cannot create", path: path) }
+            guard errno == EEXIST, let theirs = try read(path) else {
+                throw MediaFileError("cannot create", path: path)
+            }
             return theirs
         }
         try MediaFiles.syncDirectory(directory)

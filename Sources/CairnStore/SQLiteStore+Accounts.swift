@@ -24,9 +24,11 @@ extension SQLiteStore: AccountStore {
     /// Finds a user and their password record by username.
     public func credentials(username: String) async throws -> StoredCredentials? {
         try await pool.read { db in
-            guard let row = try Row.fetchOne(
-                db, sql: "SELECT id, username, name, is_guest, password_hash FROM users WHERE username = ?",
-                arguments: [username]) else { return nil }
+            guard
+                let row = try Row.fetchOne(
+                    db, sql: "SELECT id, username, name, is_guest, password_hash FROM users WHERE username = ?",
+                    arguments: [username])
+            else { return nil }
             return StoredCredentials(user: Self.user(row), passwordHash: row["password_hash"])
         }
     }
@@ -34,18 +36,22 @@ extension SQLiteStore: AccountStore {
     /// Stores a token digest for a user.
     public func insertToken(hash: [UInt8], userID: Int64, createdAt: Int64) async throws {
         try await pool.write { db in
-            try db.execute(sql: "INSERT INTO tokens (hash, user_id, created_at) VALUES (?, ?, ?)",
-                           arguments: [Data(hash), userID, createdAt])
+            try db.execute(
+                sql: "INSERT INTO tokens (hash, user_id, created_at) VALUES (?, ?, ?)",
+                arguments: [Data(hash), userID, createdAt])
         }
     }
 
     /// The user a token digest belongs to, if the token was created after `issuedAfter` (when given).
     public func user(tokenHash: [UInt8], issuedAfter: Int64?) async throws -> User? {
         try await pool.read { db in
-            try Row.fetchOne(db, sql: """
-                SELECT u.id, u.username, u.name, u.is_guest FROM tokens t JOIN users u ON u.id = t.user_id
-                WHERE t.hash = ? AND t.created_at > ?
-                """, arguments: [Data(tokenHash), issuedAfter ?? Int64.min]).map(Self.user)
+            try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT u.id, u.username, u.name, u.is_guest FROM tokens t JOIN users u ON u.id = t.user_id
+                    WHERE t.hash = ? AND t.created_at > ?
+                    """, arguments: [Data(tokenHash), issuedAfter ?? Int64.min]
+            ).map(Self.user)
         }
     }
 
@@ -79,20 +85,24 @@ extension SQLiteStore: AccountStore {
     /// rules naming them as viewer have no foreign key and are deleted here.
     public func purgeGuests(seenBefore cutoff: Int64, sparing: Set<Int64>) async throws -> GuestPurge {
         let batch = 500
-        var purge = GuestPurge(), after: Int64 = 0
+        var purge = GuestPurge()
+        var after: Int64 = 0
         while true {
             let from = after
             let (found, last, relics) = try await pool.write { db -> ([Int64], Int64?, [Int64]) in
-                let candidates = try Int64.fetchAll(db, sql: """
-                    SELECT id FROM users WHERE is_guest AND last_seen_at < ? AND id > ? ORDER BY id LIMIT ?
-                    """, arguments: [cutoff, from, batch])
+                let candidates = try Int64.fetchAll(
+                    db,
+                    sql: """
+                        SELECT id FROM users WHERE is_guest AND last_seen_at < ? AND id > ? ORDER BY id LIMIT ?
+                        """, arguments: [cutoff, from, batch])
                 let next = candidates.count < batch ? nil : candidates.last
                 let ids = candidates.filter { !sparing.contains($0) }
                 guard !ids.isEmpty else { return ([], next, []) }
                 let list = Array(repeating: "?", count: ids.count).joined(separator: ",")
                 let arguments = StatementArguments(ids)
-                let relics = try Int64.fetchAll(db, sql: "SELECT id FROM relics WHERE creator_id IN (\(list))",
-                                                arguments: arguments)
+                let relics = try Int64.fetchAll(
+                    db, sql: "SELECT id FROM relics WHERE creator_id IN (\(list))",
+                    arguments: arguments)
                 try db.execute(sql: "DELETE FROM share_rules WHERE viewer_id IN (\(list))", arguments: arguments)
                 try db.execute(sql: "DELETE FROM users WHERE id IN (\(list))", arguments: arguments)
                 return (ids, next, relics)
@@ -108,16 +118,20 @@ extension SQLiteStore: AccountStore {
     public func createUsers(_ users: [NewUser]) async throws -> [User] {
         do {
             return try await pool.write { db in
-                let insert = try db.cachedStatement(sql: """
-                    INSERT INTO users (username, name, password_hash, is_guest, created_at, last_seen_at)
-                    VALUES (?, ?, ?, ?, ?, ?)
-                    """)
+                let insert = try db.cachedStatement(
+                    sql: """
+                        INSERT INTO users (username, name, password_hash, is_guest, created_at, last_seen_at)
+                        VALUES (?, ?, ?, ?, ?, ?)
+                        """)
                 var created: [User] = []
                 created.reserveCapacity(users.count)
                 for new in users {
-                    try insert.execute(arguments: [new.username, new.name, new.passwordHash, new.isGuest, new.createdAt,
-                                                   new.createdAt])
-                    created.append(User(id: db.lastInsertedRowID, username: new.username, name: new.name, isGuest: new.isGuest))
+                    try insert.execute(arguments: [
+                        new.username, new.name, new.passwordHash, new.isGuest, new.createdAt,
+                        new.createdAt,
+                    ])
+                    created.append(
+                        User(id: db.lastInsertedRowID, username: new.username, name: new.name, isGuest: new.isGuest))
                 }
                 return created
             }

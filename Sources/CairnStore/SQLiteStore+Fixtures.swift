@@ -25,11 +25,16 @@ extension SQLiteStore {
     /// Inserts users (no password: they authenticate by token), one token each, and friendships given as pairs of
     /// indexes into `users`, all in one transaction; returns the new ids in the order of `users`. A username that
     /// exists already aborts everything with `AccountStoreError.usernameTaken`.
-    public func insertFixtures(users: [FixtureUser], friendships: [(Int, Int)], createdAt: Int64) async throws -> [Int64] {
+    public func insertFixtures(users: [FixtureUser], friendships: [(Int, Int)], createdAt: Int64) async throws
+        -> [Int64]
+    {
         do {
             return try await pool.write { db in
                 let insertUser = try db.cachedStatement(
-                    sql: "INSERT INTO users (username, name, password_hash, is_guest, created_at) VALUES (?, ?, NULL, 0, ?)")
+                    sql:
+                        "INSERT INTO users (username, name, password_hash, is_guest, created_at) VALUES (?, "
+                        + "?, NULL, 0, ?)"
+                )
                 let insertToken = try db.cachedStatement(
                     sql: "INSERT INTO tokens (hash, user_id, created_at) VALUES (?, ?, ?)")
                 var ids: [Int64] = []
@@ -43,7 +48,8 @@ extension SQLiteStore {
                 let insertFriendship = try db.cachedStatement(
                     sql: "INSERT OR IGNORE INTO friendships (user_a, user_b, created_at) VALUES (?, ?, ?)")
                 for (a, b) in friendships {
-                    let x = ids[a], y = ids[b]
+                    let x = ids[a]
+                    let y = ids[b]
                     try insertFriendship.execute(arguments: [min(x, y), max(x, y), createdAt])
                 }
                 return ids

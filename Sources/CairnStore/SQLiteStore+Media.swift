@@ -1,3 +1,4 @@
+import CairnCrypto
 // Media in the store, the domain's `MediaStore`: a `media` row per (content, uploader) names a content-addressed
 // file (MediaFiles). The file is written and fsynced before the row is committed, and the row is committed before
 // the upload is acknowledged, so acknowledged media survives a crash. Garbage collection deletes rows no relic of
@@ -9,7 +10,6 @@
 // inside its own transaction and rewrites it from the bytes it still holds if it vanished. Whichever runs first, a
 // committed row always names a file that exists.
 import CairnDomain
-import CairnCrypto
 import Dispatch
 import Foundation
 import GRDB
@@ -18,11 +18,14 @@ extension SQLiteStore: MediaStore {
     /// Stores `bytes` uploaded by `owner` as `contentType`: hashes them, writes the file (unless identical content
     /// is already there), then commits the row. Returns the media id (lowercase hex SHA-256). Hashing and file
     /// writes run on a dispatch queue, never on the caller's thread.
-    public func storeMedia(bytes: [UInt8], owner: Int64, contentType: String, createdAt: Int64,
-                           quotaBytes: Int? = nil) async throws -> String {
+    public func storeMedia(
+        bytes: [UInt8], owner: Int64, contentType: String, createdAt: Int64,
+        quotaBytes: Int? = nil
+    ) async throws -> String {
         let id = try await writeMediaFile(bytes)
-        try await commitMedia(id: id, bytes: bytes, owner: owner, contentType: contentType, createdAt: createdAt,
-                              quotaBytes: quotaBytes)
+        try await commitMedia(
+            id: id, bytes: bytes, owner: owner, contentType: contentType, createdAt: createdAt,
+            quotaBytes: quotaBytes)
         return id
     }
 
@@ -37,16 +40,19 @@ extension SQLiteStore: MediaStore {
     }
 
     /// Second step of `storeMedia`: commits the row, restoring the file first if the collector removed it since.
-    func commitMedia(id: String, bytes: [UInt8], owner: Int64, contentType: String, createdAt: Int64,
-                     quotaBytes: Int? = nil) async throws {
+    func commitMedia(
+        id: String, bytes: [UInt8], owner: Int64, contentType: String, createdAt: Int64,
+        quotaBytes: Int? = nil
+    ) async throws {
         let files = mediaFiles
         try await pool.write { db in
             // The owner's quota, in the row's own transaction: uploads racing each other cannot both slip under it.
             // (A refused upload's file, if new, is an orphan the collector removes.)
             if let quotaBytes {
-                let others = try Int.fetchOne(
-                    db, sql: "SELECT COALESCE(SUM(size), 0) FROM media WHERE owner_id = ? AND id <> ?",
-                    arguments: [owner, id]) ?? 0
+                let others =
+                    try Int.fetchOne(
+                        db, sql: "SELECT COALESCE(SUM(size), 0) FROM media WHERE owner_id = ? AND id <> ?",
+                        arguments: [owner, id]) ?? 0
                 if others + bytes.count > quotaBytes { throw MediaStoreError.quotaExceeded }
             }
             try db.execute(
@@ -66,8 +72,10 @@ extension SQLiteStore: MediaStore {
         guard MediaLinks.isMediaID(id) else { return nil }
         let files = mediaFiles
         let found = try await pool.read { db -> (type: String, size: Int)? in
-            guard let row = try Row.fetchOne(
-                db, sql: "SELECT content_type, size FROM media WHERE id = ? LIMIT 1", arguments: [id]) else { return nil }
+            guard
+                let row = try Row.fetchOne(
+                    db, sql: "SELECT content_type, size FROM media WHERE id = ? LIMIT 1", arguments: [id])
+            else { return nil }
             return (row["content_type"], row["size"])
         }
         guard let found, files.contains(id, size: found.size) else { return nil }
@@ -77,7 +85,8 @@ extension SQLiteStore: MediaStore {
     /// Whether `owner` has uploaded the media `id` (the check a relic needs before naming it).
     public func mediaExists(id: String, owner: Int64) async throws -> Bool {
         try await pool.read { db in
-            try Bool.fetchOne(db, sql: "SELECT 1 FROM media WHERE id = ? AND owner_id = ?", arguments: [id, owner]) ?? false
+            try Bool.fetchOne(db, sql: "SELECT 1 FROM media WHERE id = ? AND owner_id = ?", arguments: [id, owner])
+                ?? false
         }
     }
 
@@ -92,19 +101,23 @@ extension SQLiteStore: MediaStore {
             return files.ids(modifiedBefore: cutoff)
         }
         return try await pool.write { db in
-            let victims = try Row.fetchAll(db, sql: """
-                SELECT id, owner_id FROM media m
-                WHERE created_at < ?
-                  AND NOT EXISTS (SELECT 1 FROM relics r WHERE r.media_id = m.id AND r.creator_id = m.owner_id)
-                """, arguments: [cutoff])
+            let victims = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT id, owner_id FROM media m
+                    WHERE created_at < ?
+                      AND NOT EXISTS (SELECT 1 FROM relics r WHERE r.media_id = m.id AND r.creator_id = m.owner_id)
+                    """, arguments: [cutoff])
             for row in victims {
-                try db.execute(sql: "DELETE FROM media WHERE id = ? AND owner_id = ?",
-                               arguments: [row["id"] as String, row["owner_id"] as Int64])
+                try db.execute(
+                    sql: "DELETE FROM media WHERE id = ? AND owner_id = ?",
+                    arguments: [row["id"] as String, row["owner_id"] as Int64])
             }
             var candidates = Set(strays)
             for row in victims { candidates.insert(row["id"]) }
             for id in candidates {
-                let named = try Bool.fetchOne(db, sql: "SELECT 1 FROM media WHERE id = ? LIMIT 1", arguments: [id]) ?? false
+                let named =
+                    try Bool.fetchOne(db, sql: "SELECT 1 FROM media WHERE id = ? LIMIT 1", arguments: [id]) ?? false
                 if !named { try files.remove(id) }
             }
             return victims.count
@@ -115,7 +128,10 @@ extension SQLiteStore: MediaStore {
         let digits = Array("0123456789abcdef".utf8)
         var out = [UInt8]()
         out.reserveCapacity(bytes.count * 2)
-        for b in bytes { out.append(digits[Int(b >> 4)]); out.append(digits[Int(b & 15)]) }
+        for b in bytes {
+            out.append(digits[Int(b >> 4)])
+            out.append(digits[Int(b & 15)])
+        }
         return String(decoding: out, as: UTF8.self)
     }
 

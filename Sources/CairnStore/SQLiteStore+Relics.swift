@@ -12,9 +12,12 @@ extension SQLiteStore: RelicStore {
     /// Markers of every relic not expired at `now`.
     public func loadLiveRelics(now: Int64) throws -> [RelicMarker] {
         try pool.read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT \(Self.columns) FROM relics WHERE expires_at IS NULL OR expires_at > ?
-                """, arguments: [now]).map { Self.relic($0).marker }
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT \(Self.columns) FROM relics WHERE expires_at IS NULL OR expires_at > ?
+                    """, arguments: [now]
+            ).map { Self.relic($0).marker }
         }
     }
 
@@ -22,16 +25,23 @@ extension SQLiteStore: RelicStore {
     public func createRelic(_ relic: NewRelic) async throws -> Int64 {
         try await pool.write { db in
             if let media = relic.mediaID {
-                let owned = try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM media WHERE id = ? AND owner_id = ?)",
-                                              arguments: [media, relic.creatorID]) ?? false
+                let owned =
+                    try Bool.fetchOne(
+                        db, sql: "SELECT EXISTS(SELECT 1 FROM media WHERE id = ? AND owner_id = ?)",
+                        arguments: [media, relic.creatorID]) ?? false
                 guard owned else { throw RelicStoreError.mediaNotFound }
             }
-            try db.execute(sql: """
-                INSERT INTO relics (creator_id, lat, lon, radius, text, media_id, password_hash, created_at, expires_at,
-                                    creator_hidden)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [relic.creatorID, relic.lat, relic.lon, relic.radius, relic.text, relic.mediaID,
-                                 relic.passwordHash, relic.createdAt, relic.expiresAt, relic.creatorHidden])
+            try db.execute(
+                sql: """
+                    INSERT INTO relics (creator_id, lat, lon, radius, text, media_id, password_hash, created_at,
+                      expires_at,
+                                        creator_hidden)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    relic.creatorID, relic.lat, relic.lon, relic.radius, relic.text, relic.mediaID,
+                    relic.passwordHash, relic.createdAt, relic.expiresAt, relic.creatorHidden,
+                ])
             return db.lastInsertedRowID
         }
     }
@@ -39,16 +49,20 @@ extension SQLiteStore: RelicStore {
     /// One relic, expired or not.
     public func relic(id: Int64) async throws -> RelicRecord? {
         try await pool.read { db in
-            try Row.fetchOne(db, sql: "SELECT \(Self.columns) FROM relics WHERE id = ?", arguments: [id]).map(Self.relic)
+            try Row.fetchOne(db, sql: "SELECT \(Self.columns) FROM relics WHERE id = ?", arguments: [id]).map(
+                Self.relic)
         }
     }
 
     /// The creator's relics, newest first.
     public func relics(creator: Int64, before: Int64?, limit: Int) async throws -> [RelicRecord] {
         try await pool.read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT \(Self.columns) FROM relics WHERE creator_id = ? AND id < ? ORDER BY id DESC LIMIT ?
-                """, arguments: [creator, before ?? Int64.max, limit]).map(Self.relic)
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT \(Self.columns) FROM relics WHERE creator_id = ? AND id < ? ORDER BY id DESC LIMIT ?
+                    """, arguments: [creator, before ?? Int64.max, limit]
+            ).map(Self.relic)
         }
     }
 
@@ -63,15 +77,17 @@ extension SQLiteStore: RelicStore {
     /// Deletes relics that expired before `cutoff`.
     public func purgeExpiredRelics(expiredBefore cutoff: Int64) async throws -> Int {
         try await pool.write { db in
-            try db.execute(sql: "DELETE FROM relics WHERE expires_at IS NOT NULL AND expires_at < ?", arguments: [cutoff])
+            try db.execute(
+                sql: "DELETE FROM relics WHERE expires_at IS NOT NULL AND expires_at < ?", arguments: [cutoff])
             return db.changesCount
         }
     }
 
     private static func relic(_ row: Row) -> RelicRecord {
         let hash: String? = row[7]
-        let marker = RelicMarker(id: row[0], creatorID: row[1], lat: row[2], lon: row[3], radius: row[4],
-                                 createdAt: row[5], expiresAt: row[6], locked: hash != nil, creatorHidden: row[10])
+        let marker = RelicMarker(
+            id: row[0], creatorID: row[1], lat: row[2], lon: row[3], radius: row[4],
+            createdAt: row[5], expiresAt: row[6], locked: hash != nil, creatorHidden: row[10])
         return RelicRecord(marker: marker, text: row[8], mediaID: row[9], passwordHash: hash)
     }
 }

@@ -17,17 +17,24 @@ extension SQLiteStore: SocialStore {
             for row in try Row.fetchAll(db, sql: "SELECT from_id, to_id FROM friend_requests") {
                 snapshot.requests.append((from: row[0], to: row[1]))
             }
-            for row in try Row.fetchAll(db, sql: """
-                SELECT owner_id, viewer_id, level, until, version FROM share_rules
-                WHERE NOT (level = 'precise' AND until IS NULL)
-                """) {
+            for row in try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT owner_id, viewer_id, level, until, version FROM share_rules
+                    WHERE NOT (level = 'precise' AND until IS NULL)
+                    """)
+            {
                 let viewer: Int64 = row[1]
                 guard let level = ShareLevel(rawValue: row[2]) else { continue }
-                snapshot.shareRules.append(StoredShareRule(ownerID: row[0], viewerID: viewer == 0 ? nil : viewer,
-                                                           level: level, until: row[3], version: row[4]))
+                snapshot.shareRules.append(
+                    StoredShareRule(
+                        ownerID: row[0], viewerID: viewer == 0 ? nil : viewer,
+                        level: level, until: row[3], version: row[4]))
             }
             snapshot.maxRuleVersion = try Int64.fetchOne(db, sql: "SELECT MAX(version) FROM share_rules") ?? 0
-            for row in try Row.fetchAll(db, sql: "SELECT user_id, lat, lon, acc, alt, spd, hdg, bat, ts, flagged FROM positions") {
+            for row in try Row.fetchAll(
+                db, sql: "SELECT user_id, lat, lon, acc, alt, spd, hdg, bat, ts, flagged FROM positions")
+            {
                 snapshot.positions.append(StoredFix(userID: row[0], fix: Self.fix(row, from: 1)))
             }
             return snapshot
@@ -53,7 +60,8 @@ extension SQLiteStore: SocialStore {
                 let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
                 result += try Row.fetchAll(
                     db, sql: "SELECT id, username, name, is_guest FROM users WHERE id IN (\(marks))",
-                    arguments: StatementArguments(chunk)).map(Self.user)
+                    arguments: StatementArguments(chunk)
+                ).map(Self.user)
             }
             return result.sorted { $0.id < $1.id }
         }
@@ -63,20 +71,24 @@ extension SQLiteStore: SocialStore {
     public func searchUsers(prefix: String, excluding: Int64, limit: Int) async throws -> [User] {
         let pattern = Self.escapeLike(prefix.lowercased()) + "%"
         return try await pool.read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT id, username, name, is_guest FROM users
-                WHERE is_guest = 0 AND id <> ?
-                  AND (username LIKE ? ESCAPE '\\' OR lower(name) LIKE ? ESCAPE '\\')
-                ORDER BY username LIMIT ?
-                """, arguments: [excluding, pattern, pattern, limit]).map(Self.user)
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT id, username, name, is_guest FROM users
+                    WHERE is_guest = 0 AND id <> ?
+                      AND (username LIKE ? ESCAPE '\\' OR lower(name) LIKE ? ESCAPE '\\')
+                    ORDER BY username LIMIT ?
+                    """, arguments: [excluding, pattern, pattern, limit]
+            ).map(Self.user)
         }
     }
 
     /// Records a friend request (repeating one is harmless).
     public func addFriendRequest(from: Int64, to: Int64, at: Int64) async throws {
         try await pool.write { db in
-            try db.execute(sql: "INSERT OR IGNORE INTO friend_requests (from_id, to_id, created_at) VALUES (?, ?, ?)",
-                           arguments: [from, to, at])
+            try db.execute(
+                sql: "INSERT OR IGNORE INTO friend_requests (from_id, to_id, created_at) VALUES (?, ?, ?)",
+                arguments: [from, to, at])
         }
     }
 
@@ -91,17 +103,25 @@ extension SQLiteStore: SocialStore {
     /// the same transaction, so one withdrawn or declined while the accept was on its way cannot still be accepted.
     public func addFriendship(_ a: Int64, _ b: Int64, at: Int64) async throws {
         try await pool.write { db in
-            let friends = try Bool.fetchOne(db, sql: """
-                SELECT EXISTS (SELECT 1 FROM friendships WHERE user_a = ? AND user_b = ?)
-                """, arguments: [min(a, b), max(a, b)]) ?? false
-            let requested = try Bool.fetchOne(db, sql: """
-                SELECT EXISTS (SELECT 1 FROM friend_requests WHERE from_id = ? AND to_id = ?)
-                """, arguments: [b, a]) ?? false
+            let friends =
+                try Bool.fetchOne(
+                    db,
+                    sql: """
+                        SELECT EXISTS (SELECT 1 FROM friendships WHERE user_a = ? AND user_b = ?)
+                        """, arguments: [min(a, b), max(a, b)]) ?? false
+            let requested =
+                try Bool.fetchOne(
+                    db,
+                    sql: """
+                        SELECT EXISTS (SELECT 1 FROM friend_requests WHERE from_id = ? AND to_id = ?)
+                        """, arguments: [b, a]) ?? false
             guard friends || requested else { throw SocialStoreError.noFriendRequest(from: b, to: a) }
-            try db.execute(sql: "INSERT OR IGNORE INTO friendships (user_a, user_b, created_at) VALUES (?, ?, ?)",
-                           arguments: [min(a, b), max(a, b), at])
-            try db.execute(sql: "DELETE FROM friend_requests WHERE (from_id = ? AND to_id = ?) OR (from_id = ? AND to_id = ?)",
-                           arguments: [a, b, b, a])
+            try db.execute(
+                sql: "INSERT OR IGNORE INTO friendships (user_a, user_b, created_at) VALUES (?, ?, ?)",
+                arguments: [min(a, b), max(a, b), at])
+            try db.execute(
+                sql: "DELETE FROM friend_requests WHERE (from_id = ? AND to_id = ?) OR (from_id = ? AND to_id = ?)",
+                arguments: [a, b, b, a])
         }
     }
 
@@ -109,9 +129,11 @@ extension SQLiteStore: SocialStore {
     /// them to versioned placeholders (see `SocialStore.deleteFriendship`).
     public func deleteFriendship(_ a: Int64, _ b: Int64, versionAB: Int64, versionBA: Int64) async throws {
         try await pool.write { db in
-            try db.execute(sql: "DELETE FROM friendships WHERE user_a = ? AND user_b = ?", arguments: [min(a, b), max(a, b)])
-            try db.execute(sql: "DELETE FROM friend_requests WHERE (from_id = ? AND to_id = ?) OR (from_id = ? AND to_id = ?)",
-                           arguments: [a, b, b, a])
+            try db.execute(
+                sql: "DELETE FROM friendships WHERE user_a = ? AND user_b = ?", arguments: [min(a, b), max(a, b)])
+            try db.execute(
+                sql: "DELETE FROM friend_requests WHERE (from_id = ? AND to_id = ?) OR (from_id = ? AND to_id = ?)",
+                arguments: [a, b, b, a])
             try Self.upsertRule(db, owner: a, viewer: b, level: nil, until: nil, version: versionAB)
             try Self.upsertRule(db, owner: b, viewer: a, level: nil, until: nil, version: versionBA)
         }
@@ -119,20 +141,25 @@ extension SQLiteStore: SocialStore {
 
     /// Upserts one sharing rule unless a newer version is stored. Going back to the default is stored as
     /// `precise` without a time limit (a tombstone that keeps its version), not as a deletion.
-    public func saveShareRule(ownerID: Int64, viewerID: Int64?, level: ShareLevel?, until: Int64?, version: Int64) async throws {
+    public func saveShareRule(ownerID: Int64, viewerID: Int64?, level: ShareLevel?, until: Int64?, version: Int64)
+        async throws
+    {
         try await pool.write { db in
             try Self.upsertRule(db, owner: ownerID, viewer: viewerID, level: level, until: until, version: version)
         }
     }
 
-    static func upsertRule(_ db: Database, owner: Int64, viewer: Int64?, level: ShareLevel?, until: Int64?,
-                           version: Int64) throws {
-        try db.execute(sql: """
-            INSERT INTO share_rules (owner_id, viewer_id, level, until, version) VALUES (?, ?, ?, ?, ?)
-            ON CONFLICT(owner_id, viewer_id) DO UPDATE
-              SET level = excluded.level, until = excluded.until, version = excluded.version
-              WHERE excluded.version > share_rules.version
-            """, arguments: [owner, viewer ?? 0, (level ?? .precise).rawValue, level == nil ? nil : until, version])
+    static func upsertRule(
+        _ db: Database, owner: Int64, viewer: Int64?, level: ShareLevel?, until: Int64?,
+        version: Int64
+    ) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO share_rules (owner_id, viewer_id, level, until, version) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT(owner_id, viewer_id) DO UPDATE
+                  SET level = excluded.level, until = excluded.until, version = excluded.version
+                  WHERE excluded.version > share_rules.version
+                """, arguments: [owner, viewer ?? 0, (level ?? .precise).rawValue, level == nil ? nil : until, version])
     }
 
     /// Writes a batch of positions in one transaction.
@@ -141,21 +168,23 @@ extension SQLiteStore: SocialStore {
         // A fix of a user deleted meanwhile (a guest purged while a last position was on its way) is skipped, not
         // an error: one missing user must not fail the whole snapshot, and with it every later one.
         try await pool.write { db in
-            let upsert = try db.cachedStatement(sql: """
-                INSERT INTO positions (user_id, lat, lon, acc, alt, spd, hdg, bat, ts, flagged)
-                SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10 WHERE EXISTS (SELECT 1 FROM users WHERE id = ?1)
-                ON CONFLICT(user_id) DO UPDATE SET lat = excluded.lat, lon = excluded.lon, acc = excluded.acc,
-                  alt = excluded.alt, spd = excluded.spd, hdg = excluded.hdg, bat = excluded.bat, ts = excluded.ts,
-                  flagged = excluded.flagged
-                WHERE excluded.ts >= positions.ts
-                """)
+            let upsert = try db.cachedStatement(
+                sql: """
+                    INSERT INTO positions (user_id, lat, lon, acc, alt, spd, hdg, bat, ts, flagged)
+                    SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10 WHERE EXISTS (SELECT 1 FROM users WHERE id = ?1)
+                    ON CONFLICT(user_id) DO UPDATE SET lat = excluded.lat, lon = excluded.lon, acc = excluded.acc,
+                      alt = excluded.alt, spd = excluded.spd, hdg = excluded.hdg, bat = excluded.bat, ts = excluded.ts,
+                      flagged = excluded.flagged
+                    WHERE excluded.ts >= positions.ts
+                    """)
             for item in batch.latest {
                 try upsert.execute(arguments: Self.arguments(item))
             }
-            let append = try db.cachedStatement(sql: """
-                INSERT INTO position_history (user_id, lat, lon, acc, alt, spd, hdg, bat, ts, flagged)
-                SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10 WHERE EXISTS (SELECT 1 FROM users WHERE id = ?1)
-                """)
+            let append = try db.cachedStatement(
+                sql: """
+                    INSERT INTO position_history (user_id, lat, lon, acc, alt, spd, hdg, bat, ts, flagged)
+                    SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10 WHERE EXISTS (SELECT 1 FROM users WHERE id = ?1)
+                    """)
             for item in batch.history {
                 try append.execute(arguments: Self.arguments(item))
             }
@@ -167,10 +196,11 @@ extension SQLiteStore: SocialStore {
         var total = 0
         while true {
             let deleted = try await pool.write { db -> Int in
-                try db.execute(sql: """
-                    DELETE FROM position_history WHERE rowid IN
-                      (SELECT rowid FROM position_history WHERE ts < ? LIMIT 10000)
-                    """, arguments: [cutoff])
+                try db.execute(
+                    sql: """
+                        DELETE FROM position_history WHERE rowid IN
+                          (SELECT rowid FROM position_history WHERE ts < ? LIMIT 10000)
+                        """, arguments: [cutoff])
                 return db.changesCount
             }
             total += deleted
@@ -189,7 +219,8 @@ extension SQLiteStore: SocialStore {
     }
 
     static func fix(_ row: Row, from i: Int) -> Fix {
-        Fix(lat: row[i], lon: row[i + 1], acc: row[i + 2], alt: row[i + 3], spd: row[i + 4], hdg: row[i + 5],
+        Fix(
+            lat: row[i], lon: row[i + 1], acc: row[i + 2], alt: row[i + 3], spd: row[i + 4], hdg: row[i + 5],
             bat: row[i + 6], ts: row[i + 7], flagged: row[i + 8])
     }
 

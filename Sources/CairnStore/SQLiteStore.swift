@@ -43,8 +43,9 @@ public final class SQLiteStore: Sendable {
             }
         } else {
             do {
-                try fm.createDirectory(atPath: directory, withIntermediateDirectories: true,
-                                       attributes: [.posixPermissions: 0o700])
+                try fm.createDirectory(
+                    atPath: directory, withIntermediateDirectories: true,
+                    attributes: [.posixPermissions: 0o700])
             } catch {
                 throw StoreOpenError.dataDirectory(directory, underlying: "\(error.localizedDescription)")
             }
@@ -63,8 +64,10 @@ public final class SQLiteStore: Sendable {
         // it owner-only first, so every copy of the data on disk is private to the hub's user.
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
-            throw StoreOpenError.dataDirectory(directory, underlying: "cannot create \(Self.fileName): "
-                                               + String(cString: strerror(errno)))
+            throw StoreOpenError.dataDirectory(
+                directory,
+                underlying: "cannot create \(Self.fileName): "
+                    + String(cString: strerror(errno)))
         }
         Glibc.close(fd)
         pool = try DatabasePool(path: path, configuration: config)

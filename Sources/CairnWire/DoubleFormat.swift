@@ -12,7 +12,7 @@ enum DoubleFormat {
     /// The longest output of `shortFixed`: sign, 13 integer digits, point, 9 fractional digits.
     static let maxBytes = 24
 
-    private static let limit = 1_099_511_627_776.0 // 2^40
+    private static let limit = 1_099_511_627_776.0  // 2^40
 
     /// Writes `value` as plain decimal (`37.7749295`, `270.0`, `-0.001`) into `out` and returns the byte count,
     /// or returns nil if the value is outside the fast path's range.
@@ -36,7 +36,6 @@ enum DoubleFormat {
         }
         return write(found.n, fractionDigits: found.k, negative: value < 0, into: out)
     }
-
 
     /// The integer n nearest to `magnitude × 10^k` if n / 10^k gives back `magnitude` exactly.
     @inline(__always) private static func roundTrips(_ magnitude: Double, _ k: Int) -> UInt64? {

@@ -30,7 +30,10 @@ public enum Envelope {
         w.beginObject()
         w.field("code", error.code.rawValue)
         w.field("message", error.message)
-        for detail in error.details { w.key(detail.name); w.int(detail.value) }
+        for detail in error.details {
+            w.key(detail.name)
+            w.int(detail.value)
+        }
         w.endObject()
         w.endObject()
     }

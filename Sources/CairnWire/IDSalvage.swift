@@ -48,7 +48,9 @@ extension Message {
     private static func integer(after index: Int, in text: UnsafeRawBufferPointer) -> Int64? {
         var i = index
         func skipSpace() {
-            while i < text.count && (text[i] == 0x20 || text[i] == 0x09 || text[i] == 0x0A || text[i] == 0x0D) { i += 1 }
+            while i < text.count && (text[i] == 0x20 || text[i] == 0x09 || text[i] == 0x0A || text[i] == 0x0D) {
+                i += 1
+            }
         }
         skipSpace()
         guard i < text.count, text[i] == UInt8(ascii: ":") else { return nil }

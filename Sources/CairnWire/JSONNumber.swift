@@ -66,7 +66,8 @@ struct DecimalNumber: Sendable, Equatable {
             return nil
         }
         let digits = Double(significand)
-        let value = exponent < 0
+        let value =
+            exponent < 0
             ? digits / JSONNumber.exactPower(Int(-exponent))
             : digits * JSONNumber.exactPower(Int(exponent))
         return negative ? -value : value
@@ -200,7 +201,7 @@ enum JSONNumber {
         var exact = true
         for k in integer.lowerBound..<fraction.upperBound where integer.contains(k) || fraction.contains(k) {
             let d = UInt64(p[k] &- 0x30)
-            if significand == 0 && d == 0 { continue } // a leading zero is not significant
+            if significand == 0 && d == 0 { continue }  // a leading zero is not significant
             if kept < 19 {
                 significand = significand * 10 + d
                 kept += 1
@@ -323,7 +324,7 @@ enum JSONNumber {
         guard let s = try? shape(p, count: count) else { return .fractional }
         guard let (highest, lowest) = extent(p, s) else { return .exact(0) }
         if lowest + s.exponent < 0 { return .fractional }
-        if highest + s.exponent >= 16 { return .outOfRange } // ≥ 10^16 > 2^53
+        if highest + s.exponent >= 16 { return .outOfRange }  // ≥ 10^16 > 2^53
         var value: UInt64 = 0
         func add(_ digit: UInt8, _ position: Int) {
             var term = UInt64(digit - 0x30)

@@ -68,9 +68,9 @@ enum JSONString {
     private static func scanEscape(_ p: UnsafePointer<UInt8>, at i: Int, end: Int) throws(StringProblem) -> Int {
         guard i + 1 < end else { throw .invalidEscape(nil) }
         switch p[i + 1] {
-        case 0x22, 0x5C, 0x2F, 0x62, 0x66, 0x6E, 0x72, 0x74: // " \ / b f n r t
+        case 0x22, 0x5C, 0x2F, 0x62, 0x66, 0x6E, 0x72, 0x74:  // " \ / b f n r t
             return i + 2
-        case 0x75: // u
+        case 0x75:  // u
             guard let unit = hex4(p, at: i + 2, end: end) else { throw .invalidUnicodeEscape }
             switch unit {
             case 0xD800...0xDBFF:
@@ -101,13 +101,13 @@ enum JSONString {
             if byte(i + 1, in: 0xA0...0xBF), byte(i + 2, in: tail) { return i + 3 }
         case 0xE1...0xEC, 0xEE...0xEF:
             if byte(i + 1, in: tail), byte(i + 2, in: tail) { return i + 3 }
-        case 0xED: // excludes U+D800...U+DFFF
+        case 0xED:  // excludes U+D800...U+DFFF
             if byte(i + 1, in: 0x80...0x9F), byte(i + 2, in: tail) { return i + 3 }
         case 0xF0:
             if byte(i + 1, in: 0x90...0xBF), byte(i + 2, in: tail), byte(i + 3, in: tail) { return i + 4 }
         case 0xF1...0xF3:
             if byte(i + 1, in: tail), byte(i + 2, in: tail), byte(i + 3, in: tail) { return i + 4 }
-        case 0xF4: // up to U+10FFFF
+        case 0xF4:  // up to U+10FFFF
             if byte(i + 1, in: 0x80...0x8F), byte(i + 2, in: tail), byte(i + 3, in: tail) { return i + 4 }
         default:
             break
@@ -163,7 +163,8 @@ enum JSONString {
                 guard var scalar = hex4(p, at: i, end: count) else { return o }
                 i += 4
                 if (0xD800...0xDBFF).contains(scalar), i + 6 <= count,
-                   let low = hex4(p, at: i + 2, end: count), (0xDC00...0xDFFF).contains(low) {
+                    let low = hex4(p, at: i + 2, end: count), (0xDC00...0xDFFF).contains(low)
+                {
                     scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
                     i += 6
                 } else if (0xD800...0xDFFF).contains(scalar) {
@@ -171,7 +172,7 @@ enum JSONString {
                 }
                 o += encodeUTF8(scalar, into: out + o)
                 continue
-            default: simple = e // " \ /
+            default: simple = e  // " \ /
             }
             out[o] = simple
             o += 1

@@ -272,7 +272,7 @@ public struct JSONWriter: Sendable {
                 }
                 out[o] = UInt8(ascii: "\"")
                 o += 1
-                for c in utf8 { // short: a loop beats a call to memcpy
+                for c in utf8 {  // short: a loop beats a call to memcpy
                     out[o] = c
                     o += 1
                 }

@@ -94,7 +94,8 @@ struct KeyIndex: Sendable {
             while slots[i].generation == generation {
                 let other = slots[i]
                 if other.hash == hash && other.object == object && other.key.mayEqual(key)
-                    && (key.count <= 8 || Self.equal(bytes, Self.bytes(of: other.key, text: text, side: side))) {
+                    && (key.count <= 8 || Self.equal(bytes, Self.bytes(of: other.key, text: text, side: side)))
+                {
                     return (true, i, hash)
                 }
                 i = (i + 1) & mask

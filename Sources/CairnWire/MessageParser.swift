@@ -158,7 +158,7 @@ struct MessageParser {
     private mutating func parseRequestObject() throws(WireError) {
         let object = objects
         objects &+= 1
-        i += 1 // {
+        i += 1  // {
         skipWhitespace()
         if i < end && p[i] == UInt8(ascii: "}") {
             i += 1
@@ -172,9 +172,10 @@ struct MessageParser {
             }
             currentKey = key
             let value = try parseValue()
-            buffers.fields.append(MessageField(
-                key: key, kind: value.kind, escaped: value.escaped, start: value.start, end: value.end,
-                number: value.number))
+            buffers.fields.append(
+                MessageField(
+                    key: key, kind: value.kind, escaped: value.escaped, start: value.start, end: value.end,
+                    number: value.number))
             currentKey = nil
             skipWhitespace()
             guard i < end else { throw fail("unexpected end of input") }

@@ -25,12 +25,16 @@ struct Backup: ParsableCommand {
 
     func run() throws {
         // Only the data directory matters here: TLS files and the like need not be readable by whoever backs up.
-        let resolved = try SettingsLoader.resolve(configFile: config, arguments: data.map { ["--data", $0] } ?? [],
-                                                  checks: [])
+        let resolved = try SettingsLoader.resolve(
+            configFile: config, arguments: data.map { ["--data", $0] } ?? [],
+            checks: [])
         let directory = resolved.app.dataDirectory
         do {
             let summary = try Maintenance.backup(dataDirectory: directory, to: out)
-            print("backed up \(summary.source) to \(summary.destination): \(summary.bytes) bytes, schema \(summary.schema)")
+            print(
+                "backed up \(summary.source) to \(summary.destination): \(summary.bytes) bytes, schema "
+                    + "\(summary.schema)"
+            )
         } catch {
             FileHandle.standardError.write(Data("cairn backup: \(error)\n".utf8))
             throw ExitCode(1)

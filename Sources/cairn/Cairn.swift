@@ -15,7 +15,9 @@ struct Cairn: ParsableCommand {
             + "configuration file (--config FILE); a flag wins over the environment, which wins over the file, which "
             + "wins over the built-in default. `cairn serve --help` lists them all.",
         version: CairnVersion.current,
-        subcommands: [Serve.self, Config.self, Backup.self, Health.self, Seed.self, StatsCommand.self, UserCommand.self],
+        subcommands: [
+            Serve.self, Config.self, Backup.self, Health.self, Seed.self, StatsCommand.self, UserCommand.self,
+        ],
         defaultSubcommand: Serve.self)
 
     static func main() {

@@ -5,6 +5,7 @@
 import ArgumentParser
 import CairnConfig
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -55,7 +56,9 @@ struct Health: ParsableCommand {
         sin.sin_port = in_port_t(UInt16(clamping: port).bigEndian)
         sin.sin_addr = address
         let connected = withUnsafePointer(to: &sin) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard connected == 0 else {
             throw ProbeError(description: "cannot connect to \(host):\(port): \(String(cString: strerror(errno)))")

@@ -46,7 +46,10 @@ struct Seed: ParsableCommand {
             throw ValidationError("--graph must be random or clustered")
         }
         guard !prefix.isEmpty, prefix.utf8.count <= 20,
-              prefix.utf8.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x5F || $0 == 0x2E }) else {
+            prefix.utf8.allSatisfy({
+                ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x5F || $0 == 0x2E
+            })
+        else {
             throw ValidationError("--prefix must be 1–20 characters of a-z, 0-9, '_' and '.'")
         }
     }
@@ -75,8 +78,9 @@ struct Seed: ParsableCommand {
         encoder.outputFormatting = [.sortedKeys]
         try tokens.write(encoder.encode(file))
         let pairs = file.users.reduce(0) { $0 + $1.friends.count } / 2
-        print("seeded \(file.users.count) users and \(pairs) friendships into \(directory) in "
-              + String(format: "%.1f s", Date().timeIntervalSince(started)) + "; tokens in \(out)")
+        print(
+            "seeded \(file.users.count) users and \(pairs) friendships into \(directory) in "
+                + String(format: "%.1f s", Date().timeIntervalSince(started)) + "; tokens in \(out)")
     }
 }
 

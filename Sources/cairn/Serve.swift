@@ -21,7 +21,8 @@ struct Serve: ParsableCommand {
     @Option(help: "Configuration file (TOML); see `cairn config example`. [env: CAIRN_CONFIG]")
     var config: String?
 
-    @Argument(parsing: .allUnrecognized, help: ArgumentHelp("Settings as --flag value; see SETTINGS.", visibility: .hidden))
+    @Argument(
+        parsing: .allUnrecognized, help: ArgumentHelp("Settings as --flag value; see SETTINGS.", visibility: .hidden))
     var settings: [String] = []
 
     func run() throws {
@@ -64,7 +65,9 @@ struct Serve: ParsableCommand {
 enum SettingsLoader {
     static let configErrorExit = ExitCode(78)
 
-    static func resolve(configFile: String?, arguments: [String], checks: [ConfigurationCheck] = ConfigurationOptions.checks)
+    static func resolve(
+        configFile: String?, arguments: [String], checks: [ConfigurationCheck] = ConfigurationOptions.checks
+    )
         throws -> ResolvedConfiguration
     {
         let environment = ProcessInfo.processInfo.environment
@@ -78,9 +81,10 @@ enum SettingsLoader {
             problems += error.problems
         }
         do {
-            let resolved = try ConfigurationResolver.resolve(file: path.map { ConfigurationFile.load(path: $0) },
-                                                             environment: environment, commandLine: commandLine,
-                                                             checks: checks)
+            let resolved = try ConfigurationResolver.resolve(
+                file: path.map { ConfigurationFile.load(path: $0) },
+                environment: environment, commandLine: commandLine,
+                checks: checks)
             if problems.isEmpty { return resolved }
         } catch {
             problems += error.problems
@@ -90,7 +94,8 @@ enum SettingsLoader {
     }
 
     static func report(_ problems: [ConfigurationProblem]) {
-        var text = "cairn: the configuration cannot be used (\(problems.count) problem\(problems.count == 1 ? "" : "s")):\n"
+        var text =
+            "cairn: the configuration cannot be used (\(problems.count) problem\(problems.count == 1 ? "" : "s")):\n"
         for problem in problems { text += "  \(problem)\n" }
         FileHandle.standardError.write(Data(text.utf8))
     }

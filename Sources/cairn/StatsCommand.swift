@@ -59,8 +59,9 @@ struct StatsCommand: ParsableCommand {
             throw CommandFailure("give --token (or CAIRN_TOKEN) or --username and --password")
         }
 
-        let client = LwsWebSocketClient(endpoint: endpoint,
-                                        headers: token.map { [("authorization", "Bearer \($0)")] } ?? [])
+        let client = LwsWebSocketClient(
+            endpoint: endpoint,
+            headers: token.map { [("authorization", "Bearer \($0)")] } ?? [])
         let signals = Self.blockShutdownSignals()
         let waiter = Thread {
             var set = signals

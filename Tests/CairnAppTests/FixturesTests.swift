@@ -11,8 +11,9 @@ struct FixturesTests {
         let dir = NSTemporaryDirectory() + "cairn-fixtures-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let store = try SQLiteStore(directory: dir)
-        let file = try await Fixtures.generate(FixturePlan(users: 50, friends: 4, shape: .clustered), into: store,
-                                               random: SecureRandom(), clock: SystemClock())
+        let file = try await Fixtures.generate(
+            FixturePlan(users: 50, friends: 4, shape: .clustered), into: store,
+            random: SecureRandom(), clock: SystemClock())
         #expect(file.users.count == 50)
         #expect(file.users[0].username == "load000001")
         #expect(file.users.allSatisfy { $0.friends.count == 4 })
@@ -26,8 +27,9 @@ struct FixturesTests {
         #expect(snapshot.friendships.count == 50 / 5 * 10)
         // A second run with the same prefix is refused as a whole.
         await #expect(throws: AccountStoreError.usernameTaken) {
-            _ = try await Fixtures.generate(FixturePlan(users: 3, friends: 1), into: store, random: SecureRandom(),
-                                            clock: SystemClock())
+            _ = try await Fixtures.generate(
+                FixturePlan(users: 3, friends: 1), into: store, random: SecureRandom(),
+                clock: SystemClock())
         }
         try store.close()
     }

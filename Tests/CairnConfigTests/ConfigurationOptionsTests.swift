@@ -26,9 +26,11 @@ struct ConfigurationOptionsTests {
 
     @Test func existingEnvironmentNamesKeepWorking() {
         let names = Set(Self.options.map(\.environmentVariable))
-        for name in ["CAIRN_HOST", "CAIRN_PORT", "CAIRN_DATA", "CAIRN_MAX_MESSAGE_BYTES", "CAIRN_AUTH_TIMEOUT",
-                     "CAIRN_PING_INTERVAL", "CAIRN_IDLE_TIMEOUT", "CAIRN_SNAPSHOT_INTERVAL", "CAIRN_MAX_SPEED",
-                     "CAIRN_SCRYPT_COST", "CAIRN_HASH_WORKERS", "CAIRN_LOG_LEVEL", "CAIRN_TLS_CERT", "CAIRN_TLS_KEY"] {
+        for name in [
+            "CAIRN_HOST", "CAIRN_PORT", "CAIRN_DATA", "CAIRN_MAX_MESSAGE_BYTES", "CAIRN_AUTH_TIMEOUT",
+            "CAIRN_PING_INTERVAL", "CAIRN_IDLE_TIMEOUT", "CAIRN_SNAPSHOT_INTERVAL", "CAIRN_MAX_SPEED",
+            "CAIRN_SCRYPT_COST", "CAIRN_HASH_WORKERS", "CAIRN_LOG_LEVEL", "CAIRN_TLS_CERT", "CAIRN_TLS_KEY",
+        ] {
             #expect(names.contains(name), "\(name) is gone")
         }
     }
@@ -47,7 +49,9 @@ struct ConfigurationOptionsTests {
         for option in Self.options {
             #expect(help.contains("--\(option.flag) <\(option.unit)>\n"))
             #expect(help.contains(option.environmentVariable))
-            #expect(help.replacingOccurrences(of: "\n", with: " ").replacingOccurrences(of: "      ", with: "").contains(option.help))
+            #expect(
+                help.replacingOccurrences(of: "\n", with: " ").replacingOccurrences(of: "      ", with: "").contains(
+                    option.help))
         }
     }
 
@@ -58,7 +62,8 @@ struct ConfigurationOptionsTests {
         // Uncommenting every line gives a valid file too (commented values are real values).
         let uncommented = text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
             let body = line.dropFirst(2)
-            let isValueLine = line.hasPrefix("# ") && body.split(separator: " ", maxSplits: 2).dropFirst().first == "="
+            let isValueLine =
+                line.hasPrefix("# ") && body.split(separator: " ", maxSplits: 2).dropFirst().first == "="
                 && body.prefix { $0 != " " }.allSatisfy { $0.isLowercase || $0 == "_" }
             return isValueLine ? String(body) : String(line)
         }.joined(separator: "\n")
@@ -78,8 +83,9 @@ struct ConfigurationOptionsTests {
 
     @Test func operationsGuideHasTheCurrentOptionsTable() throws {
         let text = try String(contentsOf: Self.root.appendingPathComponent("docs/OPERATIONS.md"), encoding: .utf8)
-        #expect(text.contains(ConfigurationDocs.markdownTable()),
-                "docs/OPERATIONS.md: replace the options table with the output of `cairn config options`")
+        #expect(
+            text.contains(ConfigurationDocs.markdownTable()),
+            "docs/OPERATIONS.md: replace the options table with the output of `cairn config options`")
     }
 
     @Test func readmeWarnsAboutTheAuthTimeoutAndSaysWhereTheBinaryIs() throws {

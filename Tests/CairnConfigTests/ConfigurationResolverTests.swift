@@ -39,13 +39,14 @@ struct ConfigurationResolverTests {
     }
 
     @Test func flagBeatsEnvironmentBeatsFileBeatsDefault() throws {
-        let file = ConfigurationFile(text: """
-            [server]
-            port = 1111
-            host = "10.0.0.1"
-            [connections]
-            auth_timeout = 2.5
-            """, path: "cairn.toml")
+        let file = ConfigurationFile(
+            text: """
+                [server]
+                port = 1111
+                host = "10.0.0.1"
+                [connections]
+                auth_timeout = 2.5
+                """, path: "cairn.toml")
         #expect(file.problems.isEmpty)
         let resolved = try ConfigurationResolver.resolve(
             file: file,
@@ -63,8 +64,9 @@ struct ConfigurationResolverTests {
     }
 
     @Test func aFlagHidesABadEnvironmentValue() throws {
-        let resolved = try ConfigurationResolver.resolve(environment: ["CAIRN_PORT": "not-a-port"],
-                                                         commandLine: CommandLineSettings(["--port=0"]))
+        let resolved = try ConfigurationResolver.resolve(
+            environment: ["CAIRN_PORT": "not-a-port"],
+            commandLine: CommandLineSettings(["--port=0"]))
         #expect(resolved.app.server.port == 0)
     }
 
@@ -76,21 +78,27 @@ struct ConfigurationResolverTests {
     @Test func everyProblemIsReportedWithItsSource() throws {
         let file = ConfigurationFile(text: "[server]\nport = 70000\n", path: "f.toml")
         let error = try #require(throws: ConfigurationErrors.self) {
-            try ConfigurationResolver.resolve(file: file, environment: ["CAIRN_MAX_SPEED": "fast"],
-                                              commandLine: CommandLineSettings(["--scrypt-cost", "9"]))
+            try ConfigurationResolver.resolve(
+                file: file, environment: ["CAIRN_MAX_SPEED": "fast"],
+                commandLine: CommandLineSettings(["--scrypt-cost", "9"]))
         }
         let text = error.description
         #expect(error.problems.count == 3)
-        #expect(text.contains("f.toml: server.port = 70000 is out of range: expected an integer in 0...65535 (TCP port)"))
+        #expect(
+            text.contains("f.toml: server.port = 70000 is out of range: expected an integer in 0...65535 (TCP port)"))
         #expect(text.contains("environment: CAIRN_MAX_SPEED='fast' is not a number"))
-        #expect(text.contains("command line: --scrypt-cost '9' is out of range: expected an integer in 10...20 (log2(N))"))
+        #expect(
+            text.contains("command line: --scrypt-cost '9' is out of range: expected an integer in 10...20 (log2(N))"))
     }
 
     @Test func crossOptionRulesNameBothKeys() throws {
         let error = try #require(throws: ConfigurationErrors.self) {
-            try ConfigurationResolver.resolve(commandLine: CommandLineSettings(["--ping-interval", "60", "--idle-timeout", "30"]))
+            try ConfigurationResolver.resolve(
+                commandLine: CommandLineSettings(["--ping-interval", "60", "--idle-timeout", "30"]))
         }
-        #expect(error.description.contains("connections.idle_timeout (30 s) must be greater than connections.ping_interval (60 s)"))
+        #expect(
+            error.description.contains(
+                "connections.idle_timeout (30 s) must be greater than connections.ping_interval (60 s)"))
     }
 
     @Test func tlsNeedsBothFiles() throws {
@@ -106,20 +114,25 @@ struct ConfigurationResolverTests {
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try "not a certificate".write(toFile: dir + "/cert.pem", atomically: true, encoding: .utf8)
-        try "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n".write(toFile: dir + "/key.pem", atomically: true, encoding: .utf8)
+        try "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n".write(
+            toFile: dir + "/key.pem", atomically: true, encoding: .utf8)
         let error = try #require(throws: ConfigurationErrors.self) {
-            try ConfigurationResolver.resolve(commandLine: CommandLineSettings(["--tls-cert", dir + "/cert.pem",
-                                                                                "--tls-key", dir + "/key.pem"]))
+            try ConfigurationResolver.resolve(
+                commandLine: CommandLineSettings([
+                    "--tls-cert", dir + "/cert.pem",
+                    "--tls-key", dir + "/key.pem",
+                ]))
         }
         #expect(error.problems.count == 1)
         #expect(error.description.contains("holds no PEM 'CERTIFICATE' block"))
     }
 
     @Test func valuesLandWhereTheyBelong() throws {
-        let resolved = try ConfigurationResolver.resolve(commandLine: CommandLineSettings([
-            "--scrypt-cost", "12", "--snapshot-interval", "0.25", "--log-level", "DEBUG", "--data", "/srv/cairn",
-            "--max-outbound-bytes", "131072", "--shutdown-grace", "9", "--file-limit", "4096",
-        ]))
+        let resolved = try ConfigurationResolver.resolve(
+            commandLine: CommandLineSettings([
+                "--scrypt-cost", "12", "--snapshot-interval", "0.25", "--log-level", "DEBUG", "--data", "/srv/cairn",
+                "--max-outbound-bytes", "131072", "--shutdown-grace", "9", "--file-limit", "4096",
+            ]))
         #expect(resolved.app.scrypt.n == 4096)
         #expect(resolved.app.hub.snapshotIntervalMs == 250)
         #expect(resolved.app.logLevel == .debug)

@@ -3,8 +3,10 @@ import CairnCrypto
 import Testing
 
 struct Base64URLTests {
-    @Test(arguments: [("", ""), ("f", "Zg"), ("fo", "Zm8"), ("foo", "Zm9v"), ("foob", "Zm9vYg"),
-                      ("fooba", "Zm9vYmE"), ("foobar", "Zm9vYmFy")])
+    @Test(arguments: [
+        ("", ""), ("f", "Zg"), ("fo", "Zm8"), ("foo", "Zm9v"), ("foob", "Zm9vYg"),
+        ("fooba", "Zm9vYmE"), ("foobar", "Zm9vYmFy"),
+    ])
     func rfc4648Vectors(_ plain: String, _ encoded: String) {
         #expect(Base64URL.encode(Array(plain.utf8)) == encoded)
         #expect(Base64URL.decode(encoded) == Array(plain.utf8))

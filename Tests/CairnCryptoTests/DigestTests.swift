@@ -22,7 +22,8 @@ struct DigestTests {
 
     @Test func secureRandomGivesDistinctBytes() {
         let r = SecureRandom()
-        let a = r.bytes(32), b = r.bytes(32)
+        let a = r.bytes(32)
+        let b = r.bytes(32)
         #expect(a.count == 32)
         #expect(a != b)
     }

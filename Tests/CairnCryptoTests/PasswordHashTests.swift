@@ -1,6 +1,7 @@
+import Testing
+
 // scrypt through OpenSSL: the RFC 7914 test vector, the stored record format, and verification.
 @testable import CairnCrypto
-import Testing
 
 struct FixedRandom: RandomSource {
     let byte: UInt8
@@ -9,8 +10,8 @@ struct FixedRandom: RandomSource {
 
 private func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
 private func format(_ s: String, _ v: UInt8) -> String { s }
-private extension String {
-    init(format: String, _ v: UInt8) {
+extension String {
+    fileprivate init(format: String, _ v: UInt8) {
         let digits = Array("0123456789abcdef")
         self = String([digits[Int(v >> 4)], digits[Int(v & 15)]])
     }
@@ -19,10 +20,12 @@ private extension String {
 struct PasswordHashTests {
     @Test func scryptMatchesRFC7914Vector() {
         // RFC 7914 §12: scrypt(P="password", S="NaCl", N=1024, r=8, p=16, dkLen=64)
-        let key = PasswordHash.derive(password: "password", salt: Array("NaCl".utf8),
-                                      parameters: ScryptParameters(n: 1024, r: 8, p: 16), length: 64)
-        #expect(hex(key) == "fdbabe1c9d3472007856e7190d01e9fe7c6ad7cbc8237830e77376634b373162"
-                          + "2eaf30d92e22a3886ff109279d9830dac727afb94a83ee6d8360cbdfa2cc0640")
+        let key = PasswordHash.derive(
+            password: "password", salt: Array("NaCl".utf8),
+            parameters: ScryptParameters(n: 1024, r: 8, p: 16), length: 64)
+        #expect(
+            hex(key) == "fdbabe1c9d3472007856e7190d01e9fe7c6ad7cbc8237830e77376634b373162"
+                + "2eaf30d92e22a3886ff109279d9830dac727afb94a83ee6d8360cbdfa2cc0640")
     }
 
     @Test func recordVerifiesTheRightPasswordOnly() {

@@ -58,7 +58,9 @@ public final class MemoryAccountStore: AccountStore, SocialStore, RoleStore {
 
     public func credentials(username: String) async throws -> StoredCredentials? {
         state.withLock { s in
-            s.users.values.first { $0.user.username == username }.map { StoredCredentials(user: $0.user, passwordHash: $0.hash) }
+            s.users.values.first { $0.user.username == username }.map {
+                StoredCredentials(user: $0.user, passwordHash: $0.hash)
+            }
         }
     }
 
@@ -103,9 +105,10 @@ public final class MemoryAccountStore: AccountStore, SocialStore, RoleStore {
         let gone = try state.withLock { s -> Set<Int64> in
             if s.failWrites { throw InjectedFailure() }
             s.purgeSpared.append(sparing)
-            let gone = Set(s.users.values.map(\.user).filter {
-                $0.isGuest && (s.lastSeen[$0.id] ?? 0) < cutoff && !sparing.contains($0.id)
-            }.map(\.id))
+            let gone = Set(
+                s.users.values.map(\.user).filter {
+                    $0.isGuest && (s.lastSeen[$0.id] ?? 0) < cutoff && !sparing.contains($0.id)
+                }.map(\.id))
             for id in gone {
                 s.users[id] = nil
                 s.lastSeen[id] = nil
@@ -148,8 +151,9 @@ public final class MemoryAccountStore: AccountStore, SocialStore, RoleStore {
             snapshot.friendships = s.friendships.map { ($0[0], $0[1]) }
             snapshot.requests = s.requests.map { (from: $0[0], to: $0[1]) }
             snapshot.shareRules = s.rules.map { key, value in
-                StoredShareRule(ownerID: key[0], viewerID: key[1] == 0 ? nil : key[1], level: value.0, until: value.1,
-                                version: s.ruleVersions[key] ?? 0)
+                StoredShareRule(
+                    ownerID: key[0], viewerID: key[1] == 0 ? nil : key[1], level: value.0, until: value.1,
+                    version: s.ruleVersions[key] ?? 0)
             }
             snapshot.maxRuleVersion = s.ruleVersions.values.max() ?? 0
             snapshot.positions = s.positions.map { StoredFix(userID: $0.key, fix: $0.value) }
@@ -166,15 +170,22 @@ public final class MemoryAccountStore: AccountStore, SocialStore, RoleStore {
     public func searchUsers(prefix: String, excluding: Int64, limit: Int) async throws -> [User] {
         state.withLock { s in
             s.users.values.map(\.user)
-                .filter { !$0.isGuest && $0.id != excluding
-                    && ($0.username.hasPrefix(prefix.lowercased()) || $0.name.lowercased().hasPrefix(prefix.lowercased())) }
+                .filter {
+                    !$0.isGuest && $0.id != excluding
+                        && ($0.username.hasPrefix(prefix.lowercased())
+                            || $0.name.lowercased().hasPrefix(prefix.lowercased()))
+                }
                 .sorted { $0.username < $1.username }
                 .prefix(limit).map { $0 }
         }
     }
 
-    public func addFriendRequest(from: Int64, to: Int64, at: Int64) async throws { try write { $0.requests.insert([from, to]) } }
-    public func deleteFriendRequest(from: Int64, to: Int64) async throws { try write { $0.requests.remove([from, to]) } }
+    public func addFriendRequest(from: Int64, to: Int64, at: Int64) async throws {
+        try write { $0.requests.insert([from, to]) }
+    }
+    public func deleteFriendRequest(from: Int64, to: Int64) async throws {
+        try write { $0.requests.remove([from, to]) }
+    }
 
     public func addFriendship(_ a: Int64, _ b: Int64, at: Int64) async throws {
         try state.withLock { s in
@@ -184,21 +195,25 @@ public final class MemoryAccountStore: AccountStore, SocialStore, RoleStore {
                 throw SocialStoreError.noFriendRequest(from: b, to: a)
             }
             s.friendships.insert([min(a, b), max(a, b)])
-            s.requests.remove([a, b]); s.requests.remove([b, a])
+            s.requests.remove([a, b])
+            s.requests.remove([b, a])
         }
     }
 
     public func deleteFriendship(_ a: Int64, _ b: Int64, versionAB: Int64, versionBA: Int64) async throws {
         try write { s in
             s.friendships.remove([min(a, b), max(a, b)])
-            for (key, version) in [([a, b], versionAB), ([b, a], versionBA)] where version > s.ruleVersions[key, default: 0] {
+            for (key, version) in [([a, b], versionAB), ([b, a], versionBA)]
+            where version > s.ruleVersions[key, default: 0] {
                 s.ruleVersions[key] = version
                 s.rules[key] = nil
             }
         }
     }
 
-    public func saveShareRule(ownerID: Int64, viewerID: Int64?, level: ShareLevel?, until: Int64?, version: Int64) async throws {
+    public func saveShareRule(ownerID: Int64, viewerID: Int64?, level: ShareLevel?, until: Int64?, version: Int64)
+        async throws
+    {
         if state.withLock({ $0.failRuleWritesOf.contains(ownerID) }) { throw InjectedFailure() }
         try write { s in
             let key = [ownerID, viewerID ?? 0]
@@ -230,12 +245,14 @@ public final class MemoryAccountStore: AccountStore, SocialStore, RoleStore {
 /// xorshift64*: deterministic bytes for tests.
 public final class SeededRandom: RandomSource {
     private let state: Mutex<UInt64>
-    public init(seed: UInt64) { state = Mutex(seed == 0 ? 0x9E3779B97F4A7C15 : seed) }
+    public init(seed: UInt64) { state = Mutex(seed == 0 ? 0x9E37_79B9_7F4A_7C15 : seed) }
     public func bytes(_ count: Int) -> [UInt8] {
         state.withLock { x in
             (0..<count).map { _ in
-                x ^= x >> 12; x ^= x << 25; x ^= x >> 27
-                return UInt8(truncatingIfNeeded: (x &* 0x2545F4914F6CDD1D) >> 56)
+                x ^= x >> 12
+                x ^= x << 25
+                x ^= x >> 27
+                return UInt8(truncatingIfNeeded: (x &* 0x2545_F491_4F6C_DD1D) >> 56)
             }
         }
     }
@@ -258,9 +275,15 @@ public final class CollectingScheduler: LoopScheduler {
         while jobs.withLock({ $0.count }) < count {
             try await Task.sleep(nanoseconds: 1_000_000)
             waited += 1
-            if waited > 10_000 { Issue.record("timed out waiting for \(count) job(s)"); return }
+            if waited > 10_000 {
+                Issue.record("timed out waiting for \(count) job(s)")
+                return
+            }
         }
-        let taken = jobs.withLock { j in defer { j.removeAll() }; return j }
+        let taken = jobs.withLock { j in
+            defer { j.removeAll() }
+            return j
+        }
         for job in taken { job() }
     }
 }

@@ -61,8 +61,9 @@ public final class MemoryContentStore: RelicStore, ChatStore {
 
     public func relics(creator: Int64, before: Int64?, limit: Int) async throws -> [RelicRecord] {
         state.withLock { s in
-            Array(s.relics.values.filter { $0.marker.creatorID == creator && $0.marker.id < (before ?? .max) }
-                .sorted { $0.marker.id > $1.marker.id }.prefix(limit))
+            Array(
+                s.relics.values.filter { $0.marker.creatorID == creator && $0.marker.id < (before ?? .max) }
+                    .sorted { $0.marker.id > $1.marker.id }.prefix(limit))
         }
     }
 
@@ -109,7 +110,9 @@ public final class MemoryContentStore: RelicStore, ChatStore {
 
     public func markRead(reader: Int64, peer: Int64, upto: Int64) async throws -> (upto: Int64, unread: Int)? {
         state.withLock { s in
-            guard let newest = s.messages.filter({ $0.from == peer && $0.to == reader }).map(\.id).max() else { return nil }
+            guard let newest = s.messages.filter({ $0.from == peer && $0.to == reader }).map(\.id).max() else {
+                return nil
+            }
             let mark = max(s.reads[[reader, peer]] ?? 0, min(upto, newest))
             s.reads[[reader, peer]] = mark
             return (mark, Self.unread(s, reader, peer))

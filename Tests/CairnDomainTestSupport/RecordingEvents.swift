@@ -55,8 +55,10 @@ public final class RecordingEvents: HubEvents {
         published.append((Self.name(event), [], connections))
     }
 
-    public func positionMoved(_ move: inout PositionFanOut, to viewer: Int64, approximate: Bool,
-                              watching: [ConnectionID]) {
+    public func positionMoved(
+        _ move: inout PositionFanOut, to viewer: Int64, approximate: Bool,
+        watching: [ConnectionID]
+    ) {
         let fix: Fix
         if approximate {
             fix = move.approximate!

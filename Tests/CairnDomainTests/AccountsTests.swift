@@ -1,11 +1,12 @@
 // The account rules: validation, duplicate names, "Login failed", rate limiting, tokens stored as digests,
 // logout revoking.
 import CairnCrypto
-@testable import CairnDomain
 import CairnDomainTestSupport
 import CairnLoop
 import CairnWire
 import Testing
+
+@testable import CairnDomain
 
 struct AccountsTests {
     let store = MemoryAccountStore()
@@ -16,8 +17,10 @@ struct AccountsTests {
         Accounts(store: store, hasher: fastHasher(random), random: random, clock: clock, rules: rules)
     }
 
-    func expectError(_ code: DomainError.Code, containing text: String = "",
-                     _ body: () async throws -> Void) async {
+    func expectError(
+        _ code: DomainError.Code, containing text: String = "",
+        _ body: () async throws -> Void
+    ) async {
         do {
             try await body()
             Issue.record("expected \(code)")
@@ -54,8 +57,10 @@ struct AccountsTests {
         #expect(session.user.name == "carol")
     }
 
-    @Test(arguments: [("ab", "3–32"), (String(repeating: "a", count: 33), "3–32"), ("Alice", "a-z"),
-                      ("al ice", "a-z"), ("al-ice", "a-z"), ("élan", "a-z")])
+    @Test(arguments: [
+        ("ab", "3–32"), (String(repeating: "a", count: 33), "3–32"), ("Alice", "a-z"),
+        ("al ice", "a-z"), ("al-ice", "a-z"), ("élan", "a-z"),
+    ])
     func badUsernamesAreRefused(_ username: String, _ text: String) async {
         let accounts = makeAccounts()
         await expectError(.badRequest, containing: "'username'") {
@@ -83,16 +88,20 @@ struct AccountsTests {
     @Test func namesAreMeasuredInBytesOfUTF8() async throws {
         let accounts = makeAccounts()
         // 21 euro signs are 63 bytes; 22 are 66, over the 64-byte limit though only 22 characters.
-        let fits = try await accounts.register(username: "gail", password: "password1",
-                                               name: String(repeating: "€", count: 21))
+        let fits = try await accounts.register(
+            username: "gail", password: "password1",
+            name: String(repeating: "€", count: 21))
         #expect(fits.user.name.utf8.count == 63)
         await expectError(.badRequest, containing: "64 bytes") {
-            _ = try await accounts.register(username: "gus", password: "password1", name: String(repeating: "€", count: 22))
+            _ = try await accounts.register(
+                username: "gus", password: "password1", name: String(repeating: "€", count: 22))
         }
     }
 
-    @Test(arguments: ["alice\u{202E}lanigiro", "\u{2067}bob", "eve\u{200E}", "ma\u{200B}llory", "\u{FEFF}trent",
-                      "a\u{2060}b", "\u{200D}zed", "zed\u{200C}", "z\u{200D}\u{200D}ed"])
+    @Test(arguments: [
+        "alice\u{202E}lanigiro", "\u{2067}bob", "eve\u{200E}", "ma\u{200B}llory", "\u{FEFF}trent",
+        "a\u{2060}b", "\u{200D}zed", "zed\u{200C}", "z\u{200D}\u{200D}ed",
+    ])
     func namesThatHideHowTheyReadAreRefused(_ name: String) async {
         let accounts = makeAccounts()
         await expectError(.badRequest, containing: "'name'") {
@@ -161,9 +170,15 @@ struct AccountsTests {
         rules.failuresPerConnection = 2
         let accounts = makeAccounts(rules)
         _ = try await accounts.register(username: "judy", password: "password1", name: nil)
-        await expectError(.invalidCredentials) { _ = try await accounts.login(username: "x1x", password: "password1", connection: 7) }
-        await expectError(.invalidCredentials) { _ = try await accounts.login(username: "x2x", password: "password1", connection: 7) }
-        await expectError(.rateLimited) { _ = try await accounts.login(username: "judy", password: "password1", connection: 7) }
+        await expectError(.invalidCredentials) {
+            _ = try await accounts.login(username: "x1x", password: "password1", connection: 7)
+        }
+        await expectError(.invalidCredentials) {
+            _ = try await accounts.login(username: "x2x", password: "password1", connection: 7)
+        }
+        await expectError(.rateLimited) {
+            _ = try await accounts.login(username: "judy", password: "password1", connection: 7)
+        }
         // Another connection is not affected.
         _ = try await accounts.login(username: "judy", password: "password1", connection: 8)
     }
@@ -178,8 +193,9 @@ struct AccountsTests {
         // One attacking address is held after 3 failures, whatever it tries next.
         for n in 1...3 as ClosedRange<UInt64> {
             await expectError(.invalidCredentials) {
-                _ = try await accounts.login(username: "kate", password: "guess\(n)xx", connection: 10 + n,
-                                             source: "203.0.113.9")
+                _ = try await accounts.login(
+                    username: "kate", password: "guess\(n)xx", connection: 10 + n,
+                    source: "203.0.113.9")
             }
         }
         await expectError(.rateLimited) {
@@ -188,16 +204,19 @@ struct AccountsTests {
         // Spread over many addresses, new sources together are held after 5 failures…
         for n in 1...2 as ClosedRange<UInt64> {
             await expectError(.invalidCredentials) {
-                _ = try await accounts.login(username: "kate", password: "guess-\(n)", connection: 30 + n,
-                                             source: "198.51.100.\(n)")
+                _ = try await accounts.login(
+                    username: "kate", password: "guess-\(n)", connection: 30 + n,
+                    source: "198.51.100.\(n)")
             }
         }
         await expectError(.rateLimited) {
-            _ = try await accounts.login(username: "kate", password: "password1", connection: 40, source: "198.51.100.99")
+            _ = try await accounts.login(
+                username: "kate", password: "password1", connection: 40, source: "198.51.100.99")
         }
         // …but the owner's own address still logs in with the right password.
-        let session = try await accounts.login(username: "kate", password: "password1", connection: 41,
-                                               source: "10.0.0.1")
+        let session = try await accounts.login(
+            username: "kate", password: "password1", connection: 41,
+            source: "10.0.0.1")
         #expect(session.user.username == "kate")
     }
 

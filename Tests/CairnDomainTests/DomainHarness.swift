@@ -1,9 +1,10 @@
+import CairnDomainTestSupport
+import CairnLoop
+
 // The hub's features without the protocol layer: in-memory stores, a manual clock, a scheduler whose jobs the
 // test runs on the main actor, and an event port that records domain events. Users, friendships and sharing rules
 // are put in the store and restored, and connections bound directly, so each test states only what it is about.
 @testable import CairnDomain
-import CairnDomainTestSupport
-import CairnLoop
 
 @MainActor
 final class DomainHarness {
@@ -20,22 +21,26 @@ final class DomainHarness {
         var config = HubConfiguration()
         configure(&config)
         let accounts = Accounts(store: store, hasher: fastHasher(random), random: random, clock: clock)
-        hub = Hub(accounts: accounts, social: store, relics: content, chat: content, scheduler: scheduler, clock: clock,
-                  configuration: config, roles: store)
+        hub = Hub(
+            accounts: accounts, social: store, relics: content, chat: content, scheduler: scheduler, clock: clock,
+            configuration: config, roles: store)
         hub.attach(events)
     }
 
     /// Creates users `1...count` in the store.
     func makeUsers(_ count: Int) async throws {
         for n in 1...count {
-            let user = try await store.createUser(NewUser(username: "user\(n)", name: "User \(n)", passwordHash: nil,
-                                                          isGuest: false, createdAt: clock.now()))
+            let user = try await store.createUser(
+                NewUser(
+                    username: "user\(n)", name: "User \(n)", passwordHash: nil,
+                    isGuest: false, createdAt: clock.now()))
             users[user.id] = user
         }
     }
 
     /// Stores friendships and rules, then restores the hub from the store (as at start-up).
-    func restore(friends pairs: [(Int64, Int64)], rules: [(owner: Int64, viewer: Int64, level: ShareLevel)] = []) throws {
+    func restore(friends pairs: [(Int64, Int64)], rules: [(owner: Int64, viewer: Int64, level: ShareLevel)] = []) throws
+    {
         store.state.withLock { s in
             for (a, b) in pairs { s.friendships.insert([min(a, b), max(a, b)]) }
             for r in rules { s.rules[[r.owner, r.viewer]] = (r.level, nil) }

@@ -1,8 +1,9 @@
-// The expiry heap pops in time order, only what is due, and copes with duplicates.
-@testable import CairnDomain
 import CairnDomainTestSupport
 import CairnLoop
 import Testing
+
+// The expiry heap pops in time order, only what is due, and copes with duplicates.
+@testable import CairnDomain
 
 struct ExpiryHeapTests {
     @Test func popsDueEntriesInTimeOrder() {

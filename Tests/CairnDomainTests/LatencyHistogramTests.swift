@@ -1,9 +1,10 @@
-// The log-bucket histogram behind the stats channel's p50/p99: quantiles never fall below the truth and stay
-// within one bucket (12.5%) above it, the window resets, and odd input (zero, negative, huge) is safe.
-@testable import CairnDomain
 import CairnDomainTestSupport
 import CairnLoop
 import Testing
+
+// The log-bucket histogram behind the stats channel's p50/p99: quantiles never fall below the truth and stay
+// within one bucket (12.5%) above it, the window resets, and odd input (zero, negative, huge) is safe.
+@testable import CairnDomain
 
 struct LatencyHistogramTests {
     @Test func emptyHasNoQuantile() {
@@ -13,7 +14,8 @@ struct LatencyHistogramTests {
     @Test func quantilesAreWithinOneBucketAboveTheTruth() {
         var h = LatencyHistogram()
         for v in 1...1000 { h.record(nanoseconds: Int64(v) * 1000) }  // 1 µs … 1 ms
-        let p50 = Double(h.quantile(0.5)!), p99 = Double(h.quantile(0.99)!)
+        let p50 = Double(h.quantile(0.5)!)
+        let p99 = Double(h.quantile(0.99)!)
         #expect(p50 >= 500_000 && p50 <= 500_000 * 1.125)
         #expect(p99 >= 990_000 && p99 <= 990_000 * 1.125)
         #expect(h.quantile(1) == 1_000_000)

@@ -1,9 +1,10 @@
-// The live map in domain terms: what each viewer is handed (precise, approximate, nothing) before anything is
-// encoded, each version encoded once per move, refusals that change nothing, late fixes kept out of the fan-out.
-@testable import CairnDomain
 import CairnDomainTestSupport
 import CairnLoop
 import Testing
+
+// The live map in domain terms: what each viewer is handed (precise, approximate, nothing) before anything is
+// encoded, each version encoded once per move, refusals that change nothing, late fixes kept out of the fan-out.
+@testable import CairnDomain
 
 @MainActor
 struct LiveMapTests {
@@ -11,8 +12,9 @@ struct LiveMapTests {
     func scene() async throws -> (DomainHarness, Caller) {
         let h = DomainHarness()
         try await h.makeUsers(7)
-        try h.restore(friends: [(1, 2), (1, 3), (1, 4), (1, 5), (1, 6)],
-                      rules: [(1, 3, .approximate), (1, 4, .hidden)])
+        try h.restore(
+            friends: [(1, 2), (1, 3), (1, 4), (1, 5), (1, 6)],
+            rules: [(1, 3, .approximate), (1, 4, .hidden)])
         let owner = h.connect(1, as: 1)
         for user: Int64 in [2, 3, 4, 6, 7] { h.connect(ConnectionID(user), as: user, watching: true) }
         h.connect(5, as: 5)

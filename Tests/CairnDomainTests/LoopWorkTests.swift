@@ -1,9 +1,10 @@
-// Slow work off the loop and back: what is in flight is counted until its continuation has run on the loop, and
-// the idle hook fires when the last one finishes (what the shutdown drain waits for).
-@testable import CairnDomain
 import CairnDomainTestSupport
 import CairnLoop
 import Testing
+
+// Slow work off the loop and back: what is in flight is counted until its continuation has run on the loop, and
+// the idle hook fires when the last one finishes (what the shutdown drain waits for).
+@testable import CairnDomain
 
 @MainActor
 struct LoopWorkTests {
@@ -14,8 +15,9 @@ struct LoopWorkTests {
         work.idle = { idle += 1 }
         var results: [Int] = []
         work.run({ () async throws(DomainError) -> Int in 1 }, then: { results.append((try? $0.get()) ?? -1) })
-        work.run({ () async throws(DomainError) -> Int in throw DomainError.badRequest("no") },
-                 then: { if case .failure(let e) = $0 { results.append(e.code == .badRequest ? -2 : -3) } })
+        work.run(
+            { () async throws(DomainError) -> Int in throw DomainError.badRequest("no") },
+            then: { if case .failure(let e) = $0 { results.append(e.code == .badRequest ? -2 : -3) } })
         #expect(work.inFlight == 2)
         try await scheduler.run(atLeast: 2)
         #expect(work.inFlight == 0)

@@ -33,9 +33,11 @@ struct MediaLibraryTests {
     }
 
     /// Expects `upload` of `bytes` declared as `type` with `token` to be refused with `expected`.
-    func expectUploadRefused(_ expected: MediaError, _ library: MediaLibrary,
-                             _ bytes: [UInt8] = MediaLibraryTests.png, type: String? = "image/png",
-                             token: String?) async {
+    func expectUploadRefused(
+        _ expected: MediaError, _ library: MediaLibrary,
+        _ bytes: [UInt8] = MediaLibraryTests.png, type: String? = "image/png",
+        token: String?
+    ) async {
         await expectRefusal(expected) { _ = try await library.upload(bytes, contentType: type, token: token) }
     }
 
@@ -43,8 +45,9 @@ struct MediaLibraryTests {
         let library = library()
         let token = tokens.issue(userID: 7)
         let id = try await library.upload(Self.png, contentType: "Image/PNG; charset=binary", token: token)
-        let stored = MemoryMediaStore.Item(id: id, owner: 7, contentType: "image/png", createdAt: clock.now(),
-                                           bytes: Self.png)
+        let stored = MemoryMediaStore.Item(
+            id: id, owner: 7, contentType: "image/png", createdAt: clock.now(),
+            bytes: Self.png)
         #expect(media.items == [stored])
     }
 
@@ -82,11 +85,13 @@ struct MediaLibraryTests {
     @Test func anUploadOverTheQuotaIsRefusedAndNothingMoreIsStored() async throws {
         let library = library(MediaRules(maxBytes: 1024, garbageGraceMs: 5_000, quotaBytes: 600))
         let token = tokens.issue(userID: 7)
-        _ = try await library.upload(Self.png + [UInt8](repeating: 1, count: 400), contentType: "image/png",
-                                     token: token)
+        _ = try await library.upload(
+            Self.png + [UInt8](repeating: 1, count: 400), contentType: "image/png",
+            token: token)
         do {
-            _ = try await library.upload(Self.png + [UInt8](repeating: 2, count: 400), contentType: "image/png",
-                                         token: token)
+            _ = try await library.upload(
+                Self.png + [UInt8](repeating: 2, count: 400), contentType: "image/png",
+                token: token)
             Issue.record("expected the quota to refuse the upload")
         } catch {
             #expect(error == .quotaExceeded(limit: 600))
@@ -166,10 +171,15 @@ final class MemoryMediaStore: MediaStore {
         set { state.withLock { $0.failing = newValue } }
     }
 
-    func storeMedia(bytes: [UInt8], owner: Int64, contentType: String, createdAt: Int64,
-                    quotaBytes: Int?) async throws -> String {
-        let id = Digest.sha256(bytes).map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16)
-                                                                           : String($0, radix: 16) }.joined()
+    func storeMedia(
+        bytes: [UInt8], owner: Int64, contentType: String, createdAt: Int64,
+        quotaBytes: Int?
+    ) async throws -> String {
+        let id = Digest.sha256(bytes).map {
+            String($0, radix: 16).count == 1
+                ? "0" + String($0, radix: 16)
+                : String($0, radix: 16)
+        }.joined()
         try state.withLock {
             if $0.failing { throw Failure() }
             let others = $0.items.filter { $0.owner == owner && $0.id != id }.reduce(0) { $0 + $1.bytes.count }

@@ -23,16 +23,21 @@ struct MediaLinksTests {
 
     @Test func expiredURLIsRefused() {
         let url = links.url(for: Self.id, now: now)
-        #expect(throws: MediaLinkError.expired) { try links.verify(media: Self.id, query: query(url), now: now + 60_000) }
+        #expect(throws: MediaLinkError.expired) {
+            try links.verify(media: Self.id, query: query(url), now: now + 60_000)
+        }
     }
 
     @Test func anotherIDIsRefused() {
         let url = links.url(for: Self.id, now: now)
-        #expect(throws: MediaLinkError.badSignature) { try links.verify(media: Self.other, query: query(url), now: now) }
+        #expect(throws: MediaLinkError.badSignature) {
+            try links.verify(media: Self.other, query: query(url), now: now)
+        }
     }
 
     @Test func extendedExpiryIsRefused() {
-        let q = query(links.url(for: Self.id, now: now)).replacingOccurrences(of: "exp=\(now + 60_000)", with: "exp=\(now + 6_000_000)")
+        let q = query(links.url(for: Self.id, now: now)).replacingOccurrences(
+            of: "exp=\(now + 60_000)", with: "exp=\(now + 6_000_000)")
         #expect(throws: MediaLinkError.badSignature) { try links.verify(media: Self.id, query: q, now: now) }
     }
 
@@ -42,7 +47,9 @@ struct MediaLinksTests {
         var chars = Array(q)
         let i = q.distance(from: q.startIndex, to: sigStart)
         chars[i] = chars[i] == "A" ? "B" : "A"
-        #expect(throws: MediaLinkError.badSignature) { try links.verify(media: Self.id, query: String(chars), now: now) }
+        #expect(throws: MediaLinkError.badSignature) {
+            try links.verify(media: Self.id, query: String(chars), now: now)
+        }
     }
 
     @Test func anotherSecretIsRefused() {
@@ -50,8 +57,10 @@ struct MediaLinksTests {
         #expect(throws: MediaLinkError.badSignature) { try links.verify(media: Self.id, query: query(url), now: now) }
     }
 
-    @Test(arguments: [nil, "", "exp=1", "sig=abc", "exp=x&sig=AAAA", "exp=1&sig=***", "exp=1&sig=AAAA",
-                      "exp=-5&sig=" + String(repeating: "A", count: 43), "exp&sig"])
+    @Test(arguments: [
+        nil, "", "exp=1", "sig=abc", "exp=x&sig=AAAA", "exp=1&sig=***", "exp=1&sig=AAAA",
+        "exp=-5&sig=" + String(repeating: "A", count: 43), "exp&sig",
+    ])
     func malformedQueriesAreRefused(q: String?) {
         #expect(throws: MediaLinkError.malformed) { try links.verify(media: Self.id, query: q, now: now) }
     }
@@ -63,7 +72,9 @@ struct MediaLinksTests {
 
     @Test func nonMediaIDIsMalformed() {
         let url = links.url(for: Self.id, now: now)
-        #expect(throws: MediaLinkError.malformed) { try links.verify(media: "../etc/passwd", query: query(url), now: now) }
+        #expect(throws: MediaLinkError.malformed) {
+            try links.verify(media: "../etc/passwd", query: query(url), now: now)
+        }
     }
 
     @Test func mediaIDShape() {

@@ -23,7 +23,9 @@ struct MediaTypeTests {
     }
 
     @Test func magicBytesMatchTheirType() {
-        let samples: [(MediaType, [UInt8])] = [(.jpeg, Self.jpeg), (.png, Self.png), (.webp, Self.webp), (.mp4, Self.mp4)]
+        let samples: [(MediaType, [UInt8])] = [
+            (.jpeg, Self.jpeg), (.png, Self.png), (.webp, Self.webp), (.mp4, Self.mp4),
+        ]
         for (type, bytes) in samples {
             for (other, otherBytes) in samples {
                 #expect(type.matches(otherBytes) == (type == other), "\(type) vs \(other)")

@@ -1,8 +1,8 @@
 // The small live-map models: friend graph, share rules, approximate grid.
 import CairnDomain
 import CairnDomainTestSupport
-import CairnLoop
 import CairnGeo
+import CairnLoop
 import Testing
 
 struct FriendGraphTests {
@@ -50,7 +50,8 @@ struct ApproximateGridTests {
         for i in 0..<100 {
             let p = grid.snap(lat: 51.5007 + Double(i % 10) * 0.00005, lon: -0.1246 + Double(i / 10) * 0.00005)
             if p == a { same += 1 }
-            let d = try #require(GeoPoint(lat: p.lat, lon: p.lon)).distance(to: try #require(GeoPoint(lat: 51.5007, lon: -0.1246)))
+            let d = try #require(GeoPoint(lat: p.lat, lon: p.lon)).distance(
+                to: try #require(GeoPoint(lat: 51.5007, lon: -0.1246)))
             #expect(d < 1_600)
         }
         #expect(same > 50)

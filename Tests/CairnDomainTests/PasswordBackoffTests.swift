@@ -1,7 +1,8 @@
+import Testing
+
 // The per-relic password back-off: a few free attempts, then each failure doubles the wait up to a cap; a quiet
 // window or a right password forgets the count; an attempt never judged is handed back.
 @testable import CairnDomain
-import Testing
 
 struct PasswordBackoffTests {
     @Test func failuresBackOffExponentiallyUpToTheCap() {

@@ -1,20 +1,26 @@
+import CairnDomainTestSupport
+import CairnGeo
+import CairnLoop
+import Testing
+
 // The relic book on its own: roaming reports each crossing once, expiry sweeps only what is due and skips
 // deleted relics, removal names the audience (users inside and connections shown the marker), and forgetting a
 // user or a connection leaves nothing behind.
 @testable import CairnDomain
-import CairnDomainTestSupport
-import CairnLoop
-import CairnGeo
-import Testing
 
 struct RelicBookTests {
     func marker(_ id: Int64, lat: Double = 48.85, radius: Double = 50, expires: Int64? = nil) -> RelicMarker {
-        RelicMarker(id: id, creatorID: 1, lat: lat, lon: 2.35, radius: radius, createdAt: 0, expiresAt: expires, locked: false)
+        RelicMarker(
+            id: id, creatorID: 1, lat: lat, lon: 2.35, radius: radius, createdAt: 0, expiresAt: expires, locked: false)
     }
 
-    func roam(_ book: inout RelicBook, _ user: Int64, lat: Double, now: Int64 = 0) -> (entered: [Int64], left: [Int64]) {
-        var entered: [Int64] = [], left: [Int64] = []
-        book.roam(user, to: GeoPoint(lat: lat, lon: 2.35)!, now: now, entered: { entered.append($0.id) }, left: { left.append($0) })
+    func roam(_ book: inout RelicBook, _ user: Int64, lat: Double, now: Int64 = 0) -> (entered: [Int64], left: [Int64])
+    {
+        var entered: [Int64] = []
+        var left: [Int64] = []
+        book.roam(
+            user, to: GeoPoint(lat: lat, lon: 2.35)!, now: now, entered: { entered.append($0.id) },
+            left: { left.append($0) })
         for id in entered { book.tell(user, id) }  // as the hub does for the relics it announces
         return (entered.sorted(), left.sorted())
     }
@@ -76,7 +82,8 @@ struct RelicBookTests {
         var book = RelicBook(coverCellSize: 1_000)
         book.add(marker(1))
         book.add(marker(2))
-        var entered: [Int64] = [], left: [Int64] = []
+        var entered: [Int64] = []
+        var left: [Int64] = []
         book.roam(7, to: GeoPoint(lat: 48.85, lon: 2.35)!, now: 0, entered: { entered.append($0.id) }, left: { _ in })
         #expect(entered.sorted() == [1, 2])
         book.tell(7, 1)  // only relic 1 was announced

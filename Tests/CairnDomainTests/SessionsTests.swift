@@ -1,9 +1,10 @@
-// Sessions in domain terms: presence follows the first and last bound connection, an unauthenticated connection
-// is ended at its deadline, and a token revoked just before a check cannot start a session.
-@testable import CairnDomain
 import CairnDomainTestSupport
 import CairnLoop
 import Testing
+
+// Sessions in domain terms: presence follows the first and last bound connection, an unauthenticated connection
+// is ended at its deadline, and a token revoked just before a check cannot start a session.
+@testable import CairnDomain
 
 @MainActor
 struct SessionsTests {

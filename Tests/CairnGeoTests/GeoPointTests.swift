@@ -3,8 +3,10 @@ import CairnGeo
 import Testing
 
 struct GeoPointTests {
-    @Test(arguments: [(91.0, 0.0), (-90.0001, 0.0), (0.0, 180.5), (0.0, -181.0), (Double.nan, 0.0),
-                      (0.0, Double.infinity)])
+    @Test(arguments: [
+        (91.0, 0.0), (-90.0001, 0.0), (0.0, 180.5), (0.0, -181.0), (Double.nan, 0.0),
+        (0.0, Double.infinity),
+    ])
     func outOfRangeOrNonFiniteCoordinatesAreRejected(_ lat: Double, _ lon: Double) {
         #expect(GeoPoint(lat: lat, lon: lon) == nil)
     }
@@ -22,17 +24,20 @@ struct GeoPointTests {
     }
 
     @Test func oneDegreeOfLatitudeIsAbout111km() throws {
-        let a = try #require(GeoPoint(lat: 10, lon: 20)), b = try #require(GeoPoint(lat: 11, lon: 20))
+        let a = try #require(GeoPoint(lat: 10, lon: 20))
+        let b = try #require(GeoPoint(lat: 11, lon: 20))
         #expect(abs(a.distance(to: b) - 111_195) < 10)
     }
 
     @Test func acrossTheAntimeridianIsShort() throws {
-        let west = try #require(GeoPoint(lat: 0, lon: 179.999)), east = try #require(GeoPoint(lat: 0, lon: -179.999))
+        let west = try #require(GeoPoint(lat: 0, lon: 179.999))
+        let east = try #require(GeoPoint(lat: 0, lon: -179.999))
         #expect(abs(west.distance(to: east) - 222.4) < 0.5)
     }
 
     @Test func allLongitudesMeetAtThePole() throws {
-        let a = try #require(GeoPoint(lat: 90, lon: 0)), b = try #require(GeoPoint(lat: 90, lon: 137))
+        let a = try #require(GeoPoint(lat: 90, lon: 0))
+        let b = try #require(GeoPoint(lat: 90, lon: 137))
         #expect(a.distance(to: b) < 1e-6)
     }
 
@@ -44,7 +49,8 @@ struct GeoPointTests {
     }
 
     @Test func distanceIsSymmetric() throws {
-        let a = try #require(GeoPoint(lat: -33.86, lon: 151.21)), b = try #require(GeoPoint(lat: 40.71, lon: -74.0))
+        let a = try #require(GeoPoint(lat: -33.86, lon: 151.21))
+        let b = try #require(GeoPoint(lat: 40.71, lon: -74.0))
         #expect(abs(a.distance(to: b) - b.distance(to: a)) < 1e-6)
         #expect(abs(a.distance(to: b) - 15_990_000) < 30_000)
     }

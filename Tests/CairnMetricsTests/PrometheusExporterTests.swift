@@ -61,10 +61,12 @@ struct PrometheusExporterTests {
         #expect(throws: PrometheusText.Invalid.self) { try PrometheusText("# TYPE a gauge\na{x=1} 1\n") }
         #expect(throws: PrometheusText.Invalid.self) { try PrometheusText("# TYPE a gauge\na one\n") }
         #expect(throws: PrometheusText.Invalid.self) {
-            try PrometheusText("# TYPE h histogram\nh_bucket{le=\"1\"} 2\nh_bucket{le=\"+Inf\"} 1\nh_sum 1\nh_count 1\n")
+            try PrometheusText(
+                "# TYPE h histogram\nh_bucket{le=\"1\"} 2\nh_bucket{le=\"+Inf\"} 1\nh_sum 1\nh_count 1\n")
         }
         #expect(throws: PrometheusText.Invalid.self) {
-            try PrometheusText("# TYPE h histogram\nh_bucket{le=\"1\"} 1\nh_bucket{le=\"+Inf\"} 2\nh_sum 1\nh_count 3\n")
+            try PrometheusText(
+                "# TYPE h histogram\nh_bucket{le=\"1\"} 1\nh_bucket{le=\"+Inf\"} 2\nh_sum 1\nh_count 3\n")
         }
         #expect(throws: Never.self) {
             try PrometheusText("# HELP a A thing.\n# TYPE a gauge\na{x=\"q\\\"\"} -1.5e3\n")

@@ -1,12 +1,13 @@
+import CairnDomainTestSupport
+import CairnLoop
+import CairnProtocol
+import Testing
+
 // Abuse and floods through the router (issue 11, items 1–4): stale fixes bounded per user and the history purged by
 // age; relic passwords backed off per relic across users, password checks budgeted per connection, new accounts
 // limited per source address; spoofed positions kept away from relics; relic.appear bounded per move and live relics
 // capped per area, guests far lower than members. 0.001° of latitude is about 111 m.
 @testable import CairnDomain
-import CairnDomainTestSupport
-import CairnLoop
-import CairnProtocol
-import Testing
 
 @MainActor
 struct FloodTests {
@@ -90,16 +91,18 @@ struct FloodTests {
             let connection = ConnectionID(10 + n)
             _ = try await h.user(connection, "guesser\(n)")  // a fresh account each time
             h.stand(connection, lat: 48.8501, lon: 2.35)
-            let reply = try await h.request(connection, #"{"id":7,"op":"relic.open","relic":\#(id),"password":"nope"}"#,
-                                            id: 7, completions: n < 3 ? 1 : 0)
+            let reply = try await h.request(
+                connection, #"{"id":7,"op":"relic.open","relic":\#(id),"password":"nope"}"#,
+                id: 7, completions: n < 3 ? 1 : 0)
             codes.append(errorCode(reply))
         }
         #expect(codes == ["wrong_password", "wrong_password", "wrong_password", "rate_limited", "rate_limited"])
         let own = try await h.request(1, #"{"id":8,"op":"relic.open","relic":\#(id)}"#, id: 8, completions: 1)
         #expect((own["relic"] as? [String: Any])?["text"] as? String == "vault", "the creator needs no password")
         h.clock.advance(by: 1_000)  // the first back-off is over; the right password opens and clears the count
-        let right = try await h.request(14, #"{"id":9,"op":"relic.open","relic":\#(id),"password":"sesame"}"#, id: 9,
-                                        completions: 1)
+        let right = try await h.request(
+            14, #"{"id":9,"op":"relic.open","relic":\#(id),"password":"sesame"}"#, id: 9,
+            completions: 1)
         #expect((right["relic"] as? [String: Any])?["text"] as? String == "vault")
     }
 
@@ -119,8 +122,9 @@ struct FloodTests {
         }
         #expect(codes == ["wrong_password", "wrong_password", "rate_limited"])
         h.clock.advance(by: 10_000)  // six a minute: one more after ten seconds
-        let again = try await h.request(2, #"{"id":7,"op":"relic.open","relic":\#(id),"password":"sesame"}"#, id: 7,
-                                        completions: 1)
+        let again = try await h.request(
+            2, #"{"id":7,"op":"relic.open","relic":\#(id),"password":"sesame"}"#, id: 7,
+            completions: 1)
         #expect((again["relic"] as? [String: Any])?["text"] as? String == "vault")
     }
 
@@ -137,14 +141,16 @@ struct FloodTests {
         let register = try await h.request(4, #"{"id":1,"op":"register","username":"mallory","password":"password1"}"#)
         #expect(errorCode(register) == "rate_limited")
         h.router.connectionOpened(5, token: nil, peer: "198.51.100.1")
-        let elsewhere = try await h.request(5, #"{"id":1,"op":"register","username":"taken","password":"password1"}"#,
-                                            completions: 1)
+        let elsewhere = try await h.request(
+            5, #"{"id":1,"op":"register","username":"taken","password":"password1"}"#,
+            completions: 1)
         #expect(elsewhere["ok"] as? Bool == true, "another address is not affected")
         for connection: ConnectionID in 6...7 {  // refused registrations made no account and do not count
             h.router.connectionOpened(connection, token: nil, peer: "198.51.100.1")
-            let taken = try await h.request(connection,
-                                            #"{"id":1,"op":"register","username":"taken","password":"password1"}"#,
-                                            completions: 1)
+            let taken = try await h.request(
+                connection,
+                #"{"id":1,"op":"register","username":"taken","password":"password1"}"#,
+                completions: 1)
             #expect(errorCode(taken) == "username_taken")
         }
         h.router.connectionOpened(8, token: nil, peer: "198.51.100.1")
@@ -169,8 +175,9 @@ struct FloodTests {
         let nearby = try await h.request(2, #"{"id":8,"op":"relic.nearby"}"#, id: 8)
         #expect(errorCode(nearby) == "bad_request")
         h.move(2, lat: 48.85011, lon: 2.35)
-        let second = try await h.request(2, #"{"id":9,"op":"relic.open","relic":\#(id),"password":"sesame"}"#, id: 9,
-                                         completions: 1)
+        let second = try await h.request(
+            2, #"{"id":9,"op":"relic.open","relic":\#(id),"password":"sesame"}"#, id: 9,
+            completions: 1)
         #expect((second["relic"] as? [String: Any])?["text"] as? String == "vault")
         // A new session starts over: the first fix after coming back online is not trusted on its own.
         h.router.connectionClosed(2)
@@ -257,25 +264,26 @@ struct FloodTests {
         #expect(codes == [nil, nil, nil, "rate_limited"])
         h.clock.advance(by: 60_000)
         h.move(1, lat: 48.87, lon: 2.35)  // ~2.2 km away: another area
-        let elsewhere = try await h.request(1, #"{"id":9,"op":"relic.create","text":"r","radius":50}"#, id: 9,
-                                            completions: 1)
+        let elsewhere = try await h.request(
+            1, #"{"id":9,"op":"relic.create","text":"r","radius":50}"#, id: 9,
+            completions: 1)
         #expect(elsewhere["ok"] as? Bool == true)
 
         h.router.connectionOpened(2, token: nil)
         _ = try await h.request(2, #"{"id":1,"op":"guest"}"#, completions: 1)
         h.stand(2, lat: 10, lon: 10)
         let guestCreate = #""op":"relic.create","text":"g","radius":50}"#
-        let first = try await h.request(2, #"{"id":2,"#+guestCreate, id: 2, completions: 1)
+        let first = try await h.request(2, #"{"id":2,"# + guestCreate, id: 2, completions: 1)
         #expect(first["ok"] as? Bool == true)
-        let sameArea = try await h.request(2, #"{"id":3,"#+guestCreate, id: 3)
+        let sameArea = try await h.request(2, #"{"id":3,"# + guestCreate, id: 3)
         #expect(errorCode(sameArea) == "rate_limited")
         h.clock.advance(by: 60_000)
         h.move(2, lat: 10.02, lon: 10)
-        let second = try await h.request(2, #"{"id":4,"#+guestCreate, id: 4, completions: 1)
+        let second = try await h.request(2, #"{"id":4,"# + guestCreate, id: 4, completions: 1)
         #expect(second["ok"] as? Bool == true)
         h.clock.advance(by: 60_000)
         h.move(2, lat: 10.04, lon: 10)
-        let third = try await h.request(2, #"{"id":5,"#+guestCreate, id: 5)
+        let third = try await h.request(2, #"{"id":5,"# + guestCreate, id: 5)
         #expect(errorCode(third) == "rate_limited", "a guest's total is lower too")
     }
 }

@@ -1,15 +1,17 @@
-// Friend ops through the hub: requests, pushes to the other side, idempotence, mutual requests, refusals.
-@testable import CairnDomain
 import CairnDomainTestSupport
 import CairnLoop
 import CairnProtocol
 import Testing
 
+// Friend ops through the hub: requests, pushes to the other side, idempotence, mutual requests, refusals.
+@testable import CairnDomain
+
 @MainActor
 struct HubFriendsTests {
     @Test func requestAndAcceptMakeFriendsAndPushBothWays() async throws {
         let h = HubHarness()
-        let alice = try await h.user(1, "alice"), bob = try await h.user(2, "bob")
+        let alice = try await h.user(1, "alice")
+        let bob = try await h.user(2, "bob")
         let sent = try await h.request(1, #"{"id":2,"op":"friend.request","user":\#(bob)}"#, id: 2, completions: 1)
         #expect(sent["status"] as? String == "pending")
         let pushed = try #require(h.outbound.take(2).first { $0["ev"] as? String == "friend.request" })
@@ -24,7 +26,8 @@ struct HubFriendsTests {
 
     @Test func repeatedRequestIsIdempotentAndMutualRequestMakesFriends() async throws {
         let h = HubHarness()
-        let alice = try await h.user(1, "alice"), bob = try await h.user(2, "bob")
+        let alice = try await h.user(1, "alice")
+        let bob = try await h.user(2, "bob")
         _ = try await h.request(1, #"{"id":2,"op":"friend.request","user":\#(bob)}"#, id: 2, completions: 1)
         let again = try await h.request(1, #"{"id":3,"op":"friend.request","user":\#(bob)}"#, id: 3)
         #expect(again["status"] as? String == "pending")
@@ -36,7 +39,8 @@ struct HubFriendsTests {
 
     @Test func requestsThatCrossInFlightMakeFriends() async throws {
         let h = HubHarness()
-        let alice = try await h.user(1, "alice"), bob = try await h.user(2, "bob")
+        let alice = try await h.user(1, "alice")
+        let bob = try await h.user(2, "bob")
         // Both ask before either request has been committed.
         try await h.send(1, #"{"id":2,"op":"friend.request","user":\#(bob)}"#)
         try await h.send(2, #"{"id":2,"op":"friend.request","user":\#(alice)}"#)
@@ -50,7 +54,8 @@ struct HubFriendsTests {
 
     @Test func aRequestWithdrawnBeforeTheAcceptCommitsCannotBeAccepted() async throws {
         let h = HubHarness()
-        let alice = try await h.user(1, "alice"), bob = try await h.user(2, "bob")
+        let alice = try await h.user(1, "alice")
+        let bob = try await h.user(2, "bob")
         _ = try await h.request(1, #"{"id":2,"op":"friend.request","user":\#(bob)}"#, id: 2, completions: 1)
         _ = h.outbound.take(2)
         // Alice's withdrawal has committed but its completion has not reached the loop yet, so the graph still
@@ -72,7 +77,8 @@ struct HubFriendsTests {
         h.router.connectionOpened(5, token: nil)
         try await h.send(5, #"{"id":1,"op":"guest"}"#, completions: 1)
         let guestID = try #require((h.outbound.take(5).first?["user"] as? [String: Any])?["id"] as? Int)
-        let toGuest = try await h.request(1, #"{"id":3,"op":"friend.request","user":\#(guestID)}"#, id: 3, completions: 1)
+        let toGuest = try await h.request(
+            1, #"{"id":3,"op":"friend.request","user":\#(guestID)}"#, id: 3, completions: 1)
         #expect(errorCode(toGuest) == "forbidden")
         let fromGuest = try await h.request(5, #"{"id":2,"op":"friend.request","user":\#(alice)}"#, id: 2)
         #expect(errorCode(fromGuest) == "forbidden")
@@ -84,7 +90,8 @@ struct HubFriendsTests {
 
     @Test func acceptCompletesInMemoryEvenIfTheConnectionClosedMeanwhile() async throws {
         let h = HubHarness()
-        let alice = try await h.user(1, "alice"), bob = try await h.user(2, "bob")
+        let alice = try await h.user(1, "alice")
+        let bob = try await h.user(2, "bob")
         _ = try await h.request(1, #"{"id":2,"op":"friend.request","user":\#(bob)}"#, id: 2, completions: 1)
         try await h.send(2, #"{"id":3,"op":"friend.accept","user":\#(alice)}"#)
         h.router.connectionClosed(2)  // the app closes right after sending
@@ -97,15 +104,19 @@ struct HubFriendsTests {
         let h = HubHarness()
         _ = try await h.user(1, "alice")
         let bob = try await h.user(2, "bob")
-        #expect(errorCode(try await h.request(1, #"{"id":2,"op":"friend.accept","user":\#(bob)}"#, id: 2)) == "not_found")
-        #expect(errorCode(try await h.request(1, #"{"id":3,"op":"friend.decline","user":\#(bob)}"#, id: 3)) == "not_found")
+        #expect(
+            errorCode(try await h.request(1, #"{"id":2,"op":"friend.accept","user":\#(bob)}"#, id: 2)) == "not_found")
+        #expect(
+            errorCode(try await h.request(1, #"{"id":3,"op":"friend.decline","user":\#(bob)}"#, id: 3)) == "not_found")
     }
 
     @Test func declineDropsTheRequest() async throws {
         let h = HubHarness()
-        let alice = try await h.user(1, "alice"), bob = try await h.user(2, "bob")
+        let alice = try await h.user(1, "alice")
+        let bob = try await h.user(2, "bob")
         _ = try await h.request(1, #"{"id":2,"op":"friend.request","user":\#(bob)}"#, id: 2, completions: 1)
-        let declined = try await h.request(2, #"{"id":3,"op":"friend.decline","user":\#(alice)}"#, id: 3, completions: 1)
+        let declined = try await h.request(
+            2, #"{"id":3,"op":"friend.decline","user":\#(alice)}"#, id: 3, completions: 1)
         #expect(declined["ok"] as? Bool == true)
         #expect(!h.hub.social.graph.hasRequest(from: alice, to: bob))
         #expect(h.store.state.withLock { $0.requests.isEmpty })
@@ -113,7 +124,8 @@ struct HubFriendsTests {
 
     @Test func removeEndsFriendshipPushesAndRefusesStrangers() async throws {
         let h = HubHarness()
-        let alice = try await h.user(1, "alice"), bob = try await h.user(2, "bob")
+        let alice = try await h.user(1, "alice")
+        let bob = try await h.user(2, "bob")
         try await h.befriend(1, alice, 2, bob)
         let removed = try await h.request(1, #"{"id":2,"op":"friend.remove","user":\#(bob)}"#, id: 2, completions: 1)
         #expect(removed["status"] as? String == "removed")
@@ -125,7 +137,8 @@ struct HubFriendsTests {
 
     @Test func failedRemovalCommitRestoresTheFriendship() async throws {
         let h = HubHarness()
-        let alice = try await h.user(1, "alice"), bob = try await h.user(2, "bob")
+        let alice = try await h.user(1, "alice")
+        let bob = try await h.user(2, "bob")
         try await h.befriend(1, alice, 2, bob)
         h.store.state.withLock { $0.failWrites = true }
         let reply = try await h.request(1, #"{"id":2,"op":"friend.remove","user":\#(bob)}"#, id: 2, completions: 1)
@@ -135,7 +148,9 @@ struct HubFriendsTests {
 
     @Test func listAndRequestsShowUsersWithOnlineState() async throws {
         let h = HubHarness()
-        let alice = try await h.user(1, "alice"), bob = try await h.user(2, "bob"), carol = try await h.user(3, "carol")
+        let alice = try await h.user(1, "alice")
+        let bob = try await h.user(2, "bob")
+        let carol = try await h.user(3, "carol")
         try await h.befriend(1, alice, 2, bob)
         _ = try await h.request(3, #"{"id":2,"op":"friend.request","user":\#(alice)}"#, id: 2, completions: 1)
         h.router.connectionClosed(2)

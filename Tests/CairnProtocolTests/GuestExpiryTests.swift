@@ -1,12 +1,13 @@
+import CairnDomainTestSupport
+import CairnLoop
+import CairnProtocol
+import Testing
+
 // Guest accounts expire after `guestExpiryMs` without a connection (issue 11, item 6): the hub's tick records a
 // guest's last activity when a session begins or ends (and hourly while connected), and the hourly purge deletes
 // the inactive ones off the loop; their relics leave memory with a vanish to those who saw them, their position
 // leaves the live map. A connected guest is never purged, however old their account; a member never is.
 @testable import CairnDomain
-import CairnDomainTestSupport
-import CairnLoop
-import CairnProtocol
-import Testing
 
 @MainActor
 struct GuestExpiryTests {
@@ -40,8 +41,9 @@ struct GuestExpiryTests {
         let alice = try await h.user(1, "alice")
         let guest = try await guest(h, 5)
         h.stand(5, lat: 48.85, lon: 2.35)
-        let created = try await h.request(5, #"{"id":3,"op":"relic.create","text":"hello","radius":50}"#, id: 3,
-                                          completions: 1)
+        let created = try await h.request(
+            5, #"{"id":3,"op":"relic.create","text":"hello","radius":50}"#, id: 3,
+            completions: 1)
         let relic = try #require((created["relic"] as? [String: Any])?["id"] as? Int)
         h.stand(1, lat: 48.8501, lon: 2.35)
         #expect(h.outbound.take(1).contains { $0["ev"] as? String == "relic.appear" })

@@ -1,12 +1,13 @@
-// The hub and its router, driven from the main actor, which plays the event loop: in-memory stores, a manual
-// clock, a scheduler whose jobs the test runs on the main actor, and an outbound that records what would have been
-// sent. The loop confinement is left unclaimed: the main actor is one serial executor, but not always one thread.
-@testable import CairnDomain
 import CairnDomainTestSupport
 import CairnLoop
 import CairnProtocol
 import CairnWire
 import Testing
+
+// The hub and its router, driven from the main actor, which plays the event loop: in-memory stores, a manual
+// clock, a scheduler whose jobs the test runs on the main actor, and an outbound that records what would have been
+// sent. The loop confinement is left unclaimed: the main actor is one serial executor, but not always one thread.
+@testable import CairnDomain
 
 @MainActor
 final class HubHarness {
@@ -23,8 +24,9 @@ final class HubHarness {
         var config = HubConfiguration()
         configure(&config)
         let accounts = Accounts(store: store, hasher: fastHasher(random), random: random, clock: clock)
-        hub = Hub(accounts: accounts, social: store, relics: content, chat: content, scheduler: scheduler, clock: clock,
-                  configuration: config, roles: roles ? store : nil)
+        hub = Hub(
+            accounts: accounts, social: store, relics: content, chat: content, scheduler: scheduler, clock: clock,
+            configuration: config, roles: roles ? store : nil)
         router = Router(hub: hub)
         router.outbound = outbound
     }
@@ -36,9 +38,9 @@ final class HubHarness {
     }
 
     func registerAndToken(_ connection: ConnectionID, _ username: String) async throws -> String {
-        try await send(connection, #"{"id":1,"op":"register","username":"\#(username)","password":"password1"}"#, completions: 1)
+        try await send(
+            connection, #"{"id":1,"op":"register","username":"\#(username)","password":"password1"}"#, completions: 1)
         let reply = outbound.take(connection).first { $0["id"] as? Int == 1 }
         return try #require(reply?["token"] as? String)
     }
 }
-

@@ -1,15 +1,17 @@
-// Helpers for driving the live-map ops through the hub from the test thread.
-@testable import CairnDomain
 import CairnDomainTestSupport
 import CairnLoop
 import CairnProtocol
 import Testing
 
+// Helpers for driving the live-map ops through the hub from the test thread.
+@testable import CairnDomain
+
 extension HubHarness {
     /// Opens connection `connection`, registers `username` on it and returns the user id.
     func user(_ connection: ConnectionID, _ username: String) async throws -> Int64 {
         router.connectionOpened(connection, token: nil)
-        try await send(connection, #"{"id":1,"op":"register","username":"\#(username)","password":"password1"}"#, completions: 1)
+        try await send(
+            connection, #"{"id":1,"op":"register","username":"\#(username)","password":"password1"}"#, completions: 1)
         let reply = outbound.take(connection).first { $0["id"] as? Int == 1 }
         let user = try #require(reply?["user"] as? [String: Any])
         return Int64(try #require(user["id"] as? Int))
@@ -19,12 +21,16 @@ extension HubHarness {
     func befriend(_ a: ConnectionID, _ aID: Int64, _ b: ConnectionID, _ bID: Int64) async throws {
         try await send(a, #"{"id":90,"op":"friend.request","user":\#(bID)}"#, completions: 1)
         try await send(b, #"{"id":91,"op":"friend.accept","user":\#(aID)}"#, completions: 1)
-        _ = outbound.take(a); _ = outbound.take(b)
-        _ = outbound.takeLatest(a); _ = outbound.takeLatest(b)
+        _ = outbound.take(a)
+        _ = outbound.take(b)
+        _ = outbound.takeLatest(a)
+        _ = outbound.takeLatest(b)
     }
 
     /// Sends a frame and returns the reply with `id`.
-    func request(_ connection: ConnectionID, _ text: String, id: Int = 1, completions: Int = 0) async throws -> [String: Any] {
+    func request(_ connection: ConnectionID, _ text: String, id: Int = 1, completions: Int = 0) async throws -> [String:
+        Any]
+    {
         try await send(connection, text, completions: completions)
         let replies = outbound.take(connection)
         return try #require(replies.first { $0["id"] as? Int == id }, "no reply \(id) in \(replies)")

@@ -1,16 +1,18 @@
-// Positions and the observer fan-out through the hub: validation, stale and flagged fixes, watch/unwatch,
-// friends-only delivery, latest-wins coalescing, presence.
-@testable import CairnDomain
 import CairnDomainTestSupport
 import CairnLoop
 import CairnProtocol
 import Testing
 
+// Positions and the observer fan-out through the hub: validation, stale and flagged fixes, watch/unwatch,
+// friends-only delivery, latest-wins coalescing, presence.
+@testable import CairnDomain
+
 @MainActor
 struct HubPositionsTests {
     func twoFriends() async throws -> (HubHarness, Int64, Int64) {
         let h = HubHarness()
-        let alice = try await h.user(1, "alice"), bob = try await h.user(2, "bob")
+        let alice = try await h.user(1, "alice")
+        let bob = try await h.user(2, "bob")
         try await h.befriend(1, alice, 2, bob)
         return (h, alice, bob)
     }
@@ -71,9 +73,12 @@ struct HubPositionsTests {
     @Test(arguments: [
         (#"{"id":1,"op":"pos","lat":91,"lon":0}"#, "lat"), (#"{"id":1,"op":"pos","lat":0,"lon":-180.5}"#, "lon"),
         (#"{"id":1,"op":"pos","lon":0}"#, "lat"), (#"{"id":1,"op":"pos","lat":"1","lon":0}"#, "lat"),
-        (#"{"id":1,"op":"pos","lat":0,"lon":0,"hdg":360}"#, "hdg"), (#"{"id":1,"op":"pos","lat":0,"lon":0,"bat":101}"#, "bat"),
-        (#"{"id":1,"op":"pos","lat":0,"lon":0,"acc":-1}"#, "acc"), (#"{"id":1,"op":"pos","lat":0,"lon":0,"spd":-2}"#, "spd"),
-        (#"{"id":1,"op":"pos","lat":0,"lon":0,"ts":1.5}"#, "ts"), (#"{"id":1,"op":"pos","lat":0,"lon":0,"ts":-5}"#, "ts"),
+        (#"{"id":1,"op":"pos","lat":0,"lon":0,"hdg":360}"#, "hdg"),
+        (#"{"id":1,"op":"pos","lat":0,"lon":0,"bat":101}"#, "bat"),
+        (#"{"id":1,"op":"pos","lat":0,"lon":0,"acc":-1}"#, "acc"),
+        (#"{"id":1,"op":"pos","lat":0,"lon":0,"spd":-2}"#, "spd"),
+        (#"{"id":1,"op":"pos","lat":0,"lon":0,"ts":1.5}"#, "ts"),
+        (#"{"id":1,"op":"pos","lat":0,"lon":0,"ts":-5}"#, "ts"),
     ])
     func badPositionsAreRefusedNamingTheField(_ text: String, _ field: String) async throws {
         let h = HubHarness()

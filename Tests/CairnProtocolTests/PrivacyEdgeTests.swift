@@ -1,22 +1,25 @@
-// The privacy edges of issue 11 (items 9–13), through the router and the hub: what a relic says about a creator who
-// hides, what approximate viewers learn at a cell's edge and from `ts`, presence of users who pause or hide, and how
-// old a position `friends.watch` may still show. Each test failed before its fix.
-@testable import CairnDomain
 import CairnDomainTestSupport
 import CairnLoop
 import CairnProtocol
 import Testing
+
+// The privacy edges of issue 11 (items 9–13), through the router and the hub: what a relic says about a creator who
+// hides, what approximate viewers learn at a cell's edge and from `ts`, presence of users who pause or hide, and how
+// old a position `friends.watch` may still show. Each test failed before its fix.
+@testable import CairnDomain
 
 @MainActor
 struct PrivacyEdgeTests {
     /// Alice (connection 1) and bob (connection 2), friends, both standing at the same place.
     func friendsTogether() async throws -> (HubHarness, Int64, Int64) {
         let h = HubHarness()
-        let alice = try await h.user(1, "alice"), bob = try await h.user(2, "bob")
+        let alice = try await h.user(1, "alice")
+        let bob = try await h.user(2, "bob")
         try await h.befriend(1, alice, 2, bob)
         h.stand(1, lat: 48.85, lon: 2.35)  // confirmed, so relics trust it
         h.stand(2, lat: 48.85, lon: 2.35)
-        _ = h.outbound.take(1); _ = h.outbound.take(2)
+        _ = h.outbound.take(1)
+        _ = h.outbound.take(2)
         return (h, alice, bob)
     }
 
@@ -41,18 +44,21 @@ struct PrivacyEdgeTests {
         #expect(message?.contains("share.pause") == true)
         #expect(h.content.state.withLock { $0.relics.isEmpty })
         _ = try await h.request(1, #"{"id":4,"op":"share.resume"}"#, id: 4, completions: 1)
-        let left = try await h.request(1, #"{"id":5,"op":"relic.create","text":"here","radius":50}"#, id: 5,
-                                       completions: 1)
+        let left = try await h.request(
+            1, #"{"id":5,"op":"relic.create","text":"here","radius":50}"#, id: 5,
+            completions: 1)
         #expect(left["relic"] != nil)
     }
 
     @Test func aRelicLeftWhileHidingNamesItsCreatorToNobodyElseForGood() async throws {
         let (h, alice, bob) = try await friendsTogether()
-        _ = try await h.request(1, #"{"id":2,"op":"share.set","user":\#(bob),"level":"hidden"}"#, id: 2,
-                                completions: 1)
+        _ = try await h.request(
+            1, #"{"id":2,"op":"share.set","user":\#(bob),"level":"hidden"}"#, id: 2,
+            completions: 1)
         _ = h.outbound.take(2)
-        let created = try await h.request(1, #"{"id":3,"op":"relic.create","text":"here","radius":50}"#, id: 3,
-                                          completions: 1)
+        let created = try await h.request(
+            1, #"{"id":3,"op":"relic.create","text":"here","radius":50}"#, id: 3,
+            completions: 1)
         let relic = try #require(created["relic"] as? [String: Any])
         #expect(relic["creator"] as? Int == Int(alice))  // the creator's own view names them
         let id = try #require(relic["id"] as? Int)
@@ -61,8 +67,9 @@ struct PrivacyEdgeTests {
         let marker = try #require(appear["relic"] as? [String: Any])
         #expect(marker["id"] as? Int == id && marker["creator"] == nil)
         // Revealing later does not name the creator of what was left while hidden.
-        _ = try await h.request(1, #"{"id":4,"op":"share.set","user":\#(bob),"level":"precise"}"#, id: 4,
-                                completions: 1)
+        _ = try await h.request(
+            1, #"{"id":4,"op":"share.set","user":\#(bob),"level":"precise"}"#, id: 4,
+            completions: 1)
         let nearby = try await h.request(2, #"{"id":5,"op":"relic.nearby"}"#, id: 5)
         let listed = try #require((nearby["relics"] as? [[String: Any]])?.first)
         #expect(listed["id"] as? Int == id && listed["creator"] == nil)
@@ -74,8 +81,9 @@ struct PrivacyEdgeTests {
         let own = try await h.request(1, #"{"id":7,"op":"relic.nearby"}"#, id: 7)
         #expect((own["relics"] as? [[String: Any]])?.first?["creator"] as? Int == Int(alice))
         // One left while sharing precisely with everyone names its creator as before.
-        let later = try await h.request(1, #"{"id":8,"op":"relic.create","text":"now","radius":50}"#, id: 8,
-                                        completions: 1)
+        let later = try await h.request(
+            1, #"{"id":8,"op":"relic.create","text":"now","radius":50}"#, id: 8,
+            completions: 1)
         let laterID = try #require((later["relic"] as? [String: Any])?["id"] as? Int)
         let again = try await h.request(2, #"{"id":9,"op":"relic.nearby"}"#, id: 9)
         let named = (again["relics"] as? [[String: Any]])?.first { $0["id"] as? Int == laterID }
@@ -84,10 +92,12 @@ struct PrivacyEdgeTests {
 
     @Test func anApproximateViewerLearnsNoCreatorEither() async throws {
         let (h, _, bob) = try await friendsTogether()
-        _ = try await h.request(1, #"{"id":2,"op":"share.set","user":\#(bob),"level":"approximate"}"#, id: 2,
-                                completions: 1)
-        let created = try await h.request(1, #"{"id":3,"op":"relic.create","text":"here","radius":50}"#, id: 3,
-                                          completions: 1)
+        _ = try await h.request(
+            1, #"{"id":2,"op":"share.set","user":\#(bob),"level":"approximate"}"#, id: 2,
+            completions: 1)
+        let created = try await h.request(
+            1, #"{"id":3,"op":"relic.create","text":"here","radius":50}"#, id: 3,
+            completions: 1)
         #expect((created["relic"] as? [String: Any])?["creator"] != nil)
         let nearby = try await h.request(2, #"{"id":5,"op":"relic.nearby"}"#, id: 5)
         #expect((nearby["relics"] as? [[String: Any]])?.first?["creator"] == nil)
@@ -97,8 +107,9 @@ struct PrivacyEdgeTests {
 
     @Test func jitterAroundACellEdgeDoesNotFlipTheCell() async throws {
         let (h, alice, bob) = try await friendsTogether()
-        _ = try await h.request(1, #"{"id":2,"op":"share.set","user":\#(bob),"level":"approximate"}"#, id: 2,
-                                completions: 1)
+        _ = try await h.request(
+            1, #"{"id":2,"op":"share.set","user":\#(bob),"level":"approximate"}"#, id: 2,
+            completions: 1)
         let watched = try await h.request(2, #"{"id":3,"op":"friends.watch"}"#, id: 3)
         _ = h.outbound.takeLatest(2)
         let first = try #require((watched["positions"] as? [[String: Any]])?.first)
@@ -138,10 +149,12 @@ struct PrivacyEdgeTests {
     @Test func theHysteresisIsAnOption() async throws {
         let h = HubHarness { $0.approximateHysteresis = 0 }
         let grid = ApproximateGrid(cellSize: h.hub.configuration.approximateCellSize)
-        let alice = try await h.user(1, "alice"), bob = try await h.user(2, "bob")
+        let alice = try await h.user(1, "alice")
+        let bob = try await h.user(2, "bob")
         try await h.befriend(1, alice, 2, bob)
-        _ = try await h.request(1, #"{"id":2,"op":"share.set","user":\#(bob),"level":"approximate"}"#, id: 2,
-                                completions: 1)
+        _ = try await h.request(
+            1, #"{"id":2,"op":"share.set","user":\#(bob),"level":"approximate"}"#, id: 2,
+            completions: 1)
         _ = try await h.request(2, #"{"id":3,"op":"friends.watch"}"#, id: 3)
         var edge = 48.85
         let row = grid.cell(lat: 48.85, lon: 2.35).row
@@ -158,9 +171,11 @@ struct PrivacyEdgeTests {
         let (h, alice, bob) = try await friendsTogether()
         let carol = try await h.user(3, "carol")
         try await h.befriend(1, alice, 3, carol)
-        _ = h.outbound.take(2); _ = h.outbound.take(3)
-        _ = try await h.request(1, #"{"id":2,"op":"share.set","user":\#(bob),"level":"hidden"}"#, id: 2,
-                                completions: 1)
+        _ = h.outbound.take(2)
+        _ = h.outbound.take(3)
+        _ = try await h.request(
+            1, #"{"id":2,"op":"share.set","user":\#(bob),"level":"hidden"}"#, id: 2,
+            completions: 1)
         #expect(presence(h, 2) == [false])
         #expect(presence(h, 3).isEmpty)
         #expect(try await listedOnline(h, 2, friend: alice) == false)
@@ -172,13 +187,15 @@ struct PrivacyEdgeTests {
         try await h.send(4, #"{"id":1,"op":"login","username":"alice","password":"password1"}"#, completions: 1)
         #expect(presence(h, 2).isEmpty && presence(h, 3) == [true])
         // Revealing herself again shows her online.
-        _ = try await h.request(4, #"{"id":3,"op":"share.set","user":\#(bob),"level":"precise"}"#, id: 3,
-                                completions: 1)
+        _ = try await h.request(
+            4, #"{"id":3,"op":"share.set","user":\#(bob),"level":"precise"}"#, id: 3,
+            completions: 1)
         #expect(presence(h, 2) == [true])
         #expect(try await listedOnline(h, 2, friend: alice) == true)
         // Approximate is not hidden: no presence change.
-        _ = try await h.request(4, #"{"id":4,"op":"share.set","user":\#(bob),"level":"approximate"}"#, id: 4,
-                                completions: 1)
+        _ = try await h.request(
+            4, #"{"id":4,"op":"share.set","user":\#(bob),"level":"approximate"}"#, id: 4,
+            completions: 1)
         #expect(presence(h, 2).isEmpty)
     }
 
@@ -204,7 +221,9 @@ struct PrivacyEdgeTests {
 
     @Test func watchLeavesOutOldPositionsAndMarksStaleOnes() async throws {
         let h = HubHarness()
-        let alice = try await h.user(1, "alice"), bob = try await h.user(2, "bob"), carol = try await h.user(3, "carol")
+        let alice = try await h.user(1, "alice")
+        let bob = try await h.user(2, "bob")
+        let carol = try await h.user(3, "carol")
         try await h.befriend(1, alice, 2, bob)
         try await h.befriend(3, carol, 2, bob)
         h.move(1, lat: 48.85, lon: 2.35)

@@ -1,15 +1,17 @@
-// Privacy on the server: pause, resume, per-friend levels, approximate cells, timed reverts, persistence.
-@testable import CairnDomain
 import CairnDomainTestSupport
 import CairnLoop
 import CairnProtocol
 import Testing
 
+// Privacy on the server: pause, resume, per-friend levels, approximate cells, timed reverts, persistence.
+@testable import CairnDomain
+
 @MainActor
 struct HubPrivacyTests {
     func watchedPair() async throws -> (HubHarness, Int64, Int64) {
         let h = HubHarness()
-        let alice = try await h.user(1, "alice"), bob = try await h.user(2, "bob")
+        let alice = try await h.user(1, "alice")
+        let bob = try await h.user(2, "bob")
         try await h.befriend(1, alice, 2, bob)
         _ = try await h.request(2, #"{"id":5,"op":"friends.watch"}"#, id: 5)
         return (h, alice, bob)
@@ -64,7 +66,8 @@ struct HubPrivacyTests {
         let first = try #require(h.outbound.takeLatest(2)[alice])
         #expect(first["approx"] as? Bool == true)
         #expect(first["acc"] == nil)
-        let lat = try #require(first["lat"] as? Double), lon = try #require(first["lon"] as? Double)
+        let lat = try #require(first["lat"] as? Double)
+        let lon = try #require(first["lon"] as? Double)
         #expect(lat != 48.85661 && lon != 2.35222)
         let truth = try #require(GeoPointFactory.point(48.85661, 2.35222))
         #expect(try #require(GeoPointFactory.point(lat, lon)).distance(to: truth) < 1_600)
@@ -79,7 +82,9 @@ struct HubPrivacyTests {
 
     @Test func hiddenForOneFriendOnly() async throws {
         let h = HubHarness()
-        let alice = try await h.user(1, "alice"), bob = try await h.user(2, "bob"), carol = try await h.user(3, "carol")
+        let alice = try await h.user(1, "alice")
+        let bob = try await h.user(2, "bob")
+        let carol = try await h.user(3, "carol")
         try await h.befriend(1, alice, 2, bob)
         try await h.befriend(1, alice, 3, carol)
         _ = try await h.request(2, #"{"id":5,"op":"friends.watch"}"#, id: 5)
@@ -95,8 +100,12 @@ struct HubPrivacyTests {
         let h = HubHarness()
         _ = try await h.user(1, "alice")
         let bob = try await h.user(2, "bob")
-        #expect(errorCode(try await h.request(1, #"{"id":1,"op":"share.set","user":\#(bob),"level":"hidden"}"#)) == "not_friends")
-        #expect(errorCode(try await h.request(1, #"{"id":1,"op":"share.set","user":\#(bob),"level":"blurry"}"#)) == "bad_request")
+        #expect(
+            errorCode(try await h.request(1, #"{"id":1,"op":"share.set","user":\#(bob),"level":"hidden"}"#))
+                == "not_friends")
+        #expect(
+            errorCode(try await h.request(1, #"{"id":1,"op":"share.set","user":\#(bob),"level":"blurry"}"#))
+                == "bad_request")
         #expect(errorCode(try await h.request(1, #"{"id":1,"op":"share.pause","for":0}"#)) == "bad_request")
     }
 
@@ -119,7 +128,9 @@ struct HubPrivacyTests {
 
     @Test func undoingAFailedPauseLeavesOtherUsersRulesAlone() async throws {
         let h = HubHarness()
-        let alice = try await h.user(1, "alice"), bob = try await h.user(2, "bob"), carol = try await h.user(3, "carol")
+        let alice = try await h.user(1, "alice")
+        let bob = try await h.user(2, "bob")
+        let carol = try await h.user(3, "carol")
         try await h.befriend(2, bob, 3, carol)
         h.store.state.withLock { $0.failRuleWritesOf = [alice] }
         try await h.send(1, #"{"id":2,"op":"share.pause"}"#)  // alice's write will fail

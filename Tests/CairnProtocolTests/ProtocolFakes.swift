@@ -14,13 +14,17 @@ final class RecordingOutbound: Outbound {
     var latest: [ConnectionID: [Int64: [UInt8]]] = [:]
     var closes: [ConnectionID: (code: CloseCode, reason: String)] = [:]
 
-    func sendLatest(_ connection: ConnectionID, key: Int64, _ json: [UInt8]) { latest[connection, default: [:]][key] = json }
+    func sendLatest(_ connection: ConnectionID, key: Int64, _ json: [UInt8]) {
+        latest[connection, default: [:]][key] = json
+    }
     func dropLatest(_ connection: ConnectionID, key: Int64) { latest[connection]?[key] = nil }
 
     /// Takes the latest-wins slots of a connection, decoded, keyed by their key.
     func takeLatest(_ connection: ConnectionID) -> [Int64: [String: Any]] {
         defer { latest[connection] = nil }
-        return (latest[connection] ?? [:]).mapValues { try! JSONSerialization.jsonObject(with: Data($0)) as! [String: Any] }
+        return (latest[connection] ?? [:]).mapValues {
+            try! JSONSerialization.jsonObject(with: Data($0)) as! [String: Any]
+        }
     }
 
     func send(_ connection: ConnectionID, _ json: UnsafeRawBufferPointer) {

@@ -1,11 +1,12 @@
-// Floods a connection or an account can cause, bounded: requests per connection per second (answered
-// `rate_limited` with `retry_after_ms`, then closed with 4429 if it keeps on) and new friend requests per hour.
-@testable import CairnDomain
 import CairnDomainTestSupport
 import CairnLoop
 import CairnProtocol
 import CairnWire
 import Testing
+
+// Floods a connection or an account can cause, bounded: requests per connection per second (answered
+// `rate_limited` with `retry_after_ms`, then closed with 4429 if it keeps on) and new friend requests per hour.
+@testable import CairnDomain
 
 @MainActor
 struct RateLimitTests {
@@ -42,10 +43,13 @@ struct RateLimitTests {
     @Test func newFriendRequestsPerHourAreBounded() async throws {
         let h = HubHarness { $0.friendRequestsPerHour = 2 }
         _ = try await h.user(1, "alice")
-        let bob = try await h.user(2, "bob"), carol = try await h.user(3, "carol"), dave = try await h.user(4, "dave")
+        let bob = try await h.user(2, "bob")
+        let carol = try await h.user(3, "carol")
+        let dave = try await h.user(4, "dave")
         for (n, target) in [bob, carol].enumerated() {
-            let sent = try await h.request(1, #"{"id":\#(n + 10),"op":"friend.request","user":\#(target)}"#,
-                                           id: n + 10, completions: 1)
+            let sent = try await h.request(
+                1, #"{"id":\#(n + 10),"op":"friend.request","user":\#(target)}"#,
+                id: n + 10, completions: 1)
             #expect(sent["status"] as? String == "pending")
         }
         // Asking bob again is not a new request and is not counted.

@@ -1,12 +1,13 @@
+import CairnDomainTestSupport
+import CairnLoop
+import CairnProtocol
+import Testing
+
 // Relics through the hub, with the test thread as the event loop and a manual clock: creating (validation, place
 // from the last position, media ownership), browsing markers without content, opening (distance, password and its
 // rate limit, expiry checked on read), roaming events, expiry pushes, listing one's own, deleting, and restoring.
 // 0.001° of latitude is about 111 m, which is how the distances below are chosen.
 @testable import CairnDomain
-import CairnDomainTestSupport
-import CairnLoop
-import CairnProtocol
-import Testing
 
 private struct FixedSigner: MediaSigner {
     func url(for media: String, now: Int64) -> String { "/v1/media/\(media)?exp=\(now + 1000)&sig=test" }
@@ -19,7 +20,8 @@ struct HubRelicsTests {
     /// Alice (connection 1) and Bob (connection 2), Alice standing at the origin of the tests.
     func twoUsers() async throws -> (HubHarness, Int64, Int64) {
         let h = HubHarness()
-        let alice = try await h.user(1, "alice"), bob = try await h.user(2, "bob")
+        let alice = try await h.user(1, "alice")
+        let bob = try await h.user(2, "bob")
         h.stand(1, lat: 48.85, lon: 2.35)
         _ = h.outbound.take(1)
         return (h, alice, bob)
@@ -39,11 +41,13 @@ struct HubRelicsTests {
         let noPosition = try await h.request(1, #"{"id":3,"op":"relic.create","text":"hi","radius":50}"#, id: 3)
         #expect(errorCode(noPosition) == "bad_request")
         h.stand(1, lat: 10, lon: 10)
-        for fields in [#""text":"hi","radius":5"#, #""text":"hi","radius":5001"#, #""text":"hi","radius":50,"ttl":59"#,
-                       #""text":"hi","radius":50,"ttl":31536001"#, #""radius":50"#, #""text":"  ","radius":50"#,
-                       #""text":"\#(String(repeating: "x", count: 2001))","radius":50"#, #""text":"hi","radius":"far""#,
-                       #""text":"\#(String(repeating: "é", count: 1001))","radius":50"#,  // 1,001 characters, 2,002 bytes
-                       #""text":"hi","radius":50,"media":"nothex""#, #""text":"hi","radius":50,"lat":10"#] {
+        for fields in [
+            #""text":"hi","radius":5"#, #""text":"hi","radius":5001"#, #""text":"hi","radius":50,"ttl":59"#,
+            #""text":"hi","radius":50,"ttl":31536001"#, #""radius":50"#, #""text":"  ","radius":50"#,
+            #""text":"\#(String(repeating: "x", count: 2001))","radius":50"#, #""text":"hi","radius":"far""#,
+            #""text":"\#(String(repeating: "é", count: 1001))","radius":50"#,  // 1,001 characters, 2,002 bytes
+            #""text":"hi","radius":50,"media":"nothex""#, #""text":"hi","radius":50,"lat":10"#,
+        ] {
             let reply = try await h.request(1, #"{"id":3,"op":"relic.create",\#(fields)}"#, id: 3)
             #expect(errorCode(reply) == "bad_request", "\(fields.prefix(60)) gave \(reply)")
         }
@@ -68,7 +72,8 @@ struct HubRelicsTests {
 
     @Test func anExplicitPlaceMustBeCloseToTheLastPosition() async throws {
         let (h, _, _) = try await twoUsers()
-        let far = try await h.request(1, #"{"id":3,"op":"relic.create","text":"x","radius":50,"lat":48.86,"lon":2.35}"#, id: 3)
+        let far = try await h.request(
+            1, #"{"id":3,"op":"relic.create","text":"x","radius":50,"lat":48.86,"lon":2.35}"#, id: 3)
         #expect(errorCode(far) == "too_far")
         let near = try await create(h, #""text":"x","radius":50,"lat":48.8505,"lon":2.35"#)
         #expect((near["relic"] as? [String: Any])?["lat"] as? Double == 48.8505)
@@ -161,15 +166,17 @@ struct HubRelicsTests {
         let none = try await h.request(2, #"{"id":7,"op":"relic.open","relic":\#(id)}"#, id: 7)
         #expect(errorCode(none) == "wrong_password")
         for _ in 0..<5 {
-            let wrong = try await h.request(2, #"{"id":7,"op":"relic.open","relic":\#(id),"password":"nope"}"#, id: 7,
-                                            completions: 1)
+            let wrong = try await h.request(
+                2, #"{"id":7,"op":"relic.open","relic":\#(id),"password":"nope"}"#, id: 7,
+                completions: 1)
             #expect(errorCode(wrong) == "wrong_password")
         }
         let limited = try await h.request(2, #"{"id":7,"op":"relic.open","relic":\#(id),"password":"sesame"}"#, id: 7)
         #expect(errorCode(limited) == "rate_limited")
         h.clock.advance(by: 15 * 60 * 1000 + 1)
-        let right = try await h.request(2, #"{"id":7,"op":"relic.open","relic":\#(id),"password":"sesame"}"#, id: 7,
-                                        completions: 1)
+        let right = try await h.request(
+            2, #"{"id":7,"op":"relic.open","relic":\#(id),"password":"sesame"}"#, id: 7,
+            completions: 1)
         #expect((right["relic"] as? [String: Any])?["text"] as? String == "locked")
         // The creator needs neither password nor presence.
         h.stand(1, lat: 10, lon: 10)
@@ -182,7 +189,8 @@ struct HubRelicsTests {
         let id = try relicID(try await create(h, #""text":"locked","radius":50,"password":"sesame""#))
         h.stand(2, lat: 48.8501, lon: 2.35)
         for _ in 0..<4 {
-            _ = try await h.request(2, #"{"id":7,"op":"relic.open","relic":\#(id),"password":"nope"}"#, id: 7, completions: 1)
+            _ = try await h.request(
+                2, #"{"id":7,"op":"relic.open","relic":\#(id),"password":"nope"}"#, id: 7, completions: 1)
         }
         for _ in 0..<6 {
             // The clock moves while the password is verified, as a real one does (by enough that the connection's
@@ -202,7 +210,8 @@ struct HubRelicsTests {
         // Two more devices of the same user.
         for device: ConnectionID in [9, 10] {
             h.router.connectionOpened(device, token: nil)
-            _ = try await h.request(device, #"{"id":1,"op":"login","username":"alice","password":"password1"}"#, completions: 1)
+            _ = try await h.request(
+                device, #"{"id":1,"op":"login","username":"alice","password":"password1"}"#, completions: 1)
         }
         h.router.receive(1, #"{"id":3,"op":"relic.create","text":"a","radius":50}"#)
         h.router.receive(9, #"{"id":3,"op":"relic.create","text":"b","radius":50}"#)
@@ -323,8 +332,9 @@ struct HubRelicsTests {
         #expect(fresh.hub.liveRelics == 1)
         _ = try await fresh.user(1, "carol")
         fresh.stand(1, lat: 48.8501, lon: 2.35)
-        #expect(fresh.outbound.take(1).contains {
-            $0["ev"] as? String == "relic.appear" && ($0["relic"] as? [String: Any])?["id"] as? Int == id
-        })
+        #expect(
+            fresh.outbound.take(1).contains {
+                $0["ev"] as? String == "relic.appear" && ($0["relic"] as? [String: Any])?["id"] as? Int == id
+            })
     }
 }

@@ -1,19 +1,21 @@
-// The hub's request handling, driven through its ports with the test thread as the event loop: envelope replies,
-// ordering of several requests in one frame, the pre-auth gate, malformed input, auth deadline, upgrade tokens,
-// logout revoking other connections, and the backlog bound.
-@testable import CairnDomain
 import CairnDomainTestSupport
 import CairnLoop
 import CairnProtocol
 import CairnWire
 import Testing
 
+// The hub's request handling, driven through its ports with the test thread as the event loop: envelope replies,
+// ordering of several requests in one frame, the pre-auth gate, malformed input, auth deadline, upgrade tokens,
+// logout revoking other connections, and the backlog bound.
+@testable import CairnDomain
+
 @MainActor
 struct RouterTests {
     @Test func registerRepliesWithUserAndToken() async throws {
         let h = HubHarness()
         h.router.connectionOpened(1, token: nil)
-        try await h.send(1, #"{"id":5,"op":"register","username":"alice","password":"password1","name":"Alice"}"#, completions: 1)
+        try await h.send(
+            1, #"{"id":5,"op":"register","username":"alice","password":"password1","name":"Alice"}"#, completions: 1)
         let replies = h.outbound.take(1)
         #expect(replies.count == 1)
         #expect(replies[0]["id"] as? Int == 5)
@@ -51,7 +53,8 @@ struct RouterTests {
         let token = try await h.registerAndToken(1, "carol")
         h.router.connectionOpened(2, token: nil)
         // auth is slow (store lookup); the op after it must see the authenticated connection.
-        try await h.send(2, "{\"id\":1,\"op\":\"auth\",\"token\":\"\(token)\"}\n{\"id\":2,\"op\":\"nope\"}", completions: 1)
+        try await h.send(
+            2, "{\"id\":1,\"op\":\"auth\",\"token\":\"\(token)\"}\n{\"id\":2,\"op\":\"nope\"}", completions: 1)
         let replies = h.outbound.take(2)
         #expect(replies.map { $0["id"] as? Int } == [1, 2])
         #expect(replies[0]["ok"] as? Bool == true)
@@ -220,11 +223,14 @@ struct RouterTests {
         let h = HubHarness { $0.maxBacklogBytes = 1000 }
         h.router.connectionOpened(1, token: nil)
         let padding = String(repeating: "p", count: 600)
-        let lines = [#"{"id":1,"op":"guest"}"#,
-                     #"{"id":2,"op":"nope","pad":"\#(padding)"}"#, #"{"id":3,"op":"nope","pad":"\#(padding)"}"#]
+        let lines = [
+            #"{"id":1,"op":"guest"}"#,
+            #"{"id":2,"op":"nope","pad":"\#(padding)"}"#, #"{"id":3,"op":"nope","pad":"\#(padding)"}"#,
+        ]
         try await h.send(1, lines.joined(separator: "\n"), completions: 1)
-        let byID = Dictionary(uniqueKeysWithValues: h.outbound.take(1).compactMap { r in (r["id"] as? Int).map { ($0, r) } })
-        #expect(byID[2].flatMap(errorCode) == "bad_request")   // fitted in the backlog, handled after the guest session
+        let byID = Dictionary(
+            uniqueKeysWithValues: h.outbound.take(1).compactMap { r in (r["id"] as? Int).map { ($0, r) } })
+        #expect(byID[2].flatMap(errorCode) == "bad_request")  // fitted in the backlog, handled after the guest session
         #expect(byID[3].flatMap(errorCode) == "rate_limited")  // would have taken the backlog past 1000 bytes
     }
 

@@ -1,8 +1,9 @@
-// Position snapshots: only changed positions are written, on the interval, and a failed flush is retried.
-@testable import CairnDomain
 import CairnDomainTestSupport
 import CairnLoop
 import Testing
+
+// Position snapshots: only changed positions are written, on the interval, and a failed flush is retried.
+@testable import CairnDomain
 
 @MainActor
 struct HubSnapshotTests {

@@ -1,17 +1,19 @@
-// The stats channel in the hub: only operators may watch, the role is asked of the store on every watch (so a
-// grant or revocation counts without a restart), and each tick pushes a `stats` event whose figures follow what
-// happened: connections opening, messages counted by the transport, positions accepted. Time is a ManualClock.
-@testable import CairnDomain
 import CairnDomainTestSupport
 import CairnLoop
 import CairnProtocol
 import Foundation
 import Testing
 
+// The stats channel in the hub: only operators may watch, the role is asked of the store on every watch (so a
+// grant or revocation counts without a restart), and each tick pushes a `stats` event whose figures follow what
+// happened: connections opening, messages counted by the transport, positions accepted. Time is a ManualClock.
+@testable import CairnDomain
+
 @MainActor
 struct HubStatsTests {
-    static let gauges = TransportGauges(pendingCoalesced: 3, pendingOutboundBytes: 120, residentBytes: 50_000_000,
-                                        uptimeSeconds: 12.5)
+    static let gauges = TransportGauges(
+        pendingCoalesced: 3, pendingOutboundBytes: 120, residentBytes: 50_000_000,
+        uptimeSeconds: 12.5)
 
     /// Registers `name` on `connection`, optionally grants ops, and sends stats.watch; returns the reply.
     func watch(_ h: HubHarness, _ connection: ConnectionID, _ name: String, ops: Bool) async throws -> [String: Any] {
@@ -168,7 +170,10 @@ struct HubStatsTests {
     @Test func aStoreFailureIsAnInternalErrorNotAGrant() async throws {
         let h = HubHarness()
         let id = try await h.user(1, "dave")
-        h.store.state.withLock { $0.ops.insert(id); $0.failReads = true }
+        h.store.state.withLock {
+            $0.ops.insert(id)
+            $0.failReads = true
+        }
         let reply = try await h.request(1, #"{"id":7,"op":"stats.watch"}"#, id: 7, completions: 1)
         #expect(errorCode(reply) == "internal")
         #expect(!h.hub.isStatsWatched)

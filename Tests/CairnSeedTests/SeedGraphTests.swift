@@ -12,7 +12,8 @@ struct SeedGraphTests {
     }
 
     @Test func randomGraphHasAboutTheAskedDegreeAndNoSelfOrDuplicatePairs() {
-        let users = 2_000, k = 10
+        let users = 2_000
+        let k = 10
         let pairs = SeedGraph(users: users, friends: k, shape: .random, seed: 1).pairs()
         var degree = [Int](repeating: 0, count: users)
         for (a, b) in pairs {

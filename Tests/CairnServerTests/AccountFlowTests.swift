@@ -49,7 +49,9 @@ extension ServerIntegration {
             _ = try hub.registered("dora")
             let c = try hub.client()
             for _ in 0..<5 {
-                #expect(errorCode(try c.request("login", ["username": "dora", "password": "wrong-pass"])) == "invalid_credentials")
+                #expect(
+                    errorCode(try c.request("login", ["username": "dora", "password": "wrong-pass"]))
+                        == "invalid_credentials")
             }
             let limited = try c.request("login", ["username": "dora", "password": "password1"])
             #expect(errorCode(limited) == "rate_limited")
@@ -97,10 +99,12 @@ extension ServerIntegration {
             let (_, token) = try hub.registered("victim")
             // Upgrades that carry the token but fail the handshake (no Sec-WebSocket-Key) after the filter saw it.
             for _ in 0..<5 {
-                _ = try? HTTPClient.request(method: "GET", port: hub.port, path: "/ws", headers: [
-                    "Upgrade": "websocket", "Connection": "Upgrade", "Sec-WebSocket-Version": "13",
-                    "Authorization": "Bearer \(token)",
-                ], body: [], timeout: 2)
+                _ = try? HTTPClient.request(
+                    method: "GET", port: hub.port, path: "/ws",
+                    headers: [
+                        "Upgrade": "websocket", "Connection": "Upgrade", "Sec-WebSocket-Version": "13",
+                        "Authorization": "Bearer \(token)",
+                    ], body: [], timeout: 2)
             }
             for _ in 0..<5 {
                 let stranger = try hub.client()
@@ -161,8 +165,9 @@ extension ServerIntegration {
             let onUpgrade = try hub.client(headers: ["Authorization": "Bearer \(token)"])
             #expect(try onUpgrade.expectClose(timeout: 10).code == 4500)
             // A fresh login mints a fresh token.
-            let fresh = try #require(try late.requestOK("login", ["username": "tess", "password": "password1"])["token"]
-                as? String)
+            let fresh = try #require(
+                try late.requestOK("login", ["username": "tess", "password": "password1"])["token"]
+                    as? String)
             #expect(try hub.client().requestOK("auth", ["token": fresh])["user"] != nil)
         }
 

@@ -16,8 +16,10 @@ extension ServerIntegration {
             let hub = try RunningHub()
             defer { hub.removeData() }
             try hub.stop()
-            let grant = try TestServerProcess(arguments: ["user", "grant-ops", "nosuchuser",
-                                                          "--data", hub.dataDirectory])
+            let grant = try TestServerProcess(arguments: [
+                "user", "grant-ops", "nosuchuser",
+                "--data", hub.dataDirectory,
+            ])
             #expect(try grant.waitForExit(timeout: 30) == 1)
             #expect(Self.lines(grant) == ["Error: no user named 'nosuchuser'"], "\(grant.output)")
         }
@@ -26,8 +28,9 @@ extension ServerIntegration {
             let missing = NSTemporaryDirectory() + "cairn-nodata-\(UUID().uuidString)"
             let grant = try TestServerProcess(arguments: ["user", "revoke-ops", "ann", "--data", missing])
             #expect(try grant.waitForExit(timeout: 30) == 1)
-            #expect(Self.lines(grant) == ["Error: no database in \(missing) (is this the hub's data directory?)"],
-                    "\(grant.output)")
+            #expect(
+                Self.lines(grant) == ["Error: no database in \(missing) (is this the hub's data directory?)"],
+                "\(grant.output)")
             #expect(!FileManager.default.fileExists(atPath: missing))
         }
 

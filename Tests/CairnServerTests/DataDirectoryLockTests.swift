@@ -23,8 +23,10 @@ extension ServerIntegration {
             #expect(second.output.contains("in use by a hub (pid \(hub.pid))"), "\(second.output)")
             #expect(!second.output.contains("listening"))
 
-            let seed = try TestServerProcess(arguments: ["seed", "--users", "3", "--friends", "1", "--data", data,
-                                                         "--out", dir + "/tokens.json"])
+            let seed = try TestServerProcess(arguments: [
+                "seed", "--users", "3", "--friends", "1", "--data", data,
+                "--out", dir + "/tokens.json",
+            ])
             #expect(try seed.waitForExit(timeout: 30) == 1)
             #expect(seed.output.contains("pid \(hub.pid)"), "\(seed.output)")
             #expect(!FileManager.default.fileExists(atPath: dir + "/tokens.json"))
@@ -38,8 +40,10 @@ extension ServerIntegration {
 
             hub.signal(SIGTERM)
             #expect(try hub.waitForExit(timeout: 15) == 0, "\(hub.output)")
-            let later = try TestServerProcess(arguments: ["seed", "--users", "3", "--friends", "1", "--data", data,
-                                                          "--out", dir + "/tokens.json"])
+            let later = try TestServerProcess(arguments: [
+                "seed", "--users", "3", "--friends", "1", "--data", data,
+                "--out", dir + "/tokens.json",
+            ])
             #expect(try later.waitForExit(timeout: 60) == 0, "\(later.output)")
         }
 

@@ -30,7 +30,8 @@ extension ServerIntegration {
             }
             defer { hub.removeData() }
             #expect(try hub.health()["status"] as? String == "ok")
-            let alice = try hub.member("alice"), bob = try hub.member("bob")
+            let alice = try hub.member("alice")
+            let bob = try hub.member("bob")
             try hub.befriend(alice, bob)
             _ = try bob.0.requestOK("friends.watch")
             try alice.0.send(["op": "pos", "lat": 48.8566, "lon": 2.3522])

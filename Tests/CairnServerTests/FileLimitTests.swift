@@ -1,7 +1,8 @@
-// The open-file limit is raised towards the hard limit before libwebsockets sizes its tables.
-@testable import CairnServer
 import Glibc
 import Testing
+
+// The open-file limit is raised towards the hard limit before libwebsockets sizes its tables.
+@testable import CairnServer
 
 struct FileLimitTests {
     @Test func raisesTheSoftLimitUpToTheHardLimit() {

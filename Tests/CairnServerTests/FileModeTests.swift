@@ -35,8 +35,9 @@ extension ServerIntegration {
             #expect(try show.waitForExit(timeout: 30) == 0, "\(show.output)")
             #expect(!show.output.contains("s3cret"), "\(show.output)")
             #expect(show.output.contains("token = \"********\"  # flag --metrics-token"), "\(show.output)")
-            let fromEnvironment = try TestServerProcess(arguments: ["config", "show"],
-                                                        environment: ["CAIRN_METRICS_TOKEN": "env-s3cret"])
+            let fromEnvironment = try TestServerProcess(
+                arguments: ["config", "show"],
+                environment: ["CAIRN_METRICS_TOKEN": "env-s3cret"])
             #expect(try fromEnvironment.waitForExit(timeout: 30) == 0)
             #expect(!fromEnvironment.output.contains("env-s3cret"))
             #expect(fromEnvironment.output.contains("# environment CAIRN_METRICS_TOKEN"))

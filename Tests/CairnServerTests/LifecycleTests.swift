@@ -8,8 +8,11 @@ import Testing
 extension ServerIntegration {
     @Suite struct LifecycleTests {
         static func serve(_ data: String, extra: [String] = []) throws -> (TestServerProcess, Int) {
-            let process = try TestServerProcess(arguments: ["serve", "--host", "127.0.0.1", "--port", "0",
-                                                            "--data", data, "--scrypt-cost", "10"] + extra)
+            let process = try TestServerProcess(
+                arguments: [
+                    "serve", "--host", "127.0.0.1", "--port", "0",
+                    "--data", data, "--scrypt-cost", "10",
+                ] + extra)
             return (process, try process.waitForListeningPort(timeout: 60))
         }
 
@@ -34,7 +37,9 @@ extension ServerIntegration {
         @Test func aSignalDuringStartupIsNotLost() throws {
             let data = Self.dataDirectory()
             defer { try? FileManager.default.removeItem(atPath: data) }
-            let server = try TestServerProcess(arguments: ["serve", "--port", "0", "--data", data, "--scrypt-cost", "10"])
+            let server = try TestServerProcess(arguments: [
+                "serve", "--port", "0", "--data", data, "--scrypt-cost", "10",
+            ])
             _ = try server.waitForLine(containing: "store open", timeout: 60)  // starting, not yet listening
             server.signal(SIGTERM)
             #expect(try server.waitForExit(timeout: 20) == 0, "output: \(server.output)")
@@ -107,8 +112,9 @@ extension ServerIntegration {
         }
 
         @Test func badEnvironmentValueIsRefusedByName() throws {
-            let server = try TestServerProcess(arguments: ["serve", "--data", Self.dataDirectory()],
-                                               environment: ["CAIRN_PORT": "seventy"])
+            let server = try TestServerProcess(
+                arguments: ["serve", "--data", Self.dataDirectory()],
+                environment: ["CAIRN_PORT": "seventy"])
             #expect(try server.waitForExit(timeout: 30) != 0)
             #expect(server.output.contains("CAIRN_PORT"))
         }

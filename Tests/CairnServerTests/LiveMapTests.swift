@@ -11,7 +11,8 @@ extension ServerIntegration {
         @Test func friendReceivesAMove() throws {
             let hub = try RunningHub()
             defer { hub.removeData() }
-            let alice = try hub.member("alice"), bob = try hub.member("bob")
+            let alice = try hub.member("alice")
+            let bob = try hub.member("bob")
             try hub.befriend(alice, bob)
             let watch = try bob.0.requestOK("friends.watch")
             #expect((watch["positions"] as? [Any])?.isEmpty == true)
@@ -27,7 +28,9 @@ extension ServerIntegration {
         @Test func nonFriendNeverReceivesAnything() throws {
             let hub = try RunningHub()
             defer { hub.removeData() }
-            let alice = try hub.member("alice"), bob = try hub.member("bob"), eve = try hub.member("eve")
+            let alice = try hub.member("alice")
+            let bob = try hub.member("bob")
+            let eve = try hub.member("eve")
             try hub.befriend(alice, bob)
             _ = try bob.0.requestOK("friends.watch")
             _ = try eve.0.requestOK("friends.watch")
@@ -40,7 +43,8 @@ extension ServerIntegration {
         @Test func approximateIsCoarseAndStable() throws {
             let hub = try RunningHub()
             defer { hub.removeData() }
-            let alice = try hub.member("alice"), bob = try hub.member("bob")
+            let alice = try hub.member("alice")
+            let bob = try hub.member("bob")
             try hub.befriend(alice, bob)
             _ = try alice.0.requestOK("share.set", ["user": bob.1, "level": "approximate"])
             _ = try bob.0.requestOK("friends.watch")
@@ -48,7 +52,8 @@ extension ServerIntegration {
             let first = try bob.0.nextEvent("pos")
             #expect(first["approx"] as? Bool == true)
             #expect(first["acc"] == nil)
-            let lat = try #require(first["lat"] as? Double), lon = try #require(first["lon"] as? Double)
+            let lat = try #require(first["lat"] as? Double)
+            let lon = try #require(first["lon"] as? Double)
             #expect(lat != 51.50072 && lon != -0.12462)
             #expect(abs(lat - 51.50072) < 0.015 && abs(lon + 0.12462) < 0.03)
             // Wandering inside the cell reveals nothing: no event at all.
@@ -63,7 +68,9 @@ extension ServerIntegration {
         @Test func hiddenAndPausedPushNoCoordinatesAndResumePushesAgain() throws {
             let hub = try RunningHub()
             defer { hub.removeData() }
-            let alice = try hub.member("alice"), bob = try hub.member("bob"), carol = try hub.member("carol")
+            let alice = try hub.member("alice")
+            let bob = try hub.member("bob")
+            let carol = try hub.member("carol")
             try hub.befriend(alice, bob)
             try hub.befriend(alice, carol)
             _ = try bob.0.requestOK("friends.watch")
@@ -82,8 +89,9 @@ extension ServerIntegration {
             // Carol hears alice go offline (a paused user appears offline), and nothing of where she is.
             var carolSaw: [[String: Any]] = []
             while let o = try carol.0.pollObject(within: 0.5) { carolSaw.append(o) }
-            #expect(carolSaw.allSatisfy { $0["ev"] as? String == "presence" && $0["online"] as? Bool == false },
-                    "carol saw \(carolSaw)")
+            #expect(
+                carolSaw.allSatisfy { $0["ev"] as? String == "presence" && $0["online"] as? Bool == false },
+                "carol saw \(carolSaw)")
             #expect(try bob.0.pollObject(within: 0.2) == nil)
 
             _ = try alice.0.requestOK("share.resume")
@@ -95,7 +103,8 @@ extension ServerIntegration {
             let hub = try RunningHub { $0.hub.messagesPerSecond = 0 }  // a deliberate burst: no per-connection limit
             defer { hub.removeData() }
             let alice = try hub.member("alice")
-            let slow = try hub.member("slow", receiveBufferSize: 2048), fast = try hub.member("fast")
+            let slow = try hub.member("slow", receiveBufferSize: 2048)
+            let fast = try hub.member("fast")
             try hub.befriend(alice, slow)
             try hub.befriend(alice, fast)
             _ = try slow.0.requestOK("friends.watch")
@@ -104,8 +113,13 @@ extension ServerIntegration {
             let count = 20_000
             var batch: [[String: Any]] = []
             for i in 1...count {
-                batch.append(["op": "pos", "lat": 10 + Double(i) * 1e-6, "lon": 20, "acc": 3, "spd": 1.5, "hdg": 90, "bat": 80])
-                if batch.count == 200 { try alice.0.sendLines(batch); batch.removeAll() }
+                batch.append([
+                    "op": "pos", "lat": 10 + Double(i) * 1e-6, "lon": 20, "acc": 3, "spd": 1.5, "hdg": 90, "bat": 80,
+                ])
+                if batch.count == 200 {
+                    try alice.0.sendLines(batch)
+                    batch.removeAll()
+                }
             }
             let last = 10 + Double(count) * 1e-6
             _ = try alice.0.requestOK("whoami")  // all positions before it have been handled
@@ -118,7 +132,8 @@ extension ServerIntegration {
             #expect(pending < 16 * 1024, "server holds \(pending) bytes for its clients")
             #expect(health["connections"] as? Int == 3)
             // Once the slow client reads again, it gets the latest position, not a backlog of 20,000.
-            var slowLatest = 0.0, slowCount = 0
+            var slowLatest = 0.0
+            var slowCount = 0
             while slowLatest != last {
                 slowLatest = try slow.0.nextEvent("pos", timeout: 10)["lat"] as? Double ?? 0
                 slowCount += 1
@@ -129,7 +144,8 @@ extension ServerIntegration {
         @Test func presenceGoesOfflineOnDisconnect() throws {
             let hub = try RunningHub()
             defer { hub.removeData() }
-            let alice = try hub.member("alice"), bob = try hub.member("bob")
+            let alice = try hub.member("alice")
+            let bob = try hub.member("bob")
             try hub.befriend(alice, bob)
             alice.0.disconnectAbruptly()
             let event = try bob.0.nextEvent("presence")
@@ -145,7 +161,8 @@ extension ServerIntegration {
                 $0.server.idleTimeoutSeconds = 3
             }
             defer { hub.removeData() }
-            let alice = try hub.member("alice"), bob = try hub.member("bob")
+            let alice = try hub.member("alice")
+            let bob = try hub.member("bob")
             try hub.befriend(alice, bob)
             // Alice goes silent: her client never reads again, so it never answers a ping. Bob keeps reading
             // (his client answers pings while it waits), so only Alice is dropped.
@@ -158,7 +175,8 @@ extension ServerIntegration {
         @Test func afterFriendRemoveNothingIsPushed() throws {
             let hub = try RunningHub()
             defer { hub.removeData() }
-            let alice = try hub.member("alice"), bob = try hub.member("bob")
+            let alice = try hub.member("alice")
+            let bob = try hub.member("bob")
             try hub.befriend(alice, bob)
             _ = try bob.0.requestOK("friends.watch")
             _ = try alice.0.requestOK("pos", ["lat": 1.0, "lon": 1.0])
@@ -174,12 +192,14 @@ extension ServerIntegration {
         @Test func restartRestoresLastPositions() throws {
             let hub = try RunningHub()
             defer { hub.removeData() }
-            let alice = try hub.member("alice"), bob = try hub.member("bob")
+            let alice = try hub.member("alice")
+            let bob = try hub.member("bob")
             try hub.befriend(alice, bob)
             // A minute old: recent enough for friends.watch (positions older than a day are left out).
             let ts = Int(Date().timeIntervalSince1970 * 1000) - 60_000
             _ = try alice.0.requestOK("pos", ["lat": 35.6762, "lon": 139.6503, "ts": ts])
-            alice.0.close(); bob.0.close()
+            alice.0.close()
+            bob.0.close()
             try hub.stop()  // graceful: the final snapshot is written
             let again = try RunningHub(dataDirectory: hub.dataDirectory)
             let c = try again.client()
@@ -195,7 +215,8 @@ extension ServerIntegration {
             let data = NSTemporaryDirectory() + "cairn-k9-\(UUID().uuidString)"
             defer { try? FileManager.default.removeItem(atPath: data) }
             var (server, port) = try startServeProcess(data: data)
-            let alice = try registerMember(port: port, "alice"), bob = try registerMember(port: port, "bob")
+            let alice = try registerMember(port: port, "alice")
+            let bob = try registerMember(port: port, "bob")
             _ = try alice.0.requestOK("friend.request", ["user": bob.1])
             _ = try bob.0.requestOK("friend.accept", ["user": alice.1])
             _ = try alice.0.requestOK("share.set", ["user": bob.1, "level": "hidden"])

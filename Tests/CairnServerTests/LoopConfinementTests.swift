@@ -43,8 +43,9 @@ extension ServerIntegration {
             var configuration = ServerConfiguration()
             configuration.port = 0
             configuration.lwsLogVerbosity = 0
-            let server = TransportServer(configuration: configuration, loop: loop, handler: handler,
-                                         observer: CountingObserver())
+            let server = TransportServer(
+                configuration: configuration, loop: loop, handler: handler,
+                observer: CountingObserver())
             #expect(server.confinement === loop.confinement)
             let port = try server.start()
             #expect(!server.confinement.isOnLoop)  // claimed by the service thread, not by this one
@@ -95,12 +96,24 @@ private final class EchoHandler: ConnectionHandler {
         if !confinement.isOnLoop { callsOffLoop += 1 }
     }
 
-    func connectionOpened(_ id: ConnectionID, token: String?, peer: String?) { note(); open += 1 }
-    func received(_ id: ConnectionID, frame: UnsafeRawBufferPointer) { note(); outbound?.send(id, frame) }
+    func connectionOpened(_ id: ConnectionID, token: String?, peer: String?) {
+        note()
+        open += 1
+    }
+    func received(_ id: ConnectionID, frame: UnsafeRawBufferPointer) {
+        note()
+        outbound?.send(id, frame)
+    }
     func receivedBinary(_ id: ConnectionID) { note() }
-    func connectionClosed(_ id: ConnectionID) { note(); open -= 1 }
+    func connectionClosed(_ id: ConnectionID) {
+        note()
+        open -= 1
+    }
     func tick() { note() }
-    func beginShutdown(_ done: @escaping () -> Void) { note(); done() }
+    func beginShutdown(_ done: @escaping () -> Void) {
+        note()
+        done()
+    }
     var operationsInFlight: Int { 0 }
     var health: HandlerHealth { HandlerHealth(connections: open, authenticated: 0, watching: 0, positions: 0) }
 }

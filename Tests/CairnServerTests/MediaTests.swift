@@ -16,7 +16,9 @@ extension ServerIntegration {
             var bytes: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0]
             var x = UInt32(seed) &* 2_654_435_761 | 1
             while bytes.count < size {
-                x ^= x << 13; x ^= x >> 17; x ^= x << 5
+                x ^= x << 13
+                x ^= x >> 17
+                x ^= x << 5
                 bytes.append(UInt8(truncatingIfNeeded: x))
             }
             return bytes
@@ -26,11 +28,13 @@ extension ServerIntegration {
             bytes.map { String(format: "%02x", $0) }.joined()
         }
 
-        func upload(_ hub: RunningHub, token: String?, body: [UInt8], type: String = "image/png") throws -> HTTPResponse {
+        func upload(_ hub: RunningHub, token: String?, body: [UInt8], type: String = "image/png") throws -> HTTPResponse
+        {
             var headers: [String: String] = [:]
             if let token { headers["Authorization"] = "Bearer \(token)" }
-            return try HTTPClient.post(port: hub.port, path: "/v1/media", body: body, contentType: type,
-                                       headers: headers, timeout: 20)
+            return try HTTPClient.post(
+                port: hub.port, path: "/v1/media", body: body, contentType: type,
+                headers: headers, timeout: 20)
         }
 
         func uploadedID(_ hub: RunningHub, token: String, body: [UInt8], type: String = "image/png") throws -> String {
@@ -43,7 +47,9 @@ extension ServerIntegration {
             let root = hub.dataDirectory + "/media"
             let shards = (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []
             return shards.filter { $0.count == 2 }.flatMap { shard in
-                ((try? FileManager.default.contentsOfDirectory(atPath: root + "/" + shard)) ?? []).map { shard + "/" + $0 }
+                ((try? FileManager.default.contentsOfDirectory(atPath: root + "/" + shard)) ?? []).map {
+                    shard + "/" + $0
+                }
             }.sorted()
         }
 
@@ -91,8 +97,9 @@ extension ServerIntegration {
             #expect(try missing.jsonObject()["error"] is String)
             #expect(try upload(hub, token: String(repeating: "A", count: 43), body: Self.png).status == 401)
             #expect(try upload(hub, token: "garbage", body: Self.png).status == 401)
-            let basic = try HTTPClient.post(port: hub.port, path: "/v1/media", body: Self.png, contentType: "image/png",
-                                            headers: ["Authorization": "Basic YWxpY2U6cHc="])
+            let basic = try HTTPClient.post(
+                port: hub.port, path: "/v1/media", body: Self.png, contentType: "image/png",
+                headers: ["Authorization": "Basic YWxpY2U6cHc="])
             #expect(basic.status == 401)
             #expect(mediaFiles(hub).isEmpty)
         }
@@ -118,9 +125,11 @@ extension ServerIntegration {
             #expect(over.status == 413)
             #expect(try upload(hub, token: token, body: Self.jpeg(size: 1024), type: "image/jpeg").status == 201)
             // A huge declared length is refused from the header alone, before any body is sent.
-            let declared = try HTTPPartialRequest(port: hub.port, path: "/v1/media", headers: [
-                "Authorization": "Bearer \(token)", "Content-Type": "image/jpeg", "Content-Length": "\(1 << 30)",
-            ])
+            let declared = try HTTPPartialRequest(
+                port: hub.port, path: "/v1/media",
+                headers: [
+                    "Authorization": "Bearer \(token)", "Content-Type": "image/jpeg", "Content-Length": "\(1 << 30)",
+                ])
             #expect(try declared.response().status == 413)
             #expect(mediaFiles(hub).count == 1)
         }
@@ -213,7 +222,10 @@ extension ServerIntegration {
             var busy: HTTPResponse?
             while Date() < deadline {
                 let second = try upload(hub, token: token, body: body, type: "image/jpeg")
-                if second.status == 503 { busy = second; break }
+                if second.status == 503 {
+                    busy = second
+                    break
+                }
                 Thread.sleep(forTimeInterval: 0.05)
             }
             let refused = try #require(busy)
@@ -256,8 +268,9 @@ extension ServerIntegration {
             let (_, token) = try hub.registered("alice")
             let headers = ["Authorization": "Bearer \(token)", "Content-Type": "image/jpeg", "Content-Length": "3000"]
             let body = Self.jpeg(size: 3000, seed: 3)
-            let slow = try HTTPPartialRequest(port: hub.port, path: "/v1/media", headers: headers,
-                                              body: Array(body.prefix(10)))
+            let slow = try HTTPPartialRequest(
+                port: hub.port, path: "/v1/media", headers: headers,
+                body: Array(body.prefix(10)))
             // The sweep runs once a second: the trickling upload is refused within the bound plus a sweep or two.
             let refused = try slow.response()
             #expect(refused.status == 408)
@@ -277,8 +290,9 @@ extension ServerIntegration {
             // Each abandoned upload reserved 3000 of the 4000-byte budget; if any reservation leaked, every later
             // upload would be refused with 503.
             for _ in 0..<5 {
-                let partial = try HTTPPartialRequest(port: hub.port, path: "/v1/media", headers: headers,
-                                                     body: Array(body.prefix(1000)))
+                let partial = try HTTPPartialRequest(
+                    port: hub.port, path: "/v1/media", headers: headers,
+                    body: Array(body.prefix(1000)))
                 partial.abandon()
             }
             let deadline = Date().addingTimeInterval(10)

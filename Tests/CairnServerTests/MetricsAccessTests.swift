@@ -1,23 +1,28 @@
+import Testing
+
 // Who may read /metrics: the token when one is set; without one, anyone while the hub listens on loopback, and
 // only local peers once it listens beyond the machine (a container's 0.0.0.0).
 @testable import CairnServer
-import Testing
 
 struct MetricsAccessTests {
     @Test func aConfiguredTokenMustBePresentedExactly() {
-        #expect(MetricsAccess.decide(token: "s3cret", presented: "s3cret", host: "0.0.0.0", peer: "10.0.0.9")
-            == .granted)
-        #expect(MetricsAccess.decide(token: "s3cret", presented: nil, host: "127.0.0.1", peer: "127.0.0.1")
-            == .tokenRequired)
-        #expect(MetricsAccess.decide(token: "s3cret", presented: "s3cre", host: "127.0.0.1", peer: "127.0.0.1")
-            == .tokenRequired)
+        #expect(
+            MetricsAccess.decide(token: "s3cret", presented: "s3cret", host: "0.0.0.0", peer: "10.0.0.9")
+                == .granted)
+        #expect(
+            MetricsAccess.decide(token: "s3cret", presented: nil, host: "127.0.0.1", peer: "127.0.0.1")
+                == .tokenRequired)
+        #expect(
+            MetricsAccess.decide(token: "s3cret", presented: "s3cre", host: "127.0.0.1", peer: "127.0.0.1")
+                == .tokenRequired)
     }
 
     @Test func withoutATokenAHubListeningBeyondLoopbackServesLocalPeersOnly() {
         #expect(MetricsAccess.decide(token: nil, presented: nil, host: "127.0.0.1", peer: "127.0.0.1") == .granted)
         #expect(MetricsAccess.decide(token: nil, presented: nil, host: "0.0.0.0", peer: "127.0.0.1") == .granted)
-        #expect(MetricsAccess.decide(token: nil, presented: nil, host: "0.0.0.0", peer: "::ffff:127.0.0.1")
-            == .granted)
+        #expect(
+            MetricsAccess.decide(token: nil, presented: nil, host: "0.0.0.0", peer: "::ffff:127.0.0.1")
+                == .granted)
         #expect(MetricsAccess.decide(token: nil, presented: nil, host: "0.0.0.0", peer: "172.17.0.1") == .localOnly)
         #expect(MetricsAccess.decide(token: nil, presented: nil, host: "::", peer: "2001:db8::1") == .localOnly)
         #expect(MetricsAccess.decide(token: nil, presented: nil, host: "0.0.0.0", peer: nil) == .localOnly)

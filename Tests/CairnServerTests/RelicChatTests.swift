@@ -12,7 +12,8 @@ extension ServerIntegration {
     @Suite struct RelicChatTests {
         /// Alice leaves relics at 48.85, 2.35; Bob walks. 0.001° of latitude is about 111 m.
         func scene(_ hub: RunningHub) throws -> (alice: (WebSocketClient, Int), bob: (WebSocketClient, Int)) {
-            let alice = try hub.member("alice"), bob = try hub.member("bob")
+            let alice = try hub.member("alice")
+            let bob = try hub.member("bob")
             try stand(alice.0, 48.85, 2.35)
             return (alice, bob)
         }
@@ -56,13 +57,15 @@ extension ServerIntegration {
             try stand(alice, 48.85, 2.35)
             let (bob, _) = try hub.registered("bob")
             let picture: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0] + Array("a photo left under the bridge".utf8)
-            let upload = try HTTPClient.post(port: hub.port, path: "/v1/media", body: picture, contentType: "image/jpeg",
-                                             headers: ["Authorization": "Bearer \(aliceToken)"], timeout: 20)
+            let upload = try HTTPClient.post(
+                port: hub.port, path: "/v1/media", body: picture, contentType: "image/jpeg",
+                headers: ["Authorization": "Bearer \(aliceToken)"], timeout: 20)
             #expect(upload.status == 201)
             let media = try #require(try upload.jsonObject()["media"] as? String)
             // Bob cannot attach Alice's upload to a relic of his own.
             try stand(bob, 48.8501, 2.35)
-            #expect(errorCode(try bob.request("relic.create", ["text": "", "radius": 50, "media": media])) == "not_found")
+            #expect(
+                errorCode(try bob.request("relic.create", ["text": "", "radius": 50, "media": media])) == "not_found")
             let id = try relicID(try alice.requestOK("relic.create", ["text": "look", "radius": 50, "media": media]))
             let open = try #require(try bob.requestOK("relic.open", ["relic": id])["relic"] as? [String: Any])
             #expect(open["media"] as? String == media)
@@ -75,7 +78,8 @@ extension ServerIntegration {
             let other = url.replacingOccurrences(of: media, with: String(repeating: "0", count: 64))
             #expect(try HTTPClient.get(port: hub.port, path: other).status == 403)
             var tampered = Array(url.utf8)
-            tampered[tampered.count - 2] = tampered[tampered.count - 2] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+            tampered[tampered.count - 2] =
+                tampered[tampered.count - 2] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
             #expect(try HTTPClient.get(port: hub.port, path: String(decoding: tampered, as: UTF8.self)).status == 403)
             // Markers never carry the media.
             let markers = try #require(try bob.requestOK("relic.nearby")["relics"] as? [[String: Any]])
@@ -86,7 +90,8 @@ extension ServerIntegration {
             let hub = try RunningHub()
             defer { hub.removeData() }
             let (alice, bob) = try scene(hub)
-            let id = try relicID(try alice.0.requestOK("relic.create", ["text": "vault", "radius": 30, "password": "open sesame"]))
+            let id = try relicID(
+                try alice.0.requestOK("relic.create", ["text": "vault", "radius": 30, "password": "open sesame"]))
             try stand(bob.0, 48.8501, 2.35)
             let wrong = try bob.0.request("relic.open", ["relic": id, "password": "guess"])
             #expect(errorCode(wrong) == "wrong_password")
@@ -129,7 +134,9 @@ extension ServerIntegration {
         @Test func chatBetweenFriendsWithPagingAndUnread() throws {
             let hub = try RunningHub()
             defer { hub.removeData() }
-            let alice = try hub.member("alice"), bob = try hub.member("bob"), eve = try hub.member("eve")
+            let alice = try hub.member("alice")
+            let bob = try hub.member("bob")
+            let eve = try hub.member("eve")
             try hub.befriend(alice, bob)
             #expect(errorCode(try eve.0.request("chat.send", ["to": alice.1, "text": "hi"])) == "not_friends")
             var ids: [Int] = []
@@ -140,7 +147,8 @@ extension ServerIntegration {
                 #expect((pushed["message"] as? [String: Any])?["text"] as? String == "message \(n)")
             }
             let page = try bob.0.requestOK("chat.history", ["with": alice.1, "limit": 2])
-            #expect((page["messages"] as? [[String: Any]])?.map { $0["text"] as? String } == ["message 4", "message 5"])
+            #expect(
+                (page["messages"] as? [[String: Any]])?.map { $0["text"] as? String } == ["message 4", "message 5"])
             #expect(page["more"] as? Bool == true)
             let older = try bob.0.requestOK("chat.history", ["with": alice.1, "limit": 2, "before": ids[3]])
             #expect((older["messages"] as? [[String: Any]])?.map { $0["id"] as? Int } == [ids[1], ids[2]])
@@ -159,7 +167,8 @@ extension ServerIntegration {
             let data = NSTemporaryDirectory() + "cairn-k9r-\(UUID().uuidString)"
             defer { try? FileManager.default.removeItem(atPath: data) }
             var (server, port) = try startServeProcess(data: data)
-            let alice = try registerMember(port: port, "alice"), bob = try registerMember(port: port, "bob")
+            let alice = try registerMember(port: port, "alice")
+            let bob = try registerMember(port: port, "bob")
             _ = try alice.0.requestOK("friend.request", ["user": bob.1])
             _ = try bob.0.requestOK("friend.accept", ["user": alice.1])
             try stand(alice.0, 48.85, 2.35)

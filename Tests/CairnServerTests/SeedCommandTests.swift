@@ -13,24 +13,29 @@ extension ServerIntegration {
                 try? FileManager.default.removeItem(atPath: data)
                 try? FileManager.default.removeItem(atPath: out)
             }
-            let seed = try TestServerProcess(arguments: ["seed", "--users", "30", "--friends", "3", "--graph", "clustered",
-                                                         "--data", data, "--out", out])
+            let seed = try TestServerProcess(arguments: [
+                "seed", "--users", "30", "--friends", "3", "--graph", "clustered",
+                "--data", data, "--out", out,
+            ])
             #expect(try seed.waitForExit(timeout: 60) == 0, "output: \(seed.output)")
-            let file = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out))) as! [String: Any]
+            let file =
+                try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out))) as! [String: Any]
             let users = try #require(file["users"] as? [[String: Any]])
             #expect(users.count == 30)
 
             let server = try TestServerProcess(arguments: ["serve", "--port", "0", "--data", data])
             let port = try server.waitForListeningPort(timeout: 60)
-            let first = users[0], token = try #require(first["token"] as? String)
+            let first = users[0]
+            let token = try #require(first["token"] as? String)
             let friendIDs = try #require(first["friends"] as? [Int])
             let a = try WebSocketClient(port: port, path: "/ws?token=\(token)", timeout: 10)
             let listed = try #require(try a.requestOK("friend.list")["friends"] as? [[String: Any]])
             #expect(Set(listed.compactMap { $0["id"] as? Int }) == Set(friendIDs))
             _ = try a.requestOK("friends.watch")
             let friend = try #require(users.first { $0["id"] as? Int == friendIDs[0] })
-            let b = try WebSocketClient(port: port, headers: ["Authorization": "Bearer \(friend["token"] as! String)"],
-                                        timeout: 10)
+            let b = try WebSocketClient(
+                port: port, headers: ["Authorization": "Bearer \(friend["token"] as! String)"],
+                timeout: 10)
             _ = try b.requestOK("pos", ["lat": 1.5, "lon": 2.5])
             let pos = try a.nextEvent("pos")
             #expect(pos["user"] as? Int == friendIDs[0])
@@ -39,8 +44,10 @@ extension ServerIntegration {
             #expect(try server.waitForExit(timeout: 15) == 0)
 
             // Seeding the same prefix again is one clear line, without any usage text.
-            let again = try TestServerProcess(arguments: ["seed", "--users", "2", "--friends", "1", "--data", data,
-                                                          "--out", out + ".2"])
+            let again = try TestServerProcess(arguments: [
+                "seed", "--users", "2", "--friends", "1", "--data", data,
+                "--out", out + ".2",
+            ])
             #expect(try again.waitForExit(timeout: 60) == 1)
             #expect(again.output.contains("already exist"))
             #expect(!again.output.contains("Usage"), "\(again.output)")
@@ -54,10 +61,14 @@ extension ServerIntegration {
                 try? FileManager.default.removeItem(atPath: out)
             }
             // Even a file that exists with a wider mode ends up owner-only.
-            #expect(FileManager.default.createFile(atPath: out, contents: Data("old".utf8),
-                                                   attributes: [.posixPermissions: 0o644]))
-            let seed = try TestServerProcess(arguments: ["seed", "--users", "4", "--friends", "1", "--data", data,
-                                                         "--out", out])
+            #expect(
+                FileManager.default.createFile(
+                    atPath: out, contents: Data("old".utf8),
+                    attributes: [.posixPermissions: 0o644]))
+            let seed = try TestServerProcess(arguments: [
+                "seed", "--users", "4", "--friends", "1", "--data", data,
+                "--out", out,
+            ])
             #expect(try seed.waitForExit(timeout: 60) == 0, "output: \(seed.output)")
             let mode = try FileManager.default.attributesOfItem(atPath: out)[.posixPermissions] as? Int
             #expect(mode == 0o600)

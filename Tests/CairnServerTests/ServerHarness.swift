@@ -17,8 +17,10 @@ final class RunningHub {
     let dataDirectory: String
     private var stopped = false
 
-    init(dataDirectory: String? = nil, clock: any Clock = SystemClock(),
-         configure: (inout AppConfiguration) -> Void = { _ in }) throws {
+    init(
+        dataDirectory: String? = nil, clock: any Clock = SystemClock(),
+        configure: (inout AppConfiguration) -> Void = { _ in }
+    ) throws {
         var config = AppConfiguration()
         config.server.host = "127.0.0.1"
         config.server.port = 0
@@ -33,10 +35,13 @@ final class RunningHub {
         port = try app.start()
     }
 
-    func client(path: String = "/ws", subprotocol: String? = "cairn.v1", headers: [String: String] = [:],
-                receiveBufferSize: Int? = nil) throws -> WebSocketClient {
-        try WebSocketClient(port: port, path: path, subprotocol: subprotocol, headers: headers, timeout: 10,
-                            receiveBufferSize: receiveBufferSize)
+    func client(
+        path: String = "/ws", subprotocol: String? = "cairn.v1", headers: [String: String] = [:],
+        receiveBufferSize: Int? = nil
+    ) throws -> WebSocketClient {
+        try WebSocketClient(
+            port: port, path: path, subprotocol: subprotocol, headers: headers, timeout: 10,
+            receiveBufferSize: receiveBufferSize)
     }
 
     /// Registers `username` on a new client and returns the client and the user id.
@@ -80,12 +85,16 @@ final class RunningHub {
 }
 
 func errorCode(_ reply: [String: Any]) -> String? { (reply["error"] as? [String: Any])?["code"] as? String }
-func errorMessage(_ reply: [String: Any]) -> String { ((reply["error"] as? [String: Any])?["message"] as? String) ?? "" }
+func errorMessage(_ reply: [String: Any]) -> String {
+    ((reply["error"] as? [String: Any])?["message"] as? String) ?? ""
+}
 
 /// A `cairn serve` subprocess on a data directory (for kill -9 tests), with the port it listens on.
 func startServeProcess(data: String) throws -> (TestServerProcess, Int) {
-    let server = try TestServerProcess(arguments: ["serve", "--port", "0", "--data", data, "--scrypt-cost", "10",
-                                                     "--signups-per-address", "0"])
+    let server = try TestServerProcess(arguments: [
+        "serve", "--port", "0", "--data", data, "--scrypt-cost", "10",
+        "--signups-per-address", "0",
+    ])
     return (server, try server.waitForListeningPort(timeout: 60))
 }
 

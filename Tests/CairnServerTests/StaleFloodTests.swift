@@ -5,11 +5,12 @@
 // seconds. Afterwards the position history holds at most the per-user bound per snapshot.
 import CairnApp
 import CairnDomain
-@testable import CairnStore
 import CairnTestSupport
 import Foundation
 import Synchronization
 import Testing
+
+@testable import CairnStore
 
 extension ServerIntegration {
     @Suite struct StaleFloodTests {
@@ -24,7 +25,8 @@ extension ServerIntegration {
 
         /// One frame of stale fixes just under 64 KiB, counting down from `ts`; returns the frame and its lines.
         static func staleFrame(from ts: inout Int64) -> (String, Int) {
-            var frame = "", lines = 0
+            var frame = ""
+            var lines = 0
             while true {
                 let line = #"{"op":"pos","lat":48.85,"lon":2.35,"ts":\#(ts)}"# + "\n"
                 if frame.utf8.count + line.utf8.count > 65_000 { return (frame, lines) }
@@ -41,14 +43,16 @@ extension ServerIntegration {
             let hub = try RunningHub { $0.hub.messagesPerSecond = 0 }
             defer { hub.removeData() }
             let perUser = hub.app.configuration.hub.lateFixesPerUser
-            let flooder = try hub.member("flooder"), other = try hub.member("other")
+            let flooder = try hub.member("flooder")
+            let other = try hub.member("other")
             _ = try flooder.0.requestOK("pos", ["lat": 48.85, "lon": 2.35])  // the latest: everything after is older
 
             var idle: [Double] = []
             for _ in 0..<30 { idle.append(try Self.roundTrip(other.0)) }
             let baseline = Self.median(idle)
 
-            let stop = Atomic<Bool>(false), sent = Atomic<Int>(0)
+            let stop = Atomic<Bool>(false)
+            let sent = Atomic<Int>(0)
             let flooding = DispatchGroup()
             nonisolated(unsafe) let client = flooder.0
             DispatchQueue.global().async(group: flooding) {
@@ -72,15 +76,17 @@ extension ServerIntegration {
             let loaded = Self.median(during)
             let bound = max(10 * baseline, 0.25)
             #expect(sent.load(ordering: .relaxed) > 20_000, "the flood was too thin to show anything")
-            #expect(loaded <= bound,
-                    "median round trip \(loaded) s under the flood, idle \(baseline) s, bound \(bound) s")
+            #expect(
+                loaded <= bound,
+                "median round trip \(loaded) s under the flood, idle \(baseline) s, bound \(bound) s")
 
             try hub.stop()  // writes the last snapshot
             let interval = Int(hub.app.configuration.hub.snapshotIntervalMs)
             let snapshots = Int(Date().timeIntervalSince(started) * 1000) / interval + 2
             let rows = try SQLiteStore(directory: hub.dataDirectory).positionHistoryCount()
-            #expect(rows >= 1 && rows <= perUser * snapshots,
-                    "\(rows) history rows for \(sent.load(ordering: .relaxed)) stale fixes and \(snapshots) snapshots")
+            #expect(
+                rows >= 1 && rows <= perUser * snapshots,
+                "\(rows) history rows for \(sent.load(ordering: .relaxed)) stale fixes and \(snapshots) snapshots")
         }
     }
 }

@@ -63,7 +63,8 @@ extension ServerIntegration {
             let connectionsBefore = try #require(group(first, "connections")["total"] as? Int)
             let messagesBefore = try #require(group(first, "traffic")["messages_in_total"] as? Int)
 
-            let alice = try hub.member("alice"), bob = try hub.member("bob")
+            let alice = try hub.member("alice")
+            let bob = try hub.member("bob")
             try hub.befriend(alice, bob)
             _ = try bob.0.requestOK("friends.watch")
             for i in 0..<20 { _ = try alice.0.requestOK("pos", ["lat": 45 + Double(i) * 0.001, "lon": 7]) }
@@ -100,7 +101,8 @@ extension ServerIntegration {
             let received = try #require(before.value("cairn_messages_received_total"))
             let fanout = try #require(before.value("cairn_fanout_latency_seconds_count"))
 
-            let alice = try hub.member("alice"), bob = try hub.member("bob")
+            let alice = try hub.member("alice")
+            let bob = try hub.member("bob")
             try hub.befriend(alice, bob)
             _ = try bob.0.requestOK("friends.watch")
             _ = try alice.0.requestOK("pos", ["lat": 1, "lon": 2])
@@ -145,15 +147,19 @@ extension ServerIntegration {
             try grantOps("ops", in: hub)
             let url = "ws://127.0.0.1:\(hub.port)/ws"
 
-            let json = try TestServerProcess(arguments: ["stats", "--url", url, "--token", opsToken, "--once", "--json"])
+            let json = try TestServerProcess(arguments: [
+                "stats", "--url", url, "--token", opsToken, "--once", "--json",
+            ])
             #expect(try json.waitForExit(timeout: 30) == 0, "output: \(json.output)")
             let line = try #require(json.output.split(separator: "\n").first { $0.hasPrefix("{") })
             let event = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
             #expect(event["ev"] as? String == "stats")
             #expect((group(event, "connections")["total"] as? Int ?? 0) >= 1)
 
-            let table = try TestServerProcess(arguments: ["stats", "--url", url, "--username", "ops",
-                                                          "--password", "password1", "--once"])
+            let table = try TestServerProcess(arguments: [
+                "stats", "--url", url, "--username", "ops",
+                "--password", "password1", "--once",
+            ])
             #expect(try table.waitForExit(timeout: 30) == 0, "output: \(table.output)")
             #expect(table.output.contains("connections"))
             #expect(table.output.contains("fan-out"))
@@ -168,8 +174,10 @@ extension ServerIntegration {
             defer { hub.removeData() }
             let (_, token) = try hub.registered("ops")
             try grantOps("ops", in: hub)
-            let live = try TestServerProcess(arguments: ["stats", "--url", "ws://127.0.0.1:\(hub.port)/ws",
-                                                         "--token", token, "--json"])
+            let live = try TestServerProcess(arguments: [
+                "stats", "--url", "ws://127.0.0.1:\(hub.port)/ws",
+                "--token", token, "--json",
+            ])
             _ = try live.waitForLine(containing: "\"ev\":\"stats\"", timeout: 30)
             live.signal(SIGINT)
             #expect(try live.waitForExit(timeout: 15) == 0, "output: \(live.output)")

@@ -70,8 +70,10 @@ extension ServerIntegration {
                 config.server.tlsPrivateKeyPath = cert.keyPath
             }
             defer { hub.removeData() }
-            for options in [TLSOptions(trustedCertificates: nil), TLSOptions(trustedCertificates: other.certificatePath),
-                            TLSOptions(trustedCertificates: cert.certificatePath, expectedName: "example.org")] {
+            for options in [
+                TLSOptions(trustedCertificates: nil), TLSOptions(trustedCertificates: other.certificatePath),
+                TLSOptions(trustedCertificates: cert.certificatePath, expectedName: "example.org"),
+            ] {
                 let error = try #require(throws: TestClientError.self) {
                     _ = try WebSocketClient(port: hub.port, timeout: 10, tls: options)
                 }
@@ -84,8 +86,9 @@ extension ServerIntegration {
             // Plain text on the TLS port gets no hub answer.
             #expect(throws: (any Error).self) { _ = try HTTPClient.get(port: hub.port, path: "/healthz", timeout: 5) }
             // And the hub still serves trusted clients afterwards.
-            let health = try HTTPClient.get(port: hub.port, path: "/healthz", timeout: 10,
-                                            tls: TLSOptions(trustedCertificates: cert.certificatePath))
+            let health = try HTTPClient.get(
+                port: hub.port, path: "/healthz", timeout: 10,
+                tls: TLSOptions(trustedCertificates: cert.certificatePath))
             #expect(health.status == 200)
             try hub.stop()
         }
@@ -100,8 +103,9 @@ extension ServerIntegration {
             let line = try server.waitForLine(containing: "cairn listening on", timeout: 60)
             #expect(line.hasSuffix(" (tls)"))
             let port = try server.waitForListeningPort()
-            let client = try WebSocketClient(port: port, timeout: 10,
-                                             tls: TLSOptions(trustedCertificates: cert.certificatePath))
+            let client = try WebSocketClient(
+                port: port, timeout: 10,
+                tls: TLSOptions(trustedCertificates: cert.certificatePath))
             _ = try client.requestOK("register", ["username": "tess", "password": "password1"])
             server.signal(SIGTERM)
             #expect(try client.expectClose(timeout: 15).code == 1001)
@@ -113,20 +117,26 @@ extension ServerIntegration {
             defer { try? FileManager.default.removeItem(atPath: dir) }
             let cert = try SelfSignedCertificate.make(in: dir)
             // Only a certificate, and a key path that does not exist: both named, exit 78 (EX_CONFIG).
-            let half = try TestServerProcess(arguments: ["serve", "--port", "0", "--data", dir + "/data",
-                                                         "--tls-cert", cert.certificatePath])
+            let half = try TestServerProcess(arguments: [
+                "serve", "--port", "0", "--data", dir + "/data",
+                "--tls-cert", cert.certificatePath,
+            ])
             #expect(try half.waitForExit(timeout: 30) == 78)
             #expect(half.output.contains("tls.certificate is set but tls.key is not"), "\(half.output)")
-            let missing = try TestServerProcess(arguments: ["serve", "--port", "0", "--data", dir + "/data",
-                                                            "--tls-cert", cert.certificatePath,
-                                                            "--tls-key", dir + "/absent.key"])
+            let missing = try TestServerProcess(arguments: [
+                "serve", "--port", "0", "--data", dir + "/data",
+                "--tls-cert", cert.certificatePath,
+                "--tls-key", dir + "/absent.key",
+            ])
             #expect(try missing.waitForExit(timeout: 30) == 78)
             #expect(missing.output.contains("tls.key file '\(dir)/absent.key' does not exist"), "\(missing.output)")
             // A key that does not belong to the certificate: libwebsockets refuses it and the hub says so.
             let other = try SelfSignedCertificate.make(in: dir, name: "other")
-            let mismatched = try TestServerProcess(arguments: ["serve", "--port", "0", "--data", dir + "/data",
-                                                               "--tls-cert", cert.certificatePath,
-                                                               "--tls-key", other.keyPath])
+            let mismatched = try TestServerProcess(arguments: [
+                "serve", "--port", "0", "--data", dir + "/data",
+                "--tls-cert", cert.certificatePath,
+                "--tls-key", other.keyPath,
+            ])
             #expect(try mismatched.waitForExit(timeout: 30) != 0)
             #expect(mismatched.output.contains("with TLS"), "\(mismatched.output)")
         }
@@ -147,17 +157,29 @@ extension ServerIntegration {
             defer { hub.removeData() }
             let trusted = cert.certificatePath
             // TLS 1.1 (offered at security level 0, which OpenSSL 3 needs to speak it at all).
-            #expect(!Self.handshakes(port: hub.port, TLSOptions(trustedCertificates: trusted,
-                                                                maxVersion: .tls11,
-                                                                ciphers: "DEFAULT@SECLEVEL=0")))
+            #expect(
+                !Self.handshakes(
+                    port: hub.port,
+                    TLSOptions(
+                        trustedCertificates: trusted,
+                        maxVersion: .tls11,
+                        ciphers: "DEFAULT@SECLEVEL=0")))
             // TLS 1.2 with only CBC suites without AEAD (which OpenSSL alone would still accept).
             let cbcOnly = "ECDHE-ECDSA-AES128-SHA:ECDHE-RSA-AES128-SHA"
-            #expect(!Self.handshakes(port: hub.port, TLSOptions(trustedCertificates: trusted, maxVersion: .tls12,
-                                                                ciphers: cbcOnly)))
+            #expect(
+                !Self.handshakes(
+                    port: hub.port,
+                    TLSOptions(
+                        trustedCertificates: trusted, maxVersion: .tls12,
+                        ciphers: cbcOnly)))
             // TLS 1.2 with a modern suite, and the default (TLS 1.3), work.
-            #expect(Self.handshakes(port: hub.port, TLSOptions(trustedCertificates: trusted,
-                                                               maxVersion: .tls12,
-                                                               ciphers: "ECDHE-ECDSA-AES128-GCM-SHA256")))
+            #expect(
+                Self.handshakes(
+                    port: hub.port,
+                    TLSOptions(
+                        trustedCertificates: trusted,
+                        maxVersion: .tls12,
+                        ciphers: "ECDHE-ECDSA-AES128-GCM-SHA256")))
             #expect(Self.handshakes(port: hub.port, TLSOptions(trustedCertificates: trusted)))
             try hub.stop()
         }
@@ -167,12 +189,18 @@ extension ServerIntegration {
             defer { try? FileManager.default.removeItem(atPath: dir) }
             let cert = try SelfSignedCertificate.make(in: dir)
             let server = try TestServerProcess(
-                arguments: ["serve", "--port", "0", "--data", dir + "/data", "--tls-cert", cert.certificatePath,
-                            "--tls-key", cert.keyPath, "--tls-min-version", "1.3"])
+                arguments: [
+                    "serve", "--port", "0", "--data", dir + "/data", "--tls-cert", cert.certificatePath,
+                    "--tls-key", cert.keyPath, "--tls-min-version", "1.3",
+                ])
             let port = try server.waitForListeningPort(timeout: 60)
             let trusted = cert.certificatePath
-            #expect(!Self.handshakes(port: port, TLSOptions(trustedCertificates: trusted,
-                                                            maxVersion: .tls12)))
+            #expect(
+                !Self.handshakes(
+                    port: port,
+                    TLSOptions(
+                        trustedCertificates: trusted,
+                        maxVersion: .tls12)))
             #expect(Self.handshakes(port: port, TLSOptions(trustedCertificates: trusted)))
             server.signal(SIGTERM)
             #expect(try server.waitForExit(timeout: 15) == 0, "output: \(server.output)")

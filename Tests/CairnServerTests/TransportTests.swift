@@ -67,8 +67,10 @@ extension ServerIntegration {
             let hub = try RunningHub()
             defer { hub.removeData() }
             let c = try hub.client()
-            for bad in [#"{"op":"guest""#, "[1,2,3]", #"{"op":"guest","id":NaN}"#, #"{"a":1,"a":2}"#, "nul",
-                        #"{"id":1e999,"op":"guest"}"#, String(repeating: "[", count: 100)] {
+            for bad in [
+                #"{"op":"guest""#, "[1,2,3]", #"{"op":"guest","id":NaN}"#, #"{"a":1,"a":2}"#, "nul",
+                #"{"id":1e999,"op":"guest"}"#, String(repeating: "[", count: 100),
+            ] {
                 try c.sendText(bad)
                 let event = try c.nextEvent("error")
                 #expect(errorCode(event) == "bad_request", "for \(bad)")
@@ -81,8 +83,10 @@ extension ServerIntegration {
             let hub = try RunningHub()
             defer { hub.removeData() }
             let c = try hub.client()
-            var frame = WebSocketFrame(opcode: .text, payload: Array(#"{"op":"login","username":""#.utf8) + [0xC3, 0x28]
-                                       + Array(#"","password":"x"}"#.utf8))
+            var frame = WebSocketFrame(
+                opcode: .text,
+                payload: Array(#"{"op":"login","username":""#.utf8) + [0xC3, 0x28]
+                    + Array(#"","password":"x"}"#.utf8))
             try c.sendRaw(frame.encoded())
             let event = try c.nextEvent("error")
             #expect(errorCode(event) == "bad_request")
@@ -114,8 +118,9 @@ extension ServerIntegration {
             let hub = try RunningHub()
             defer { hub.removeData() }
             let c = try hub.client()
-            try c.sendFragmented(#"{"id":7,"op":"register","username":"julia","password":"password1","name":"Julia"}"#,
-                                 fragmentSize: 5)
+            try c.sendFragmented(
+                #"{"id":7,"op":"register","username":"julia","password":"password1","name":"Julia"}"#,
+                fragmentSize: 5)
             let reply = try c.nextReply(id: 7)
             #expect((reply["user"] as? [String: Any])?["name"] as? String == "Julia")
         }
@@ -143,7 +148,8 @@ extension ServerIntegration {
             let hub = try RunningHub { $0.server.maxMessageBytes = 4096 }
             defer { hub.removeData() }
             let c = try hub.client()
-            let head = #"{"id":1,"op":"guest","pad":""#, tail = #""}"#
+            let head = #"{"id":1,"op":"guest","pad":""#
+            let tail = #""}"#
             let padding = String(repeating: "z", count: 4096 - head.utf8.count - tail.utf8.count)
             try c.sendText(head + padding + tail)
             #expect(try c.nextReply(id: 1)["ok"] as? Bool == true)

@@ -3,8 +3,9 @@
 // whose centre is within the radius. Also removal, replacement and an empty lookup.
 
 import CairnGeo
-@testable import CairnSpatial
 import Testing
+
+@testable import CairnSpatial
 
 struct DiskCoverIndexTests {
     @Test func matchesBruteForceEverywhere() {
@@ -50,7 +51,8 @@ struct DiskCoverIndexTests {
         index.insert(1, center: b, radius: 300)  // replaced: no longer at a
         #expect(index.disks(containing: a) == [2])
         #expect(index.disks(containing: b) == [1])
-        let removed = index.remove(2), again = index.remove(2)
+        let removed = index.remove(2)
+        let again = index.remove(2)
         #expect(removed)
         #expect(!again)
         #expect(index.disks(containing: a).isEmpty)

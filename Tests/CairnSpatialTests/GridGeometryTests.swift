@@ -1,14 +1,16 @@
 // The grid's layout: rows cover pole to pole, cells stay about cellSize wide at every latitude, the edges of the
 // coordinate ranges (±90, ±180) land in real cells, and keys round-trip.
 
+import CairnGeo
+import Testing
+
+@testable import CairnSpatial
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import CairnGeo
-@testable import CairnSpatial
-import Testing
 
 struct GridGeometryTests {
     @Test(arguments: [10.0, 50, 500, 5_000, 100_000])
@@ -78,10 +80,12 @@ struct GridGeometryTests {
 
     @Test func polesAndAntimeridianHaveCells() {
         let grid = GridGeometry(cellSize: 500)
-        let north = GeoPoint(lat: 90, lon: 180)!, south = GeoPoint(lat: -90, lon: -180)!
+        let north = GeoPoint(lat: 90, lon: 180)!
+        let south = GeoPoint(lat: -90, lon: -180)!
         #expect(CellKey.row(grid.key(for: north)) == grid.rowCount - 1)
         #expect(CellKey.row(grid.key(for: south)) == 0)
-        let east = GeoPoint(lat: 10, lon: 180)!, west = GeoPoint(lat: 10, lon: -180)!
+        let east = GeoPoint(lat: 10, lon: 180)!
+        let west = GeoPoint(lat: 10, lon: -180)!
         let columns = grid.columnCount(row: grid.row(lat: 10))
         #expect(CellKey.column(grid.key(for: east)) == columns - 1)
         #expect(CellKey.column(grid.key(for: west)) == 0)

@@ -6,8 +6,9 @@
 // against a reference dictionary.
 
 import CairnGeo
-@testable import CairnSpatial
 import Testing
+
+@testable import CairnSpatial
 
 struct GridIndexPropertyTests {
     private typealias Found = [(id: Int64, distance: Double)]
@@ -19,7 +20,8 @@ struct GridIndexPropertyTests {
         }
     }
 
-    private func bruteNearest(_ points: [Int64: GeoPoint], _ k: Int, to center: GeoPoint, within limit: Double) -> Found {
+    private func bruteNearest(_ points: [Int64: GeoPoint], _ k: Int, to center: GeoPoint, within limit: Double) -> Found
+    {
         let sorted = bruteForce(points, within: limit, of: center).sorted {
             $0.distance < $1.distance || ($0.distance == $1.distance && $0.id < $1.id)
         }
@@ -27,25 +29,35 @@ struct GridIndexPropertyTests {
     }
 
     /// Same ids with bit-identical distances.
-    private func expectSame(_ found: Found, _ expected: Found, _ context: @autoclosure () -> String,
-                            sourceLocation: SourceLocation = #_sourceLocation) {
-        let a = found.sorted { $0.id < $1.id }, b = expected.sorted { $0.id < $1.id }
+    private func expectSame(
+        _ found: Found, _ expected: Found, _ context: @autoclosure () -> String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        let a = found.sorted { $0.id < $1.id }
+        let b = expected.sorted { $0.id < $1.id }
         let same = a.count == b.count && zip(a, b).allSatisfy { $0.id == $1.id && $0.distance == $1.distance }
         if !same {
             let missing = Set(b.map(\.id)).subtracting(a.map(\.id)).prefix(5)
             let extra = Set(a.map(\.id)).subtracting(b.map(\.id)).prefix(5)
-            Issue.record("\(context()): got \(a.count), expected \(b.count); missing \(Array(missing)), extra \(Array(extra))",
-                         sourceLocation: sourceLocation)
+            Issue.record(
+                "\(context()): got \(a.count), expected \(b.count); missing \(Array(missing)), extra \(Array(extra))",
+                sourceLocation: sourceLocation)
         }
     }
 
-    private func expectSameOrder(_ found: Found, _ expected: Found, _ context: @autoclosure () -> String,
-                                 sourceLocation: SourceLocation = #_sourceLocation) {
-        let same = found.count == expected.count
+    private func expectSameOrder(
+        _ found: Found, _ expected: Found, _ context: @autoclosure () -> String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        let same =
+            found.count == expected.count
             && zip(found, expected).allSatisfy { $0.id == $1.id && $0.distance == $1.distance }
         if !same {
-            Issue.record("\(context()): got \(found.prefix(6).map(\.id)), expected \(expected.prefix(6).map(\.id)) (\(found.count) vs \(expected.count))",
-                         sourceLocation: sourceLocation)
+            let got = found.prefix(6).map(\.id)
+            let wanted = expected.prefix(6).map(\.id)
+            Issue.record(
+                "\(context()): got \(got), expected \(wanted) (\(found.count) vs \(expected.count))",
+                sourceLocation: sourceLocation)
         }
     }
 
@@ -72,8 +84,9 @@ struct GridIndexPropertyTests {
             for query in 0..<150 {
                 let center = SampleGeography.center(among: points, using: &rng)
                 let radius = SampleGeography.radius(from: center, among: points, using: &rng)
-                expectSame(index.query(within: radius, of: center), bruteForce(reference, within: radius, of: center),
-                           "\(policy) query \(query) at \(center.lat),\(center.lon) r \(radius)")
+                expectSame(
+                    index.query(within: radius, of: center), bruteForce(reference, within: radius, of: center),
+                    "\(policy) query \(query) at \(center.lat),\(center.lon) r \(radius)")
             }
         }
     }
@@ -88,11 +101,13 @@ struct GridIndexPropertyTests {
             let center = SampleGeography.center(among: points, using: &rng)
             var radius = SampleGeography.radius(from: center, among: points, using: &rng)
             radius = min(radius, cellSize * 25)
-            expectSame(index.query(within: radius, of: center), bruteForce(reference, within: radius, of: center),
-                       "cover query \(query) at \(center.lat),\(center.lon) r \(radius)")
+            expectSame(
+                index.query(within: radius, of: center), bruteForce(reference, within: radius, of: center),
+                "cover query \(query) at \(center.lat),\(center.lon) r \(radius)")
             let k = [1, 3, 20].randomElement(using: &rng)!
-            expectSameOrder(index.nearest(k, to: center, within: radius), bruteNearest(reference, k, to: center, within: radius),
-                            "cover nearest \(k) at \(center.lat),\(center.lon) within \(radius)")
+            expectSameOrder(
+                index.nearest(k, to: center, within: radius), bruteNearest(reference, k, to: center, within: radius),
+                "cover nearest \(k) at \(center.lat),\(center.lon) within \(radius)")
         }
     }
 
@@ -105,9 +120,12 @@ struct GridIndexPropertyTests {
             for query in 0..<150 {
                 let center = SampleGeography.center(among: points, using: &rng)
                 let k = [1, 2, 5, 20, 100, 3_100].randomElement(using: &rng)!
-                let limit = Bool.random(using: &rng) ? .infinity : SampleGeography.radius(from: center, among: points, using: &rng)
-                expectSameOrder(index.nearest(k, to: center, within: limit), bruteNearest(reference, k, to: center, within: limit),
-                                "\(policy) nearest \(k) query \(query) at \(center.lat),\(center.lon) within \(limit)")
+                let limit =
+                    Bool.random(using: &rng)
+                    ? .infinity : SampleGeography.radius(from: center, among: points, using: &rng)
+                expectSameOrder(
+                    index.nearest(k, to: center, within: limit), bruteNearest(reference, k, to: center, within: limit),
+                    "\(policy) nearest \(k) query \(query) at \(center.lat),\(center.lon) within \(limit)")
             }
         }
     }
@@ -117,8 +135,10 @@ struct GridIndexPropertyTests {
         var rng = SeededGenerator(seed: 21)
         var index = GridIndex(cellSize: 50)
         var reference: [Int64: GeoPoint] = [:]
-        let spots = [SampleGeography.point(0, 180), SampleGeography.point(0, -180), SampleGeography.point(90, 0),
-                     SampleGeography.point(51.5, -0.1), SampleGeography.point(51.5, -0.1005)]
+        let spots = [
+            SampleGeography.point(0, 180), SampleGeography.point(0, -180), SampleGeography.point(90, 0),
+            SampleGeography.point(51.5, -0.1), SampleGeography.point(51.5, -0.1005),
+        ]
         for id in Int64(0)..<1_500 {
             let point = spots.randomElement(using: &rng)!
             index.upsert(id, at: point)
@@ -126,12 +146,14 @@ struct GridIndexPropertyTests {
         }
         for center in spots {
             for k in [1, 7, 300, 2_000] {
-                expectSameOrder(index.nearest(k, to: center), bruteNearest(reference, k, to: center, within: .infinity),
-                                "ties nearest \(k) at \(center.lat),\(center.lon)")
+                expectSameOrder(
+                    index.nearest(k, to: center), bruteNearest(reference, k, to: center, within: .infinity),
+                    "ties nearest \(k) at \(center.lat),\(center.lon)")
             }
             for radius in [0.0, 1, 40, 200_000] {
-                expectSame(index.query(within: radius, of: center), bruteForce(reference, within: radius, of: center),
-                           "ties query at \(center.lat),\(center.lon) r \(radius)")
+                expectSame(
+                    index.query(within: radius, of: center), bruteForce(reference, within: radius, of: center),
+                    "ties query at \(center.lat),\(center.lon) r \(radius)")
             }
         }
     }
@@ -166,10 +188,12 @@ struct GridIndexPropertyTests {
             if step % 20 == 0 {
                 let center = SampleGeography.center(among: anchors, using: &rng)
                 let radius = SampleGeography.radius(from: center, among: anchors, using: &rng)
-                expectSame(index.query(within: radius, of: center), bruteForce(reference, within: radius, of: center),
-                           "step \(step) query at \(center.lat),\(center.lon) r \(radius)")
-                expectSameOrder(index.nearest(5, to: center), bruteNearest(reference, 5, to: center, within: .infinity),
-                                "step \(step) nearest at \(center.lat),\(center.lon)")
+                expectSame(
+                    index.query(within: radius, of: center), bruteForce(reference, within: radius, of: center),
+                    "step \(step) query at \(center.lat),\(center.lon) r \(radius)")
+                expectSameOrder(
+                    index.nearest(5, to: center), bruteNearest(reference, 5, to: center, within: .infinity),
+                    "step \(step) nearest at \(center.lat),\(center.lon)")
             }
             #expect(index.count == reference.count)
         }

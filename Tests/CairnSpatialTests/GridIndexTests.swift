@@ -2,8 +2,9 @@
 // antimeridian, around and at the poles, and with radii past half the Earth's circumference.
 
 import CairnGeo
-@testable import CairnSpatial
 import Testing
+
+@testable import CairnSpatial
 
 struct GridIndexTests {
     private func point(_ lat: Double, _ lon: Double) -> GeoPoint { SampleGeography.point(lat, lon) }
@@ -37,7 +38,8 @@ struct GridIndexTests {
 
     @Test func crossCellMoveIsFoundAtTheNewPlaceOnly() {
         var index = GridIndex(cellSize: 500)
-        let old = point(48.85, 2.35), new = point(48.95, 2.55)
+        let old = point(48.85, 2.35)
+        let new = point(48.95, 2.55)
         index.upsert(1, at: old)
         index.upsert(2, at: point(48.8501, 2.3501))
         index.upsert(3, at: point(48.8502, 2.3502))
@@ -54,7 +56,9 @@ struct GridIndexTests {
         var index = GridIndex()
         index.upsert(1, at: point(10, 10))
         index.upsert(2, at: point(10, 10))
-        let removed = index.remove(1), removedAgain = index.remove(1), removedUnknown = index.remove(99)
+        let removed = index.remove(1)
+        let removedAgain = index.remove(1)
+        let removedUnknown = index.remove(99)
         #expect(removed && !removedAgain && !removedUnknown)
         #expect(index.count == 1)
         #expect(index.position(of: 1) == nil)
@@ -77,7 +81,8 @@ struct GridIndexTests {
     @Test func removingTheMiddleOfACellKeepsTheOthersFindable() {
         var index = GridIndex()
         for id in Int64(0)..<10 { index.upsert(id, at: point(1, 1 + Double(id) * 1e-5)) }
-        let removedThree = index.remove(3), removedZero = index.remove(0)
+        let removedThree = index.remove(3)
+        let removedZero = index.remove(0)
         #expect(removedThree && removedZero)
         #expect(ids(index.query(within: 100, of: point(1, 1))) == [1, 2, 4, 5, 6, 7, 8, 9])
         for id in Int64(0)..<10 where id != 3 && id != 0 {
@@ -160,7 +165,8 @@ struct GridIndexTests {
 
     @Test func forEachReportsPositionsAndDistances() {
         var index = GridIndex()
-        let center = point(35.68, 139.76), spot = point(35.681, 139.761)
+        let center = point(35.68, 139.76)
+        let spot = point(35.681, 139.761)
         index.upsert(42, at: spot)
         var seen: [(Int64, GeoPoint, Double)] = []
         index.forEach(within: 500, of: center) { seen.append(($0, $1, $2)) }

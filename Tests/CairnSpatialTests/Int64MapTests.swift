@@ -2,8 +2,9 @@
 // differ only in their top bits share a few home buckets, so probe runs grow long and wrap past the end of the
 // table): backward-shift deletion must keep every key reachable.
 
-@testable import CairnSpatial
 import Testing
+
+@testable import CairnSpatial
 
 struct Int64MapTests {
     @Test func emptyMapFindsNothing() {

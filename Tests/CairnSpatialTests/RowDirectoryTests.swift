@@ -1,8 +1,9 @@
 // The row directory against a reference set of occupied cells: lookups after random occupy/vacate sequences, and
 // the cells reported for column runs, including runs that wrap past the antimeridian and whole rows.
 
-@testable import CairnSpatial
 import Testing
+
+@testable import CairnSpatial
 
 struct RowDirectoryTests {
     private struct Cell: Hashable {
@@ -31,8 +32,9 @@ struct RowDirectoryTests {
                         #expect(directory.cell(row: row, column: column) == reference[Cell(row: row, column: column)])
                     }
                     // A random run, possibly wrapping, possibly the whole row.
-                    let run = ColumnRun(start: Int.random(in: 0..<columns, using: &rng),
-                                        count: Int.random(in: 0...columns, using: &rng))
+                    let run = ColumnRun(
+                        start: Int.random(in: 0..<columns, using: &rng),
+                        count: Int.random(in: 0...columns, using: &rng))
                     var seen: [Int] = []
                     directory.forEachCell(row: row, in: run, columns: columns) { seen.append($0) }
                     let expected = (0..<columns).filter { run.contains($0, columns: columns) }

@@ -2,12 +2,13 @@
 // around both poles, exact boundary coordinates (±90, ±180), and points placed at a chosen distance and bearing
 // from a centre, so caps can be probed right at their edge.
 
+import CairnGeo
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import CairnGeo
 
 enum SampleGeography {
     static let halfCircumference = Double.pi * GeoPoint.earthRadius
@@ -26,7 +27,8 @@ enum SampleGeography {
 
     /// The point `distance` metres from `start` along initial `bearing` (radians from north).
     static func destination(from start: GeoPoint, bearing: Double, distance: Double) -> GeoPoint {
-        let phi = start.lat * .pi / 180, lambda = start.lon * .pi / 180
+        let phi = start.lat * .pi / 180
+        let lambda = start.lon * .pi / 180
         let d = distance / GeoPoint.earthRadius
         let sinLat = sin(phi) * cos(d) + cos(phi) * sin(d) * cos(bearing)
         let lat2 = asin(min(1, max(-1, sinLat)))
@@ -39,8 +41,9 @@ enum SampleGeography {
 
     /// A point within `metres` of `center`, at a random bearing.
     static func near(_ center: GeoPoint, within metres: Double, using rng: inout SeededGenerator) -> GeoPoint {
-        destination(from: center, bearing: Double.random(in: 0..<(2 * .pi), using: &rng),
-                    distance: Double.random(in: 0...metres, using: &rng))
+        destination(
+            from: center, bearing: Double.random(in: 0..<(2 * .pi), using: &rng),
+            distance: Double.random(in: 0...metres, using: &rng))
     }
 
     /// Cluster centres: ordinary cities, and the awkward places.
@@ -57,8 +60,9 @@ enum SampleGeography {
                 return uniform(using: &rng)
             case 2:  // straddling the antimeridian
                 let side: Double = Bool.random(using: &rng) ? 1 : -1
-                return point(Double.random(in: -85...85, using: &rng),
-                             side * (180 - Double.random(in: 0...0.05, using: &rng)))
+                return point(
+                    Double.random(in: -85...85, using: &rng),
+                    side * (180 - Double.random(in: 0...0.05, using: &rng)))
             case 3:  // around the north pole, all longitudes
                 return point(90 - Double.random(in: 0...0.2, using: &rng), Double.random(in: -180...180, using: &rng))
             case 4:  // around the south pole

@@ -2,14 +2,16 @@
 // per-point bounds must let it through: probed with points placed just inside and just outside caps of every size,
 // centred anywhere including the poles and the antimeridian. Column runs wrap, subtract and grow monotonically.
 
+import CairnGeo
+import Testing
+
+@testable import CairnSpatial
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import CairnGeo
-@testable import CairnSpatial
-import Testing
 
 struct SphericalCapTests {
     /// Checks that every point within `radius` of `center` (by GeoPoint.distance) passes every stage of the cover.
@@ -28,8 +30,9 @@ struct SphericalCapTests {
         #expect(width >= 180 || apart <= width, "row longitude bound \(width): \(context)")
         let columns = grid.columnCount(row: row)
         let run = ColumnRun(around: center.lon, halfWidth: width, columns: columns, geometry: grid)
-        #expect(run.contains(grid.column(lon: point.lon, columns: columns), columns: columns),
-                "column outside cover: \(context)")
+        #expect(
+            run.contains(grid.column(lon: point.lon, columns: columns), columns: columns),
+            "column outside cover: \(context)")
     }
 
     @Test(arguments: [10.0, 500, 5_000, 100_000])
@@ -42,9 +45,11 @@ struct SphericalCapTests {
             let radius = exp(Double.random(in: 0...log(2.1e7), using: &rng))
             for _ in 0..<6 {
                 // Just inside, exactly at, and just outside the edge, along a random bearing.
-                let scale = [0.999_999, 1, 1.000_001, Double.random(in: 0.9...1, using: &rng)].randomElement(using: &rng)!
-                let point = SampleGeography.destination(from: center, bearing: Double.random(in: 0..<(2 * .pi), using: &rng),
-                                                        distance: radius * scale)
+                let scale = [0.999_999, 1, 1.000_001, Double.random(in: 0.9...1, using: &rng)].randomElement(
+                    using: &rng)!
+                let point = SampleGeography.destination(
+                    from: center, bearing: Double.random(in: 0..<(2 * .pi), using: &rng),
+                    distance: radius * scale)
                 expectCovered(point, center: center, radius: radius, grid: grid)
                 // The same point used as the radius: on the boundary by construction.
                 expectCovered(point, center: center, radius: center.distance(to: point), grid: grid)
@@ -70,8 +75,9 @@ struct SphericalCapTests {
 
     @Test func wholeSphereFromHalfTheCircumference() {
         let grid = GridGeometry(cellSize: 500)
-        let cap = SphericalCap(center: GeoPoint(lat: 12, lon: 34)!, radius: SampleGeography.halfCircumference,
-                               geometry: grid)
+        let cap = SphericalCap(
+            center: GeoPoint(lat: 12, lon: 34)!, radius: SampleGeography.halfCircumference,
+            geometry: grid)
         #expect(cap.wholeSphere)
         #expect(cap.firstRow == 0 && cap.lastRow == grid.rowCount - 1)
         #expect(SphericalCap(center: GeoPoint(lat: 0, lon: 0)!, radius: .infinity, geometry: grid).wholeSphere)

@@ -1,7 +1,8 @@
-// Content-addressed media files: atomic placement, deduplication, removal, and the sweeps of stale files.
-@testable import CairnStore
 import Foundation
 import Testing
+
+// Content-addressed media files: atomic placement, deduplication, removal, and the sweeps of stale files.
+@testable import CairnStore
 
 struct MediaFilesTests {
     static let id = String(repeating: "0a", count: 32)

@@ -29,6 +29,8 @@ struct MediaSecretTests {
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
         #expect(FileManager.default.createFile(atPath: dir + "/media.key", contents: Data([1, 2, 3])))
-        #expect(throws: MediaFileError.self) { _ = try MediaSecret.loadOrCreate(directory: dir, random: Fixed(byte: 7)) }
+        #expect(throws: MediaFileError.self) {
+            _ = try MediaSecret.loadOrCreate(directory: dir, random: Fixed(byte: 7))
+        }
     }
 }

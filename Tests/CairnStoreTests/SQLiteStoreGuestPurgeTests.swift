@@ -2,10 +2,11 @@
 // in every table that names a user, while a member, a guest seen since and a guest the hub spares (connected) stay
 // with theirs. `markSeen` only moves the last activity forward.
 import CairnDomain
-@testable import CairnStore
 import Foundation
 import GRDB
 import Testing
+
+@testable import CairnStore
 
 struct SQLiteStoreGuestPurgeTests {
     /// Every table column that names a user.
@@ -21,8 +22,10 @@ struct SQLiteStoreGuestPurgeTests {
     func rows(of user: Int64, in store: SQLiteStore) throws -> Int {
         try store.pool.read { db in
             try Self.userColumns.reduce(0) { sum, place in
-                sum + (try Int.fetchOne(db, sql: "SELECT count(*) FROM \(place.table) WHERE \(place.column) = ?",
-                                        arguments: [user]) ?? 0)
+                sum
+                    + (try Int.fetchOne(
+                        db, sql: "SELECT count(*) FROM \(place.table) WHERE \(place.column) = ?",
+                        arguments: [user]) ?? 0)
             }
         }
     }
@@ -32,30 +35,39 @@ struct SQLiteStoreGuestPurgeTests {
         let media = String(repeating: String(format: "%02x", user), count: 32)
         try await store.pool.write { db in
             let (a, b) = (min(user, peer), max(user, peer))
-            try db.execute(sql: "INSERT INTO tokens (hash, user_id, created_at) VALUES (?, ?, 1)",
-                           arguments: [Data([UInt8(user)]), user])
-            try db.execute(sql: "INSERT INTO friendships (user_a, user_b, created_at) VALUES (?, ?, 1)",
-                           arguments: [a, b])
-            try db.execute(sql: "INSERT INTO friend_requests (from_id, to_id, created_at) VALUES (?, ?, 1), (?, ?, 1)",
-                           arguments: [user, peer, peer, user])
-            try db.execute(sql: """
-                INSERT INTO share_rules (owner_id, viewer_id, level) VALUES (?, ?, 'hidden'), (?, ?, 'hidden')
-                """, arguments: [user, peer, peer, user])
+            try db.execute(
+                sql: "INSERT INTO tokens (hash, user_id, created_at) VALUES (?, ?, 1)",
+                arguments: [Data([UInt8(user)]), user])
+            try db.execute(
+                sql: "INSERT INTO friendships (user_a, user_b, created_at) VALUES (?, ?, 1)",
+                arguments: [a, b])
+            try db.execute(
+                sql: "INSERT INTO friend_requests (from_id, to_id, created_at) VALUES (?, ?, 1), (?, ?, 1)",
+                arguments: [user, peer, peer, user])
+            try db.execute(
+                sql: """
+                    INSERT INTO share_rules (owner_id, viewer_id, level) VALUES (?, ?, 'hidden'), (?, ?, 'hidden')
+                    """, arguments: [user, peer, peer, user])
             try db.execute(sql: "INSERT INTO positions (user_id, lat, lon, ts) VALUES (?, 1, 2, 3)", arguments: [user])
-            try db.execute(sql: "INSERT INTO position_history (user_id, lat, lon, ts) VALUES (?, 1, 2, 3)",
-                           arguments: [user])
-            try db.execute(sql: """
-                INSERT INTO media (id, owner_id, content_type, size, created_at) VALUES (?, ?, 'image/png', 3, 1)
-                """, arguments: [media, user])
-            try db.execute(sql: "INSERT INTO user_roles (user_id, role, granted_at) VALUES (?, 'ops', 1)",
-                           arguments: [user])
+            try db.execute(
+                sql: "INSERT INTO position_history (user_id, lat, lon, ts) VALUES (?, 1, 2, 3)",
+                arguments: [user])
+            try db.execute(
+                sql: """
+                    INSERT INTO media (id, owner_id, content_type, size, created_at) VALUES (?, ?, 'image/png', 3, 1)
+                    """, arguments: [media, user])
+            try db.execute(
+                sql: "INSERT INTO user_roles (user_id, role, granted_at) VALUES (?, 'ops', 1)",
+                arguments: [user])
         }
         _ = try await store.saveMessage(from: user, to: peer, text: "hi", at: 1)
         _ = try await store.saveMessage(from: peer, to: user, text: "hi", at: 2)
         _ = try await store.markRead(reader: user, peer: peer, upto: .max)
         _ = try await store.markRead(reader: peer, peer: user, upto: .max)
-        return try await store.createRelic(NewRelic(creatorID: user, lat: 1, lon: 2, radius: 50, text: "t",
-                                                    mediaID: media, passwordHash: nil, createdAt: 1, expiresAt: nil))
+        return try await store.createRelic(
+            NewRelic(
+                creatorID: user, lat: 1, lon: 2, radius: 50, text: "t",
+                mediaID: media, passwordHash: nil, createdAt: 1, expiresAt: nil))
     }
 
     @Test func inactiveGuestsGoWithEverythingTheirsOthersStay() async throws {
@@ -64,8 +76,11 @@ struct SQLiteStoreGuestPurgeTests {
         let store = try SQLiteStore(directory: dir)
         defer { try? store.close() }
         func make(_ name: String, guest: Bool) async throws -> Int64 {
-            try await store.createUser(NewUser(username: name, name: name, passwordHash: guest ? nil : "x",
-                                               isGuest: guest, createdAt: 100)).id
+            try await store.createUser(
+                NewUser(
+                    username: name, name: name, passwordHash: guest ? nil : "x",
+                    isGuest: guest, createdAt: 100)
+            ).id
         }
         let member = try await make("member", guest: false)
         let stale = try await make("guest_stale", guest: true)
@@ -101,9 +116,10 @@ struct SQLiteStoreGuestPurgeTests {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let store = try SQLiteStore(directory: dir)
         defer { try? store.close() }
-        let users = try await store.createUsers((0..<1_200).map {
-            NewUser(username: "g\($0)", name: "Guest", passwordHash: nil, isGuest: true, createdAt: 1)
-        })
+        let users = try await store.createUsers(
+            (0..<1_200).map {
+                NewUser(username: "g\($0)", name: "Guest", passwordHash: nil, isGuest: true, createdAt: 1)
+            })
         let spared = Set(users.prefix(600).map(\.id))  // a whole batch and more spared: the purge still moves on
         let purge = try await store.purgeGuests(seenBefore: 2, sparing: spared)
         #expect(purge.users.count == 600 && Set(purge.users).isDisjoint(with: spared))

@@ -2,23 +2,27 @@
 // those), and the race between collecting a file and uploading the same content again.
 import CairnCrypto
 import CairnDomain
-@testable import CairnStore
 import Foundation
 import GRDB
 import Testing
+
+@testable import CairnStore
 
 struct SQLiteStoreMediaTests {
     static let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 1, 2, 3]
 
     private func user(_ store: SQLiteStore, _ name: String) async throws -> Int64 {
-        try await store.createUser(NewUser(username: name, name: name, passwordHash: nil, isGuest: true, createdAt: 1)).id
+        try await store.createUser(NewUser(username: name, name: name, passwordHash: nil, isGuest: true, createdAt: 1))
+            .id
     }
 
     private func relic(_ store: SQLiteStore, creator: Int64, media: String) throws {
         try store.pool.write { db in
-            try db.execute(sql: """
-                INSERT INTO relics (creator_id, lat, lon, radius, text, media_id, created_at) VALUES (?, 0, 0, 10, 'x', ?, 1)
-                """, arguments: [creator, media])
+            try db.execute(
+                sql: """
+                    INSERT INTO relics (creator_id, lat, lon, radius, text, media_id, created_at) VALUES (?, 0, 0,
+                      10, 'x', ?, 1)
+                    """, arguments: [creator, media])
         }
     }
 
@@ -30,21 +34,27 @@ struct SQLiteStoreMediaTests {
         let dir = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let store = try SQLiteStore(directory: dir)
-        let alice = try await user(store, "alice"), bob = try await user(store, "bob")
-        let first = Self.png + [UInt8](repeating: 1, count: 40), second = Self.png + [UInt8](repeating: 2, count: 40)
+        let alice = try await user(store, "alice")
+        let bob = try await user(store, "bob")
+        let first = Self.png + [UInt8](repeating: 1, count: 40)
+        let second = Self.png + [UInt8](repeating: 2, count: 40)
         let quota = first.count + 10
-        _ = try await store.storeMedia(bytes: first, owner: alice, contentType: "image/png", createdAt: 1,
-                                       quotaBytes: quota)
+        _ = try await store.storeMedia(
+            bytes: first, owner: alice, contentType: "image/png", createdAt: 1,
+            quotaBytes: quota)
         await #expect(throws: MediaStoreError.quotaExceeded) {
-            _ = try await store.storeMedia(bytes: second, owner: alice, contentType: "image/png", createdAt: 2,
-                                           quotaBytes: quota)
+            _ = try await store.storeMedia(
+                bytes: second, owner: alice, contentType: "image/png", createdAt: 2,
+                quotaBytes: quota)
         }
         #expect(try await store.mediaExists(id: SQLiteStore.hex(Digest.sha256(second)), owner: alice) == false)
         // The same bytes again do not count twice, and another user has a quota of their own.
-        _ = try await store.storeMedia(bytes: first, owner: alice, contentType: "image/png", createdAt: 3,
-                                       quotaBytes: quota)
-        _ = try await store.storeMedia(bytes: second, owner: bob, contentType: "image/png", createdAt: 4,
-                                       quotaBytes: quota)
+        _ = try await store.storeMedia(
+            bytes: first, owner: alice, contentType: "image/png", createdAt: 3,
+            quotaBytes: quota)
+        _ = try await store.storeMedia(
+            bytes: second, owner: bob, contentType: "image/png", createdAt: 4,
+            quotaBytes: quota)
     }
 
     @Test func storesAndFindsMediaByContentHash() async throws {
@@ -75,7 +85,8 @@ struct SQLiteStoreMediaTests {
         let dir = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let store = try SQLiteStore(directory: dir)
-        let alice = try await user(store, "alice"), bob = try await user(store, "bob")
+        let alice = try await user(store, "alice")
+        let bob = try await user(store, "bob")
         let a = try await store.storeMedia(bytes: Self.png, owner: alice, contentType: "image/png", createdAt: 10)
         let b = try await store.storeMedia(bytes: Self.png, owner: alice, contentType: "image/png", createdAt: 11)
         let c = try await store.storeMedia(bytes: Self.png, owner: bob, contentType: "image/png", createdAt: 12)
@@ -89,12 +100,17 @@ struct SQLiteStoreMediaTests {
         let dir = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let store = try SQLiteStore(directory: dir)
-        let alice = try await user(store, "alice"), bob = try await user(store, "bob")
-        let kept = try await store.storeMedia(bytes: Self.png + [1], owner: alice, contentType: "image/png", createdAt: 10)
-        let unused = try await store.storeMedia(bytes: Self.png + [2], owner: alice, contentType: "image/png", createdAt: 10)
-        let recent = try await store.storeMedia(bytes: Self.png + [3], owner: alice, contentType: "image/png", createdAt: 500)
+        let alice = try await user(store, "alice")
+        let bob = try await user(store, "bob")
+        let kept = try await store.storeMedia(
+            bytes: Self.png + [1], owner: alice, contentType: "image/png", createdAt: 10)
+        let unused = try await store.storeMedia(
+            bytes: Self.png + [2], owner: alice, contentType: "image/png", createdAt: 10)
+        let recent = try await store.storeMedia(
+            bytes: Self.png + [3], owner: alice, contentType: "image/png", createdAt: 500)
         // Bob's relic names Alice's upload, but a relic keeps only its own creator's upload alive.
-        let borrowed = try await store.storeMedia(bytes: Self.png + [4], owner: alice, contentType: "image/png", createdAt: 10)
+        let borrowed = try await store.storeMedia(
+            bytes: Self.png + [4], owner: alice, contentType: "image/png", createdAt: 10)
         try relic(store, creator: alice, media: kept)
         try relic(store, creator: bob, media: borrowed)
 
@@ -113,7 +129,8 @@ struct SQLiteStoreMediaTests {
         let dir = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let store = try SQLiteStore(directory: dir)
-        let alice = try await user(store, "alice"), bob = try await user(store, "bob")
+        let alice = try await user(store, "alice")
+        let bob = try await user(store, "bob")
         let id = try await store.storeMedia(bytes: Self.png, owner: alice, contentType: "image/png", createdAt: 10)
         _ = try await store.storeMedia(bytes: Self.png, owner: bob, contentType: "image/png", createdAt: 500)
         #expect(try await store.collectGarbageMedia(uploadedBefore: 100) == 1)
@@ -140,7 +157,8 @@ struct SQLiteStoreMediaTests {
         let dir = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let store = try SQLiteStore(directory: dir)
-        let alice = try await user(store, "alice"), bob = try await user(store, "bob")
+        let alice = try await user(store, "alice")
+        let bob = try await user(store, "bob")
         let id = try await store.storeMedia(bytes: Self.png, owner: alice, contentType: "image/png", createdAt: 10)
         // Bob's upload finds the file in place and skips writing it ...
         #expect(try await store.writeMediaFile(Self.png) == id)
@@ -160,8 +178,9 @@ struct SQLiteStoreMediaTests {
         let store = try SQLiteStore(directory: dir)
         let alice = try await user(store, "alice")
         for round in 0..<40 {
-            async let upload = store.storeMedia(bytes: Self.png, owner: alice, contentType: "image/png",
-                                                createdAt: Int64(round))
+            async let upload = store.storeMedia(
+                bytes: Self.png, owner: alice, contentType: "image/png",
+                createdAt: Int64(round))
             async let collect = store.collectGarbageMedia(uploadedBefore: 1_000)
             _ = try await (upload, collect)
             let named = try await store.pool.read { try String.fetchAll($0, sql: "SELECT id FROM media") }

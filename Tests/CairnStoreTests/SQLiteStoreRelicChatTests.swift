@@ -3,10 +3,11 @@
 // `limit`, conversations list the latest message and unread counts, and read marks only move forward. Everything
 // written is read back from a reopened store, as after a restart.
 import CairnDomain
-@testable import CairnStore
 import Foundation
 import GRDB
 import Testing
+
+@testable import CairnStore
 
 struct SQLiteStoreRelicChatTests {
     /// Runs `body` on a fresh store with three users; `body` closes the store itself when it reopens it.
@@ -16,26 +17,35 @@ struct SQLiteStoreRelicChatTests {
         let store = try SQLiteStore(directory: dir)
         var users: [User] = []
         for name in ["anna", "bob", "cleo"] {
-            users.append(try await store.createUser(NewUser(username: name, name: name, passwordHash: nil,
-                                                            isGuest: false, createdAt: 1)))
+            users.append(
+                try await store.createUser(
+                    NewUser(
+                        username: name, name: name, passwordHash: nil,
+                        isGuest: false, createdAt: 1)))
         }
         try await body(store, users, dir)
         try? store.close()
     }
 
     func relic(_ creator: Int64, expires: Int64? = nil, media: String? = nil, text: String = "t") -> NewRelic {
-        NewRelic(creatorID: creator, lat: 48.85, lon: 2.35, radius: 50, text: text, mediaID: media,
-                 passwordHash: nil, createdAt: 100, expiresAt: expires)
+        NewRelic(
+            creatorID: creator, lat: 48.85, lon: 2.35, radius: 50, text: text, mediaID: media,
+            passwordHash: nil, createdAt: 100, expiresAt: expires)
     }
 
     @Test func relicsRoundTripAndRespectMediaOwnership() async throws {
         try await withStore { store, u, dir in
             let media = String(repeating: "0f", count: 32)
             try await store.pool.write { db in
-                try db.execute(sql: "INSERT INTO media (id, owner_id, content_type, size, created_at) VALUES (?, ?, 'image/png', 3, 1)",
-                               arguments: [media, u[1].id])
+                try db.execute(
+                    sql:
+                        "INSERT INTO media (id, owner_id, content_type, size, created_at) VALUES (?, ?, "
+                        + "'image/png', 3, 1)",
+                    arguments: [media, u[1].id])
             }
-            await #expect(throws: RelicStoreError.mediaNotFound) { _ = try await store.createRelic(relic(u[0].id, media: media)) }
+            await #expect(throws: RelicStoreError.mediaNotFound) {
+                _ = try await store.createRelic(relic(u[0].id, media: media))
+            }
             let withMedia = try await store.createRelic(relic(u[1].id, media: media))
             var locked = relic(u[0].id, expires: 1_000, text: "secret")
             locked.passwordHash = "scrypt$x"
@@ -49,7 +59,8 @@ struct SQLiteStoreRelicChatTests {
             #expect(Set(try store.loadLiveRelics(now: 1_000).map(\.id)) == [withMedia, permanent])
             let mine = try await store.relics(creator: u[0].id, before: nil, limit: 10)
             #expect(mine.map(\.marker.id) == [permanent, expiring])
-            #expect(try await store.relics(creator: u[0].id, before: permanent, limit: 10).map(\.marker.id) == [expiring])
+            #expect(
+                try await store.relics(creator: u[0].id, before: permanent, limit: 10).map(\.marker.id) == [expiring])
             // Reopened, as after a restart.
             try store.close()
             let reopened = try SQLiteStore(directory: dir)
@@ -81,10 +92,14 @@ struct SQLiteStoreRelicChatTests {
 
     @Test func chatPagesCountsAndReadMarks() async throws {
         try await withStore { store, u, _ in
-            let a = u[0].id, b = u[1].id, c = u[2].id
+            let a = u[0].id
+            let b = u[1].id
+            let c = u[2].id
             var sent: [ChatMessage] = []
             for n in 0..<5 {
-                sent.append(try await store.saveMessage(from: n % 2 == 0 ? a : b, to: n % 2 == 0 ? b : a, text: "m\(n)", at: Int64(n)))
+                sent.append(
+                    try await store.saveMessage(
+                        from: n % 2 == 0 ? a : b, to: n % 2 == 0 ? b : a, text: "m\(n)", at: Int64(n)))
             }
             _ = try await store.saveMessage(from: c, to: a, text: "from cleo", at: 9)
             #expect(sent.map(\.id) == sent.map(\.id).sorted())
@@ -96,11 +111,20 @@ struct SQLiteStoreRelicChatTests {
             #expect(conversations.map(\.peer) == [c, b])
             #expect(conversations.map(\.unread) == [1, 2])
             #expect(conversations[1].last == sent[4])
-            #expect(try await store.markRead(reader: a, peer: b, upto: sent[1].id).map { [$0.upto, Int64($0.unread)] } == [sent[1].id, 1])
-            #expect(try await store.markRead(reader: a, peer: b, upto: 1).map { [$0.upto, Int64($0.unread)] } == [sent[1].id, 1],
-                    "a mark never moves back")
+            #expect(
+                try await store.markRead(reader: a, peer: b, upto: sent[1].id).map { [$0.upto, Int64($0.unread)] } == [
+                    sent[1].id, 1,
+                ])
+            #expect(
+                try await store.markRead(reader: a, peer: b, upto: 1).map { [$0.upto, Int64($0.unread)] } == [
+                    sent[1].id, 1,
+                ],
+                "a mark never moves back")
             // Past the newest message from b: the mark stops at it, so later messages arrive unread.
-            #expect(try await store.markRead(reader: a, peer: b, upto: 1 << 50).map { [$0.upto, Int64($0.unread)] } == [sent[3].id, 0])
+            #expect(
+                try await store.markRead(reader: a, peer: b, upto: 1 << 50).map { [$0.upto, Int64($0.unread)] } == [
+                    sent[3].id, 0,
+                ])
             _ = try await store.saveMessage(from: b, to: a, text: "later", at: 10)
             #expect(try await store.conversations(of: a, limit: 10).first { $0.peer == b }?.unread == 1)
             #expect(try await store.markRead(reader: b, peer: c, upto: 5) == nil, "cleo never wrote to bob")

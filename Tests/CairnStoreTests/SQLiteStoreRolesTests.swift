@@ -2,9 +2,10 @@
 // typed error that changes nothing; the check the hub makes sees changes made through another store instance on
 // the same file, as `cairn user grant-ops` does beside a running hub.
 import CairnDomain
-@testable import CairnStore
 import Foundation
 import Testing
+
+@testable import CairnStore
 
 struct SQLiteStoreRolesTests {
     func newUser(_ store: SQLiteStore, _ name: String) async throws -> User {
@@ -23,7 +24,8 @@ struct SQLiteStoreRolesTests {
         let dir = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let store = try SQLiteStore(directory: dir)
-        let alice = try await newUser(store, "alice"), bob = try await newUser(store, "bob")
+        let alice = try await newUser(store, "alice")
+        let bob = try await newUser(store, "bob")
         #expect(try await store.hasRole(.ops, userID: alice.id) == false)
         #expect(try store.grantRole(.ops, username: "alice", at: 10) == true)
         #expect(try store.grantRole(.ops, username: "alice", at: 11) == false)

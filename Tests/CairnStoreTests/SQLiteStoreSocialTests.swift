@@ -1,8 +1,9 @@
 // The live-map tables: friendships and requests, sharing rules, position snapshots and history, search.
 import CairnDomain
-@testable import CairnStore
 import Foundation
 import Testing
+
+@testable import CairnStore
 
 struct SQLiteStoreSocialTests {
     func withStore(_ body: (SQLiteStore, [User]) async throws -> Void) async throws {
@@ -11,8 +12,11 @@ struct SQLiteStoreSocialTests {
         let store = try SQLiteStore(directory: dir)
         var users: [User] = []
         for (name, guest) in [("anna", false), ("annabel", false), ("bob", false), ("guest-1", true)] {
-            users.append(try await store.createUser(NewUser(username: name, name: name.capitalized, passwordHash: nil,
-                                                            isGuest: guest, createdAt: 1)))
+            users.append(
+                try await store.createUser(
+                    NewUser(
+                        username: name, name: name.capitalized, passwordHash: nil,
+                        isGuest: guest, createdAt: 1)))
         }
         try await body(store, users)
         try store.close()
@@ -21,8 +25,11 @@ struct SQLiteStoreSocialTests {
     @Test func migrationsIncludeTheLiveMapTables() async throws {
         try await withStore { store, _ in
             let applied = try store.appliedMigrations()
-            #expect(applied == ["v1-accounts", "v2-friends-positions", "v3-share-rule-versions", "v4-media-relics-chat",
-                                "v5-roles", "v6-relic-creator-hidden", "v7-position-history-ts", "v8-users-last-seen"])
+            #expect(
+                applied == [
+                    "v1-accounts", "v2-friends-positions", "v3-share-rule-versions", "v4-media-relics-chat",
+                    "v5-roles", "v6-relic-creator-hidden", "v7-position-history-ts", "v8-users-last-seen",
+                ])
         }
     }
 
@@ -40,7 +47,8 @@ struct SQLiteStoreSocialTests {
             try await store.saveShareRule(ownerID: u[0].id, viewerID: u[1].id, level: .hidden, until: nil, version: 5)
             try await store.deleteFriendship(u[0].id, u[1].id, versionAB: 7, versionBA: 8)
             // An older rule write finishing after the removal does not bring the rule back.
-            try await store.saveShareRule(ownerID: u[0].id, viewerID: u[1].id, level: .approximate, until: nil, version: 6)
+            try await store.saveShareRule(
+                ownerID: u[0].id, viewerID: u[1].id, level: .approximate, until: nil, version: 6)
             let after = try store.loadSocial()
             #expect(after.friendships.isEmpty)
             #expect(after.shareRules.isEmpty)
@@ -70,13 +78,15 @@ struct SQLiteStoreSocialTests {
     @Test func shareRulesUpsertAndDelete() async throws {
         try await withStore { store, u in
             try await store.saveShareRule(ownerID: u[0].id, viewerID: u[1].id, level: .hidden, until: nil, version: 1)
-            try await store.saveShareRule(ownerID: u[0].id, viewerID: u[1].id, level: .approximate, until: 99, version: 2)
+            try await store.saveShareRule(
+                ownerID: u[0].id, viewerID: u[1].id, level: .approximate, until: 99, version: 2)
             try await store.saveShareRule(ownerID: u[0].id, viewerID: nil, level: .hidden, until: nil, version: 3)
             let rules = try store.loadSocial().shareRules.sorted { ($0.viewerID ?? 0) < ($1.viewerID ?? 0) }
-            #expect(rules == [
-                StoredShareRule(ownerID: u[0].id, viewerID: nil, level: .hidden, until: nil, version: 3),
-                StoredShareRule(ownerID: u[0].id, viewerID: u[1].id, level: .approximate, until: 99, version: 2),
-            ])
+            #expect(
+                rules == [
+                    StoredShareRule(ownerID: u[0].id, viewerID: nil, level: .hidden, until: nil, version: 3),
+                    StoredShareRule(ownerID: u[0].id, viewerID: u[1].id, level: .approximate, until: 99, version: 2),
+                ])
             try await store.saveShareRule(ownerID: u[0].id, viewerID: nil, level: nil, until: nil, version: 4)
             let after = try store.loadSocial()
             #expect(after.shareRules.count == 1)
@@ -96,8 +106,10 @@ struct SQLiteStoreSocialTests {
     @Test func positionFlushKeepsTheNewestAndAppendsHistory() async throws {
         try await withStore { store, u in
             var batch = PositionBatch()
-            batch.latest = [StoredFix(userID: u[0].id, fix: Fix(lat: 1, lon: 2, acc: 3, bat: 50, ts: 100)),
-                            StoredFix(userID: u[1].id, fix: Fix(lat: 5, lon: 6, ts: 100, flagged: true))]
+            batch.latest = [
+                StoredFix(userID: u[0].id, fix: Fix(lat: 1, lon: 2, acc: 3, bat: 50, ts: 100)),
+                StoredFix(userID: u[1].id, fix: Fix(lat: 5, lon: 6, ts: 100, flagged: true)),
+            ]
             try await store.flushPositions(batch)
             batch = PositionBatch()
             // An older fix must not overwrite a newer one even if it reaches the store later.
@@ -105,8 +117,13 @@ struct SQLiteStoreSocialTests {
             batch.history = [StoredFix(userID: u[0].id, fix: Fix(lat: 8, lon: 8, ts: 40))]
             try await store.flushPositions(batch)
             let positions = try store.loadSocial().positions.sorted { $0.userID < $1.userID }
-            #expect(positions.map(\.fix) == [Fix(lat: 1, lon: 2, acc: 3, bat: 50, ts: 100), Fix(lat: 5, lon: 6, ts: 100, flagged: true)])
-            let history = try await store.pool.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM position_history") }
+            #expect(
+                positions.map(\.fix) == [
+                    Fix(lat: 1, lon: 2, acc: 3, bat: 50, ts: 100), Fix(lat: 5, lon: 6, ts: 100, flagged: true),
+                ])
+            let history = try await store.pool.read {
+                try Int.fetchOne($0, sql: "SELECT count(*) FROM position_history")
+            }
             #expect(history == 1)
         }
     }
@@ -114,13 +131,19 @@ struct SQLiteStoreSocialTests {
     @Test func aFixOfADeletedUserIsSkippedWithoutFailingTheSnapshot() async throws {
         try await withStore { store, u in
             var batch = PositionBatch()
-            batch.latest = [StoredFix(userID: 999_999, fix: Fix(lat: 1, lon: 1, ts: 10)),
-                            StoredFix(userID: u[0].id, fix: Fix(lat: 2, lon: 2, ts: 10))]
-            batch.history = [StoredFix(userID: 999_999, fix: Fix(lat: 3, lon: 3, ts: 5)),
-                             StoredFix(userID: u[0].id, fix: Fix(lat: 4, lon: 4, ts: 5))]
+            batch.latest = [
+                StoredFix(userID: 999_999, fix: Fix(lat: 1, lon: 1, ts: 10)),
+                StoredFix(userID: u[0].id, fix: Fix(lat: 2, lon: 2, ts: 10)),
+            ]
+            batch.history = [
+                StoredFix(userID: 999_999, fix: Fix(lat: 3, lon: 3, ts: 5)),
+                StoredFix(userID: u[0].id, fix: Fix(lat: 4, lon: 4, ts: 5)),
+            ]
             try await store.flushPositions(batch)
             #expect(try store.loadSocial().positions.map(\.userID) == [u[0].id])
-            let history = try await store.pool.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM position_history") }
+            let history = try await store.pool.read {
+                try Int.fetchOne($0, sql: "SELECT count(*) FROM position_history")
+            }
             #expect(history == 1)
         }
     }
@@ -142,7 +165,9 @@ struct SQLiteStoreSocialTests {
     @Test func bigFlushIsOneTransaction() async throws {
         try await withStore { store, u in
             var batch = PositionBatch()
-            batch.latest = (0..<20_000).map { i in StoredFix(userID: u[i % 3].id, fix: Fix(lat: 1, lon: 1, ts: Int64(i))) }
+            batch.latest = (0..<20_000).map { i in
+                StoredFix(userID: u[i % 3].id, fix: Fix(lat: 1, lon: 1, ts: Int64(i)))
+            }
             try await store.flushPositions(batch)
             #expect(try store.loadSocial().positions.count == 3)
         }

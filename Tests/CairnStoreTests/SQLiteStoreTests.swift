@@ -1,8 +1,9 @@
 // The SQLite store: WAL mode, migrations, the account operations, uniqueness, and that data survives reopening.
 import CairnDomain
-@testable import CairnStore
 import Foundation
 import Testing
+
+@testable import CairnStore
 
 func temporaryDirectory() -> String {
     let path = NSTemporaryDirectory() + "cairn-store-\(UUID().uuidString)"
@@ -40,8 +41,10 @@ struct SQLiteStoreTests {
         let dir = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let store = try SQLiteStore(directory: dir)
-        let user = try await store.createUser(NewUser(username: "alice", name: "Alice", passwordHash: "scrypt$x",
-                                                      isGuest: false, createdAt: 1))
+        let user = try await store.createUser(
+            NewUser(
+                username: "alice", name: "Alice", passwordHash: "scrypt$x",
+                isGuest: false, createdAt: 1))
         #expect(user.id > 0)
         let creds = try #require(try await store.credentials(username: "alice"))
         #expect(creds.user == user)
@@ -62,9 +65,11 @@ struct SQLiteStoreTests {
         let dir = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let store = try SQLiteStore(directory: dir)
-        _ = try await store.createUser(NewUser(username: "bob", name: "Bob", passwordHash: nil, isGuest: false, createdAt: 1))
+        _ = try await store.createUser(
+            NewUser(username: "bob", name: "Bob", passwordHash: nil, isGuest: false, createdAt: 1))
         await #expect(throws: AccountStoreError.usernameTaken) {
-            _ = try await store.createUser(NewUser(username: "bob", name: "Bob 2", passwordHash: nil, isGuest: false, createdAt: 2))
+            _ = try await store.createUser(
+                NewUser(username: "bob", name: "Bob 2", passwordHash: nil, isGuest: false, createdAt: 2))
         }
         try store.close()
     }
@@ -75,8 +80,10 @@ struct SQLiteStoreTests {
         let digest = [UInt8](repeating: 0x11, count: 32)
         do {
             let store = try SQLiteStore(directory: dir)
-            let user = try await store.createUser(NewUser(username: "carol", name: "Carol", passwordHash: nil,
-                                                          isGuest: true, createdAt: 1))
+            let user = try await store.createUser(
+                NewUser(
+                    username: "carol", name: "Carol", passwordHash: nil,
+                    isGuest: true, createdAt: 1))
             try await store.insertToken(hash: digest, userID: user.id, createdAt: 1)
             try store.close()
         }
@@ -84,9 +91,12 @@ struct SQLiteStoreTests {
         let user = try #require(try await reopened.user(tokenHash: digest))
         #expect(user.username == "carol")
         #expect(user.isGuest)
-        #expect(try reopened.appliedMigrations() == ["v1-accounts", "v2-friends-positions", "v3-share-rule-versions",
-                                                     "v4-media-relics-chat", "v5-roles", "v6-relic-creator-hidden",
-                                                     "v7-position-history-ts", "v8-users-last-seen"])
+        #expect(
+            try reopened.appliedMigrations() == [
+                "v1-accounts", "v2-friends-positions", "v3-share-rule-versions",
+                "v4-media-relics-chat", "v5-roles", "v6-relic-creator-hidden",
+                "v7-position-history-ts", "v8-users-last-seen",
+            ])
         try reopened.close()
     }
 }

@@ -13,8 +13,9 @@ public enum HTTPClient {
         host: String = "127.0.0.1", port: Int, path: String, headers: [String: String] = [:], timeout: Double = 5,
         tls: TLSOptions? = nil
     ) throws -> HTTPResponse {
-        try request(method: "GET", host: host, port: port, path: path, headers: headers, body: nil, timeout: timeout,
-                    tls: tls)
+        try request(
+            method: "GET", host: host, port: port, path: path, headers: headers, body: nil, timeout: timeout,
+            tls: tls)
     }
 
     /// `POST path` with `body` and a `Content-Type` header.
@@ -62,7 +63,8 @@ public enum HTTPClient {
             do {
                 if let chunk = try socket.read(deadline: deadline) { buffer += chunk } else { eof = true }
             } catch let error as TestClientError where error.isTimeout {
-                throw TestClientError.timeout("\(what) from \(socket.host):\(socket.port) (\(buffer.count) bytes so far)")
+                throw TestClientError.timeout(
+                    "\(what) from \(socket.host):\(socket.port) (\(buffer.count) bytes so far)")
             }
         }
 

@@ -12,8 +12,10 @@ public final class HTTPPartialRequest {
 
     /// Connects and sends `method path` with `headers` (plus `Host` and `Connection: close`) and the first `body`
     /// bytes. Nothing else is added: declare `Content-Length` in `headers` if the request has a body.
-    public init(method: String = "POST", host: String = "127.0.0.1", port: Int, path: String,
-                headers: [String: String], body: [UInt8] = [], timeout: Double = 10) throws {
+    public init(
+        method: String = "POST", host: String = "127.0.0.1", port: Int, path: String,
+        headers: [String: String], body: [UInt8] = [], timeout: Double = 10
+    ) throws {
         self.method = method
         self.timeout = timeout
         let deadline = Deadline(seconds: timeout)

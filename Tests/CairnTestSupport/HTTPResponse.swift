@@ -58,7 +58,7 @@ struct HTTPResponseHead {
         let statusLine = lines.removeFirst()
         let parts = statusLine.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
         guard parts.count >= 2, parts[0].hasPrefix("HTTP/1."), let status = Int(parts[1]),
-              (100...999).contains(status)
+            (100...999).contains(status)
         else {
             throw TestClientError.malformedHTTP("bad status line \"\(statusLine.prefix(200))\"")
         }

@@ -4,6 +4,7 @@
 // and writes never raise SIGPIPE in the test process.
 
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -31,7 +32,9 @@ final class LoopbackSocket {
 
     /// Connects to `host:port`, failing with `.timeout` if the connection is not established by `deadline`.
     /// With `tls`, also completes a verified TLS handshake before returning.
-    init(host: String, port: Int, deadline: Deadline, receiveBufferSize: Int? = nil, tls options: TLSOptions? = nil) throws {
+    init(host: String, port: Int, deadline: Deadline, receiveBufferSize: Int? = nil, tls options: TLSOptions? = nil)
+        throws
+    {
         let address = try Self.loopbackAddress(host)
         guard (1...65535).contains(port) else {
             throw TestClientError.invalidArgument("port \(port) is outside 1...65535")

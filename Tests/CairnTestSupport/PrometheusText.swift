@@ -31,7 +31,9 @@ public struct PrometheusText {
 
     /// Parses and validates `text`.
     public init(_ text: String) throws {
-        guard text.isEmpty || text.hasSuffix("\n") else { throw Invalid(description: "the text must end with a newline") }
+        guard text.isEmpty || text.hasSuffix("\n") else {
+            throw Invalid(description: "the text must end with a newline")
+        }
         for (number, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = String(raw)
             func fail(_ why: String) -> Invalid { Invalid(description: "line \(number + 1) '\(line)': \(why)") }
@@ -46,7 +48,8 @@ public struct PrometheusText {
                     guard help[name] == nil else { throw fail("second HELP for \(name)") }
                     help[name] = parts.count == 4 ? parts[3] : ""
                 case "TYPE":
-                    guard parts.count == 4, ["counter", "gauge", "histogram", "summary", "untyped"].contains(parts[3]) else {
+                    guard parts.count == 4, ["counter", "gauge", "histogram", "summary", "untyped"].contains(parts[3])
+                    else {
                         throw fail("bad TYPE")
                     }
                     guard types[name] == nil else { throw fail("second TYPE for \(name)") }
@@ -125,7 +128,11 @@ public struct PrometheusText {
                 }
                 guard labels[label] == nil else { throw fail("repeated label \(label)") }
                 labels[label] = value
-                if rest.first == "," { rest = rest.dropFirst() } else if rest.first != "}" { throw fail("expected ',' or '}'") }
+                if rest.first == "," {
+                    rest = rest.dropFirst()
+                } else if rest.first != "}" {
+                    throw fail("expected ',' or '}'")
+                }
             }
             rest = rest.dropFirst()
         }
@@ -143,7 +150,8 @@ public struct PrometheusText {
         case "-Inf": return -.infinity
         case "NaN": return .nan
         default:
-            guard s.range(of: "^[-+]?([0-9]+\\.?[0-9]*|\\.[0-9]+)([eE][-+]?[0-9]+)?$", options: .regularExpression) != nil
+            guard
+                s.range(of: "^[-+]?([0-9]+\\.?[0-9]*|\\.[0-9]+)([eE][-+]?[0-9]+)?$", options: .regularExpression) != nil
             else { return nil }
             return Double(s)
         }

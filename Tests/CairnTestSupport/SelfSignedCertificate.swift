@@ -15,9 +15,11 @@ public struct SelfSignedCertificate: Sendable {
     public static func make(in directory: String, name: String = "cairn-test") throws -> SelfSignedCertificate {
         let certificate = (directory as NSString).appendingPathComponent("\(name).crt")
         let key = (directory as NSString).appendingPathComponent("\(name).key")
-        try runOpenSSL(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-                        "-keyout", key, "-out", certificate, "-days", "2", "-subj", "/CN=localhost",
-                        "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"])
+        try runOpenSSL([
+            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+            "-keyout", key, "-out", certificate, "-days", "2", "-subj", "/CN=localhost",
+            "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
+        ])
         return SelfSignedCertificate(certificatePath: certificate, keyPath: key)
     }
 
@@ -38,8 +40,9 @@ public struct SelfSignedCertificate: Sendable {
         let output = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
-            throw TestServerError.launchFailed(executable: executable,
-                                               reason: "exit \(process.terminationStatus): \(String(decoding: output, as: UTF8.self))")
+            throw TestServerError.launchFailed(
+                executable: executable,
+                reason: "exit \(process.terminationStatus): \(String(decoding: output, as: UTF8.self))")
         }
     }
 }

@@ -5,6 +5,7 @@
 
 import CLibSSL
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -38,8 +39,10 @@ public struct TLSOptions: Sendable {
     public var ciphers: String?
 
     /// Verifies against `trustedCertificates`, checking the name (or IP) the client connects to.
-    public init(trustedCertificates: String?, expectedName: String? = nil, alpn: [String] = ["http/1.1"],
-                maxVersion: TLSProtocolVersion? = nil, ciphers: String? = nil) {
+    public init(
+        trustedCertificates: String?, expectedName: String? = nil, alpn: [String] = ["http/1.1"],
+        maxVersion: TLSProtocolVersion? = nil, ciphers: String? = nil
+    ) {
         self.trustedCertificates = trustedCertificates
         self.expectedName = expectedName
         self.alpn = alpn
@@ -57,7 +60,9 @@ final class TLSClientSession {
 
     /// Performs the handshake on `fd` (non-blocking), verifying the peer as `options` say.
     init(fd: Int32, host: String, options: TLSOptions, deadline: Deadline) throws {
-        guard let context = SSL_CTX_new(TLS_client_method()) else { throw TestClientError.tlsFailed("SSL_CTX_new failed") }
+        guard let context = SSL_CTX_new(TLS_client_method()) else {
+            throw TestClientError.tlsFailed("SSL_CTX_new failed")
+        }
         self.context = context
         SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nil)
         // Partial writes are retried from wherever the Swift buffer lives at that moment.
@@ -70,7 +75,8 @@ final class TLSClientSession {
             throw TestClientError.tlsFailed("cipher list '\(ciphers)' refused: \(Self.errorQueue())")
         }
         if let trusted = options.trustedCertificates,
-           SSL_CTX_load_verify_locations(context, trusted, nil) != 1 {
+            SSL_CTX_load_verify_locations(context, trusted, nil) != 1
+        {
             SSL_CTX_free(context)
             throw TestClientError.tlsFailed("cannot load trusted certificates from \(trusted): \(Self.errorQueue())")
         }
@@ -85,11 +91,17 @@ final class TLSClientSession {
             _ = X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), name)
         } else {
             _ = SSL_set1_host(ssl, name)
-            _ = name.withCString { SSL_ctrl(ssl, SSL_CTRL_SET_TLSEXT_HOSTNAME, Int(TLSEXT_NAMETYPE_host_name),
-                                            UnsafeMutableRawPointer(mutating: $0)) }
+            _ = name.withCString {
+                SSL_ctrl(
+                    ssl, SSL_CTRL_SET_TLSEXT_HOSTNAME, Int(TLSEXT_NAMETYPE_host_name),
+                    UnsafeMutableRawPointer(mutating: $0))
+            }
         }
         var wire: [UInt8] = []
-        for proto in options.alpn { wire.append(UInt8(proto.utf8.count)); wire += proto.utf8 }
+        for proto in options.alpn {
+            wire.append(UInt8(proto.utf8.count))
+            wire += proto.utf8
+        }
         if !wire.isEmpty { _ = SSL_set_alpn_protos(ssl, wire, UInt32(wire.count)) }
         SSL_set_fd(ssl, fd)
 
@@ -99,7 +111,9 @@ final class TLSClientSession {
             var data: UnsafePointer<UInt8>?
             var length: UInt32 = 0
             SSL_get0_alpn_selected(ssl, &data, &length)
-            if let data, length > 0 { protocolName = String(decoding: UnsafeBufferPointer(start: data, count: Int(length)), as: UTF8.self) }
+            if let data, length > 0 {
+                protocolName = String(decoding: UnsafeBufferPointer(start: data, count: Int(length)), as: UTF8.self)
+            }
         } catch {
             SSL_free(ssl)
             SSL_CTX_free(context)
@@ -145,8 +159,10 @@ final class TLSClientSession {
 
     /// Runs `operation` until it succeeds, polling the socket when OpenSSL wants to read or write.
     @discardableResult
-    private static func retry(ssl: OpaquePointer, fd: Int32, deadline: Deadline, what: String,
-                              _ operation: () -> Int32) throws -> Int32 {
+    private static func retry(
+        ssl: OpaquePointer, fd: Int32, deadline: Deadline, what: String,
+        _ operation: () -> Int32
+    ) throws -> Int32 {
         while true {
             ERR_clear_error()
             let result = operation()
@@ -157,7 +173,9 @@ final class TLSClientSession {
                 var pfd = pollfd(fd: fd, events: Int16(code == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT), revents: 0)
                 let rc = poll(&pfd, 1, deadline.pollMilliseconds)
                 if rc == 0 && deadline.hasPassed { throw TestClientError.timeout(what) }
-                if rc < 0 && errno != EINTR { throw TestClientError.ioFailed("poll: \(String(cString: strerror(errno)))") }
+                if rc < 0 && errno != EINTR {
+                    throw TestClientError.ioFailed("poll: \(String(cString: strerror(errno)))")
+                }
             case SSL_ERROR_ZERO_RETURN:
                 throw TestClientError.connectionLost("\(what): the server closed the TLS session")
             case SSL_ERROR_SYSCALL where ERR_peek_error() == 0:
@@ -165,7 +183,9 @@ final class TLSClientSession {
             default:
                 let verify = SSL_get_verify_result(ssl)
                 var detail = errorQueue()
-                if verify != Int(X509_V_OK) { detail += "; certificate: " + String(cString: X509_verify_cert_error_string(verify)) }
+                if verify != Int(X509_V_OK) {
+                    detail += "; certificate: " + String(cString: X509_verify_cert_error_string(verify))
+                }
                 throw TestClientError.tlsFailed("\(what): \(detail)")
             }
         }

@@ -7,6 +7,7 @@
 // Set CAIRN_TEST_ECHO_SERVER=1 to also copy the server's output to the test's stderr as it arrives.
 
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -41,7 +42,8 @@ public final class TestServerProcess: @unchecked Sendable {
             starts.append(URL(fileURLWithPath: exe))
         }
         if let argument = CommandLine.arguments.first, !argument.isEmpty {
-            starts.append(URL(fileURLWithPath: argument, relativeTo: URL(fileURLWithPath: fileManager.currentDirectoryPath)))
+            starts.append(
+                URL(fileURLWithPath: argument, relativeTo: URL(fileURLWithPath: fileManager.currentDirectoryPath)))
         }
         starts.append(Bundle.main.bundleURL)
         if let executableURL = Bundle.main.executableURL { starts.append(executableURL) }
@@ -55,8 +57,9 @@ public final class TestServerProcess: @unchecked Sendable {
                     searched.append(path)
                     let candidate = directory.appendingPathComponent("cairn")
                     var isDirectory: ObjCBool = false
-                    if fileManager.fileExists(atPath: candidate.path, isDirectory: &isDirectory), !isDirectory.boolValue,
-                       fileManager.isExecutableFile(atPath: candidate.path)
+                    if fileManager.fileExists(atPath: candidate.path, isDirectory: &isDirectory),
+                        !isDirectory.boolValue,
+                        fileManager.isExecutableFile(atPath: candidate.path)
                     {
                         return candidate
                     }

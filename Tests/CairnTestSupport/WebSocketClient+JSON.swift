@@ -102,7 +102,7 @@ extension WebSocketClient {
     /// Compact JSON for an object, for assertion messages.
     public static func describe(_ object: Any) -> String {
         guard JSONSerialization.isValidJSONObject(object),
-              let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+            let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
         else { return String(describing: object) }
         return String(decoding: data, as: UTF8.self)
     }
@@ -138,7 +138,8 @@ extension WebSocketClient {
             do {
                 message = try receive(deadline: deadline, waitingFor: what)
             } catch let error as TestClientError where error.isTimeout {
-                let queued = pendingObjects.isEmpty
+                let queued =
+                    pendingObjects.isEmpty
                     ? "nothing queued"
                     : "queued: " + pendingObjects.map { Self.describe($0) }.joined(separator: ", ")
                 throw TestClientError.timeout("waiting \(seconds)s for \(what) on port \(port); \(queued)")

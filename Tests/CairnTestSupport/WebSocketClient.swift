@@ -67,8 +67,9 @@ public final class WebSocketClient {
         headers: [String: String] = [:], timeout: Double = 5, receiveBufferSize: Int? = nil, tls: TLSOptions? = nil
     ) throws {
         let deadline = Deadline(seconds: timeout)
-        let socket = try LoopbackSocket(host: host, port: port, deadline: deadline, receiveBufferSize: receiveBufferSize,
-                                        tls: tls)
+        let socket = try LoopbackSocket(
+            host: host, port: port, deadline: deadline, receiveBufferSize: receiveBufferSize,
+            tls: tls)
         tlsProtocol = socket.tls?.negotiatedProtocol
         let key = headers.first { $0.key.lowercased() == "sec-websocket-key" }?.value ?? WebSocketHandshake.makeKey()
         try socket.write(
@@ -91,7 +92,8 @@ public final class WebSocketClient {
             guard let chunk else {
                 throw TestClientError.connectionLost(
                     "server closed the connection without answering the upgrade of \(path)"
-                        + (buffer.isEmpty ? "" : " (partial answer: \(String(decoding: buffer, as: UTF8.self).prefix(200)))"))
+                        + (buffer.isEmpty
+                            ? "" : " (partial answer: \(String(decoding: buffer, as: UTF8.self).prefix(200)))"))
             }
             buffer += chunk
         }
@@ -133,8 +135,10 @@ public final class WebSocketClient {
         var start = 0
         repeat {
             let end = min(start + fragmentSize, bytes.count)
-            try sendDataFrame(WebSocketFrame(
-                opcode: start == 0 ? .text : .continuation, payload: Array(bytes[start..<end]), fin: end == bytes.count))
+            try sendDataFrame(
+                WebSocketFrame(
+                    opcode: start == 0 ? .text : .continuation, payload: Array(bytes[start..<end]),
+                    fin: end == bytes.count))
             start = end
         } while start < bytes.count
     }
@@ -172,7 +176,8 @@ public final class WebSocketClient {
     private func sendDataFrame(_ frame: WebSocketFrame) throws {
         guard !closeSent else { throw TestClientError.notOpen("a close frame was already sent") }
         if let receivedClose {
-            throw TestClientError.notOpen("the server closed the connection (\(receivedClose.code.map(String.init) ?? "no code"))")
+            throw TestClientError.notOpen(
+                "the server closed the connection (\(receivedClose.code.map(String.init) ?? "no code"))")
         }
         try writeFrame(frame)
     }
@@ -248,7 +253,8 @@ public final class WebSocketClient {
                 }
                 fragmentPayload += frame.payload
                 guard fragmentPayload.count <= maxMessageSize else {
-                    throw TestClientError.protocolViolation("message exceeds the client limit of \(maxMessageSize) bytes")
+                    throw TestClientError.protocolViolation(
+                        "message exceeds the client limit of \(maxMessageSize) bytes")
                 }
                 if frame.fin {
                     let payload = fragmentPayload
@@ -282,7 +288,11 @@ public final class WebSocketClient {
         if !closeSent {
             // Echo the status code when it is one an endpoint may send; otherwise answer with an empty close.
             let echo: [UInt8]
-            if let code, Self.isSendableCloseCode(code) { echo = [UInt8(code >> 8), UInt8(code & 0xFF)] } else { echo = [] }
+            if let code, Self.isSendableCloseCode(code) {
+                echo = [UInt8(code >> 8), UInt8(code & 0xFF)]
+            } else {
+                echo = []
+            }
             try? writeFrame(WebSocketFrame(opcode: .close, payload: echo))
             closeSent = true
         }
@@ -347,8 +357,10 @@ public final class WebSocketClient {
     }
 
     /// Reads the rest of a refused upgrade's body, briefly and best-effort: it is only for the error message.
-    private static func readRejectionBody(_ initial: [UInt8], head: HTTPResponseHead, socket: LoopbackSocket,
-                                          deadline: Deadline) -> [UInt8] {
+    private static func readRejectionBody(
+        _ initial: [UInt8], head: HTTPResponseHead, socket: LoopbackSocket,
+        deadline: Deadline
+    ) -> [UInt8] {
         var body = initial
         let length = head.headers["content-length"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
         let bodyDeadline = Deadline(seconds: min(deadline.remainingSeconds, 1))

@@ -30,8 +30,10 @@ public enum WebSocketHandshake {
 
     /// The upgrade request. Entries in `headers` replace the default header of the same (case-insensitive) name,
     /// so a test can send e.g. a wrong `Sec-WebSocket-Version` on purpose.
-    static func request(host: String, port: Int, path: String, key: String, subprotocol: String?,
-                        headers: [String: String]) -> [UInt8] {
+    static func request(
+        host: String, port: Int, path: String, key: String, subprotocol: String?,
+        headers: [String: String]
+    ) -> [UInt8] {
         var fields: [(String, String)] = [
             ("Host", "\(host):\(port)"),
             ("Upgrade", "websocket"),
@@ -57,7 +59,8 @@ public enum WebSocketHandshake {
             (value ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
         }
         guard tokens(headers["upgrade"]).contains("websocket") else {
-            throw TestClientError.handshakeInvalid("Upgrade header is \(headers["upgrade"].map { "\"\($0)\"" } ?? "missing")")
+            throw TestClientError.handshakeInvalid(
+                "Upgrade header is \(headers["upgrade"].map { "\"\($0)\"" } ?? "missing")")
         }
         guard tokens(headers["connection"]).contains("upgrade") else {
             throw TestClientError.handshakeInvalid(

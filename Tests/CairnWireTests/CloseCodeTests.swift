@@ -1,7 +1,7 @@
 // Close codes and the contract's reconnect rule.
 
-import Testing
 import CairnWire
+import Testing
 
 @Suite struct CloseCodeTests {
     @Test func rawValuesMatchTheContract() {

@@ -2,6 +2,7 @@
 // whenever it answers, and must answer for the everyday values it exists for.
 
 import Testing
+
 @testable import CairnWire
 
 @Suite struct DoubleFormatTests {
@@ -21,7 +22,7 @@ import Testing
         #expect(fast(0.001) == "0.001")
         #expect(fast(-0.25) == "-0.25")
         #expect(fast(12345678901.5) == "12345678901.5")
-        #expect(fast(123456789012.5) == nil) // 1234567890125 ≥ 2^40
+        #expect(fast(123456789012.5) == nil)  // 1234567890125 ≥ 2^40
         #expect(fast(0.123456789) == "0.123456789")
     }
 
@@ -40,8 +41,10 @@ import Testing
         for i in 0..<300_000 {
             let value: Double
             switch i % 4 {
-            case 0: value = Double(Int64.random(in: -1_800_000_000...1_800_000_000, using: &rng)) / 1e7 // coordinates
-            case 1: value = Double(Int64.random(in: -99_999...99_999, using: &rng)) / [1, 10, 100, 1000][Int(rng.next() % 4)]
+            case 0: value = Double(Int64.random(in: -1_800_000_000...1_800_000_000, using: &rng)) / 1e7  // coordinates
+            case 1:
+                value =
+                    Double(Int64.random(in: -99_999...99_999, using: &rng)) / [1, 10, 100, 1000][Int(rng.next() % 4)]
             case 2: value = Double.random(in: -1e6...1e6, using: &rng)
             default: value = Double(bitPattern: rng.next())
             }

@@ -1,6 +1,7 @@
 // The envelope shapes of the contract, byte for byte.
 
 import Testing
+
 @testable import CairnWire
 
 @Suite struct EnvelopeTests {
@@ -34,7 +35,10 @@ import Testing
     @Test func failureWithoutAnIdIsAnErrorEvent() {
         var w = JSONWriter()
         Envelope.failure(id: nil, op: "pos", error: .badRequest("field 'lat' must be a number"), into: &w)
-        #expect(text(w) == #"{"ev":"error","op":"pos","error":{"code":"bad_request","message":"field 'lat' must be a number"}}"#)
+        #expect(
+            text(w)
+                == #"{"ev":"error","op":"pos","error":{"code":"bad_request","message":"field 'lat' must be a number"}}"#
+        )
     }
 
     @Test func failureWithoutIdOrOp() {
@@ -78,7 +82,8 @@ import Testing
 
     @Test func aRefusedRequestProducesAReplyThatParses() throws {
         var m = Message()
-        let error = try #require(thrownError { () throws(WireError) in try m.parse(Array(#"{"id":3,"lat":NaN}"#.utf8)) })
+        let error = try #require(
+            thrownError { () throws(WireError) in try m.parse(Array(#"{"id":3,"lat":NaN}"#.utf8)) })
         var w = JSONWriter()
         Envelope.failure(id: nil, op: nil, error: error, into: &w)
         let reply = try parsed(String(decoding: w.bytes, as: UTF8.self))

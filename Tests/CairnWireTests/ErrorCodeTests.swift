@@ -1,13 +1,15 @@
 // The error codes are exactly the contract's list, and WireError's conveniences.
 
-import Testing
 import CairnWire
+import Testing
 
 @Suite struct ErrorCodeTests {
     @Test func codesAreExactlyTheContractList() {
-        let contract = ["bad_request", "unauthorized", "invalid_credentials", "username_taken", "forbidden",
-                        "not_owner", "not_friends", "not_found", "too_far", "wrong_password", "expired",
-                        "rate_limited", "too_large", "suspended", "internal"]
+        let contract = [
+            "bad_request", "unauthorized", "invalid_credentials", "username_taken", "forbidden",
+            "not_owner", "not_friends", "not_found", "too_far", "wrong_password", "expired",
+            "rate_limited", "too_large", "suspended", "internal",
+        ]
         #expect(ErrorCode.allCases.map(\.rawValue) == contract)
         #expect(ErrorCode(rawValue: "internal") == .internal)
     }

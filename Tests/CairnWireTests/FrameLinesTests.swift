@@ -1,6 +1,7 @@
 // Splitting a frame into its newline-separated JSON texts.
 
 import Testing
+
 @testable import CairnWire
 
 @Suite struct FrameLinesTests {

@@ -2,6 +2,7 @@
 // buffer reuse.
 
 import Testing
+
 @testable import CairnWire
 
 @Suite struct JSONWriterTests {
@@ -75,11 +76,17 @@ import Testing
     @Test func doublesUseTheShortestRoundTripForm() {
         var w = JSONWriter()
         w.beginArray()
-        for value in [37.7749295, -122.4194155, 1e-7, 5e300, -0.0, 3.0, 0.1, 0.30000000000000004, 1e16, .greatestFiniteMagnitude] {
+        for value in [
+            37.7749295, -122.4194155, 1e-7, 5e300, -0.0, 3.0, 0.1, 0.30000000000000004, 1e16, .greatestFiniteMagnitude,
+        ] {
             w.double(value)
         }
         w.endArray()
-        #expect(text(w) == "[37.7749295,-122.4194155,1e-07,5e+300,-0.0,3.0,0.1,0.30000000000000004,1e+16,1.7976931348623157e+308]")
+        #expect(
+            text(w)
+                == "[37.7749295,-122.4194155,1e-07,5e+300,-0.0,3.0,0.1,0.30000000000000004,1e+16,"
+                + "1.7976931348623157e+308]"
+        )
     }
 
     @Test func nonFiniteDoublesAreNull() {
@@ -105,7 +112,11 @@ import Testing
         w.raw(marker)
         w.endArray()
         w.endObject()
-        #expect(text(w) == #"{"ev":"relic.appear","relic":{"id":1,"locked":false},"list":[{"id":1,"locked":false},{"id":1,"locked":false}]}"#)
+        #expect(
+            text(w)
+                == #"{"ev":"relic.appear","relic":{"id":1,"locked":false},"#
+                + #""list":[{"id":1,"locked":false},{"id":1,"locked":false}]}"#
+        )
     }
 
     @Test func optionalFieldsAreOmittedWhenNil() {

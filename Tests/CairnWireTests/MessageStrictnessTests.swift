@@ -3,6 +3,7 @@
 // to be accepted, so the reader is not stricter than RFC 8259.
 
 import Testing
+
 @testable import CairnWire
 
 @Suite struct MessageStrictnessTests {
@@ -127,11 +128,12 @@ import Testing
         expectRefused(#"{"a":1,"b":2,"c":3}"#, "too many fields (more than 2)", limits: limits)
     }
 
-    @Test(arguments: [
-        [0xC0, 0x80], [0xC1, 0xBF], [0xE0, 0x80, 0x80], [0xE0, 0x9F, 0xBF], [0xF0, 0x80, 0x80, 0x80],
-        [0xED, 0xA0, 0x80], [0xED, 0xBF, 0xBF], [0xE4, 0xB8], [0xF0, 0x9F, 0x98], [0xC3],
-        [0xF5, 0x80, 0x80, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xFF], [0xFE], [0x80], [0xBF, 0x41], [0xC3, 0x41],
-    ] as [[UInt8]])
+    @Test(
+        arguments: [
+            [0xC0, 0x80], [0xC1, 0xBF], [0xE0, 0x80, 0x80], [0xE0, 0x9F, 0xBF], [0xF0, 0x80, 0x80, 0x80],
+            [0xED, 0xA0, 0x80], [0xED, 0xBF, 0xBF], [0xE4, 0xB8], [0xF0, 0x9F, 0x98], [0xC3],
+            [0xF5, 0x80, 0x80, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xFF], [0xFE], [0x80], [0xBF, 0x41], [0xC3, 0x41],
+        ] as [[UInt8]])
     func invalidUTF8InStrings(_ sequence: [UInt8]) {
         let value = Array(#"{"name":"a"#.utf8) + sequence + Array(#"b"}"#.utf8)
         expectRefused(value, ["invalid UTF-8 in string", "field 'name'"])
@@ -158,7 +160,8 @@ import Testing
 
     @Test(arguments: [0x00, 0x01, 0x0A, 0x0D, 0x09, 0x1F] as [UInt8])
     func rawControlCharactersInStrings(_ byte: UInt8) {
-        expectRefused(Array(#"{"text":"a"#.utf8) + [byte] + Array(#"b"}"#.utf8), ["raw control character", "field 'text'"])
+        expectRefused(
+            Array(#"{"text":"a"#.utf8) + [byte] + Array(#"b"}"#.utf8), ["raw control character", "field 'text'"])
         expectRefused(Array(#"{"a"#.utf8) + [byte] + Array(#"":1}"#.utf8), ["raw control character", "in key"])
     }
 
@@ -176,7 +179,8 @@ import Testing
         expectRefused(#"{"s":"\ud800\ud800"}"#, "lone surrogate", "field 's'")
         expectRefused(#"{"s":"\ud800\uzzzz"}"#, "invalid \\u escape", "field 's'")
         expectRefused(#"{"\x":1}"#, "invalid escape '\\x' in key")
-        expectRefused(Array(#"{"s":"\"#.utf8) + [0x0A] + Array(#""}"#.utf8), ["invalid escape '\\' + 0x0A", "field 's'"])
+        expectRefused(
+            Array(#"{"s":"\"#.utf8) + [0x0A] + Array(#""}"#.utf8), ["invalid escape '\\' + 0x0A", "field 's'"])
     }
 
     @Test func duplicateKeysAtTheTopLevel() {
@@ -240,11 +244,13 @@ import Testing
         expectRefused(#"{"a":'x'}"#, "unexpected character '''", "field 'a'")
         expectRefused(#"{"a":[}"#, "unexpected character '}'", "field 'a'")
         expectRefused(#"{"a":{]}"#, "expected a key in quotes", "field 'a'")
-        expectRefused(Array(#"{"a":1,"#.utf8) + [0] + Array(#""b":2}"#.utf8), ["expected a key in quotes", "byte 0x00"])
+        expectRefused(
+            Array(#"{"a":1,"#.utf8) + [0] + Array(#""b":2}"#.utf8), ["expected a key in quotes", "byte 0x00"])
     }
 
     @Test func everyPrefixOfAValidRequestIsRefusedCleanly() throws {
-        let text = Array(#"{"id":12,"op":"relic.create","text":"h\u00e9\n😀","radius":1.5e2,"o":{"a":[true,false,null]}}"#.utf8)
+        let text = Array(
+            #"{"id":12,"op":"relic.create","text":"h\u00e9\n😀","radius":1.5e2,"o":{"a":[true,false,null]}}"#.utf8)
         #expect(parseError(text) == nil)
         for length in 0..<text.count {
             let error = parseError(Array(text[0..<length]))

@@ -2,10 +2,12 @@
 // objects, and reuse of one Message across parses.
 
 import Testing
+
 @testable import CairnWire
 
 @Suite struct MessageTests {
-    let pos = #"{"op":"pos","lat":37.7749295,"lon":-122.4194155,"acc":5.0,"spd":1.4,"hdg":270.0,"bat":81,"ts":1763740000000}"#
+    let pos =
+        #"{"op":"pos","lat":37.7749295,"lon":-122.4194155,"acc":5.0,"spd":1.4,"hdg":270.0,"bat":81,"ts":1763740000000}"#
 
     @Test func readsAPositionMessage() throws {
         let m = try parsed(pos)
@@ -65,7 +67,8 @@ import Testing
     }
 
     @Test func integersAcceptIntegralNumbers() throws {
-        let m = try parsed(#"{"a":1e3,"b":1.0,"c":12.340e2,"d":0.5e1,"e":-0,"f":-9007199254740992,"g":100e-2,"h":0e99}"#)
+        let m = try parsed(
+            #"{"a":1e3,"b":1.0,"c":12.340e2,"d":0.5e1,"e":-0,"f":-9007199254740992,"g":100e-2,"h":0e99}"#)
         #expect(try m.int("a") == 1000)
         #expect(try m.int("b") == 1)
         #expect(try m.int("c") == 1234)
@@ -111,10 +114,12 @@ import Testing
         var rng = SeededGenerator(seed: 0xCA1A)
         var m = Message()
         for _ in 0..<5000 {
-            let digits = (0..<Int.random(in: 1...25, using: &rng)).map { _ in String(Int.random(in: 0...9, using: &rng)) }
+            let digits = (0..<Int.random(in: 1...25, using: &rng)).map { _ in String(Int.random(in: 0...9, using: &rng))
+            }
             var intPart = digits.prefix(Int.random(in: 1...digits.count, using: &rng)).joined()
             while intPart.count > 1 && intPart.hasPrefix("0") { intPart.removeFirst() }
-            let frac = digits.count > 1 && Bool.random(using: &rng) ? "." + digits.suffix(digits.count - 1).joined() : ""
+            let frac =
+                digits.count > 1 && Bool.random(using: &rng) ? "." + digits.suffix(digits.count - 1).joined() : ""
             let exp = Bool.random(using: &rng) ? "e\(Int.random(in: -330...310, using: &rng))" : ""
             let text = (Bool.random(using: &rng) ? "-" : "") + intPart + frac + exp
             guard let expected = Double(text), expected.isFinite else { continue }
@@ -146,20 +151,26 @@ import Testing
 
     @Test func wrongTypesNameTheFieldAndTheExpectedType() throws {
         let m = try parsed(#"{"lat":"north","s":5,"b":"yes","o":[],"i":"1"}"#)
-        #expect(thrownError { () throws(WireError) in try m.double("lat") } == .badRequest("field 'lat' must be a number"))
+        #expect(
+            thrownError { () throws(WireError) in try m.double("lat") } == .badRequest("field 'lat' must be a number"))
         #expect(thrownError { () throws(WireError) in try m.string("s") } == .badRequest("field 's' must be a string"))
         #expect(thrownError { () throws(WireError) in try m.bool("b") } == .badRequest("field 'b' must be a boolean"))
         #expect(thrownError { () throws(WireError) in try m.object("o") } == .badRequest("field 'o' must be an object"))
         #expect(thrownError { () throws(WireError) in try m.int("i") } == .badRequest("field 'i' must be an integer"))
-        #expect(thrownError { () throws(WireError) in try m.requireDouble("lat") } == .badRequest("field 'lat' must be a number"))
+        #expect(
+            thrownError { () throws(WireError) in try m.requireDouble("lat") }
+                == .badRequest("field 'lat' must be a number"))
     }
 
     @Test func requiredAccessorsNameTheMissingField() throws {
         let m = try parsed(#"{"lon":null}"#)
-        #expect(thrownError { () throws(WireError) in try m.requireDouble("lat") } == .badRequest("missing field 'lat'"))
-        #expect(thrownError { () throws(WireError) in try m.requireDouble("lon") } == .badRequest("missing field 'lon'"))
+        #expect(
+            thrownError { () throws(WireError) in try m.requireDouble("lat") } == .badRequest("missing field 'lat'"))
+        #expect(
+            thrownError { () throws(WireError) in try m.requireDouble("lon") } == .badRequest("missing field 'lon'"))
         #expect(thrownError { () throws(WireError) in try m.requireInt("ts") } == .badRequest("missing field 'ts'"))
-        #expect(thrownError { () throws(WireError) in try m.requireString("text") } == .badRequest("missing field 'text'"))
+        #expect(
+            thrownError { () throws(WireError) in try m.requireString("text") } == .badRequest("missing field 'text'"))
     }
 
     @Test func escapedKeysMatchPlainKeys() throws {
@@ -183,7 +194,8 @@ import Testing
     }
 
     @Test func nestedObjectsAreMessagesWithoutEnvelopeRules() throws {
-        let m = try parsed(#"{"op":"x","relic":{"id":"not-a-number","op":5,"lat":1.5,"inner":{"k":"v"},"list":[1,{"a":2}]}}"#)
+        let m = try parsed(
+            #"{"op":"x","relic":{"id":"not-a-number","op":5,"lat":1.5,"inner":{"k":"v"},"list":[1,{"a":2}]}}"#)
         let relic = try #require(try m.object("relic"))
         #expect(try relic.string("id") == "not-a-number")
         #expect(try relic.double("lat") == 1.5)

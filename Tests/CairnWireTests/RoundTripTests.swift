@@ -2,6 +2,7 @@
 // a seeded generator (deterministic, so a failure reproduces).
 
 import Testing
+
 @testable import CairnWire
 
 @Suite struct RoundTripTests {
@@ -32,7 +33,7 @@ import Testing
     @Test(arguments: [
         37.7749295, -122.4194155, 1e-7, 5e300, -0.0, 0.0, 0.1, 1.4, 270.0, 1e23, 123456.789e-300,
         .greatestFiniteMagnitude, -.greatestFiniteMagnitude, .leastNonzeroMagnitude, .leastNormalMagnitude,
-        0.30000000000000004, 9007199254740994, 1e16, 1e22, 4.35, 2.5e-5,
+        0.30000000000000004, 9_007_199_254_740_994, 1e16, 1e22, 4.35, 2.5e-5,
     ])
     func doubles(_ value: Double) throws {
         let back = try #require(try roundTrip { $0.double(value) }.double("v"))
@@ -78,13 +79,20 @@ import Testing
 
     /// A JSON value of the test model.
     private indirect enum Value {
-        case string(String), int(Int64), double(Double), bool(Bool), null
-        case object([(String, Value)]), array([Value])
+        case string(String)
+        case int(Int64)
+        case double(Double)
+        case bool(Bool)
+        case null
+        case object([(String, Value)])
+        case array([Value])
     }
 
     private func randomString(_ rng: inout SeededGenerator) -> String {
-        let pool: [Unicode.Scalar] = ["a", "z", "0", " ", "\"", "\\", "/", "\n", "\t", "\u{0}", "\u{1F}", "é", "中",
-                                      "😀", "\u{10FFFF}", "\u{7F}", "\u{2028}", "\u{FEFF}"]
+        let pool: [Unicode.Scalar] = [
+            "a", "z", "0", " ", "\"", "\\", "/", "\n", "\t", "\u{0}", "\u{1F}", "é", "中",
+            "😀", "\u{10FFFF}", "\u{7F}", "\u{2028}", "\u{FEFF}",
+        ]
         var s = String.UnicodeScalarView()
         for _ in 0..<Int.random(in: 0...12, using: &rng) { s.append(pool.randomElement(using: &rng)!) }
         return String(s)
@@ -100,7 +108,8 @@ import Testing
         case 3: return .bool(Bool.random(using: &rng))
         case 4: return .null
         case 5: return .object(randomFields(&rng, depth: depth + 1))
-        default: return .array((0..<Int.random(in: 0...4, using: &rng)).map { _ in randomValue(&rng, depth: depth + 1) })
+        default:
+            return .array((0..<Int.random(in: 0...4, using: &rng)).map { _ in randomValue(&rng, depth: depth + 1) })
         }
     }
 
@@ -153,7 +162,12 @@ import Testing
 
     @Test func randomObjectsSurviveWriteThenParse() throws {
         var rng = SeededGenerator(seed: 0x5EED)
-        var message = Message(limits: { var l = WireLimits(); l.maxFields = 1000; return l }())
+        var message = Message(
+            limits: {
+                var l = WireLimits()
+                l.maxFields = 1000
+                return l
+            }())
         var w = JSONWriter()
         for _ in 0..<2000 {
             let fields = randomFields(&rng, depth: 0)

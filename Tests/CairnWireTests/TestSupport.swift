@@ -2,6 +2,7 @@
 // parse throws, and checking that a refusal is a bad_request whose message names the problem and the field.
 
 import Testing
+
 @testable import CairnWire
 
 /// Parses `text` with a fresh Message.

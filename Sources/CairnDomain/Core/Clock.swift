@@ -1,6 +1,7 @@
 // Time as the domain sees it: milliseconds since the Unix epoch, the unit of `ts` on the wire. Injected so tests
 // can move time by hand instead of sleeping (auth deadlines, rate-limit windows, later expiry).
 import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -66,7 +66,6 @@ public struct HubConfiguration: Sendable {
     /// Longest `for` accepted by `share.pause` and `share.set` (s): one year.
     public var maxShareDurationSeconds: Int64 = 366 * 24 * 3600
 
-
     // Relics.
     /// Longest relic text, in bytes of UTF-8.
     public var relicTextLimit = 2_000

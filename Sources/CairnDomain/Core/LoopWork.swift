@@ -24,8 +24,10 @@ public final class LoopWork: @unchecked Sendable {
     }
 
     /// Runs `work` off the loop, then `then` on the loop with its result.
-    func run<T: Sendable>(_ work: @escaping @Sendable () async throws(DomainError) -> T,
-                          then: @escaping (Result<T, DomainError>) -> Void) {
+    func run<T: Sendable>(
+        _ work: @escaping @Sendable () async throws(DomainError) -> T,
+        then: @escaping (Result<T, DomainError>) -> Void
+    ) {
         confinement.assertOnLoop()
         inFlight += 1
         let scheduler = self.scheduler
@@ -39,8 +41,10 @@ public final class LoopWork: @unchecked Sendable {
     }
 
     /// Runs store work whose failures are plain errors (snapshots, purges), then `then` on the loop.
-    func background<T: Sendable>(_ work: @escaping @Sendable () async throws -> T,
-                                 then: @escaping (Result<T, any Error>) -> Void) {
+    func background<T: Sendable>(
+        _ work: @escaping @Sendable () async throws -> T,
+        then: @escaping (Result<T, any Error>) -> Void
+    ) {
         confinement.assertOnLoop()
         inFlight += 1
         let scheduler = self.scheduler

@@ -23,8 +23,10 @@ public struct Fix: Sendable, Equatable {
     public var flagged: Bool
 
     /// Creates a fix.
-    public init(lat: Double, lon: Double, acc: Double? = nil, alt: Double? = nil, spd: Double? = nil,
-                hdg: Double? = nil, bat: Double? = nil, ts: Int64, flagged: Bool = false) {
+    public init(
+        lat: Double, lon: Double, acc: Double? = nil, alt: Double? = nil, spd: Double? = nil,
+        hdg: Double? = nil, bat: Double? = nil, ts: Int64, flagged: Bool = false
+    ) {
         self.lat = lat
         self.lon = lon
         self.acc = acc

@@ -34,13 +34,19 @@ struct LateFixes {
     /// Keeps `fix` for `user`: overwrites the user's oldest late fix when their ring is full, drops `fix` when the
     /// total is reached. Constant time.
     mutating func keep(_ fix: Fix, for user: Int64) {
-        guard perUser > 0 else { dropped &+= 1; return }
+        guard perUser > 0 else {
+            dropped &+= 1
+            return
+        }
         if let full = rings[user].map({ $0.count == perUser }), full {
             rings[user]!.overwriteOldest(with: fix)
             dropped &+= 1
             return
         }
-        guard count < total else { dropped &+= 1; return }
+        guard count < total else {
+            dropped &+= 1
+            return
+        }
         rings[user, default: Ring()].append(fix, capacity: perUser)
         count += 1
     }
@@ -64,7 +70,10 @@ struct LateFixes {
         rows.reserveCapacity(count)
         var idle: [Int64] = []
         for user in rings.keys {
-            if rings[user]!.count == 0 { idle.append(user); continue }
+            if rings[user]!.count == 0 {
+                idle.append(user)
+                continue
+            }
             rings[user]!.drain { rows.append(StoredFix(userID: user, fix: $0)) }
         }
         // A user who sent no late fix since the last snapshot gives their ring's storage back.

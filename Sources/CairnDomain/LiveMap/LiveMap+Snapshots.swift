@@ -84,26 +84,30 @@ extension LiveMap {
     }
 
     private func write(_ flush: FlushInProgress) {
-        let store = self.store, batch = flush.batch, rows = batch.latest.count + batch.history.count
-        work.background({ () async throws -> Bool in
-            try await store.flushPositions(batch)
-            return true
-        }, then: { result in
-            self.flushing = false
-            switch result {
-            case .success:
-                let total = self.clock.now() - flush.startedAt
-                self.lastFlush = (at: flush.startedAt, rows: rows, durationMs: total)
-                self.lastFlushLoopMicros = flush.loopMicros
-                self.lastFlushLongestChunkMicros = flush.longestChunkMicros
-                hubLogger.debug("snapshot: \(rows) row(s), \(flush.loopMicros) µs on the loop, \(total) ms in all")
-            case .failure(let error):
-                hubLogger.error("snapshot of \(rows) row(s) failed, will retry: \(error)")
-                for item in batch.latest where self.fixes[item.userID] != nil { self.dirty.insert(item.userID) }
-                // Back into the rings, within their bounds (fixes that arrived meanwhile may push some out).
-                for item in batch.history { self.late.keep(item.fix, for: item.userID) }
-            }
-        })
+        let store = self.store
+        let batch = flush.batch
+        let rows = batch.latest.count + batch.history.count
+        work.background(
+            { () async throws -> Bool in
+                try await store.flushPositions(batch)
+                return true
+            },
+            then: { result in
+                self.flushing = false
+                switch result {
+                case .success:
+                    let total = self.clock.now() - flush.startedAt
+                    self.lastFlush = (at: flush.startedAt, rows: rows, durationMs: total)
+                    self.lastFlushLoopMicros = flush.loopMicros
+                    self.lastFlushLongestChunkMicros = flush.longestChunkMicros
+                    hubLogger.debug("snapshot: \(rows) row(s), \(flush.loopMicros) µs on the loop, \(total) ms in all")
+                case .failure(let error):
+                    hubLogger.error("snapshot of \(rows) row(s) failed, will retry: \(error)")
+                    for item in batch.latest where self.fixes[item.userID] != nil { self.dirty.insert(item.userID) }
+                    // Back into the rings, within their bounds (fixes that arrived meanwhile may push some out).
+                    for item in batch.history { self.late.keep(item.fix, for: item.userID) }
+                }
+            })
     }
 }
 
@@ -113,15 +117,18 @@ extension LiveMap {
         guard !purgingHistory, now - lastHistoryPurgeAt >= configuration.positionHistoryPurgeIntervalMs else { return }
         purgingHistory = true
         lastHistoryPurgeAt = now
-        let store = self.store, cutoff = now - configuration.positionHistoryRetentionMs
-        work.background({ try await store.purgePositionHistory(before: cutoff) }, then: { result in
-            self.purgingHistory = false
-            switch result {
-            case .success(let count) where count > 0:
-                hubLogger.info("purged \(count) position history row(s) older than the retention period")
-            case .success: break
-            case .failure(let error): hubLogger.error("purging position history failed: \(error)")
-            }
-        })
+        let store = self.store
+        let cutoff = now - configuration.positionHistoryRetentionMs
+        work.background(
+            { try await store.purgePositionHistory(before: cutoff) },
+            then: { result in
+                self.purgingHistory = false
+                switch result {
+                case .success(let count) where count > 0:
+                    hubLogger.info("purged \(count) position history row(s) older than the retention period")
+                case .success: break
+                case .failure(let error): hubLogger.error("purging position history failed: \(error)")
+                }
+            })
     }
 }

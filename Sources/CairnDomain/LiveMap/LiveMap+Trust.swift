@@ -36,16 +36,20 @@ extension LiveMap {
     /// the state is changed in place.
     @inline(__always)
     func confirm(_ user: Int64, _ fix: Fix, at point: GeoPoint, previous: Fix?, plausible: Bool) -> Bool {
-        Self.confirm(&trust[user, default: Trust()], fix, at: point, previous: previous, plausible: plausible,
-                     maxSpeed: configuration.maxSpeed)
+        Self.confirm(
+            &trust[user, default: Trust()], fix, at: point, previous: previous, plausible: plausible,
+            maxSpeed: configuration.maxSpeed)
     }
 
     @inline(__always)
-    private static func confirm(_ state: inout Trust, _ fix: Fix, at point: GeoPoint, previous: Fix?,
-                                plausible: Bool, maxSpeed: Double) -> Bool {
+    private static func confirm(
+        _ state: inout Trust, _ fix: Fix, at point: GeoPoint, previous: Fix?,
+        plausible: Bool, maxSpeed: Double
+    ) -> Bool {
         var trusted = state.inSession && plausible
         if trusted && state.hasAnchor, let previous,
-           !(previous.ts == state.anchorTs && previous.lat == state.anchorLat && previous.lon == state.anchorLon) {
+            !(previous.ts == state.anchorTs && previous.lat == state.anchorLat && previous.lon == state.anchorLon)
+        {
             // The previous fix was not the anchor (an untrusted one came between): check against the anchor too.
             let anchor = GeoPoint(lat: state.anchorLat, lon: state.anchorLon) ?? point
             let seconds = Double(max(1000, fix.ts - state.anchorTs)) / 1000

@@ -48,8 +48,10 @@ public final class LiveMap {
     /// A user moved to a new latest position (relics listen).
     var moved: ((_ user: Int64, _ point: GeoPoint, _ now: Int64) -> Void)?
 
-    init(store: any SocialStore, work: LoopWork, clock: any Clock, sessions: Sessions, social: Social,
-         telemetry: Telemetry, configuration: HubConfiguration) {
+    init(
+        store: any SocialStore, work: LoopWork, clock: any Clock, sessions: Sessions, social: Social,
+        telemetry: Telemetry, configuration: HubConfiguration
+    ) {
         self.store = store
         self.work = work
         self.clock = clock
@@ -126,12 +128,15 @@ public final class LiveMap {
     }
 
     @inline(__always)
-    private static func check(_ key: StaticString, _ value: Double?, in range: ClosedRange<Double>,
-                              unit: String) throws(DomainError) -> Double? {
+    private static func check(
+        _ key: StaticString, _ value: Double?, in range: ClosedRange<Double>,
+        unit: String
+    ) throws(DomainError) -> Double? {
         guard let value else { return nil }
         guard range.contains(value) else {
-            throw .badRequest("field '\(key)' must be between \(plain(range.lowerBound)) and "
-                + "\(plain(range.upperBound)) \(unit)")
+            throw .badRequest(
+                "field '\(key)' must be between \(plain(range.lowerBound)) and "
+                    + "\(plain(range.upperBound)) \(unit)")
         }
         return value
     }
@@ -209,7 +214,8 @@ public final class LiveMap {
     /// same for every approximate viewer, and updated only when an approximate view is made.
     private func approximateCell(of owner: Int64, at fix: Fix) -> (cell: ApproximateGrid.Cell, changed: Bool) {
         if let shown = shownCells[owner],
-           !approximate.isBeyond(shown, lat: fix.lat, lon: fix.lon, margin: configuration.approximateHysteresis) {
+            !approximate.isBeyond(shown, lat: fix.lat, lon: fix.lon, margin: configuration.approximateHysteresis)
+        {
             return (shown, false)
         }
         let cell = approximate.cell(lat: fix.lat, lon: fix.lon)
@@ -245,7 +251,8 @@ public final class LiveMap {
     /// Starts pushing friends' moves to this connection; answers the friends' positions as the caller may see them.
     public func watch(_ caller: Caller) -> [VisiblePosition] {
         sessions.setWatching(caller.connection, true)
-        let now = clock.now(), me = caller.user.id
+        let now = clock.now()
+        let me = caller.user.id
         return social.friends(of: me).sorted().compactMap { visiblePosition(of: $0, to: me, now: now) }
     }
 

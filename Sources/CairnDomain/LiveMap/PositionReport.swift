@@ -22,8 +22,10 @@ public struct PositionReport: Sendable, Equatable {
     public var ts: Int64?
 
     /// Creates the value.
-    public init(lat: Double, lon: Double, acc: Double? = nil, alt: Double? = nil, spd: Double? = nil,
-                hdg: Double? = nil, bat: Double? = nil, ts: Int64? = nil) {
+    public init(
+        lat: Double, lon: Double, acc: Double? = nil, alt: Double? = nil, spd: Double? = nil,
+        hdg: Double? = nil, bat: Double? = nil, ts: Int64? = nil
+    ) {
         self.lat = lat
         self.lon = lon
         self.acc = acc

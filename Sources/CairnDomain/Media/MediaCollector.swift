@@ -29,7 +29,12 @@ public final class MediaCollector: Sendable {
 
     /// Stops collecting and waits for a collection in progress to finish; idempotent.
     public func stop() {
-        guard let running = task.withLock({ t -> Task<Void, Never>? in defer { t = nil }; return t }) else { return }
+        guard
+            let running = task.withLock({ t -> Task<Void, Never>? in
+                defer { t = nil }
+                return t
+            })
+        else { return }
         running.cancel()
         finished.wait()
     }

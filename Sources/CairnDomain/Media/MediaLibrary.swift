@@ -44,8 +44,10 @@ public final class MediaLibrary: Sendable {
     private let logger: Logger
 
     /// Creates the feature over a store, the accounts that tokens are checked against, a URL signer and a clock.
-    public init(store: any MediaStore, accounts: Accounts, links: MediaLinks, clock: any Clock,
-                rules: MediaRules = MediaRules(), logger: Logger = Logger(label: "cairn.media")) {
+    public init(
+        store: any MediaStore, accounts: Accounts, links: MediaLinks, clock: any Clock,
+        rules: MediaRules = MediaRules(), logger: Logger = Logger(label: "cairn.media")
+    ) {
         self.store = store
         self.accounts = accounts
         self.links = links
@@ -73,8 +75,9 @@ public final class MediaLibrary: Sendable {
         guard bytes.count <= rules.maxBytes else { throw .tooLarge(limit: rules.maxBytes) }
         guard type.matches(bytes) else { throw .contentMismatch(type) }
         do {
-            return try await store.storeMedia(bytes: bytes, owner: user.id, contentType: type.rawValue,
-                                              createdAt: clock.now(), quotaBytes: rules.quotaBytes)
+            return try await store.storeMedia(
+                bytes: bytes, owner: user.id, contentType: type.rawValue,
+                createdAt: clock.now(), quotaBytes: rules.quotaBytes)
         } catch MediaStoreError.quotaExceeded {
             throw .quotaExceeded(limit: rules.quotaBytes ?? 0)
         } catch {

@@ -64,10 +64,10 @@ public struct MediaLinks: Sendable {
             }
         }
         guard let expiresText, let signatureText,
-              !expiresText.isEmpty, expiresText.utf8.count <= 18,
-              expiresText.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
-              let expires = Int64(expiresText),
-              let given = Base64URL.decode(String(signatureText)), given.count == 32
+            !expiresText.isEmpty, expiresText.utf8.count <= 18,
+            expiresText.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
+            let expires = Int64(expiresText),
+            let given = Base64URL.decode(String(signatureText)), given.count == 32
         else { throw .malformed }
         guard Digest.constantTimeEqual(given, signature(media, expires)) else { throw .badSignature }
         guard now < expires else { throw .expired }

@@ -35,8 +35,10 @@ public protocol MediaStore: Sendable {
     /// returns the media id: the lowercase hex SHA-256 of the bytes. Identical content is stored once.
     /// With `quotaBytes`, the upload is refused with `MediaStoreError.quotaExceeded` (nothing committed) when the
     /// owner's other uploads and this one would together exceed it, checked in the same transaction as the row.
-    func storeMedia(bytes: [UInt8], owner: Int64, contentType: String, createdAt: Int64,
-                    quotaBytes: Int?) async throws -> String
+    func storeMedia(
+        bytes: [UInt8], owner: Int64, contentType: String, createdAt: Int64,
+        quotaBytes: Int?
+    ) async throws -> String
     /// The media with `id` (whoever uploaded it) if a row names it and its file is in place; nil otherwise.
     func media(id: String) async throws -> StoredMedia?
     /// Deletes uploads created before `cutoff` (ms) that no relic of their owner names, and the files no upload

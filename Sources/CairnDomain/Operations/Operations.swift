@@ -25,8 +25,10 @@ public final class Operations {
     /// Reports the number of relics live in memory; nil while no relic layer is wired.
     var relicCount: (() -> Int)?
 
-    init(roles: (any RoleStore)?, work: LoopWork, clock: any Clock, sessions: Sessions, liveMap: LiveMap,
-         telemetry: Telemetry) {
+    init(
+        roles: (any RoleStore)?, work: LoopWork, clock: any Clock, sessions: Sessions, liveMap: LiveMap,
+        telemetry: Telemetry
+    ) {
         self.roles = roles
         self.work = work
         self.clock = clock
@@ -41,22 +43,28 @@ public final class Operations {
     /// Starts sending `stats` to the caller's connection, if the caller is an operator; answers the interval in ms.
     public func watch(_ caller: Caller, _ done: @escaping Outcome<Int64>) {
         guard let roles else { return done(.failure(DomainError(.forbidden, "the stats channel is for operators"))) }
-        let me = caller.user.id, connection = caller.connection
-        work.run({ () async throws(DomainError) -> Bool in
-            try await LoopWork.storage { try await roles.hasRole(.ops, userID: me) }
-        }, then: { result in
-            guard case .success(let isOps) = result else { return done(result.map { _ in 1000 }) }
-            // The connection may have closed, logged out or switched accounts while the role was checked.
-            guard self.sessions.user(of: connection)?.id == me else {
-                return done(.failure(DomainError(.unauthorized, "the session ended")))
-            }
-            guard isOps else {
-                return done(.failure(DomainError(.forbidden,
-                                                 "the stats channel is for operators (cairn user grant-ops)")))
-            }
-            if !self.watchers.contains(connection) { self.watchers.append(connection) }
-            done(.success(1000))
-        })
+        let me = caller.user.id
+        let connection = caller.connection
+        work.run(
+            { () async throws(DomainError) -> Bool in
+                try await LoopWork.storage { try await roles.hasRole(.ops, userID: me) }
+            },
+            then: { result in
+                guard case .success(let isOps) = result else { return done(result.map { _ in 1000 }) }
+                // The connection may have closed, logged out or switched accounts while the role was checked.
+                guard self.sessions.user(of: connection)?.id == me else {
+                    return done(.failure(DomainError(.unauthorized, "the session ended")))
+                }
+                guard isOps else {
+                    return done(
+                        .failure(
+                            DomainError(
+                                .forbidden,
+                                "the stats channel is for operators (cairn user grant-ops)")))
+                }
+                if !self.watchers.contains(connection) { self.watchers.append(connection) }
+                done(.success(1000))
+            })
     }
 
     /// Stops sending `stats` to a connection.
@@ -95,8 +103,9 @@ public final class Operations {
         defer { telemetry.resetWindows() }
         guard !watchers.isEmpty else {
             let t = telemetry
-            previous = TrafficTotals(ts: clock.now(), messagesIn: t.messagesReceived, messagesOut: t.messagesSent,
-                                     bytesIn: t.bytesReceived, bytesOut: t.bytesSent)
+            previous = TrafficTotals(
+                ts: clock.now(), messagesIn: t.messagesReceived, messagesOut: t.messagesSent,
+                bytesIn: t.bytesReceived, bytesOut: t.bytesSent)
             return
         }
         let reading = snapshot(transport: transport())

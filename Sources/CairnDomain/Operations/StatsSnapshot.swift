@@ -99,12 +99,13 @@ public struct StatsSnapshot: Sendable {
 extension StatsSnapshot {
     /// A reading at `ts` with every figure zero or unknown (for building readings field by field).
     public init(ts: Int64) {
-        self.init(ts: ts, connections: 0, authenticated: 0, watching: 0, statsWatchers: 0, connectionsOpened: 0,
-                  messagesReceived: 0, messagesSent: 0, bytesReceived: 0, bytesSent: 0, positionsAccepted: 0,
-                  deliveries: 0, fanoutP50Ns: nil, fanoutP99Ns: nil, fanoutSamples: 0, loopLagP99Ns: nil,
-                  loopLagMaxNs: nil, pendingCoalesced: 0, pendingOutboundBytes: 0, positionsLive: 0, relicsLive: nil,
-                  lastSnapshot: nil, operationsInFlight: 0, pendingSnapshotRows: 0, residentBytes: nil,
-                  uptimeSeconds: 0)
+        self.init(
+            ts: ts, connections: 0, authenticated: 0, watching: 0, statsWatchers: 0, connectionsOpened: 0,
+            messagesReceived: 0, messagesSent: 0, bytesReceived: 0, bytesSent: 0, positionsAccepted: 0,
+            deliveries: 0, fanoutP50Ns: nil, fanoutP99Ns: nil, fanoutSamples: 0, loopLagP99Ns: nil,
+            loopLagMaxNs: nil, pendingCoalesced: 0, pendingOutboundBytes: 0, positionsLive: 0, relicsLive: nil,
+            lastSnapshot: nil, operationsInFlight: 0, pendingSnapshotRows: 0, residentBytes: nil,
+            uptimeSeconds: 0)
     }
 }
 
@@ -134,8 +135,9 @@ public struct TrafficTotals: Sendable, Equatable {
 extension StatsSnapshot {
     /// The traffic counters of this reading.
     public var totals: TrafficTotals {
-        TrafficTotals(ts: ts, messagesIn: messagesReceived, messagesOut: messagesSent, bytesIn: bytesReceived,
-                      bytesOut: bytesSent)
+        TrafficTotals(
+            ts: ts, messagesIn: messagesReceived, messagesOut: messagesSent, bytesIn: bytesReceived,
+            bytesOut: bytesSent)
     }
 }
 

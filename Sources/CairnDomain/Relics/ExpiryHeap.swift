@@ -33,7 +33,8 @@ struct ExpiryHeap {
             entries[0] = last
             var parent = 0
             while true {
-                let left = 2 * parent + 1, right = left + 1
+                let left = 2 * parent + 1
+                let right = left + 1
                 var smallest = parent
                 if left < entries.count && entries[left].time < entries[smallest].time { smallest = left }
                 if right < entries.count && entries[right].time < entries[smallest].time { smallest = right }

@@ -26,8 +26,10 @@ public struct RelicMarker: Sendable, Equatable {
     public var creatorHidden: Bool
 
     /// Creates the value.
-    public init(id: Int64, creatorID: Int64, lat: Double, lon: Double, radius: Double, createdAt: Int64,
-                expiresAt: Int64?, locked: Bool, creatorHidden: Bool = false) {
+    public init(
+        id: Int64, creatorID: Int64, lat: Double, lon: Double, radius: Double, createdAt: Int64,
+        expiresAt: Int64?, locked: Bool, creatorHidden: Bool = false
+    ) {
         self.id = id
         self.creatorID = creatorID
         self.lat = lat
@@ -99,8 +101,10 @@ public struct NewRelic: Sendable, Equatable {
     public var creatorHidden: Bool
 
     /// Creates the value.
-    public init(creatorID: Int64, lat: Double, lon: Double, radius: Double, text: String, mediaID: String?,
-                passwordHash: String?, createdAt: Int64, expiresAt: Int64?, creatorHidden: Bool = false) {
+    public init(
+        creatorID: Int64, lat: Double, lon: Double, radius: Double, text: String, mediaID: String?,
+        passwordHash: String?, createdAt: Int64, expiresAt: Int64?, creatorHidden: Bool = false
+    ) {
         self.creatorHidden = creatorHidden
         self.creatorID = creatorID
         self.lat = lat
@@ -115,9 +119,11 @@ public struct NewRelic: Sendable, Equatable {
 
     /// The record this becomes once stored under `id`.
     public func record(id: Int64) -> RelicRecord {
-        RelicRecord(marker: RelicMarker(id: id, creatorID: creatorID, lat: lat, lon: lon, radius: radius,
-                                        createdAt: createdAt, expiresAt: expiresAt, locked: passwordHash != nil,
-                                        creatorHidden: creatorHidden),
-                    text: text, mediaID: mediaID, passwordHash: passwordHash)
+        RelicRecord(
+            marker: RelicMarker(
+                id: id, creatorID: creatorID, lat: lat, lon: lon, radius: radius,
+                createdAt: createdAt, expiresAt: expiresAt, locked: passwordHash != nil,
+                creatorHidden: creatorHidden),
+            text: text, mediaID: mediaID, passwordHash: passwordHash)
     }
 }

@@ -1,3 +1,4 @@
+import CairnGeo
 // The live relics in memory and who is standing in which. The hub keeps relic points in the `.relics` layer of its
 // grid index for browsing ("what is within 2 km"); this book keeps the rest: the markers, a disk-cover index for
 // roaming ("whose circle am I in", one cell read per move), a min-heap of expiry times for the sweep, which users
@@ -8,8 +9,6 @@
 //
 // Everything here is a plain value owned by the event loop; the hub turns its answers into events.
 import CairnLoop
-
-import CairnGeo
 import CairnSpatial
 
 /// Live relics, their expiry order and roaming membership.
@@ -136,15 +135,20 @@ struct RelicBook {
     /// for each they were inside and are not any more. Reads one cell of the cover index; allocates nothing when
     /// the user is in no relic before or after, and otherwise reuses its buffers (membership lists are kept sorted
     /// and compared by a merge, linear in their length).
-    mutating func roam(_ user: Int64, to point: GeoPoint, now: Int64,
-                       entered: (RelicMarker) -> Void, left: (Int64) -> Void) {
+    mutating func roam(
+        _ user: Int64, to point: GeoPoint, now: Int64,
+        entered: (RelicMarker) -> Void, left: (Int64) -> Void
+    ) {
         var current: [Int64] = []
         swap(&current, &scratch)  // owned, so appending reuses its capacity instead of copying
         current.removeAll(keepingCapacity: true)
         cover.forEach(containing: point) { id, _ in current.append(id) }
         wideCover.forEach(containing: point) { id, _ in current.append(id) }
         let previous = inside[user] ?? []
-        if current.isEmpty && previous.isEmpty { scratch = current; return }
+        if current.isEmpty && previous.isEmpty {
+            scratch = current
+            return
+        }
         current.sort()
         // Expired relics (not yet swept) are nobody's to enter; one already entered stays entered until the sweep
         // tells its insiders it expired (rather than a move reporting that they walked out of it).
@@ -153,7 +157,8 @@ struct RelicBook {
                 (markers[id]?.isExpired(at: now) ?? true) && !previous.contains(id)
             }
         }
-        var i = 0, j = 0
+        var i = 0
+        var j = 0
         while i < previous.count || j < current.count {
             if j == current.count || (i < previous.count && previous[i] < current[j]) {
                 if dropInsider(user, of: previous[i]) { left(previous[i]) }
@@ -168,7 +173,10 @@ struct RelicBook {
                 j += 1
             }
         }
-        if previous == current { scratch = current; return }
+        if previous == current {
+            scratch = current
+            return
+        }
         // The old list's storage becomes the next scratch buffer.
         if current.isEmpty {
             inside[user] = nil

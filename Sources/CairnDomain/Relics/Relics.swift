@@ -42,8 +42,10 @@ public struct RelicRequest: Sendable {
     public var lon: Double?
 
     /// Creates the value.
-    public init(text: String, radius: Double, ttl: Int64?, password: String?, media: String?, lat: Double?,
-                lon: Double?) {
+    public init(
+        text: String, radius: Double, ttl: Int64?, password: String?, media: String?, lat: Double?,
+        lon: Double?
+    ) {
         self.text = text
         self.radius = radius
         self.ttl = ttl
@@ -109,8 +111,10 @@ public final class Relics {
     /// Signs media URLs handed to those allowed to see the media; without one, relics show media ids only.
     public var mediaSigner: (any MediaSigner)?
 
-    init(store: any RelicStore, users: any SocialStore, accounts: Accounts, work: LoopWork, clock: any Clock,
-         sessions: Sessions, social: Social, liveMap: LiveMap, configuration: HubConfiguration) {
+    init(
+        store: any RelicStore, users: any SocialStore, accounts: Accounts, work: LoopWork, clock: any Clock,
+        sessions: Sessions, social: Social, liveMap: LiveMap, configuration: HubConfiguration
+    ) {
         self.store = store
         self.users = users
         self.hasher = accounts.hasher
@@ -123,11 +127,13 @@ public final class Relics {
         self.configuration = configuration
         self.book = RelicBook(coverCellSize: configuration.relicCoverCellSize)
         self.index = LayeredIndex(cellSize: configuration.indexCellSize)
-        self.passwords = LoginLimiter(limit: configuration.relicPasswordFailures,
-                                      windowMs: configuration.relicPasswordWindowMs)
-        self.backoff = PasswordBackoff(free: configuration.relicFailuresBeforeBackoff,
-                                       baseMs: configuration.relicBackoffBaseMs, maxMs: configuration.relicBackoffMaxMs,
-                                       windowMs: configuration.relicPasswordWindowMs)
+        self.passwords = LoginLimiter(
+            limit: configuration.relicPasswordFailures,
+            windowMs: configuration.relicPasswordWindowMs)
+        self.backoff = PasswordBackoff(
+            free: configuration.relicFailuresBeforeBackoff,
+            baseMs: configuration.relicBackoffBaseMs, maxMs: configuration.relicBackoffMaxMs,
+            windowMs: configuration.relicPasswordWindowMs)
     }
 
     /// Live relics in memory.
@@ -142,8 +148,12 @@ public final class Relics {
 
     /// Leaves a relic at the caller's position (or an explicit point near it).
     public func create(_ caller: Caller, _ request: RelicRequest, _ done: @escaping Outcome<RelicView>) {
-        let user = caller.user, limits = configuration
-        let text = request.text, radius = request.radius, ttl = request.ttl, password = request.password
+        let user = caller.user
+        let limits = configuration
+        let text = request.text
+        let radius = request.radius
+        let ttl = request.ttl
+        let password = request.password
         let media = request.media
         guard text.utf8.count <= limits.relicTextLimit else {
             return done(.failure(.badRequest("field 'text' must be at most \(limits.relicTextLimit) bytes (UTF-8)")))
@@ -152,12 +162,18 @@ public final class Relics {
             return done(.failure(.badRequest("field 'text' must not be empty unless the relic carries media")))
         }
         guard limits.relicRadius.contains(radius) else {
-            return done(.failure(.badRequest("field 'radius' must be between \(Int(limits.relicRadius.lowerBound)) "
-                + "and \(Int(limits.relicRadius.upperBound)) m")))
+            return done(
+                .failure(
+                    .badRequest(
+                        "field 'radius' must be between \(Int(limits.relicRadius.lowerBound)) "
+                            + "and \(Int(limits.relicRadius.upperBound)) m")))
         }
         if let ttl, !limits.relicTTLSeconds.contains(ttl) {
-            return done(.failure(.badRequest("field 'ttl' must be between \(limits.relicTTLSeconds.lowerBound) s "
-                + "and \(limits.relicTTLSeconds.upperBound) s (one year); omit it for a permanent relic")))
+            return done(
+                .failure(
+                    .badRequest(
+                        "field 'ttl' must be between \(limits.relicTTLSeconds.lowerBound) s "
+                            + "and \(limits.relicTTLSeconds.upperBound) s (one year); omit it for a permanent relic")))
         }
         if let password, password.isEmpty || password.utf8.count > maxPasswordBytes {
             return done(.failure(.badRequest("field 'password' must be 1 to \(maxPasswordBytes) bytes")))
@@ -171,8 +187,12 @@ public final class Relics {
         let now = clock.now()
         // Ghost mode: a relic is a public statement of where one stands, so none is left while paused.
         guard !social.isPaused(user.id, now: now) else {
-            return done(.failure(DomainError(.forbidden, "you are paused (share.pause): a relic would show where you "
-                + "are; resume sharing (share.resume) to leave one")))
+            return done(
+                .failure(
+                    DomainError(
+                        .forbidden,
+                        "you are paused (share.pause): a relic would show where you "
+                            + "are; resume sharing (share.resume) to leave one")))
         }
         let here: GeoPoint
         do { here = try lastPoint(of: user, doing: "leaving a relic") } catch { return done(.failure(error)) }
@@ -184,55 +204,74 @@ public final class Relics {
             let apart = here.distance(to: asked)
             guard apart <= limits.relicPlacementSlack else {
                 let slack = Int(limits.relicPlacementSlack)
-                return done(.failure(DomainError(.tooFar, "a relic is left where you are: that point is "
-                    + "\(Int(apart.rounded())) m from your last position (at most \(slack) m)")
-                    .with(.init("distance", Int64(apart.rounded())), .init("radius", Int64(slack)))))
+                return done(
+                    .failure(
+                        DomainError(
+                            .tooFar,
+                            "a relic is left where you are: that point is "
+                                + "\(Int(apart.rounded())) m from your last position (at most \(slack) m)"
+                        )
+                        .with(.init("distance", Int64(apart.rounded())), .init("radius", Int64(slack)))))
             }
             place = asked
         }
         let pending = pendingCreates[user.id] ?? 0
         let perUser = user.isGuest ? limits.relicsPerGuest : limits.relicsPerUser
         guard book.count(of: user.id) + pending < perUser else {
-            return done(.failure(DomainError(.rateLimited,
-                "you already have \(perUser) live relics; delete one or let one expire")))
+            return done(
+                .failure(
+                    DomainError(
+                        .rateLimited,
+                        "you already have \(perUser) live relics; delete one or let one expire")))
         }
         let perArea = user.isGuest ? limits.relicsPerAreaGuest : limits.relicsPerArea
         // Creates in flight count as if they were here: they finish within moments.
         guard liveRelics(of: user.id, within: limits.relicAreaRadius, of: place) + pending < perArea else {
-            return done(.failure(DomainError(.rateLimited, "you already have \(perArea) live relics within "
-                + "\(Int(limits.relicAreaRadius)) m of here; delete one or let one expire")))
+            return done(
+                .failure(
+                    DomainError(
+                        .rateLimited,
+                        "you already have \(perArea) live relics within "
+                            + "\(Int(limits.relicAreaRadius)) m of here; delete one or let one expire")))
         }
         if password != nil, let refusal = sessions.spendPasswordCheck(caller.connection) {
             return done(.failure(refusal))
         }
         // Hiding from (or approximate to) some friend: the relic never names its creator to anyone else.
-        let new = NewRelic(creatorID: user.id, lat: place.lat, lon: place.lon, radius: radius, text: text,
-                           mediaID: media, passwordHash: nil, createdAt: now, expiresAt: ttl.map { now + $0 * 1000 },
-                           creatorHidden: social.restricts(user.id, now: now))
-        let store = self.store, hasher = self.hasher, creator = user.id
+        let new = NewRelic(
+            creatorID: user.id, lat: place.lat, lon: place.lon, radius: radius, text: text,
+            mediaID: media, passwordHash: nil, createdAt: now, expiresAt: ttl.map { now + $0 * 1000 },
+            creatorHidden: social.restricts(user.id, now: now))
+        let store = self.store
+        let hasher = self.hasher
+        let creator = user.id
         // Creates in flight count against the limit too: several connections of one user may create at once.
         pendingCreates[creator, default: 0] += 1
-        work.run({ () async throws(DomainError) -> RelicRecord in
-            var relic = new
-            if let password { relic.passwordHash = await hasher.hash(password) }
-            do {
-                return relic.record(id: try await store.createRelic(relic))
-            } catch RelicStoreError.mediaNotFound {
-                throw DomainError(.notFound, "no media '\(media ?? "")' was uploaded by you")
-            } catch {
-                hubLogger.error("storage failure: \(error)")
-                throw DomainError(.internal, "Storage failure; the relic was not left")
-            }
-        }, then: { result in
-            let left = (self.pendingCreates[creator] ?? 1) - 1
-            self.pendingCreates[creator] = left > 0 ? left : nil
-            if case .success(let record) = result { self.insert(record.marker) }
-            done(result.map { self.view($0, state: nil, now: now, for: creator) })
-        })
+        work.run(
+            { () async throws(DomainError) -> RelicRecord in
+                var relic = new
+                if let password { relic.passwordHash = await hasher.hash(password) }
+                do {
+                    return relic.record(id: try await store.createRelic(relic))
+                } catch RelicStoreError.mediaNotFound {
+                    throw DomainError(.notFound, "no media '\(media ?? "")' was uploaded by you")
+                } catch {
+                    hubLogger.error("storage failure: \(error)")
+                    throw DomainError(.internal, "Storage failure; the relic was not left")
+                }
+            },
+            then: { result in
+                let left = (self.pendingCreates[creator] ?? 1) - 1
+                self.pendingCreates[creator] = left > 0 ? left : nil
+                if case .success(let record) = result { self.insert(record.marker) }
+                done(result.map { self.view($0, state: nil, now: now, for: creator) })
+            })
     }
 
     /// The live relics around the caller, nearest first; the second value is true when some were left out.
-    public func nearby(_ caller: Caller, radius: Double?) throws(DomainError) -> (relics: [NearbyRelic], truncated: Bool) {
+    public func nearby(_ caller: Caller, radius: Double?) throws(DomainError) -> (
+        relics: [NearbyRelic], truncated: Bool
+    ) {
         let radius = radius ?? configuration.relicBrowseRadius
         guard radius > 0 && radius <= configuration.relicBrowseRadiusMax else {
             throw .badRequest("field 'radius' must be above 0 and at most \(Int(configuration.relicBrowseRadiusMax)) m")
@@ -254,24 +293,28 @@ public final class Relics {
 
     /// Opens a relic: the caller must stand within its radius (its creator need not) and know its password.
     public func open(_ caller: Caller, relic relicID: Int64, password: String?, _ done: @escaping Outcome<RelicView>) {
-        let user = caller.user, now = clock.now()
-        let store = self.store, users = self.users
+        let user = caller.user
+        let now = clock.now()
+        let store = self.store
+        let users = self.users
         guard let marker = book.live(relicID, at: now) else {
             if book.markers[relicID] != nil {
                 expire(now: now)  // due but not yet swept: sweep now, so everyone hears of it
                 return done(.failure(DomainError(.expired, "relic \(relicID) has expired")))
             }
             // Not live: tell an expired relic (kept until the retention ends) from one that never was.
-            work.run({ () async throws(DomainError) -> Bool in
-                let record = try await LoopWork.storage { try await store.relic(id: relicID) }
-                return record?.marker.isExpired(at: now) ?? false
-            }, then: { result in
-                switch result {
-                case .failure(let error): done(.failure(error))
-                case .success(true): done(.failure(DomainError(.expired, "relic \(relicID) has expired")))
-                case .success(false): done(.failure(DomainError(.notFound, "no relic \(relicID)")))
-                }
-            })
+            work.run(
+                { () async throws(DomainError) -> Bool in
+                    let record = try await LoopWork.storage { try await store.relic(id: relicID) }
+                    return record?.marker.isExpired(at: now) ?? false
+                },
+                then: { result in
+                    switch result {
+                    case .failure(let error): done(.failure(error))
+                    case .success(true): done(.failure(DomainError(.expired, "relic \(relicID) has expired")))
+                    case .success(false): done(.failure(DomainError(.notFound, "no relic \(relicID)")))
+                    }
+                })
             return
         }
         var limiterKey: String?
@@ -280,19 +323,32 @@ public final class Relics {
             do { here = try lastPoint(of: user, doing: "opening a relic") } catch { return done(.failure(error)) }
             let distance = here.distance(to: GeoPoint(lat: marker.lat, lon: marker.lon) ?? here)
             guard distance <= marker.radius else {
-                return done(.failure(DomainError(.tooFar, "you are \(Int(distance.rounded())) m away; relic "
-                    + "\(relicID) opens within \(Int(marker.radius)) m")
-                    .with(.init("distance", Int64(distance.rounded())), .init("radius", Int64(marker.radius)))))
+                return done(
+                    .failure(
+                        DomainError(
+                            .tooFar,
+                            "you are \(Int(distance.rounded())) m away; relic "
+                                + "\(relicID) opens within \(Int(marker.radius)) m"
+                        )
+                        .with(.init("distance", Int64(distance.rounded())), .init("radius", Int64(marker.radius)))))
             }
             if marker.locked {
                 guard let password, !password.isEmpty else {
-                    return done(.failure(DomainError(.wrongPassword,
-                                                     "relic \(relicID) is locked: send its 'password'")))
+                    return done(
+                        .failure(
+                            DomainError(
+                                .wrongPassword,
+                                "relic \(relicID) is locked: send its 'password'")))
                 }
                 let key = "\(user.id)/\(relicID)"
                 if let wait = passwords.retryAfter(key, now: now) ?? backoff.attempt(relicID, now: now) {
-                    return done(.failure(DomainError(.rateLimited, "too many wrong passwords for this relic; "
-                        + "try again in \((wait + 999) / 1000) s").with(.init("retry_after_ms", wait))))
+                    return done(
+                        .failure(
+                            DomainError(
+                                .rateLimited,
+                                "too many wrong passwords for this relic; "
+                                    + "try again in \((wait + 999) / 1000) s"
+                            ).with(.init("retry_after_ms", wait))))
                 }
                 if let refusal = sessions.spendPasswordCheck(caller.connection) {
                     backoff.forgive(relicID)
@@ -300,8 +356,10 @@ public final class Relics {
                 }
                 if let wait = passwords.attempt(key, now: now) {  // not blocked a moment ago: cannot happen
                     backoff.forgive(relicID)
-                    return done(.failure(DomainError(.rateLimited, "too many wrong passwords for this relic")
-                        .with(.init("retry_after_ms", wait))))
+                    return done(
+                        .failure(
+                            DomainError(.rateLimited, "too many wrong passwords for this relic")
+                                .with(.init("retry_after_ms", wait))))
                 }
                 limiterKey = key
             }
@@ -310,75 +368,86 @@ public final class Relics {
         let hasher = self.hasher
         let checksPassword = limiterKey != nil
         let namesCreator = !marker.creatorHidden || marker.creatorID == user.id
-        work.run({ () async throws(DomainError) -> (RelicRecord?, User?, Bool) in
-            guard let record = try await LoopWork.storage({ try await store.relic(id: relicID) }) else {
-                return (nil, nil, false)
-            }
-            var allowed = true
-            if checksPassword {
-                allowed = await hasher.verify(password ?? "", against: record.passwordHash)
-            }
-            let creator = allowed && namesCreator ? try? await users.user(id: record.marker.creatorID) : nil
-            return (record, creator, allowed)
-        }, then: { result in
-            guard case .success(let (record, creator, allowed)) = result else {
-                if case .failure(let error) = result { done(.failure(error)) }
-                return
-            }
-            let now = self.clock.now()
-            // Gone or expired while the store was read: no password was judged, so the attempt does not count.
-            let unjudged = {
+        work.run(
+            { () async throws(DomainError) -> (RelicRecord?, User?, Bool) in
+                guard let record = try await LoopWork.storage({ try await store.relic(id: relicID) }) else {
+                    return (nil, nil, false)
+                }
+                var allowed = true
+                if checksPassword {
+                    allowed = await hasher.verify(password ?? "", against: record.passwordHash)
+                }
+                let creator = allowed && namesCreator ? try? await users.user(id: record.marker.creatorID) : nil
+                return (record, creator, allowed)
+            },
+            then: { result in
+                guard case .success(let (record, creator, allowed)) = result else {
+                    if case .failure(let error) = result { done(.failure(error)) }
+                    return
+                }
+                let now = self.clock.now()
+                // Gone or expired while the store was read: no password was judged, so the attempt does not count.
+                let unjudged = {
+                    if let limiterKey {
+                        self.passwords.forgive(limiterKey, at: attemptedAt)
+                        self.backoff.forgive(relicID)
+                    }
+                }
+                guard let record else {
+                    unjudged()
+                    return done(.failure(DomainError(.notFound, "no relic \(relicID)")))
+                }
+                guard self.book.live(relicID, at: now) != nil else {
+                    unjudged()
+                    if self.book.markers[relicID] != nil || record.marker.isExpired(at: now) {
+                        self.expire(now: now)
+                        return done(.failure(DomainError(.expired, "relic \(relicID) has expired")))
+                    }
+                    return done(.failure(DomainError(.notFound, "no relic \(relicID)")))
+                }
+                guard allowed else {
+                    return done(.failure(DomainError(.wrongPassword, "wrong password for relic \(relicID)")))
+                }
+                // The right password: this user needs no more guesses at this relic, and the relic no back-off.
                 if let limiterKey {
-                    self.passwords.forgive(limiterKey, at: attemptedAt)
-                    self.backoff.forgive(relicID)
+                    self.passwords.reset(limiterKey)
+                    self.backoff.succeeded(relicID)
                 }
-            }
-            guard let record else {
-                unjudged()
-                return done(.failure(DomainError(.notFound, "no relic \(relicID)")))
-            }
-            guard self.book.live(relicID, at: now) != nil else {
-                unjudged()
-                if self.book.markers[relicID] != nil || record.marker.isExpired(at: now) {
-                    self.expire(now: now)
-                    return done(.failure(DomainError(.expired, "relic \(relicID) has expired")))
-                }
-                return done(.failure(DomainError(.notFound, "no relic \(relicID)")))
-            }
-            guard allowed else {
-                return done(.failure(DomainError(.wrongPassword, "wrong password for relic \(relicID)")))
-            }
-            // The right password: this user needs no more guesses at this relic, and the relic no back-off.
-            if let limiterKey {
-                self.passwords.reset(limiterKey)
-                self.backoff.succeeded(relicID)
-            }
-            var view = self.view(record, state: nil, now: now, for: user.id)
-            view.creator = creator
-            done(.success(view))
-        })
+                var view = self.view(record, state: nil, now: now, for: user.id)
+                view.creator = creator
+                done(.success(view))
+            })
     }
 
     /// The caller's relics, newest first, a page at a time; the second value is true when older ones exist.
-    public func mine(_ caller: Caller, before: Int64?, limit: Int64?,
-              _ done: @escaping Outcome<(relics: [RelicView], more: Bool)>) {
+    public func mine(
+        _ caller: Caller, before: Int64?, limit: Int64?,
+        _ done: @escaping Outcome<(relics: [RelicView], more: Bool)>
+    ) {
         let limit = limit ?? Int64(configuration.relicMineLimit)
         guard limit >= 1 && limit <= Int64(configuration.relicMineLimit) else {
             return done(.failure(.badRequest("field 'limit' must be between 1 and \(configuration.relicMineLimit)")))
         }
         if let before, before <= 0 { return done(.failure(.badRequest("field 'before' must be a relic id"))) }
-        let store = self.store, me = caller.user.id
-        work.run({ () async throws(DomainError) -> [RelicRecord] in
-            try await LoopWork.storage { try await store.relics(creator: me, before: before, limit: Int(limit) + 1) }
-        }, then: { result in
-            let now = self.clock.now()
-            done(result.map { records in
-                let views = records.prefix(Int(limit)).map { record in
-                    self.view(record, state: record.marker.isExpired(at: now) ? .expired : .live, now: now, for: me)
+        let store = self.store
+        let me = caller.user.id
+        work.run(
+            { () async throws(DomainError) -> [RelicRecord] in
+                try await LoopWork.storage {
+                    try await store.relics(creator: me, before: before, limit: Int(limit) + 1)
                 }
-                return (Array(views), records.count > Int(limit))
+            },
+            then: { result in
+                let now = self.clock.now()
+                done(
+                    result.map { records in
+                        let views = records.prefix(Int(limit)).map { record in
+                            self.view(
+                                record, state: record.marker.isExpired(at: now) ? .expired : .live, now: now, for: me)
+                        }
+                        return (Array(views), records.count > Int(limit))
+                    })
             })
-        })
     }
 
     /// Deletes one of the caller's relics.
@@ -388,19 +457,21 @@ public final class Relics {
             return done(.failure(DomainError(.notOwner, "only its creator can delete relic \(relicID)")))
         }
         let store = self.store
-        work.run({ () async throws(DomainError) -> Bool in
-            guard let record = try await LoopWork.storage({ try await store.relic(id: relicID) }) else {
-                throw DomainError(.notFound, "no relic \(relicID)")
-            }
-            guard record.marker.creatorID == me else {
-                throw DomainError(.notOwner, "only its creator can delete relic \(relicID)")
-            }
-            _ = try await LoopWork.storage { try await store.deleteRelic(id: relicID) }
-            return true
-        }, then: { result in
-            if case .success = result { self.remove(relicID, reason: "deleted") }
-            done(result.map { _ in relicID })
-        })
+        work.run(
+            { () async throws(DomainError) -> Bool in
+                guard let record = try await LoopWork.storage({ try await store.relic(id: relicID) }) else {
+                    throw DomainError(.notFound, "no relic \(relicID)")
+                }
+                guard record.marker.creatorID == me else {
+                    throw DomainError(.notOwner, "only its creator can delete relic \(relicID)")
+                }
+                _ = try await LoopWork.storage { try await store.deleteRelic(id: relicID) }
+                return true
+            },
+            then: { result in
+                if case .success = result { self.remove(relicID, reason: "deleted") }
+                done(result.map { _ in relicID })
+            })
     }
 
     // MARK: Live state
@@ -414,7 +485,8 @@ public final class Relics {
         liveMap.forEachUser(within: marker.radius, of: centre) { user in
             // The index holds latest fixes; relics believe only trusted ones.
             guard sessions.isOnline(user), let trusted = liveMap.trustedPoint(of: user),
-                  trusted.distance(to: centre) <= marker.radius else { return }
+                trusted.distance(to: centre) <= marker.radius
+            else { return }
             standing.append(user)
         }
         for user in standing where book.enter(user, marker.id) {
@@ -460,12 +532,15 @@ public final class Relics {
         var found: [(marker: RelicMarker, distance: Double)] = []
         swap(&found, &entered)  // owned, so appending reuses its capacity instead of copying
         found.removeAll(keepingCapacity: true)
-        book.roam(user, to: point, now: now, entered: { marker in
-            let centre = GeoPoint(lat: marker.lat, lon: marker.lon) ?? point
-            found.append((marker, centre.distance(to: point)))
-        }, left: { relic in
-            self.events?.publish(.relicVanished(id: relic, reason: nil), toUsers: [user], excluding: nil)
-        })
+        book.roam(
+            user, to: point, now: now,
+            entered: { marker in
+                let centre = GeoPoint(lat: marker.lat, lon: marker.lon) ?? point
+                found.append((marker, centre.distance(to: point)))
+            },
+            left: { relic in
+                self.events?.publish(.relicVanished(id: relic, reason: nil), toUsers: [user], excluding: nil)
+            })
         let limit = configuration.relicAppearPerMove
         if found.count > limit {
             found.sort { $0.distance < $1.distance || ($0.distance == $1.distance && $0.marker.id < $1.marker.id) }
@@ -494,16 +569,19 @@ public final class Relics {
         guard !purging, now - lastPurgeAt >= configuration.relicPurgeIntervalMs else { return }
         purging = true
         lastPurgeAt = now
-        let store = self.store, cutoff = now - configuration.relicRetentionMs
-        work.background({ try await store.purgeExpiredRelics(expiredBefore: cutoff) }, then: { result in
-            self.purging = false
-            switch result {
-            case .success(let count) where count > 0:
-                hubLogger.info("purged \(count) relic(s) expired before the retention period")
-            case .success: break
-            case .failure(let error): hubLogger.error("purging expired relics failed: \(error)")
-            }
-        })
+        let store = self.store
+        let cutoff = now - configuration.relicRetentionMs
+        work.background(
+            { try await store.purgeExpiredRelics(expiredBefore: cutoff) },
+            then: { result in
+                self.purging = false
+                switch result {
+                case .success(let count) where count > 0:
+                    hubLogger.info("purged \(count) relic(s) expired before the retention period")
+                case .success: break
+                case .failure(let error): hubLogger.error("purging expired relics failed: \(error)")
+                }
+            })
     }
 
     // MARK: Helpers
@@ -512,8 +590,9 @@ public final class Relics {
     private func lastPoint(of user: User, doing what: String) throws(DomainError) -> GeoPoint {
         guard let point = liveMap.trustedPoint(of: user.id) else {
             if liveMap.hasUnconfirmedFix(user.id) {
-                throw .badRequest("your position is not confirmed yet: report another 'pos' from where you are "
-                    + "before \(what)")
+                throw .badRequest(
+                    "your position is not confirmed yet: report another 'pos' from where you are "
+                        + "before \(what)")
             }
             throw .badRequest("no position yet: report one with 'pos' before \(what)")
         }

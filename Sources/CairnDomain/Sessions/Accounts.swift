@@ -57,8 +57,10 @@ public final class Accounts: Sendable {
     public let rules: AccountRules
 
     /// Creates the service over a store, a hasher pool, a random source and a clock.
-    public init(store: any AccountStore, hasher: PasswordHasher, random: any RandomSource, clock: any Clock,
-                rules: AccountRules = AccountRules(), logger: Logger = Logger(label: "cairn.accounts")) {
+    public init(
+        store: any AccountStore, hasher: PasswordHasher, random: any RandomSource, clock: any Clock,
+        rules: AccountRules = AccountRules(), logger: Logger = Logger(label: "cairn.accounts")
+    ) {
         self.store = store
         self.hasher = hasher
         self.random = random
@@ -76,7 +78,10 @@ public final class Accounts: Sendable {
     public func validateUsername(_ username: String) throws(DomainError) {
         let bytes = username.utf8
         guard rules.usernameLength.contains(bytes.count) else {
-            throw .badRequest("field 'username' must be \(rules.usernameLength.lowerBound)–\(rules.usernameLength.upperBound) characters")
+            throw .badRequest(
+                "field 'username' must be "
+                    + "\(rules.usernameLength.lowerBound)–\(rules.usernameLength.upperBound) characters"
+            )
         }
         for b in bytes where !((b >= 0x61 && b <= 0x7A) || (b >= 0x30 && b <= 0x39) || b == 0x5F || b == 0x2E) {
             throw .badRequest("field 'username' may contain only a-z, 0-9, '_' and '.'")
@@ -119,8 +124,10 @@ public final class Accounts: Sendable {
         let encoded = await hasher.hash(password)
         let user: User
         do {
-            user = try await store.createUser(NewUser(username: username, name: display, passwordHash: encoded,
-                                                      isGuest: false, createdAt: clock.now()))
+            user = try await store.createUser(
+                NewUser(
+                    username: username, name: display, passwordHash: encoded,
+                    isGuest: false, createdAt: clock.now()))
         } catch AccountStoreError.usernameTaken {
             throw DomainError(.usernameTaken, "Username '\(username)' is already taken")
         } catch {
@@ -133,8 +140,10 @@ public final class Accounts: Sendable {
     /// (nil when unknown), for throttling: failures count per (username, source), per connection, and — unless
     /// `source` has logged in as this user before — per username across new sources. The username is checked
     /// before anything is keyed on it.
-    public func login(username rawUsername: String, password: String, connection: UInt64,
-                      source: String? = nil) async throws(DomainError) -> Session {
+    public func login(
+        username rawUsername: String, password: String, connection: UInt64,
+        source: String? = nil
+    ) async throws(DomainError) -> Session {
         let username = rawUsername.lowercased()
         try validateUsername(username)
         guard password.utf8.count <= rules.maxPasswordBytes else {
@@ -174,8 +183,10 @@ public final class Accounts: Sendable {
         let username = "guest-\(suffix)"
         let user: User
         do {
-            user = try await store.createUser(NewUser(username: username, name: "Guest", passwordHash: nil,
-                                                      isGuest: true, createdAt: clock.now()))
+            user = try await store.createUser(
+                NewUser(
+                    username: username, name: "Guest", passwordHash: nil,
+                    isGuest: true, createdAt: clock.now()))
         } catch {
             throw storageFailure(error, "guest")
         }

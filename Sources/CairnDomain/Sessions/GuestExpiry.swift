@@ -50,14 +50,17 @@ final class GuestExpiry {
         guard !seen.isEmpty, writing.isEmpty else { return }
         writing = seen
         seen = []
-        let store = self.store, users = Array(writing)
-        work.background({ try await store.markSeen(userIDs: users, at: now) }, then: { result in
-            if case .failure(let error) = result {
-                hubLogger.error("recording guests' last activity failed: \(error)")
-                self.seen.formUnion(self.writing)  // tried again next tick
-            }
-            self.writing = []
-        })
+        let store = self.store
+        let users = Array(writing)
+        work.background(
+            { try await store.markSeen(userIDs: users, at: now) },
+            then: { result in
+                if case .failure(let error) = result {
+                    hubLogger.error("recording guests' last activity failed: \(error)")
+                    self.seen.formUnion(self.writing)  // tried again next tick
+                }
+                self.writing = []
+            })
     }
 
     private func purge(now: Int64) {
@@ -66,16 +69,19 @@ final class GuestExpiry {
         purging = true
         lastPurgeAt = now
         let sparing = seen.union(writing).union(sessions.onlineGuests())
-        let store = self.store, cutoff = now - expiry
-        work.background({ try await store.purgeGuests(seenBefore: cutoff, sparing: sparing) }, then: { result in
-            self.purging = false
-            switch result {
-            case .success(let purge) where !purge.users.isEmpty:
-                hubLogger.info("purged \(purge.users.count) guest account(s) inactive for the expiry period")
-                self.purged?(purge)
-            case .success: break
-            case .failure(let error): hubLogger.error("purging inactive guests failed: \(error)")
-            }
-        })
+        let store = self.store
+        let cutoff = now - expiry
+        work.background(
+            { try await store.purgeGuests(seenBefore: cutoff, sparing: sparing) },
+            then: { result in
+                self.purging = false
+                switch result {
+                case .success(let purge) where !purge.users.isEmpty:
+                    hubLogger.info("purged \(purge.users.count) guest account(s) inactive for the expiry period")
+                    self.purged?(purge)
+                case .success: break
+                case .failure(let error): hubLogger.error("purging inactive guests failed: \(error)")
+                }
+            })
     }
 }

@@ -32,7 +32,10 @@ public final class LoginLimiter: Sendable {
         state.withLock { t in
             guard var times = t.keys[key] else { return nil }
             times.removeAll { $0 <= now - windowMs }
-            if times.isEmpty { t.keys[key] = nil; return nil }
+            if times.isEmpty {
+                t.keys[key] = nil
+                return nil
+            }
             t.keys[key] = times
             guard times.count >= limit else { return nil }
             return times[times.count - limit] + windowMs - now

@@ -7,8 +7,10 @@
 /// Checks display names for invisible characters that change how text reads.
 enum NameText {
     /// Bidirectional controls: ALM, LRM, RLM, the embeddings and overrides, the isolates.
-    static let bidiControls: Set<UInt32> = [0x061C, 0x200E, 0x200F, 0x202A, 0x202B, 0x202C, 0x202D, 0x202E,
-                                            0x2066, 0x2067, 0x2068, 0x2069]
+    static let bidiControls: Set<UInt32> = [
+        0x061C, 0x200E, 0x200F, 0x202A, 0x202B, 0x202C, 0x202D, 0x202E,
+        0x2066, 0x2067, 0x2068, 0x2069,
+    ]
     /// Invisible spacing: zero-width space, word joiner, zero-width no-break space (BOM), Mongolian vowel separator.
     static let invisibleSpacing: Set<UInt32> = [0x200B, 0x2060, 0xFEFF, 0x180E]
     /// Zero-width non-joiner and joiner: allowed between two visible characters only.

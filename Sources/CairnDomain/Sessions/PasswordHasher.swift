@@ -26,7 +26,8 @@ public final class PasswordHasher: Sendable {
 
     /// Hashes `password` with a fresh salt and returns the encoded record.
     public func hash(_ password: String) async -> String {
-        let parameters = self.parameters, random = self.random
+        let parameters = self.parameters
+        let random = self.random
         return await run { PasswordHash.make(password: password, parameters: parameters, random: random).encoded }
     }
 

@@ -69,8 +69,9 @@ public final class Sessions {
         self.clock = clock
         self.authTimeoutMs = configuration.authTimeoutMs
         self.configuration = configuration
-        self.signups = LoginLimiter(limit: max(1, configuration.signupsPerAddress),
-                                    windowMs: max(1, configuration.signupWindowMs))
+        self.signups = LoginLimiter(
+            limit: max(1, configuration.signupsPerAddress),
+            windowMs: max(1, configuration.signupWindowMs))
     }
 
     // MARK: Reading
@@ -102,10 +103,13 @@ public final class Sessions {
     /// A connection opened from `peer` (its source address, when known); it must authenticate within the timeout.
     /// A token from the upgrade is checked now, and `checked` runs on the loop once it has been (the connection's
     /// requests should wait for it).
-    public func open(_ connection: ConnectionID, token: String?, peer: String? = nil,
-                     checked: @escaping () -> Void = {}) {
-        connections[connection] = Connection(peer: peer, checkTokens: Double(configuration.passwordChecksBurst),
-                                             checksRefilledAt: clock.now())
+    public func open(
+        _ connection: ConnectionID, token: String?, peer: String? = nil,
+        checked: @escaping () -> Void = {}
+    ) {
+        connections[connection] = Connection(
+            peer: peer, checkTokens: Double(configuration.passwordChecksBurst),
+            checksRefilledAt: clock.now())
         authDeadlines[connection] = clock.now() + authTimeoutMs
         if let peer, configuration.connectionsPerAddress > 0, !Self.isLoopback(peer) {
             let count = (perAddress[peer] ?? 0) + 1
@@ -140,7 +144,10 @@ public final class Sessions {
     func closeExpiredAuthentications(now: Int64) {
         guard !authDeadlines.isEmpty else { return }
         for (id, deadline) in authDeadlines where deadline <= now {
-            guard let state = connections[id] else { authDeadlines[id] = nil; continue }
+            guard let state = connections[id] else {
+                authDeadlines[id] = nil
+                continue
+            }
             if state.authenticating > 0 { continue }  // an authentication is being checked: let it finish
             authDeadlines[id] = nil
             events?.end(id, .authenticationTimeout)
@@ -174,15 +181,19 @@ public final class Sessions {
     public func spendPasswordCheck(_ connection: ConnectionID) -> DomainError? {
         let perMinute = configuration.passwordChecksPerMinute
         guard perMinute > 0, var state = connections[connection] else { return nil }
-        let now = clock.now(), burst = Double(max(1, configuration.passwordChecksBurst))
+        let now = clock.now()
+        let burst = Double(max(1, configuration.passwordChecksBurst))
         let elapsed = Double(max(0, now - state.checksRefilledAt))
         state.checkTokens = min(burst, state.checkTokens + elapsed * Double(perMinute) / 60_000)
         state.checksRefilledAt = now
         defer { connections[connection] = state }
         guard state.checkTokens >= 1 else {
             let wait = Int64(((1 - state.checkTokens) * 60_000 / Double(perMinute)).rounded(.up))
-            return DomainError(.rateLimited, "too many password checks on this connection; try again in "
-                + "\((wait + 999) / 1000) s").with(.init("retry_after_ms", wait))
+            return DomainError(
+                .rateLimited,
+                "too many password checks on this connection; try again in "
+                    + "\((wait + 999) / 1000) s"
+            ).with(.init("retry_after_ms", wait))
         }
         state.checkTokens -= 1
         return nil
@@ -193,8 +204,14 @@ public final class Sessions {
     private func spendSignup(_ connection: ConnectionID, now: Int64) -> (key: String?, refusal: DomainError?) {
         guard configuration.signupsPerAddress > 0, let peer = connections[connection]?.peer else { return (nil, nil) }
         if let wait = signups.attempt(peer, now: now) {
-            return (nil, DomainError(.rateLimited, "too many new accounts from your address; try again in "
-                + "\((wait + 999) / 1000) s").with(.init("retry_after_ms", wait)))
+            return (
+                nil,
+                DomainError(
+                    .rateLimited,
+                    "too many new accounts from your address; try again in "
+                        + "\((wait + 999) / 1000) s"
+                ).with(.init("retry_after_ms", wait))
+            )
         }
         return (peer, nil)
     }
@@ -202,58 +219,74 @@ public final class Sessions {
     // MARK: Account operations
 
     /// Creates an account and binds the connection to it.
-    public func register(_ connection: ConnectionID, username: String, password: String, name: String?,
-                  _ done: @escaping Outcome<Session>) {
+    public func register(
+        _ connection: ConnectionID, username: String, password: String, name: String?,
+        _ done: @escaping Outcome<Session>
+    ) {
         if let refusal = spendPasswordCheck(connection) { return done(.failure(refusal)) }
-        let at = clock.now(), signup = spendSignup(connection, now: at)
+        let at = clock.now()
+        let signup = spendSignup(connection, now: at)
         if let refusal = signup.refusal { return done(.failure(refusal)) }
-        let accounts = self.accounts, signups = self.signups
-        authenticate(connection, { () async throws(DomainError) -> Session in
-            do throws(DomainError) {
-                return try await accounts.register(username: username, password: password, name: name)
-            } catch {
-                if let key = signup.key { signups.forgive(key, at: at) }  // no account was made
-                throw error
-            }
-        }, then: done)
+        let accounts = self.accounts
+        let signups = self.signups
+        authenticate(
+            connection,
+            { () async throws(DomainError) -> Session in
+                do throws(DomainError) {
+                    return try await accounts.register(username: username, password: password, name: name)
+                } catch {
+                    if let key = signup.key { signups.forgive(key, at: at) }  // no account was made
+                    throw error
+                }
+            }, then: done)
     }
 
     /// Logs in and binds the connection.
-    public func login(_ connection: ConnectionID, username: String, password: String, _ done: @escaping Outcome<Session>) {
+    public func login(
+        _ connection: ConnectionID, username: String, password: String, _ done: @escaping Outcome<Session>
+    ) {
         if let refusal = spendPasswordCheck(connection) { return done(.failure(refusal)) }
-        let accounts = self.accounts, source = connections[connection]?.peer
-        authenticate(connection, { () async throws(DomainError) -> Session in
-            try await accounts.login(username: username, password: password, connection: connection, source: source)
-        }, then: done)
+        let accounts = self.accounts
+        let source = connections[connection]?.peer
+        authenticate(
+            connection,
+            { () async throws(DomainError) -> Session in
+                try await accounts.login(username: username, password: password, connection: connection, source: source)
+            }, then: done)
     }
 
     /// Creates a guest account and binds the connection.
     public func guest(_ connection: ConnectionID, _ done: @escaping Outcome<Session>) {
-        let at = clock.now(), signup = spendSignup(connection, now: at)
+        let at = clock.now()
+        let signup = spendSignup(connection, now: at)
         if let refusal = signup.refusal { return done(.failure(refusal)) }
-        let accounts = self.accounts, signups = self.signups
-        authenticate(connection, { () async throws(DomainError) -> Session in
-            do throws(DomainError) {
-                return try await accounts.guest()
-            } catch {
-                if let key = signup.key { signups.forgive(key, at: at) }
-                throw error
-            }
-        }, then: done)
+        let accounts = self.accounts
+        let signups = self.signups
+        authenticate(
+            connection,
+            { () async throws(DomainError) -> Session in
+                do throws(DomainError) {
+                    return try await accounts.guest()
+                } catch {
+                    if let key = signup.key { signups.forgive(key, at: at) }
+                    throw error
+                }
+            }, then: done)
     }
 
     /// Binds the connection to a token's account.
     public func auth(_ connection: ConnectionID, token: String, _ done: @escaping Outcome<User>) {
         let accounts = self.accounts
         let epoch = begin(connection)
-        work.run({ () async throws(DomainError) -> User in try await accounts.authenticate(token: token) },
-                 then: { result in
-                     self.end(connection)
-                     if case .success(let user) = result, self.connections[connection] != nil {
-                         self.bind(connection, to: user, token: token, checkedFrom: epoch)
-                     }
-                     done(result)
-                 })
+        work.run(
+            { () async throws(DomainError) -> User in try await accounts.authenticate(token: token) },
+            then: { result in
+                self.end(connection)
+                if case .success(let user) = result, self.connections[connection] != nil {
+                    self.bind(connection, to: user, token: token, checkedFrom: epoch)
+                }
+                done(result)
+            })
     }
 
     /// Revokes the connection's token, ends every session that used it, and starts a new deadline here. With
@@ -266,41 +299,48 @@ public final class Sessions {
         }
         let accounts = self.accounts
         if everywhere, let user = connections[connection]?.user {
-            work.run({ () async throws(DomainError) -> Int in try await accounts.logoutEverywhere(userID: user.id) },
-                     then: { result in
-                         switch result {
-                         case .failure(let error): done(.failure(error))
-                         case .success:
-                             self.loggedOutEverywhere(connection, user: user.id, token: token)
-                             done(.success(()))
-                         }
-                     })
+            work.run(
+                { () async throws(DomainError) -> Int in try await accounts.logoutEverywhere(userID: user.id) },
+                then: { result in
+                    switch result {
+                    case .failure(let error): done(.failure(error))
+                    case .success:
+                        self.loggedOutEverywhere(connection, user: user.id, token: token)
+                        done(.success(()))
+                    }
+                })
             return
         }
-        work.run({ () async throws(DomainError) -> Bool in
-            try await accounts.logout(token: token)
-            return true
-        }, then: { result in
-            switch result {
-            case .failure(let error): done(.failure(error))
-            case .success:
-                self.loggedOut(connection, token: token)
-                done(.success(()))
-            }
-        })
+        work.run(
+            { () async throws(DomainError) -> Bool in
+                try await accounts.logout(token: token)
+                return true
+            },
+            then: { result in
+                switch result {
+                case .failure(let error): done(.failure(error))
+                case .success:
+                    self.loggedOut(connection, token: token)
+                    done(.success(()))
+                }
+            })
     }
 
-    private func authenticate(_ connection: ConnectionID,
-                              _ work: @escaping @Sendable () async throws(DomainError) -> Session,
-                              then done: @escaping Outcome<Session>) {
+    private func authenticate(
+        _ connection: ConnectionID,
+        _ work: @escaping @Sendable () async throws(DomainError) -> Session,
+        then done: @escaping Outcome<Session>
+    ) {
         let epoch = begin(connection)
-        self.work.run(work, then: { result in
-            self.end(connection)
-            if case .success(let session) = result, self.connections[connection] != nil {
-                self.bind(connection, to: session.user, token: session.token, checkedFrom: epoch)
-            }
-            done(result)
-        })
+        self.work.run(
+            work,
+            then: { result in
+                self.end(connection)
+                if case .success(let session) = result, self.connections[connection] != nil {
+                    self.bind(connection, to: session.user, token: session.token, checkedFrom: epoch)
+                }
+                done(result)
+            })
     }
 
     /// Counts an account check in progress; returns the revocation epoch it starts at.
@@ -313,18 +353,19 @@ public final class Sessions {
     private func authenticateOnUpgrade(_ connection: ConnectionID, token: String, checked: @escaping () -> Void) {
         let accounts = self.accounts
         let epoch = begin(connection)
-        work.run({ () async throws(DomainError) -> User in try await accounts.authenticate(token: token) },
-                 then: { result in
-                     self.end(connection)
-                     defer { checked() }
-                     guard self.connections[connection] != nil else { return }
-                     switch result {
-                     case .success(let user): self.bind(connection, to: user, token: token, checkedFrom: epoch)
-                     case .failure(let error):
-                         // Not the token's fault (e.g. storage trouble): a close the client may retry after.
-                         self.events?.end(connection, error.code == .unauthorized ? .invalidToken : .checkFailed)
-                     }
-                 })
+        work.run(
+            { () async throws(DomainError) -> User in try await accounts.authenticate(token: token) },
+            then: { result in
+                self.end(connection)
+                defer { checked() }
+                guard self.connections[connection] != nil else { return }
+                switch result {
+                case .success(let user): self.bind(connection, to: user, token: token, checkedFrom: epoch)
+                case .failure(let error):
+                    // Not the token's fault (e.g. storage trouble): a close the client may retry after.
+                    self.events?.end(connection, error.code == .unauthorized ? .invalidToken : .checkFailed)
+                }
+            })
     }
 
     private func loggedOut(_ connection: ConnectionID, token: String) {

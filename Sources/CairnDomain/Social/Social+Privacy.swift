@@ -34,8 +34,9 @@ extension Social {
         let until: Int64?
         do { until = try durationUntil(seconds, now: clock.now()) } catch { return done(.failure(error)) }
         let me = caller.user.id
-        changeSharing(owner: me, viewer: nil, storedLevel: .hidden, until: until, change: { $0.pause(me, until: until) },
-                      then: { done($0.map { until }) })
+        changeSharing(
+            owner: me, viewer: nil, storedLevel: .hidden, until: until, change: { $0.pause(me, until: until) },
+            then: { done($0.map { until }) })
     }
 
     /// Ends the caller's pause.
@@ -45,8 +46,10 @@ extension Social {
     }
 
     /// Sets what `viewer` may see of the caller, for `seconds` or for good; answers the end time, if any.
-    public func setLevel(_ caller: Caller, viewer: Int64, level: ShareLevel, forSeconds seconds: Int64?,
-                  _ done: @escaping Outcome<Int64?>) {
+    public func setLevel(
+        _ caller: Caller, viewer: Int64, level: ShareLevel, forSeconds seconds: Int64?,
+        _ done: @escaping Outcome<Int64?>
+    ) {
         let until: Int64?
         do { until = try durationUntil(seconds, now: clock.now()) } catch { return done(.failure(error)) }
         let me = caller.user.id
@@ -54,40 +57,46 @@ extension Social {
             return done(.failure(DomainError(.notFriends, "you are not friends with user \(viewer)")))
         }
         let storedLevel: ShareLevel? = (level == .precise && until == nil) ? nil : level
-        changeSharing(owner: me, viewer: viewer, storedLevel: storedLevel, until: until,
-                      change: { $0.set(owner: me, viewer: viewer, level: level, until: until) },
-                      then: { done($0.map { until }) })
+        changeSharing(
+            owner: me, viewer: viewer, storedLevel: storedLevel, until: until,
+            change: { $0.set(owner: me, viewer: viewer, level: level, until: until) },
+            then: { done($0.map { until }) })
     }
 
     /// Applies one rule change now, stores it, and on failure returns the key to its last committed rule.
-    private func changeSharing(owner: Int64, viewer: Int64?, storedLevel: ShareLevel?, until: Int64?,
-                               change: (inout ShareRules) -> Void, then done: @escaping Outcome<Void>) {
+    private func changeSharing(
+        owner: Int64, viewer: Int64?, storedLevel: ShareLevel?, until: Int64?,
+        change: (inout ShareRules) -> Void, then done: @escaping Outcome<Void>
+    ) {
         let key = RuleKey(owner, viewer)
         let version = bumpRuleVersion(owner, viewer)
         changeRules(owner: owner, viewers: affectedViewers(owner, viewer), change)
         let applied = rules.entry(owner: owner, viewer: viewer)
         let store = self.store
-        work.run({ () async throws(DomainError) -> Bool in
-            try await LoopWork.storage {
-                try await store.saveShareRule(ownerID: owner, viewerID: viewer, level: storedLevel, until: until,
-                                              version: version)
-            }
-            return true
-        }, then: { result in
-            switch result {
-            case .failure(let error):
-                if self.isLatest(version, owner, viewer) {
-                    let committed = self.committedRules[key]?.entry
-                    self.changeRules(owner: owner, viewers: self.affectedViewers(owner, viewer)) {
-                        $0.restore(owner: owner, viewer: viewer, to: committed)
-                    }
+        work.run(
+            { () async throws(DomainError) -> Bool in
+                try await LoopWork.storage {
+                    try await store.saveShareRule(
+                        ownerID: owner, viewerID: viewer, level: storedLevel, until: until,
+                        version: version)
                 }
-                done(.failure(error))
-            case .success:
-                self.recordCommitted(key, applied, version)
-                done(.success(()))
-            }
-        })
+                return true
+            },
+            then: { result in
+                switch result {
+                case .failure(let error):
+                    if self.isLatest(version, owner, viewer) {
+                        let committed = self.committedRules[key]?.entry
+                        self.changeRules(owner: owner, viewers: self.affectedViewers(owner, viewer)) {
+                            $0.restore(owner: owner, viewer: viewer, to: committed)
+                        }
+                    }
+                    done(.failure(error))
+                case .success:
+                    self.recordCommitted(key, applied, version)
+                    done(.success(()))
+                }
+            })
     }
 
     private func affectedViewers(_ owner: Int64, _ viewer: Int64?) -> Set<Int64> {
@@ -108,7 +117,8 @@ extension Social {
         for viewer in viewers { before[viewer] = rules.level(owner: owner, viewer: viewer, now: now) }
         change(&rules)
         for viewer in viewers {
-            let after = rules.level(owner: owner, viewer: viewer, now: now), was = before[viewer] ?? .precise
+            let after = rules.level(owner: owner, viewer: viewer, now: now)
+            let was = before[viewer] ?? .precise
             guard after != was else { continue }
             viewChanged?(owner, viewer)
             presenceVisibilityChanged(owner: owner, viewer: viewer, from: was, to: after)
@@ -134,20 +144,23 @@ extension Social {
             writes.append((rule.owner, rule.viewer, bumpRuleVersion(rule.owner, rule.viewer)))
         }
         let sealed = writes
-        work.background({
-            for w in sealed {
-                try await store.saveShareRule(ownerID: w.owner, viewerID: w.viewer, level: nil, until: nil,
-                                              version: w.version)
-            }
-        }, then: { result in
-            switch result {
-            case .success:
-                for w in sealed { self.recordCommitted(RuleKey(w.owner, w.viewer), nil, w.version) }
-            case .failure(let error):
-                // Harmless: expired rules are ignored when read and expire again after a restart.
-                hubLogger.warning("could not record expired share rules: \(error)")
-            }
-        })
+        work.background(
+            {
+                for w in sealed {
+                    try await store.saveShareRule(
+                        ownerID: w.owner, viewerID: w.viewer, level: nil, until: nil,
+                        version: w.version)
+                }
+            },
+            then: { result in
+                switch result {
+                case .success:
+                    for w in sealed { self.recordCommitted(RuleKey(w.owner, w.viewer), nil, w.version) }
+                case .failure(let error):
+                    // Harmless: expired rules are ignored when read and expire again after a restart.
+                    hubLogger.warning("could not record expired share rules: \(error)")
+                }
+            })
     }
 
     /// Takes the next version for a rule key; versions only grow (from the clock, or above the stored maximum).

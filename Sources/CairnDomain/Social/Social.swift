@@ -58,8 +58,10 @@ public final class Social {
     /// `viewer` may no longer see `owner` at all (no longer friends): withdraw what is pending.
     var viewEnded: ((_ owner: Int64, _ viewer: Int64) -> Void)?
 
-    init(store: any SocialStore, work: LoopWork, clock: any Clock, sessions: Sessions,
-         configuration: HubConfiguration) {
+    init(
+        store: any SocialStore, work: LoopWork, clock: any Clock, sessions: Sessions,
+        configuration: HubConfiguration
+    ) {
         self.store = store
         self.work = work
         self.clock = clock
@@ -79,8 +81,9 @@ public final class Social {
                 rules.pause(r.ownerID, until: r.until)
             }
             let key = RuleKey(r.ownerID, r.viewerID)
-            committedRules[key] = CommittedRule(entry: rules.entry(owner: r.ownerID, viewer: r.viewerID),
-                                                version: r.version)
+            committedRules[key] = CommittedRule(
+                entry: rules.entry(owner: r.ownerID, viewer: r.viewerID),
+                version: r.version)
         }
         // Versions continue above anything stored, whatever the clock says after a restart.
         lastRuleVersion = max(lastRuleVersion, snapshot.maxRuleVersion)
@@ -134,10 +137,13 @@ public final class Social {
         let query = raw.trimmingWhitespace()
         guard !query.isEmpty else { return done(.failure(.badRequest("field 'q' must not be empty"))) }
         guard query.count <= 64 else { return done(.failure(.badRequest("field 'q' must be at most 64 characters"))) }
-        let store = self.store, limit = configuration.searchLimit, me = caller.user.id
-        work.run({ () async throws(DomainError) -> [User] in
-            try await LoopWork.storage { try await store.searchUsers(prefix: query, excluding: me, limit: limit) }
-        }, then: done)
+        let store = self.store
+        let limit = configuration.searchLimit
+        let me = caller.user.id
+        work.run(
+            { () async throws(DomainError) -> [User] in
+                try await LoopWork.storage { try await store.searchUsers(prefix: query, excluding: me, limit: limit) }
+            }, then: done)
     }
 
     /// Asks `target` to be friends (asking back someone who asked first is accepting).
@@ -155,44 +161,57 @@ public final class Social {
             return accept(caller, target: target, done)
         }
         if graph.hasRequest(from: user.id, to: target) { return done(.success(FriendReply(status: .pending))) }
-        let store = self.store, me = user.id, now = clock.now()
+        let store = self.store
+        let me = user.id
+        let now = clock.now()
         // Only new requests count, whether or not they reach anyone: probing ids costs the same as asking.
         if let wait = requestLimiter.attempt(String(me), now: now) {
-            return done(.failure(DomainError(.rateLimited, "too many friend requests; try again in "
-                + "\((wait + 999) / 1000) s").with(.init("retry_after_ms", wait))))
+            return done(
+                .failure(
+                    DomainError(
+                        .rateLimited,
+                        "too many friend requests; try again in "
+                            + "\((wait + 999) / 1000) s"
+                    ).with(.init("retry_after_ms", wait))))
         }
-        work.run({ () async throws(DomainError) -> User in
-            guard let other = try await LoopWork.storage({ try await store.user(id: target) }) else {
-                throw DomainError(.notFound, "no user with id \(target)")
-            }
-            guard !other.isGuest else { throw DomainError(.forbidden, "guests cannot be befriended") }
-            try await LoopWork.storage { try await store.addFriendRequest(from: me, to: target, at: now) }
-            return other
-        }, then: { result in
-            guard case .success(let other) = result else { return done(result.map { _ in FriendReply(status: .pending) }) }
-            self.graph.addRequest(from: me, to: target)
-            if self.graph.hasRequest(from: target, to: me) {
-                // They asked at the same moment (both requests were committing): asking back is accepting.
+        work.run(
+            { () async throws(DomainError) -> User in
+                guard let other = try await LoopWork.storage({ try await store.user(id: target) }) else {
+                    throw DomainError(.notFound, "no user with id \(target)")
+                }
+                guard !other.isGuest else { throw DomainError(.forbidden, "guests cannot be befriended") }
+                try await LoopWork.storage { try await store.addFriendRequest(from: me, to: target, at: now) }
+                return other
+            },
+            then: { result in
+                guard case .success(let other) = result else {
+                    return done(result.map { _ in FriendReply(status: .pending) })
+                }
+                self.graph.addRequest(from: me, to: target)
+                if self.graph.hasRequest(from: target, to: me) {
+                    // They asked at the same moment (both requests were committing): asking back is accepting.
+                    done(.success(FriendReply(status: .pending)))
+                    self.befriendCrossedRequests(user, other, at: now)
+                    return
+                }
+                self.events?.publish(.friendRequest(from: user), toUsers: [target], excluding: nil)
                 done(.success(FriendReply(status: .pending)))
-                self.befriendCrossedRequests(user, other, at: now)
-                return
-            }
-            self.events?.publish(.friendRequest(from: user), toUsers: [target], excluding: nil)
-            done(.success(FriendReply(status: .pending)))
-        })
+            })
     }
 
     /// Two requests crossed: commit the friendship, then tell both sides as if one had accepted.
     private func befriendCrossedRequests(_ a: User, _ b: User, at now: Int64) {
         let store = self.store
-        work.background({ try await store.addFriendship(a.id, b.id, at: now) }, then: { result in
-            guard case .success = result, !self.graph.areFriends(a.id, b.id) else { return }
-            self.graph.addFriendship(a.id, b.id)
-            self.events?.publish(.friendAccepted(by: b), toUsers: [a.id], excluding: nil)
-            self.events?.publish(.friendAccepted(by: a), toUsers: [b.id], excluding: nil)
-            self.viewChanged?(a.id, b.id)
-            self.viewChanged?(b.id, a.id)
-        })
+        work.background(
+            { try await store.addFriendship(a.id, b.id, at: now) },
+            then: { result in
+                guard case .success = result, !self.graph.areFriends(a.id, b.id) else { return }
+                self.graph.addFriendship(a.id, b.id)
+                self.events?.publish(.friendAccepted(by: b), toUsers: [a.id], excluding: nil)
+                self.events?.publish(.friendAccepted(by: a), toUsers: [b.id], excluding: nil)
+                self.viewChanged?(a.id, b.id)
+                self.viewChanged?(b.id, a.id)
+            })
     }
 
     /// Accepts `target`'s request.
@@ -202,34 +221,38 @@ public final class Social {
         guard graph.hasRequest(from: target, to: user.id) else {
             return done(.failure(DomainError(.notFound, "no friend request from user \(target)")))
         }
-        let store = self.store, me = user.id, now = clock.now()
-        work.run({ () async throws(DomainError) -> User? in
-            do {
-                try await store.addFriendship(me, target, at: now)
-            } catch SocialStoreError.noFriendRequest {
-                // Withdrawn (or declined elsewhere) after this accept checked the graph: the store said no.
-                throw DomainError(.notFound, "no friend request from user \(target)")
-            } catch {
-                hubLogger.error("storage failure: \(error)")
-                throw DomainError.storageFailure
-            }
-            return try await LoopWork.storage { try await store.user(id: target) }
-        }, then: { result in
-            guard case .success(let other) = result else {
-                if case .failure(let error) = result, error.code == .notFound {
-                    self.graph.removeRequest(from: target, to: me)  // memory follows the store
+        let store = self.store
+        let me = user.id
+        let now = clock.now()
+        work.run(
+            { () async throws(DomainError) -> User? in
+                do {
+                    try await store.addFriendship(me, target, at: now)
+                } catch SocialStoreError.noFriendRequest {
+                    // Withdrawn (or declined elsewhere) after this accept checked the graph: the store said no.
+                    throw DomainError(.notFound, "no friend request from user \(target)")
+                } catch {
+                    hubLogger.error("storage failure: \(error)")
+                    throw DomainError.storageFailure
                 }
-                return done(result.map { _ in FriendReply(status: .friends) })
-            }
-            self.graph.addFriendship(me, target)
-            self.events?.publish(.friendAccepted(by: user), toUsers: [target], excluding: nil)
-            let shown = self.clock.now()
-            let entry = other.map { FriendEntry(user: $0, online: self.appearsOnline($0.id, to: me, now: shown)) }
-            done(.success(FriendReply(status: .friends, friend: entry)))
-            // Watchers on either side see the new friend's position straight away.
-            self.viewChanged?(target, me)
-            self.viewChanged?(me, target)
-        })
+                return try await LoopWork.storage { try await store.user(id: target) }
+            },
+            then: { result in
+                guard case .success(let other) = result else {
+                    if case .failure(let error) = result, error.code == .notFound {
+                        self.graph.removeRequest(from: target, to: me)  // memory follows the store
+                    }
+                    return done(result.map { _ in FriendReply(status: .friends) })
+                }
+                self.graph.addFriendship(me, target)
+                self.events?.publish(.friendAccepted(by: user), toUsers: [target], excluding: nil)
+                let shown = self.clock.now()
+                let entry = other.map { FriendEntry(user: $0, online: self.appearsOnline($0.id, to: me, now: shown)) }
+                done(.success(FriendReply(status: .friends, friend: entry)))
+                // Watchers on either side see the new friend's position straight away.
+                self.viewChanged?(target, me)
+                self.viewChanged?(me, target)
+            })
     }
 
     /// Declines `target`'s request.
@@ -239,27 +262,33 @@ public final class Social {
             return done(.failure(DomainError(.notFound, "no friend request from user \(target)")))
         }
         let store = self.store
-        work.run({ () async throws(DomainError) -> Bool in
-            try await LoopWork.storage { try await store.deleteFriendRequest(from: target, to: me) }
-            return true
-        }, then: { result in
-            if case .success = result { self.graph.removeRequest(from: target, to: me) }
-            done(result.map { _ in () })
-        })
+        work.run(
+            { () async throws(DomainError) -> Bool in
+                try await LoopWork.storage { try await store.deleteFriendRequest(from: target, to: me) }
+                return true
+            },
+            then: { result in
+                if case .success = result { self.graph.removeRequest(from: target, to: me) }
+                done(result.map { _ in () })
+            })
     }
 
     /// Ends a friendship, or withdraws an unanswered request.
     public func remove(_ caller: Caller, target: Int64, _ done: @escaping Outcome<FriendReply>) {
-        let user = caller.user, me = user.id, store = self.store
+        let user = caller.user
+        let me = user.id
+        let store = self.store
         if graph.hasRequest(from: me, to: target) && !graph.areFriends(me, target) {
             // Withdrawing a request that was never answered.
-            work.run({ () async throws(DomainError) -> Bool in
-                try await LoopWork.storage { try await store.deleteFriendRequest(from: me, to: target) }
-                return true
-            }, then: { result in
-                if case .success = result { self.graph.removeRequest(from: me, to: target) }
-                done(result.map { _ in FriendReply(status: .withdrawn) })
-            })
+            work.run(
+                { () async throws(DomainError) -> Bool in
+                    try await LoopWork.storage { try await store.deleteFriendRequest(from: me, to: target) }
+                    return true
+                },
+                then: { result in
+                    if case .success = result { self.graph.removeRequest(from: me, to: target) }
+                    done(result.map { _ in FriendReply(status: .withdrawn) })
+                })
             return
         }
         guard graph.areFriends(me, target) else {
@@ -267,62 +296,77 @@ public final class Social {
         }
         // Stop the flow of positions now, before the commit: privacy does not wait for the disk.
         graph.removeFriendship(me, target)
-        let versionMine = bumpRuleVersion(me, target), versionTheirs = bumpRuleVersion(target, me)
+        let versionMine = bumpRuleVersion(me, target)
+        let versionTheirs = bumpRuleVersion(target, me)
         rules.forget(me, target)
         viewEnded?(target, me)
         viewEnded?(me, target)
-        work.run({ () async throws(DomainError) -> Bool in
-            try await LoopWork.storage {
-                try await store.deleteFriendship(me, target, versionAB: versionMine, versionBA: versionTheirs)
-            }
-            return true
-        }, then: { result in
-            switch result {
-            case .failure(let error):
-                // The store still has the friendship: put memory back in line with it (only what this request
-                // changed).
-                self.graph.addFriendship(me, target)
-                if self.isLatest(versionMine, me, target) {
-                    self.rules.restore(owner: me, viewer: target, to: self.committedRules[RuleKey(me, target)]?.entry)
+        work.run(
+            { () async throws(DomainError) -> Bool in
+                try await LoopWork.storage {
+                    try await store.deleteFriendship(me, target, versionAB: versionMine, versionBA: versionTheirs)
                 }
-                if self.isLatest(versionTheirs, target, me) {
-                    self.rules.restore(owner: target, viewer: me, to: self.committedRules[RuleKey(target, me)]?.entry)
+                return true
+            },
+            then: { result in
+                switch result {
+                case .failure(let error):
+                    // The store still has the friendship: put memory back in line with it (only what this request
+                    // changed).
+                    self.graph.addFriendship(me, target)
+                    if self.isLatest(versionMine, me, target) {
+                        self.rules.restore(
+                            owner: me, viewer: target, to: self.committedRules[RuleKey(me, target)]?.entry)
+                    }
+                    if self.isLatest(versionTheirs, target, me) {
+                        self.rules.restore(
+                            owner: target, viewer: me, to: self.committedRules[RuleKey(target, me)]?.entry)
+                    }
+                    done(.failure(error))
+                case .success:
+                    self.recordCommitted(RuleKey(me, target), nil, versionMine)
+                    self.recordCommitted(RuleKey(target, me), nil, versionTheirs)
+                    self.events?.publish(.friendRemoved(by: user), toUsers: [target], excluding: nil)
+                    done(.success(FriendReply(status: .removed)))
                 }
-                done(.failure(error))
-            case .success:
-                self.recordCommitted(RuleKey(me, target), nil, versionMine)
-                self.recordCommitted(RuleKey(target, me), nil, versionTheirs)
-                self.events?.publish(.friendRemoved(by: user), toUsers: [target], excluding: nil)
-                done(.success(FriendReply(status: .removed)))
-            }
-        })
+            })
     }
 
     /// The caller's friends, each with whether they are online.
     public func list(_ caller: Caller, _ done: @escaping Outcome<[FriendEntry]>) {
-        let me = caller.user.id, ids = Array(graph.friends(of: me)), store = self.store
-        work.run({ () async throws(DomainError) -> [User] in
-            try await LoopWork.storage { try await store.users(ids: ids) }
-        }, then: { result in
-            let now = self.clock.now()
-            done(result.map { users in
-                users.filter { self.graph.areFriends(me, $0.id) }
-                    .map { FriendEntry(user: $0, online: self.appearsOnline($0.id, to: me, now: now)) }
+        let me = caller.user.id
+        let ids = Array(graph.friends(of: me))
+        let store = self.store
+        work.run(
+            { () async throws(DomainError) -> [User] in
+                try await LoopWork.storage { try await store.users(ids: ids) }
+            },
+            then: { result in
+                let now = self.clock.now()
+                done(
+                    result.map { users in
+                        users.filter { self.graph.areFriends(me, $0.id) }
+                            .map { FriendEntry(user: $0, online: self.appearsOnline($0.id, to: me, now: now)) }
+                    })
             })
-        })
     }
 
     /// The caller's pending requests, both ways.
     public func requests(_ caller: Caller, _ done: @escaping Outcome<(incoming: [User], outgoing: [User])>) {
         let me = caller.user.id
-        let incoming = graph.incomingRequests(of: me), outgoing = graph.outgoingRequests(of: me)
-        let ids = Array(incoming.union(outgoing)), store = self.store
-        work.run({ () async throws(DomainError) -> [User] in
-            try await LoopWork.storage { try await store.users(ids: ids) }
-        }, then: { result in
-            done(result.map { users in
-                (users.filter { incoming.contains($0.id) }, users.filter { outgoing.contains($0.id) })
+        let incoming = graph.incomingRequests(of: me)
+        let outgoing = graph.outgoingRequests(of: me)
+        let ids = Array(incoming.union(outgoing))
+        let store = self.store
+        work.run(
+            { () async throws(DomainError) -> [User] in
+                try await LoopWork.storage { try await store.users(ids: ids) }
+            },
+            then: { result in
+                done(
+                    result.map { users in
+                        (users.filter { incoming.contains($0.id) }, users.filter { outgoing.contains($0.id) })
+                    })
             })
-        })
     }
 }

@@ -9,17 +9,31 @@ extension HubEvent {
         switch self {
         case .presence(let user, let online):
             Envelope.event("presence", into: &w) { w in
-                w.key("user"); w.int(user)
-                w.key("online"); w.bool(online)
+                w.key("user")
+                w.int(user)
+                w.key("online")
+                w.bool(online)
             }
         case .friendRequest(let from):
-            Envelope.event("friend.request", into: &w) { w in w.key("user"); from.write(to: &w) }
+            Envelope.event("friend.request", into: &w) { w in
+                w.key("user")
+                from.write(to: &w)
+            }
         case .friendAccepted(let by):
-            Envelope.event("friend.accepted", into: &w) { w in w.key("user"); by.write(to: &w) }
+            Envelope.event("friend.accepted", into: &w) { w in
+                w.key("user")
+                by.write(to: &w)
+            }
         case .friendRemoved(let by):
-            Envelope.event("friend.removed", into: &w) { w in w.key("user"); by.write(to: &w) }
+            Envelope.event("friend.removed", into: &w) { w in
+                w.key("user")
+                by.write(to: &w)
+            }
         case .chatMessage(let message):
-            Envelope.event("chat.msg", into: &w) { w in w.key("message"); message.write(to: &w) }
+            Envelope.event("chat.msg", into: &w) { w in
+                w.key("message")
+                message.write(to: &w)
+            }
         case .chatRead(let peer, let upto, let unread):
             Envelope.event("chat.read", into: &w) { w in
                 w.field("with", peer)
@@ -27,7 +41,10 @@ extension HubEvent {
                 w.field("unread", unread)
             }
         case .relicAppeared(let marker):
-            Envelope.event("relic.appear", into: &w) { w in w.key("relic"); marker.write(distance: nil, to: &w) }
+            Envelope.event("relic.appear", into: &w) { w in
+                w.key("relic")
+                marker.write(distance: nil, to: &w)
+            }
         case .relicVanished(let id, let reason):
             Envelope.event("relic.vanish", into: &w) { w in
                 w.field("id", id)

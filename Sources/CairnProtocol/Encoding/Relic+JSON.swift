@@ -37,7 +37,10 @@ extension RelicView {
             if let mediaURL { w.field("media_url", mediaURL) }
         }
         if let state { w.field("state", state.rawValue) }
-        if let creator { w.key("creator_user"); creator.write(to: &w) }
+        if let creator {
+            w.key("creator_user")
+            creator.write(to: &w)
+        }
         w.endObject()
     }
 }

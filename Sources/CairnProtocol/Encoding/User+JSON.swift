@@ -7,9 +7,12 @@ extension User {
     /// Writes `{"id":…,"username":…,"name":…}`.
     func write(to w: inout JSONWriter) {
         w.beginObject()
-        w.key("id"); w.int(id)
-        w.key("username"); w.string(username)
-        w.key("name"); w.string(name)
+        w.key("id")
+        w.int(id)
+        w.key("username")
+        w.string(username)
+        w.key("name")
+        w.string(name)
         w.endObject()
     }
 }
@@ -18,10 +21,14 @@ extension FriendEntry {
     /// Writes `{"id":…,"username":…,"name":…,"online":…}`.
     func write(to w: inout JSONWriter) {
         w.beginObject()
-        w.key("id"); w.int(user.id)
-        w.key("username"); w.string(user.username)
-        w.key("name"); w.string(user.name)
-        w.key("online"); w.bool(online)
+        w.key("id")
+        w.int(user.id)
+        w.key("username")
+        w.string(user.username)
+        w.key("name")
+        w.string(user.name)
+        w.key("online")
+        w.bool(online)
         w.endObject()
     }
 }

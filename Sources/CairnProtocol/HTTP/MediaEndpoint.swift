@@ -42,12 +42,17 @@ public struct MediaEndpoint: HTTPService {
 
     private func upload(_ request: HTTPRequest) async -> HTTPReply {
         do {
-            let id = try await library.upload(request.body, contentType: request.contentType,
-                                              token: Self.bearerToken(request.authorization))
+            let id = try await library.upload(
+                request.body, contentType: request.contentType,
+                token: Self.bearerToken(request.authorization))
             var w = JSONWriter(capacity: 96)
-            w.beginObject(); w.key("media"); w.string(id); w.endObject()
-            return HTTPReply(status: 201, contentType: "application/json", headers: [("Cache-Control", "no-store")],
-                             body: .bytes(w.bytes))
+            w.beginObject()
+            w.key("media")
+            w.string(id)
+            w.endObject()
+            return HTTPReply(
+                status: 201, contentType: "application/json", headers: [("Cache-Control", "no-store")],
+                body: .bytes(w.bytes))
         } catch {
             return Self.reply(to: error, uploading: true)
         }
@@ -101,16 +106,20 @@ public struct MediaEndpoint: HTTPService {
 
     static func error(_ status: Int, _ message: String, headers: [(name: String, value: String)] = []) -> HTTPReply {
         var w = JSONWriter(capacity: 128)
-        w.beginObject(); w.key("error"); w.string(message); w.endObject()
-        return HTTPReply(status: status, contentType: "application/json",
-                         headers: headers + [("Cache-Control", "no-store"), ("X-Content-Type-Options", "nosniff")],
-                         body: .bytes(w.bytes))
+        w.beginObject()
+        w.key("error")
+        w.string(message)
+        w.endObject()
+        return HTTPReply(
+            status: status, contentType: "application/json",
+            headers: headers + [("Cache-Control", "no-store"), ("X-Content-Type-Options", "nosniff")],
+            body: .bytes(w.bytes))
     }
 }
 
-private extension String {
+extension String {
     /// Without leading and trailing spaces and tabs.
-    var trimmingBlanks: String {
+    fileprivate var trimmingBlanks: String {
         String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
     }
 }

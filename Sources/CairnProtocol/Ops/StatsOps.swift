@@ -4,11 +4,16 @@ import CairnWire
 
 enum StatsOps {
     static func register(in table: inout OpTable, operations: Operations) {
-        table.slow("stats.watch", decode: Fields.none,
-                   handle: { caller, _, done in operations.watch(caller.member, done) },
-                   encode: { interval, w in w.key("interval_ms"); w.int(interval) })
-        table.fast("stats.unwatch", decode: Fields.none,
-                   handle: { caller, _ throws(DomainError) in operations.unwatch(caller.connection) },
-                   encode: Fields.empty)
+        table.slow(
+            "stats.watch", decode: Fields.none,
+            handle: { caller, _, done in operations.watch(caller.member, done) },
+            encode: { interval, w in
+                w.key("interval_ms")
+                w.int(interval)
+            })
+        table.fast(
+            "stats.unwatch", decode: Fields.none,
+            handle: { caller, _ throws(DomainError) in operations.unwatch(caller.connection) },
+            encode: Fields.empty)
     }
 }

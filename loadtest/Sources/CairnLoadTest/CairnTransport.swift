@@ -73,7 +73,10 @@ public final class CairnTransport: LoadTransport {
         self.context = context
         scheduleTimer()
         while !session.isFinished {
-            if lws_service(context, 0) < 0 { session.abort(.serverClosed, "the event loop failed"); break }
+            if lws_service(context, 0) < 0 {
+                session.abort(.serverClosed, "the event loop failed")
+                break
+            }
             session.tick(self)
         }
         finished = true
@@ -112,8 +115,10 @@ public final class CairnTransport: LoadTransport {
 
     // MARK: Callbacks (service thread)
 
-    fileprivate func handle(_ wsi: OpaquePointer, _ reason: lws_callback_reasons, _ input: UnsafeMutableRawPointer?,
-                            _ length: Int) -> Int32 {
+    fileprivate func handle(
+        _ wsi: OpaquePointer, _ reason: lws_callback_reasons, _ input: UnsafeMutableRawPointer?,
+        _ length: Int
+    ) -> Int32 {
         let user = Int(bitPattern: lws_get_opaque_user_data(wsi)) - 1
         guard user >= 0, user < wsis.count, !finished else { return 0 }
         switch reason {
@@ -206,19 +211,24 @@ public final class CairnTransport: LoadTransport {
                 .storeBytes(of: Unmanaged.passUnretained(self).toOpaque(), as: UnsafeMutableRawPointer.self)
             timer = raw
         }
-        lws_sul_schedule(context, 0, timer!.assumingMemoryBound(to: lws_sorted_usec_list_t.self), { sul in
-            guard let sul else { return }
-            let raw = UnsafeMutableRawPointer(sul) + MemoryLayout<lws_sorted_usec_list_t>.stride
-            let transport = Unmanaged<CairnTransport>.fromOpaque(raw.load(as: UnsafeMutableRawPointer.self))
-                .takeUnretainedValue()
-            if !transport.finished { transport.scheduleTimer() }
-        }, 1000)
+        lws_sul_schedule(
+            context, 0, timer!.assumingMemoryBound(to: lws_sorted_usec_list_t.self),
+            { sul in
+                guard let sul else { return }
+                let raw = UnsafeMutableRawPointer(sul) + MemoryLayout<lws_sorted_usec_list_t>.stride
+                let transport = Unmanaged<CairnTransport>.fromOpaque(raw.load(as: UnsafeMutableRawPointer.self))
+                    .takeUnretainedValue()
+                if !transport.finished { transport.scheduleTimer() }
+            }, 1000)
     }
 }
 
 /// The one C callback for every client connection; finds the transport through the context's user pointer.
-let loadTestLwsCallback: @convention(c) (OpaquePointer?, lws_callback_reasons, UnsafeMutableRawPointer?,
-                                         UnsafeMutableRawPointer?, Int) -> Int32 = { wsi, reason, _, input, length in
-    guard let wsi, let owner = lws_context_user(lws_get_context(wsi)) else { return 0 }
-    return Unmanaged<CairnTransport>.fromOpaque(owner).takeUnretainedValue().handle(wsi, reason, input, length)
-}
+let loadTestLwsCallback:
+    @convention(c) (
+        OpaquePointer?, lws_callback_reasons, UnsafeMutableRawPointer?,
+        UnsafeMutableRawPointer?, Int
+    ) -> Int32 = { wsi, reason, _, input, length in
+        guard let wsi, let owner = lws_context_user(lws_get_context(wsi)) else { return 0 }
+        return Unmanaged<CairnTransport>.fromOpaque(owner).takeUnretainedValue().handle(wsi, reason, input, length)
+    }

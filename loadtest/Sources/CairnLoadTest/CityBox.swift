@@ -28,7 +28,8 @@ public struct CityBox: Sendable, Equatable, Codable {
     public init?(parsing text: String) {
         let parts = text.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
         guard parts.count == 4, let a = parts[0], let b = parts[1], let c = parts[2], let d = parts[3],
-              a < c, b < d, a >= -85, c <= 85, b >= -180, d <= 180 else { return nil }
+            a < c, b < d, a >= -85, c <= 85, b >= -180, d <= 180
+        else { return nil }
         self.init(minLat: a, minLon: b, maxLat: c, maxLon: d)
     }
 

@@ -22,8 +22,9 @@ public struct LatencySummary: Codable, Sendable, Equatable {
 
 /// A latency recorder with microsecond resolution.
 public struct LatencyHistogram: Sendable {
-    private var histogram = Histogram<UInt64>(lowestDiscernibleValue: 1, highestTrackableValue: 3_600_000_000,
-                                              numberOfSignificantValueDigits: .three)
+    private var histogram = Histogram<UInt64>(
+        lowestDiscernibleValue: 1, highestTrackableValue: 3_600_000_000,
+        numberOfSignificantValueDigits: .three)
 
     /// An empty recorder.
     public init() {}
@@ -51,9 +52,10 @@ public struct LatencyHistogram: Sendable {
     /// The summary in milliseconds (all zero when empty).
     public var summary: LatencySummary {
         guard count > 0 else { return LatencySummary(count: 0, mean: 0, p50: 0, p90: 0, p99: 0, p999: 0, max: 0) }
-        return LatencySummary(count: count, mean: histogram.mean / 1000,
-                              p50: milliseconds(atPercentile: 50), p90: milliseconds(atPercentile: 90),
-                              p99: milliseconds(atPercentile: 99), p999: milliseconds(atPercentile: 99.9),
-                              max: Double(histogram.max) / 1000)
+        return LatencySummary(
+            count: count, mean: histogram.mean / 1000,
+            p50: milliseconds(atPercentile: 50), p90: milliseconds(atPercentile: 90),
+            p99: milliseconds(atPercentile: 99), p999: milliseconds(atPercentile: 99.9),
+            max: Double(histogram.max) / 1000)
     }
 }

@@ -68,7 +68,9 @@ public struct LoadConfiguration: Sendable, Equatable {
         guard duration > 0 && duration <= 3600 else { throw .outOfRange("duration must be in (0, 3600] seconds") }
         guard rampPerSecond > 0 else { throw .outOfRange("ramp must be positive") }
         guard maxPendingConnects >= 1 else { throw .outOfRange("max pending connects must be at least 1") }
-        guard sourceAddresses >= 0 && sourceAddresses <= 250 else { throw .outOfRange("source addresses must be 0...250") }
+        guard sourceAddresses >= 0 && sourceAddresses <= 250 else {
+            throw .outOfRange("source addresses must be 0...250")
+        }
         guard readyTimeout >= 0 && drain >= 0 else { throw .outOfRange("timeouts must not be negative") }
     }
 

@@ -174,26 +174,49 @@ public struct LoadReport: Codable, Sendable {
         var rows: [(String, String)] = [
             ("outcome", "\(outcome.rawValue): \(message)"),
             ("server", "\(setup.server.rawValue) at \(setup.address)"),
-            ("workload", "\(setup.users) users, \(setup.friendships) friendships (\(setup.graph), k=\(setup.friendsPerUser)), "
-                + "\(f(setup.rateHz, 1)) Hz, seed \(setup.seed)"),
+            (
+                "workload",
+                "\(setup.users) users, \(setup.friendships) friendships (\(setup.graph), k=\(setup.friendsPerUser)), "
+                    + "\(f(setup.rateHz, 1)) Hz, seed \(setup.seed)"
+            ),
             ("window", "\(f(windowSeconds, 1)) s (asked \(f(setup.durationSeconds, 1)) s)"),
-            ("connections", "\(c.connected)/\(c.connectAttempts) established, \(c.ready) ready, "
-                + "\(c.connectFailures) failed, \(c.disconnects) dropped"),
+            (
+                "connections",
+                "\(c.connected)/\(c.connectAttempts) established, \(c.ready) ready, "
+                    + "\(c.connectFailures) failed, \(c.disconnects) dropped"
+            ),
             ("connect time ms", "p50 \(f(connectTime.p50)) p99 \(f(connectTime.p99)) max \(f(connectTime.max))"),
             ("positions sent", "\(c.positionsSent) (\(f(sendsPerSecond, 0))/s)"),
-            ("deliveries", "\(c.deliveries) of \(c.expectedDeliveries) expected (\(f(deliveredShare * 100, 1))%), "
-                + "\(f(deliveriesPerSecond, 0))/s; \(c.unmatched) unmatched"),
-            ("latency ms", "p50 \(f(latency.p50)) p90 \(f(latency.p90)) p99 \(f(latency.p99)) "
-                + "p99.9 \(f(latency.p999)) max \(f(latency.max))"),
+            (
+                "deliveries",
+                "\(c.deliveries) of \(c.expectedDeliveries) expected (\(f(deliveredShare * 100, 1))%), "
+                    + "\(f(deliveriesPerSecond, 0))/s; \(c.unmatched) unmatched"
+            ),
+            (
+                "latency ms",
+                "p50 \(f(latency.p50)) p90 \(f(latency.p90)) p99 \(f(latency.p99)) "
+                    + "p99.9 \(f(latency.p999)) max \(f(latency.max))"
+            ),
             ("messages out/in", "\(c.messagesSent) / \(c.messagesReceived) (\(c.framesReceived) frames)"),
             ("bytes out/in", "\(c.bytesSent) / \(c.bytesReceived)"),
-            ("errors", "\(c.errors)" + (c.closeCodes.isEmpty ? "" : "; close codes " +
-                c.closeCodes.sorted { $0.key < $1.key }.map { "\($0.key)×\($0.value)" }.joined(separator: " "))),
+            (
+                "errors",
+                "\(c.errors)"
+                    + (c.closeCodes.isEmpty
+                        ? ""
+                        : "; close codes "
+                            + c.closeCodes.sorted { $0.key < $1.key }.map { "\($0.key)×\($0.value)" }.joined(
+                                separator: " "))
+            ),
         ]
         if let s = serverCost {
             rows.append(("server cpu s", "\(f(s.cpuSeconds)) (window \(f(s.windowCpuSeconds)))"))
-            rows.append(("server memory", "peak \(s.peakRssKiB) KiB, \(s.baselineRssKiB) → \(s.loadedRssKiB) KiB, "
-                + "\(f(s.bytesPerUser / 1024, 1)) KiB per user"))
+            rows.append(
+                (
+                    "server memory",
+                    "peak \(s.peakRssKiB) KiB, \(s.baselineRssKiB) → \(s.loadedRssKiB) KiB, "
+                        + "\(f(s.bytesPerUser / 1024, 1)) KiB per user"
+                ))
         }
         rows.append(("load tester", "cpu \(f(clientCost.cpuSeconds)) s, peak \(clientCost.peakRssKiB) KiB"))
         let width = rows.map(\.0.count).max() ?? 0

@@ -80,8 +80,10 @@ public final class LoadSession {
     private let output: (String) -> Void
 
     /// A session for `workload`; `output` receives progress lines (default: stderr).
-    public init(workload: Workload, configuration: LoadConfiguration,
-                output: @escaping (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }) {
+    public init(
+        workload: Workload, configuration: LoadConfiguration,
+        output: @escaping (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
+    ) {
         self.workload = workload
         self.configuration = configuration
         self.output = output
@@ -122,7 +124,11 @@ public final class LoadSession {
         guard phase != .done else { return }
         let now = LoadClock.monotonicNanoseconds()
         if now >= deadlineNs {
-            finish(.timedOut, "the run did not settle before its deadline (\(states.filter { $0 == .connecting }.count) still connecting)", now: now)
+            finish(
+                .timedOut,
+                "the run did not settle before its deadline (\(states.filter { $0 == .connecting }.count) "
+                    + "still connecting)",
+                now: now)
             return
         }
         switch phase {
@@ -172,7 +178,8 @@ public final class LoadSession {
     private func startDueConnections(_ transport: some LoadTransport, now: UInt64) {
         let interval = 1e9 / configuration.rampPerSecond
         while nextConnect < workload.count && pendingConnects < configuration.maxPendingConnects
-                && Double(Self.since(startNs, now)) >= Double(nextConnect) * interval {
+            && Double(Self.since(startNs, now)) >= Double(nextConnect) * interval
+        {
             let user = nextConnect
             nextConnect += 1
             counters.connectAttempts += 1
@@ -199,16 +206,24 @@ public final class LoadSession {
 
     private func abortForLostServer(now: UInt64) {
         if counters.connected == 0 {
-            finish(.unreachable, "could not connect to \(configuration.server.rawValue) at "
-                   + "\(configuration.host):\(configuration.port) (\(counters.connectFailures) attempts failed)", now: now)
+            finish(
+                .unreachable,
+                "could not connect to \(configuration.server.rawValue) at "
+                    + "\(configuration.host):\(configuration.port) (\(counters.connectFailures) attempts failed)",
+                now: now)
         } else {
-            finish(.serverClosed, "the server closed all \(counters.connected) connections during the \(phase.rawValue) "
-                   + "phase", now: now)
+            finish(
+                .serverClosed,
+                "the server closed all \(counters.connected) connections during the \(phase.rawValue) "
+                    + "phase", now: now)
         }
     }
 
     private func finish(_ outcome: RunOutcome, _ message: String, now: UInt64) {
-        if phase == .measure { windowEndNs = now; sampleServerAtLoad() }
+        if phase == .measure {
+            windowEndNs = now
+            sampleServerAtLoad()
+        }
         if windowEndNs == 0 { windowEndNs = windowStartNs }
         self.outcome = outcome
         outcomeMessage = message
@@ -256,7 +271,10 @@ public final class LoadSession {
 
     /// The established connection of `user` closed; `code` is the close code the server sent, if any.
     public func closed(user: Int, code: Int?) {
-        if states[user] == .connecting { connectFailed(user: user); return }
+        if states[user] == .connecting {
+            connectFailed(user: user)
+            return
+        }
         guard states[user] == .open || states[user] == .ready else { return }
         if states[user] == .open { openNotReady -= 1 }
         states[user] = .closed
@@ -348,10 +366,13 @@ public final class LoadSession {
         let sends = counters.positionsSent - lastProgress.sends
         let deliveries = counters.deliveries - lastProgress.deliveries
         lastProgress = (counters.positionsSent, counters.deliveries)
-        return String(format: "[%6.1fs] %-7@ conn %d/%d ready %d | sent/s %d deliv/s %d | p99 %.2f ms (run %.2f) | err %d drop %d fail %d",
-                      elapsed, phase.rawValue as NSString, live, workload.count, counters.ready, sends, deliveries,
-                      secondLatency.milliseconds(atPercentile: 99), latency.milliseconds(atPercentile: 99),
-                      counters.errors, counters.disconnects, counters.connectFailures)
+        return String(
+            format:
+                "[%6.1fs] %-7@ conn %d/%d ready %d | sent/s %d deliv/s %d | p99 %.2f ms (run %.2f) | err %d "
+                + "drop %d fail %d",
+            elapsed, phase.rawValue as NSString, live, workload.count, counters.ready, sends, deliveries,
+            secondLatency.milliseconds(atPercentile: 99), latency.milliseconds(atPercentile: 99),
+            counters.errors, counters.disconnects, counters.connectFailures)
     }
 
     // MARK: Report
@@ -362,8 +383,10 @@ public final class LoadSession {
         let plan = workload.plan
         let setup = LoadReport.Setup(
             server: configuration.server, address: "\(configuration.host):\(configuration.port)", users: workload.count,
-            friendsPerUser: plan.friends, friendships: workload.friendships, graph: plan.shape.rawValue, seed: plan.seed,
-            rateHz: configuration.rate, durationSeconds: configuration.duration, rampPerSecond: configuration.rampPerSecond,
+            friendsPerUser: plan.friends, friendships: workload.friendships, graph: plan.shape.rawValue,
+            seed: plan.seed,
+            rateHz: configuration.rate, durationSeconds: configuration.duration,
+            rampPerSecond: configuration.rampPerSecond,
             modes: plan.modes.description, box: plan.box,
             sourceAddresses: configuration.sourceAddressCount(users: workload.count))
         var serverCost: LoadReport.ServerCost?
@@ -371,14 +394,16 @@ public final class LoadSession {
             let end = serverAtLoad ?? ServerProcessStats.sample(pid: pid) ?? start
             let windowStart = serverWindowStart ?? start
             let grown = Double(max(0, end.rssKiB - start.rssKiB)) * 1024
-            serverCost = .init(pid: pid, cpuSeconds: end.cpuSeconds - start.cpuSeconds,
-                               windowCpuSeconds: serverWindowStart == nil ? 0 : end.cpuSeconds - windowStart.cpuSeconds,
-                               peakRssKiB: end.peakRssKiB, baselineRssKiB: start.rssKiB, loadedRssKiB: end.rssKiB,
-                               bytesPerUser: readyAtLoad > 0 ? grown / Double(readyAtLoad) : 0)
+            serverCost = .init(
+                pid: pid, cpuSeconds: end.cpuSeconds - start.cpuSeconds,
+                windowCpuSeconds: serverWindowStart == nil ? 0 : end.cpuSeconds - windowStart.cpuSeconds,
+                peakRssKiB: end.peakRssKiB, baselineRssKiB: start.rssKiB, loadedRssKiB: end.rssKiB,
+                bytesPerUser: readyAtLoad > 0 ? grown / Double(readyAtLoad) : 0)
         }
         var usage = rusage()
         getrusage(RUSAGE_SELF.rawValue, &usage)
-        let cpu = Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
+        let cpu =
+            Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
             + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
         let c = counters
         return LoadReport(

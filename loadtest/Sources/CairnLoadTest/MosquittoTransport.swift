@@ -69,7 +69,10 @@ public final class MosquittoTransport: LoadTransport {
             if now >= nextMisc {
                 nextMisc = now + 1_000_000_000
                 for user in clients.indices where clients[user] != nil {
-                    if mosquitto_loop_misc(clients[user]) != MOSQ_ERR_SUCCESS.rawValue { broken[user] = true; settle(user) }
+                    if mosquitto_loop_misc(clients[user]) != MOSQ_ERR_SUCCESS.rawValue {
+                        broken[user] = true
+                        settle(user)
+                    }
                 }
             }
         }
@@ -93,7 +96,9 @@ public final class MosquittoTransport: LoadTransport {
         let bind = configuration.sourceAddress(user: user, users: session.workload.count)
         // A blocking connect: on loopback it completes at once, and libmosquitto then sends CONNECT and makes the
         // socket non-blocking. CONNACK arrives through the event loop.
-        guard mosquitto_connect_bind(m, configuration.host, Int32(configuration.port), 60, bind) == MOSQ_ERR_SUCCESS.rawValue
+        guard
+            mosquitto_connect_bind(m, configuration.host, Int32(configuration.port), 60, bind)
+                == MOSQ_ERR_SUCCESS.rawValue
         else {
             mosquitto_destroy(m)
             return false
@@ -139,7 +144,10 @@ public final class MosquittoTransport: LoadTransport {
         let rc = list.withUnsafeMutableBufferPointer { buffer in
             mosquitto_subscribe_multiple(m, nil, Int32(buffer.count), buffer.baseAddress, 0, 0, nil)
         }
-        if rc != MOSQ_ERR_SUCCESS.rawValue { broken[user] = true; return }
+        if rc != MOSQ_ERR_SUCCESS.rawValue {
+            broken[user] = true
+            return
+        }
         session.sentControl(bytes: friends.reduce(0) { $0 + 4 + String(session.workload.ids[Int($1)]).utf8.count })
     }
 
@@ -219,19 +227,26 @@ private func transport(_ userdata: UnsafeMutableRawPointer?) -> (MosquittoTransp
     return (Unmanaged<MosquittoTransport>.fromOpaque(owner).takeUnretainedValue(), tag.user)
 }
 
-private let mosquittoOnConnect: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?, Int32) -> Void = { _, data, rc in
+private let mosquittoOnConnect: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?, Int32) -> Void = {
+    _, data, rc in
     guard let (t, user) = transport(data) else { return }
     t.connected(user, result: rc)
 }
 
-private let mosquittoOnSubscribe: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?, Int32, Int32,
-                                                  UnsafePointer<Int32>?) -> Void = { _, data, _, _, _ in
-    guard let (t, user) = transport(data) else { return }
-    t.subscribed(user)
-}
+private let mosquittoOnSubscribe:
+    @convention(c) (
+        OpaquePointer?, UnsafeMutableRawPointer?, Int32, Int32,
+        UnsafePointer<Int32>?
+    ) -> Void = { _, data, _, _, _ in
+        guard let (t, user) = transport(data) else { return }
+        t.subscribed(user)
+    }
 
-private let mosquittoOnMessage: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?,
-                                                UnsafePointer<mosquitto_message>?) -> Void = { _, data, message in
-    guard let (t, user) = transport(data), let message else { return }
-    t.message(user, message)
-}
+private let mosquittoOnMessage:
+    @convention(c) (
+        OpaquePointer?, UnsafeMutableRawPointer?,
+        UnsafePointer<mosquitto_message>?
+    ) -> Void = { _, data, message in
+        guard let (t, user) = transport(data), let message else { return }
+        t.message(user, message)
+    }

@@ -46,7 +46,8 @@ public struct Mover: Sendable {
     public mutating func advance(by seconds: Double) {
         var left = max(0, seconds) * speed  // metres still to travel at the current leg's speed
         while left > 0 {
-            let dx = targetX - x, dy = targetY - y
+            let dx = targetX - x
+            let dy = targetY - y
             let distance = (dx * dx + dy * dy).squareRoot()
             if distance > left {
                 x += dx / distance * left

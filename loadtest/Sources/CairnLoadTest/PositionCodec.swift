@@ -10,15 +10,25 @@ public enum PositionWriter {
         var n = 0
         func put(_ s: StaticString) {
             s.withUTF8Buffer { b in
-                for c in b { out[n] = c; n += 1 }
+                for c in b {
+                    out[n] = c
+                    n += 1
+                }
             }
         }
         func putInt(_ value: Int64) {
             var v = value
-            if v < 0 { out[n] = UInt8(ascii: "-"); n += 1; v = -v }
-            var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                         UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-                (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+            if v < 0 {
+                out[n] = UInt8(ascii: "-")
+                n += 1
+                v = -v
+            }
+            var digits:
+                (
+                    UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                    UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8
+                ) =
+                    (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
             var count = 0
             withUnsafeMutableBytes(of: &digits) { d in
                 repeat {
@@ -26,18 +36,28 @@ public enum PositionWriter {
                     v /= 10
                     count += 1
                 } while v > 0
-                while count > 0 { count -= 1; out[n] = d[count]; n += 1 }
+                while count > 0 {
+                    count -= 1
+                    out[n] = d[count]
+                    n += 1
+                }
             }
         }
         func putFixed7(_ value: Double) {
             var scaled = Int64((value * 10_000_000).rounded())
-            if scaled < 0 { out[n] = UInt8(ascii: "-"); n += 1; scaled = -scaled }
+            if scaled < 0 {
+                out[n] = UInt8(ascii: "-")
+                n += 1
+                scaled = -scaled
+            }
             putInt(scaled / 10_000_000)
-            out[n] = UInt8(ascii: "."); n += 1
+            out[n] = UInt8(ascii: ".")
+            n += 1
             var fraction = scaled % 10_000_000
             var divisor: Int64 = 1_000_000
             for _ in 0..<7 {
-                out[n] = UInt8(ascii: "0") + UInt8(fraction / divisor); n += 1
+                out[n] = UInt8(ascii: "0") + UInt8(fraction / divisor)
+                n += 1
                 fraction %= divisor
                 divisor /= 10
             }
@@ -97,7 +117,10 @@ public enum ServerLineScanner {
         guard var i = find(key, in: line) else { return nil }
         while i < line.count && line[i] == 0x20 { i += 1 }
         var negative = false
-        if i < line.count && line[i] == UInt8(ascii: "-") { negative = true; i += 1 }
+        if i < line.count && line[i] == UInt8(ascii: "-") {
+            negative = true
+            i += 1
+        }
         var value: Int64 = 0
         var digits = 0
         while i < line.count, line[i] >= 0x30, line[i] <= 0x39, digits < 18 {

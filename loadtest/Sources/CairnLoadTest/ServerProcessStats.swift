@@ -18,15 +18,19 @@ public enum ServerProcessStats {
     /// A sample of process `pid`, or nil if it is gone or unreadable.
     public static func sample(pid: Int32, proc: String = "/proc") -> ProcessSample? {
         guard let stat = try? String(contentsOfFile: "\(proc)/\(pid)/stat", encoding: .utf8),
-              let status = try? String(contentsOfFile: "\(proc)/\(pid)/status", encoding: .utf8),
-              let cpu = cpuSeconds(statLine: stat) else { return nil }
-        return ProcessSample(cpuSeconds: cpu, rssKiB: kibField("VmRSS", in: status) ?? 0,
-                             peakRssKiB: kibField("VmHWM", in: status) ?? 0)
+            let status = try? String(contentsOfFile: "\(proc)/\(pid)/status", encoding: .utf8),
+            let cpu = cpuSeconds(statLine: stat)
+        else { return nil }
+        return ProcessSample(
+            cpuSeconds: cpu, rssKiB: kibField("VmRSS", in: status) ?? 0,
+            peakRssKiB: kibField("VmHWM", in: status) ?? 0)
     }
 
     /// utime + stime of a /proc/PID/stat line, in seconds. The command name may contain spaces and parentheses,
     /// so fields are counted from the last ')'.
-    public static func cpuSeconds(statLine: String, ticksPerSecond: Double = Double(sysconf(Int32(_SC_CLK_TCK)))) -> Double? {
+    public static func cpuSeconds(statLine: String, ticksPerSecond: Double = Double(sysconf(Int32(_SC_CLK_TCK))))
+        -> Double?
+    {
         guard let close = statLine.lastIndex(of: ")") else { return nil }
         let fields = statLine[statLine.index(after: close)...].split(separator: " ")
         // fields[0] is field 3 (state); utime is field 14, stime field 15.

@@ -19,8 +19,10 @@ public struct WorkloadPlan: Sendable, Equatable {
     public var modes: ModeMix
 
     /// Creates a plan.
-    public init(users: Int, friends: Int, shape: SeedGraphShape = .random, seed: UInt64 = 1,
-                box: CityBox = .paris, modes: ModeMix = .city) {
+    public init(
+        users: Int, friends: Int, shape: SeedGraphShape = .random, seed: UInt64 = 1,
+        box: CityBox = .paris, modes: ModeMix = .city
+    ) {
         self.users = users
         self.friends = friends
         self.shape = shape
@@ -85,7 +87,9 @@ public struct Workload: Sendable {
         let accounts = file.users.prefix(plan.users)
         var index: [Int64: Int32] = [:]
         for (i, a) in accounts.enumerated() {
-            guard index.updateValue(Int32(i), forKey: a.id) == nil else { throw .invalidTokens("user id \(a.id) twice") }
+            guard index.updateValue(Int32(i), forKey: a.id) == nil else {
+                throw .invalidTokens("user id \(a.id) twice")
+            }
         }
         let friends = accounts.map { a in a.friends.compactMap { index[$0] }.sorted() }
         var plan = plan

@@ -11,7 +11,8 @@ import Foundation
 struct LoadTestCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cairn-loadtest",
-        abstract: "Simulated moving users against Cairn or Mosquitto on loopback: delivery latency, rates, server cost.",
+        abstract:
+            "Simulated moving users against Cairn or Mosquitto on loopback: delivery latency, rates, server cost.",
         discussion: """
             Against Cairn, users and friendships come from the tokens file written by `cairn seed` (run the hub on \
             that data directory). Against Mosquitto, pass the same tokens file for the identical graph, or \
@@ -79,15 +80,23 @@ struct LoadTestCommand: ParsableCommand {
     var quiet = false
 
     func run() throws {
-        guard let kind = ServerKind(rawValue: server) else { throw ValidationError("--server must be cairn or mosquitto") }
-        guard let shape = SeedGraphShape(rawValue: graph) else { throw ValidationError("--graph must be random or clustered") }
+        guard let kind = ServerKind(rawValue: server) else {
+            throw ValidationError("--server must be cairn or mosquitto")
+        }
+        guard let shape = SeedGraphShape(rawValue: graph) else {
+            throw ValidationError("--graph must be random or clustered")
+        }
         var plan = WorkloadPlan(users: users ?? 0, friends: friends, shape: shape, seed: seed)
         if let box {
-            guard let parsed = CityBox(parsing: box) else { throw ValidationError("--box must be minLat,minLon,maxLat,maxLon") }
+            guard let parsed = CityBox(parsing: box) else {
+                throw ValidationError("--box must be minLat,minLon,maxLat,maxLon")
+            }
             plan.box = parsed
         }
         if let modes {
-            guard let parsed = ModeMix(parsing: modes) else { throw ValidationError("--modes must be like walking=0.6,driving=0.4") }
+            guard let parsed = ModeMix(parsing: modes) else {
+                throw ValidationError("--modes must be like walking=0.6,driving=0.4")
+            }
             plan.modes = parsed
         }
         var configuration = LoadConfiguration(server: kind, port: port)
@@ -110,7 +119,9 @@ struct LoadTestCommand: ParsableCommand {
                 if users == nil { plan.users = file.users.count }
                 workload = try Workload.fromTokens(file, plan: plan)
             } else {
-                guard kind == .mosquitto else { throw ValidationError("--tokens is required against cairn (see `cairn seed`)") }
+                guard kind == .mosquitto else {
+                    throw ValidationError("--tokens is required against cairn (see `cairn seed`)")
+                }
                 guard users != nil else { throw ValidationError("--users is required without --tokens") }
                 workload = try Workload.generate(plan)
             }
@@ -121,17 +132,21 @@ struct LoadTestCommand: ParsableCommand {
         let perUser: UInt64 = kind == .mosquitto ? 3 : 1  // libmosquitto also opens a socket pair per client
         let limit = FileDescriptorLimit.raise(to: UInt64(workload.count) * perUser + 1024)
         if limit < UInt64(workload.count) * perUser + 64 {
-            FileHandle.standardError.write(Data("cairn-loadtest: warning: open-file limit \(limit) is low for \(workload.count) users\n".utf8))
+            FileHandle.standardError.write(
+                Data("cairn-loadtest: warning: open-file limit \(limit) is low for \(workload.count) users\n".utf8))
         }
         signal(SIGPIPE, SIG_IGN)
 
         let session = LoadSession(workload: workload, configuration: configuration)
-        let report = kind == .cairn ? CairnTransport(session: session).run() : MosquittoTransport(session: session).run()
+        let report =
+            kind == .cairn ? CairnTransport(session: session).run() : MosquittoTransport(session: session).run()
 
         print(report.summary())
         if let json {
             let data = try report.json()
-            if json == "-" { FileHandle.standardOutput.write(data + Data("\n".utf8)) } else {
+            if json == "-" {
+                FileHandle.standardOutput.write(data + Data("\n".utf8))
+            } else {
                 try data.write(to: URL(fileURLWithPath: json))
             }
         }

@@ -14,13 +14,17 @@ import Testing
         var tokens: String { data + "-tokens.json" }
 
         init(users: Int, friends: Int) throws {
-            let seed = try TestServerProcess(arguments: ["seed", "--users", "\(users)", "--friends", "\(friends)",
-                                                         "--graph", "clustered", "--data", data, "--out", tokens])
+            let seed = try TestServerProcess(arguments: [
+                "seed", "--users", "\(users)", "--friends", "\(friends)",
+                "--graph", "clustered", "--data", data, "--out", tokens,
+            ])
             #expect(try seed.waitForExit(timeout: 60) == 0, "output: \(seed.output)")
         }
 
         func serve() throws -> (TestServerProcess, Int) {
-            let server = try TestServerProcess(arguments: ["serve", "--host", "127.0.0.1", "--port", "0", "--data", data])
+            let server = try TestServerProcess(arguments: [
+                "serve", "--host", "127.0.0.1", "--port", "0", "--data", data,
+            ])
             return (server, try server.waitForListeningPort(timeout: 60))
         }
 
@@ -45,7 +49,9 @@ import Testing
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         try withUnsafeMutablePointer(to: &address) { p in
             try p.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                guard bind(fd, $0, length) == 0, getsockname(fd, $0, &length) == 0 else { throw POSIXError(.EADDRINUSE) }
+                guard bind(fd, $0, length) == 0, getsockname(fd, $0, &length) == 0 else {
+                    throw POSIXError(.EADDRINUSE)
+                }
             }
         }
         return Int(UInt16(bigEndian: address.sin_port))
@@ -59,8 +65,9 @@ import Testing
         configuration.duration = 2
         configuration.progress = false
         configuration.serverPID = server.pid
-        let workload = try Workload.fromTokens(try TokensFile.load(path: fixture.tokens),
-                                               plan: WorkloadPlan(users: 40, friends: 3, seed: 7))
+        let workload = try Workload.fromTokens(
+            try TokensFile.load(path: fixture.tokens),
+            plan: WorkloadPlan(users: 40, friends: 3, seed: 7))
         let report = CairnTransport(session: LoadSession(workload: workload, configuration: configuration)).run()
         server.signal(SIGTERM)
         _ = try? server.waitForExit(timeout: 20)
@@ -74,7 +81,7 @@ import Testing
         #expect(c.deliveries > 0 && c.deliveries <= c.expectedDeliveries)
         #expect(c.expectedDeliveries <= c.positionsSent * 3)  // nobody has more than 3 friends here
         #expect(c.messagesReceived >= c.deliveries + c.ready)  // every delivery and every watch reply was read
-        #expect(c.messagesSent == c.positionsSent + c.ready)    // a watch per user, then the reports
+        #expect(c.messagesSent == c.positionsSent + c.ready)  // a watch per user, then the reports
         #expect(report.latency.count == UInt64(c.deliveries))
         let l = report.latency
         #expect(0 < l.p50 && l.p50 <= l.p90 && l.p90 <= l.p99 && l.p99 <= l.p999 && l.p999 <= l.max)
@@ -91,36 +98,45 @@ import Testing
         var configuration = LoadConfiguration(server: .cairn, port: port)
         configuration.progress = false
         let workload = try Workload.fromTokens(
-            TokensFile(shape: "random", friendsPerUser: 0, seed: 1,
-                       users: (1...5).map { .init(id: Int64($0), username: "u\($0)", token: "t", friends: []) }),
+            TokensFile(
+                shape: "random", friendsPerUser: 0, seed: 1,
+                users: (1...5).map { .init(id: Int64($0), username: "u\($0)", token: "t", friends: []) }),
             plan: WorkloadPlan(users: 5, friends: 0))
         let report = CairnTransport(session: LoadSession(workload: workload, configuration: configuration)).run()
         #expect(report.outcome == .unreachable)
         #expect(report.counters.connected == 0 && report.counters.connectFailures >= 1)
 
-        let mosquitto = MosquittoTransport(session: LoadSession(workload: workload, configuration: {
-            var c = configuration
-            c.server = .mosquitto
-            return c
-        }())).run()
+        let mosquitto = MosquittoTransport(
+            session: LoadSession(
+                workload: workload,
+                configuration: {
+                    var c = configuration
+                    c.server = .mosquitto
+                    return c
+                }())
+        ).run()
         #expect(mosquitto.outcome == .unreachable)
     }
 
     @Test func theExecutableExitsWithCodeTwoWhenNothingListens() throws {
         let port = try Self.closedPort()
-        let tool = try TestServerProcess(executable: Self.loadTester(), arguments: [
-            "--server", "mosquitto", "--port", "\(port)", "--users", "20", "--friends", "2", "--duration", "2",
-            "--json", "-",
-        ])
+        let tool = try TestServerProcess(
+            executable: Self.loadTester(),
+            arguments: [
+                "--server", "mosquitto", "--port", "\(port)", "--users", "20", "--friends", "2", "--duration", "2",
+                "--json", "-",
+            ])
         #expect(try tool.waitForExit(timeout: 30) == 2, "output: \(tool.output)")
         #expect(tool.output.contains("\"outcome\" : \"unreachable\""))
         #expect(tool.output.contains("could not connect"))
     }
 
     @Test func theExecutableRefusesAnAddressOffLoopback() throws {
-        let tool = try TestServerProcess(executable: Self.loadTester(), arguments: [
-            "--server", "mosquitto", "--host", "192.0.2.1", "--port", "1883", "--users", "2",
-        ])
+        let tool = try TestServerProcess(
+            executable: Self.loadTester(),
+            arguments: [
+                "--server", "mosquitto", "--host", "192.0.2.1", "--port", "1883", "--users", "2",
+            ])
         #expect(try tool.waitForExit(timeout: 30) != 0)
         #expect(tool.output.contains("loopback"))
     }
@@ -128,9 +144,11 @@ import Testing
     @Test func theServerGoingAwayMidRunEndsTheRunWithItsReport() throws {
         let fixture = try Fixture(users: 30, friends: 2)
         let (server, port) = try fixture.serve()
-        let tool = try TestServerProcess(executable: Self.loadTester(), arguments: [
-            "--port", "\(port)", "--tokens", fixture.tokens, "--rate", "2", "--duration", "60",
-        ])
+        let tool = try TestServerProcess(
+            executable: Self.loadTester(),
+            arguments: [
+                "--port", "\(port)", "--tokens", fixture.tokens, "--rate", "2", "--duration", "60",
+            ])
         _ = try tool.waitForLine(containing: "measure", timeout: 60)  // the progress line once reporting started
         server.signal(SIGTERM)
         #expect(try server.waitForExit(timeout: 20) == 0)

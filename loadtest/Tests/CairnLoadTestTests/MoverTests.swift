@@ -15,7 +15,8 @@ struct MoverTests {
                 mover.advance(by: 1)
                 let c = mover.coordinate(in: box)
                 #expect(box.contains(lat: c.lat, lon: c.lon))
-                let dx = mover.x - before.0, dy = mover.y - before.1
+                let dx = mover.x - before.0
+                let dy = mover.y - before.1
                 let moved = (dx * dx + dy * dy).squareRoot()
                 // Straight legs: at most speed × 1 s; a turn at a waypoint can only shorten the straight distance.
                 #expect(moved <= mode.speedRange.upperBound * 1 + 1e-6)
@@ -29,8 +30,10 @@ struct MoverTests {
     }
 
     @Test func modeMixesDrawEveryModeInProportion() throws {
-        let w = try Workload.generate(WorkloadPlan(users: 10_000, friends: 0, seed: 5,
-                                                   modes: ModeMix(weights: [.walking: 1, .driving: 1])))
+        let w = try Workload.generate(
+            WorkloadPlan(
+                users: 10_000, friends: 0, seed: 5,
+                modes: ModeMix(weights: [.walking: 1, .driving: 1])))
         let driving = w.movers.filter { $0.mode == .driving }.count
         #expect(!w.movers.contains { $0.mode == .cycling })
         #expect(abs(driving - 5_000) < 300)

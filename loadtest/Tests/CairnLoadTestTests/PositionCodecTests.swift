@@ -4,13 +4,16 @@ import Foundation
 import Testing
 
 struct PositionCodecTests {
-    @Test(arguments: [(48.8566, 2.3522, Int64(1_763_740_000_123)), (-33.8688197, -151.2092955, Int64(1)),
-                      (0.00000004, -0.5, Int64(42))])
+    @Test(arguments: [
+        (48.8566, 2.3522, Int64(1_763_740_000_123)), (-33.8688197, -151.2092955, Int64(1)),
+        (0.00000004, -0.5, Int64(42)),
+    ])
     func reportsAreValidJSONWithSevenDecimals(lat: Double, lon: Double, ts: Int64) throws {
         let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: 128)
         defer { buffer.deallocate() }
         let n = PositionWriter.write(lat: lat, lon: lon, ts: ts, to: buffer)
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(bytes: buffer, count: n)) as? [String: Any])
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(bytes: buffer, count: n)) as? [String: Any])
         #expect(object["op"] as? String == "pos")
         #expect(abs((object["lat"] as? Double ?? .nan) - lat) <= 0.5e-7)
         #expect(abs((object["lon"] as? Double ?? .nan) - lon) <= 0.5e-7)
@@ -22,12 +25,15 @@ struct PositionCodecTests {
     }
 
     @Test func serverLinesAreClassifiedByKey() {
-        #expect(Self.classify(#"{"ev":"pos","user":17,"lat":1.5,"lon":2.5,"ts":1763740000123}"#)
+        #expect(
+            Self.classify(#"{"ev":"pos","user":17,"lat":1.5,"lon":2.5,"ts":1763740000123}"#)
                 == .position(user: 17, ts: 1_763_740_000_123))
         #expect(Self.classify(#"{"ts":5,"lat":1,"user":3,"ev":"pos"}"#) == .position(user: 3, ts: 5))
-        #expect(Self.classify(#"{"id":1,"ok":true,"positions":[{"user":2,"lat":1,"lon":1,"ts":9}]}"#)
+        #expect(
+            Self.classify(#"{"id":1,"ok":true,"positions":[{"user":2,"lat":1,"lon":1,"ts":9}]}"#)
                 == .reply(id: 1, ok: true))
-        #expect(Self.classify(#"{"id":1,"ok":false,"error":{"code":"unauthorized","message":"x"}}"#)
+        #expect(
+            Self.classify(#"{"id":1,"ok":false,"error":{"code":"unauthorized","message":"x"}}"#)
                 == .reply(id: 1, ok: false))
         #expect(Self.classify(#"{"ev":"error","op":"pos","error":{"code":"bad_request","message":"x"}}"#) == .error)
         #expect(Self.classify(#"{"ev":"presence","user":4,"online":true}"#) == .other)

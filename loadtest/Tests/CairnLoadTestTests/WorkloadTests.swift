@@ -21,7 +21,8 @@ struct WorkloadTests {
 
     @Test func theSameSeedGivesTheSameWorkload() throws {
         let plan = WorkloadPlan(users: 300, friends: 8, shape: .random, seed: 42)
-        let a = try Workload.generate(plan), b = try Workload.generate(plan)
+        let a = try Workload.generate(plan)
+        let b = try Workload.generate(plan)
         #expect(a.ids == b.ids)
         #expect(a.friends == b.friends)
         #expect(a.phases == b.phases)
@@ -50,11 +51,13 @@ struct WorkloadTests {
     }
 
     @Test func aTokensFileGivesItsIdsTokensAndFriends() throws {
-        let file = TokensFile(shape: "clustered", friendsPerUser: 2, seed: 9, users: [
-            .init(id: 10, username: "a", token: "ta", friends: [11, 12]),
-            .init(id: 11, username: "b", token: "tb", friends: [10, 12]),
-            .init(id: 12, username: "c", token: "tc", friends: [10, 11]),
-        ])
+        let file = TokensFile(
+            shape: "clustered", friendsPerUser: 2, seed: 9,
+            users: [
+                .init(id: 10, username: "a", token: "ta", friends: [11, 12]),
+                .init(id: 11, username: "b", token: "tb", friends: [10, 12]),
+                .init(id: 12, username: "c", token: "tc", friends: [10, 11]),
+            ])
         let w = try Workload.fromTokens(file, plan: WorkloadPlan(users: 2, friends: 0, seed: 1))
         #expect(w.ids == [10, 11])
         #expect(w.tokens == ["ta", "tb"])
