@@ -69,7 +69,7 @@ public final class CairnApp: Sendable {
             store: store, hasher: hasher, random: random, clock: clock, rules: configuration.accounts)
         let loop = ServiceLoop()
         let hub = Hub(
-            accounts: accounts, social: store, relics: store, chat: store, scheduler: loop.scheduler,
+            accounts: accounts, social: store, relics: store, chat: store, profiles: store, scheduler: loop.scheduler,
             clock: clock, configuration: configuration.hub, roles: store, confinement: loop.confinement)
         let snapshot = try store.loadSocial()
         hub.restore(snapshot)
@@ -93,7 +93,8 @@ public final class CairnApp: Sendable {
             services: [
                 HTTPMount(
                     prefix: MediaLinks.pathPrefix, service: MediaEndpoint(library: media),
-                    maxBodyBytes: configuration.media.maxBytes)
+                    maxBodyBytes: configuration.media.maxBytes),
+                HTTPMount(prefix: Placeholders.pathPrefix, service: PlaceholderEndpoint(), maxBodyBytes: 0),
             ])
         // The stats channel, published on each tick, reads what only the transport knows.
         router.transportGauges = { [unowned server = self.server] in TransportGauges(server.transportGauges()) }

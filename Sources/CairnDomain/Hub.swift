@@ -7,6 +7,7 @@
 //   LiveMap     latest positions, the users index, watching, fan-out, snapshots
 //   Relics      relic markers, their index, expiry, opening
 //   Chat        messages between friends (store only)
+//   Profiles    display names, bios and photos (store only)
 //   Operations  the stats channel and the figures behind it
 //
 // Features learn of each other's changes through hooks wired here (a session ending, a user going offline, a view
@@ -40,6 +41,8 @@ public final class Hub: @unchecked Sendable {
     public let relics: Relics
     /// Chat.
     public let chat: Chat
+    /// Profiles.
+    public let profiles: Profiles
     /// The stats channel.
     public let operations: Operations
     /// Guests' last activity and the purge of inactive guests.
@@ -54,7 +57,7 @@ public final class Hub: @unchecked Sendable {
     /// Creates a hub. `roles` decides who may watch the stats channel; without it nobody may.
     public init(
         accounts: Accounts, social: any SocialStore, relics: any RelicStore, chat: any ChatStore,
-        scheduler: any LoopScheduler, clock: any Clock,
+        profiles: any ProfileStore, scheduler: any LoopScheduler, clock: any Clock,
         configuration: HubConfiguration = HubConfiguration(), roles: (any RoleStore)? = nil,
         confinement: LoopConfinement = LoopConfinement(name: "the hub's loop thread"),
         logger: Logger = Logger(label: "cairn.hub")
@@ -77,6 +80,7 @@ public final class Hub: @unchecked Sendable {
         self.chat = Chat(
             store: chat, users: social, work: work, clock: clock, social: self.social,
             configuration: configuration)
+        self.profiles = Profiles(store: profiles, accounts: accounts, work: work, clock: clock, sessions: sessions)
         operations = Operations(
             roles: roles, work: work, clock: clock, sessions: sessions, liveMap: liveMap,
             telemetry: telemetry)
@@ -165,10 +169,14 @@ public final class Hub: @unchecked Sendable {
         get { operations.relicCount }
         set { operations.relicCount = newValue }
     }
-    /// Signs media URLs handed to those allowed to see the media; without one, relics show media ids only.
+    /// Signs media URLs handed to those allowed to see the media; without one, relics show media ids only and
+    /// profiles no photo URL.
     public var mediaSigner: (any MediaSigner)? {
         get { relics.mediaSigner }
-        set { relics.mediaSigner = newValue }
+        set {
+            relics.mediaSigner = newValue
+            profiles.mediaSigner = newValue
+        }
     }
     /// The last snapshot's start, rows and duration.
     public var lastFlush: (at: Int64, rows: Int, durationMs: Int64)? { liveMap.lastFlush }

@@ -55,6 +55,7 @@ public final class Router: ConnectionHandler {
         LiveMapOps.register(in: &table, liveMap: hub.liveMap)
         RelicOps.register(in: &table, relics: hub.relics)
         ChatOps.register(in: &table, chat: hub.chat)
+        ProfileOps.register(in: &table, profiles: hub.profiles)
         StatsOps.register(in: &table, operations: hub.operations)
         self.table = table
         hub.attach(delivery)

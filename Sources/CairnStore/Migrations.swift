@@ -139,6 +139,16 @@ enum Migrations {
             try db.execute(sql: "UPDATE users SET last_seen_at = created_at")
             try db.execute(sql: "CREATE INDEX users_guest_last_seen ON users(last_seen_at) WHERE is_guest")
         }
+        migrator.registerMigration("v9-profiles") { db in
+            // Profiles: a short bio and a photo (a media id of the user's own uploads, checked when set). The
+            // index lets the media collector find the media still used as a photo.
+            try db.alter(table: "users") { t in
+                t.add(column: "bio", .text)
+                t.add(column: "photo_media_id", .text)
+            }
+            try db.execute(
+                sql: "CREATE INDEX users_photo_media ON users(photo_media_id) WHERE photo_media_id IS NOT NULL")
+        }
         return migrator
     }
 

@@ -90,9 +90,9 @@ extension SQLiteStore: MediaStore {
         }
     }
 
-    /// Deletes media rows created before `cutoff` (ms) that no relic of their owner names, then the files no row
-    /// names any more (including files left without a row by a crash, if older than `cutoff`). Returns the number
-    /// of rows deleted.
+    /// Deletes media rows created before `cutoff` (ms) that no relic and no profile photo of their owner names,
+    /// then the files no row names any more (including files left without a row by a crash, if older than
+    /// `cutoff`). Returns the number of rows deleted.
     @discardableResult
     public func collectGarbageMedia(uploadedBefore cutoff: Int64) async throws -> Int {
         let files = mediaFiles
@@ -107,6 +107,7 @@ extension SQLiteStore: MediaStore {
                     SELECT id, owner_id FROM media m
                     WHERE created_at < ?
                       AND NOT EXISTS (SELECT 1 FROM relics r WHERE r.media_id = m.id AND r.creator_id = m.owner_id)
+                      AND NOT EXISTS (SELECT 1 FROM users u WHERE u.photo_media_id = m.id AND u.id = m.owner_id)
                     """, arguments: [cutoff])
             for row in victims {
                 try db.execute(

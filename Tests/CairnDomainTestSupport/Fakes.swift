@@ -8,7 +8,7 @@ import Foundation
 import Synchronization
 import Testing
 
-public final class MemoryAccountStore: AccountStore, SocialStore, RoleStore {
+public final class MemoryAccountStore: AccountStore, SocialStore, RoleStore, ProfileStore {
     /// Creates an empty one.
     public init() {}
 
@@ -40,6 +40,10 @@ public final class MemoryAccountStore: AccountStore, SocialStore, RoleStore {
         public var lastSeen: [Int64: Int64] = [:]
         /// The `sparing` set of every guest purge asked for.
         public var purgeSpared: [Set<Int64>] = []
+        /// Each user's bio and photo.
+        public var profiles: [Int64: (bio: String?, photo: String?)] = [:]
+        /// (media id, owner) pairs uploaded, as "id/owner".
+        public var media: Set<String> = []
     }
     public let state = Mutex(State())
 
@@ -124,6 +128,36 @@ public final class MemoryAccountStore: AccountStore, SocialStore, RoleStore {
         }
         let relics = purgeRelics.withLock { $0 }?(gone) ?? []
         return GuestPurge(users: gone.sorted(), relics: relics.sorted())
+    }
+
+    /// Records an upload of `media` by `owner` (a profile photo must be one).
+    public func addMedia(_ media: String, owner: Int64) { _ = state.withLock { $0.media.insert("\(media)/\(owner)") } }
+
+    public func profile(id: Int64) async throws -> Profile? {
+        try state.withLock { s in
+            if s.failReads { throw InjectedFailure() }
+            return s.users[id].map { Profile(user: $0.user, bio: s.profiles[id]?.bio, photo: s.profiles[id]?.photo) }
+        }
+    }
+
+    public func updateProfile(userID: Int64, _ change: ProfileChange) async throws -> Profile? {
+        try state.withLock { s in
+            if s.failWrites { throw InjectedFailure() }
+            guard let entry = s.users[userID] else { return nil }
+            if let photo = change.photo, let media = photo, !s.media.contains("\(media)/\(userID)") {
+                throw ProfileStoreError.mediaNotFound
+            }
+            var user = entry.user
+            if let name = change.name {
+                user = User(id: user.id, username: user.username, name: name, isGuest: user.isGuest)
+                s.users[userID] = (user, entry.hash)
+            }
+            var profile = s.profiles[userID] ?? (nil, nil)
+            if let bio = change.bio { profile.bio = bio }
+            if let photo = change.photo { profile.photo = photo }
+            s.profiles[userID] = profile
+            return Profile(user: user, bio: profile.bio, photo: profile.photo)
+        }
     }
 
     public struct InjectedFailure: Error {

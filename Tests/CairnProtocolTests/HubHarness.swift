@@ -25,7 +25,8 @@ final class HubHarness {
         configure(&config)
         let accounts = Accounts(store: store, hasher: fastHasher(random), random: random, clock: clock)
         hub = Hub(
-            accounts: accounts, social: store, relics: content, chat: content, scheduler: scheduler, clock: clock,
+            accounts: accounts, social: store, relics: content, chat: content, profiles: store, scheduler: scheduler,
+            clock: clock,
             configuration: config, roles: roles ? store : nil)
         router = Router(hub: hub)
         router.outbound = outbound

@@ -415,6 +415,13 @@ public final class Sessions {
         }
     }
 
+    /// The account's stored details changed (a new display name): its connections carry the new value from now on.
+    func renamed(_ user: User) {
+        for connection in byUser[user.id] ?? [] where connections[connection]?.user?.id == user.id {
+            connections[connection]?.user = user
+        }
+    }
+
     /// Attaches a connection to a user (switching accounts if it had one); the first connection makes them online.
     /// `checkedFrom` is the revocation epoch at which the account check began: if the account logged out
     /// everywhere since, the check may have read a token just before it was deleted, so the session must not start.
