@@ -64,7 +64,8 @@ public final class Profiles {
         }
         if let photo = request.photo {
             if let photo, !MediaLinks.isMediaID(photo) {
-                return done(.failure(.badRequest("field 'photo' must be a media id returned by POST /v1/media, or null")))
+                let problem = "field 'photo' must be a media id returned by POST /v1/media, or null"
+                return done(.failure(.badRequest(problem)))
             }
             change.photo = .some(photo)
         }
