@@ -69,7 +69,8 @@ public final class CairnApp: Sendable {
             store: store, hasher: hasher, random: random, clock: clock, rules: configuration.accounts)
         let loop = ServiceLoop()
         let hub = Hub(
-            accounts: accounts, social: store, relics: store, chat: store, profiles: store, scheduler: loop.scheduler,
+            accounts: accounts, social: store, relics: store, chat: store, profiles: store, buckets: store,
+            scheduler: loop.scheduler,
             clock: clock, configuration: configuration.hub, roles: store, confinement: loop.confinement)
         let snapshot = try store.loadSocial()
         hub.restore(snapshot)

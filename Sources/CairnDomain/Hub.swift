@@ -8,6 +8,7 @@
 //   Relics      relic markers, their index, expiry, opening
 //   Chat        messages between friends (store only)
 //   Profiles    display names, bios and photos (store only)
+//   Buckets     shared collections of items (store only)
 //   Operations  the stats channel and the figures behind it
 //
 // Features learn of each other's changes through hooks wired here (a session ending, a user going offline, a view
@@ -43,6 +44,8 @@ public final class Hub: @unchecked Sendable {
     public let chat: Chat
     /// Profiles.
     public let profiles: Profiles
+    /// Buckets and items.
+    public let buckets: Buckets
     /// The stats channel.
     public let operations: Operations
     /// Guests' last activity and the purge of inactive guests.
@@ -57,7 +60,7 @@ public final class Hub: @unchecked Sendable {
     /// Creates a hub. `roles` decides who may watch the stats channel; without it nobody may.
     public init(
         accounts: Accounts, social: any SocialStore, relics: any RelicStore, chat: any ChatStore,
-        profiles: any ProfileStore, scheduler: any LoopScheduler, clock: any Clock,
+        profiles: any ProfileStore, buckets: any BucketStore, scheduler: any LoopScheduler, clock: any Clock,
         configuration: HubConfiguration = HubConfiguration(), roles: (any RoleStore)? = nil,
         confinement: LoopConfinement = LoopConfinement(name: "the hub's loop thread"),
         logger: Logger = Logger(label: "cairn.hub")
@@ -81,6 +84,7 @@ public final class Hub: @unchecked Sendable {
             store: chat, users: social, work: work, clock: clock, social: self.social,
             configuration: configuration)
         self.profiles = Profiles(store: profiles, accounts: accounts, work: work, clock: clock, sessions: sessions)
+        self.buckets = Buckets(store: buckets, work: work, clock: clock, social: self.social)
         operations = Operations(
             roles: roles, work: work, clock: clock, sessions: sessions, liveMap: liveMap,
             telemetry: telemetry)
@@ -115,6 +119,8 @@ public final class Hub: @unchecked Sendable {
         }
         social.viewChanged = { owner, viewer in liveMap.showCurrentPosition(of: owner, to: viewer) }
         social.viewEnded = { owner, viewer in liveMap.withdrawPosition(of: owner, from: viewer) }
+        let buckets = self.buckets
+        social.friendshipEnded = { a, b in buckets.friendshipEnded(a, b) }
         liveMap.moved = { user, point, now in relics.roam(user, to: point, now: now) }
         let guests = self.guestExpiry
         sessions.guestSeen = { user in guests.seen(user) }
@@ -134,6 +140,7 @@ public final class Hub: @unchecked Sendable {
         liveMap.events = events
         relics.events = events
         chat.events = events
+        buckets.events = events
         operations.events = events
     }
 
@@ -170,12 +177,13 @@ public final class Hub: @unchecked Sendable {
         set { operations.relicCount = newValue }
     }
     /// Signs media URLs handed to those allowed to see the media; without one, relics show media ids only and
-    /// profiles no photo URL.
+    /// profiles and items no photo URL.
     public var mediaSigner: (any MediaSigner)? {
         get { relics.mediaSigner }
         set {
             relics.mediaSigner = newValue
             profiles.mediaSigner = newValue
+            buckets.mediaSigner = newValue
         }
     }
     /// The last snapshot's start, rows and duration.

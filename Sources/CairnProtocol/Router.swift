@@ -56,6 +56,7 @@ public final class Router: ConnectionHandler {
         RelicOps.register(in: &table, relics: hub.relics)
         ChatOps.register(in: &table, chat: hub.chat)
         ProfileOps.register(in: &table, profiles: hub.profiles)
+        BucketOps.register(in: &table, buckets: hub.buckets)
         StatsOps.register(in: &table, operations: hub.operations)
         self.table = table
         hub.attach(delivery)

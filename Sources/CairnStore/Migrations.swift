@@ -149,6 +149,43 @@ enum Migrations {
             try db.execute(
                 sql: "CREATE INDEX users_photo_media ON users(photo_media_id) WHERE photo_media_id IS NOT NULL")
         }
+        migrator.registerMigration("v10-buckets") { db in
+            // Buckets and items (docs/PROTOCOL.md, Buckets and items). Members go with their account; a bucket goes
+            // with its last owner (the trigger), its items with it. An item's photo is an upload of `photo_owner`,
+            // which the media collector keeps while the item names it.
+            try db.create(table: "buckets") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("name", .text).notNull()
+                t.column("privacy", .text).notNull()
+                t.column("created_at", .integer).notNull()
+            }
+            try db.create(table: "bucket_members") { t in
+                t.column("bucket_id", .integer).notNull().references("buckets", onDelete: .cascade)
+                t.column("user_id", .integer).notNull().references("users", onDelete: .cascade)
+                t.column("role", .text).notNull()
+                t.primaryKey(["bucket_id", "user_id"])
+            }
+            try db.create(index: "bucket_members_user", on: "bucket_members", columns: ["user_id", "role"])
+            try db.execute(
+                sql: """
+                    CREATE TRIGGER bucket_last_owner AFTER DELETE ON bucket_members
+                    WHEN OLD.role = 'owner' AND NOT EXISTS (
+                      SELECT 1 FROM bucket_members WHERE bucket_id = OLD.bucket_id AND role = 'owner')
+                    BEGIN DELETE FROM buckets WHERE id = OLD.bucket_id; END
+                    """)
+            try db.create(table: "items") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("bucket_id", .integer).notNull().references("buckets", onDelete: .cascade)
+                t.column("name", .text).notNull()
+                t.column("note", .text)
+                t.column("done", .boolean).notNull().defaults(to: false)
+                t.column("photo_id", .text)
+                t.column("photo_owner", .integer)
+                t.column("created_at", .integer).notNull()
+            }
+            try db.create(index: "items_bucket", on: "items", columns: ["bucket_id", "id"])
+            try db.create(index: "items_photo", on: "items", columns: ["photo_id"])
+        }
         return migrator
     }
 

@@ -108,6 +108,7 @@ extension SQLiteStore: MediaStore {
                     WHERE created_at < ?
                       AND NOT EXISTS (SELECT 1 FROM relics r WHERE r.media_id = m.id AND r.creator_id = m.owner_id)
                       AND NOT EXISTS (SELECT 1 FROM users u WHERE u.photo_media_id = m.id AND u.id = m.owner_id)
+                      AND NOT EXISTS (SELECT 1 FROM items i WHERE i.photo_id = m.id AND i.photo_owner = m.owner_id)
                     """, arguments: [cutoff])
             for row in victims {
                 try db.execute(

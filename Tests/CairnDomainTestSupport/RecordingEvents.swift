@@ -97,6 +97,8 @@ public final class RecordingEvents: HubEvents {
         case .relicAppeared: return "relic.appear"
         case .relicVanished: return "relic.vanish"
         case .relicExpired: return "relic.expired"
+        case .bucketChanged: return "bucket.changed"
+        case .bucketRemoved: return "bucket.removed"
         case .stats: return "stats"
         }
     }

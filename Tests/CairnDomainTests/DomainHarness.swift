@@ -22,7 +22,8 @@ final class DomainHarness {
         configure(&config)
         let accounts = Accounts(store: store, hasher: fastHasher(random), random: random, clock: clock)
         hub = Hub(
-            accounts: accounts, social: store, relics: content, chat: content, profiles: store, scheduler: scheduler,
+            accounts: accounts, social: store, relics: content, chat: content, profiles: store,
+            buckets: MemoryBucketStore(), scheduler: scheduler,
             clock: clock,
             configuration: config, roles: store)
         hub.attach(events)

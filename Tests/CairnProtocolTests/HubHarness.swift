@@ -15,6 +15,7 @@ final class HubHarness {
     let random = SeededRandom(seed: 7)
     let store = MemoryAccountStore()
     let content = MemoryContentStore()
+    let buckets = MemoryBucketStore()
     let scheduler = CollectingScheduler()
     let outbound = RecordingOutbound()
     let hub: Hub
@@ -25,7 +26,8 @@ final class HubHarness {
         configure(&config)
         let accounts = Accounts(store: store, hasher: fastHasher(random), random: random, clock: clock)
         hub = Hub(
-            accounts: accounts, social: store, relics: content, chat: content, profiles: store, scheduler: scheduler,
+            accounts: accounts, social: store, relics: content, chat: content, profiles: store, buckets: buckets,
+            scheduler: scheduler,
             clock: clock,
             configuration: config, roles: roles ? store : nil)
         router = Router(hub: hub)

@@ -72,6 +72,10 @@ public enum HubEvent: Sendable {
     case relicVanished(id: Int64, reason: String?)
     /// A relic's time ran out.
     case relicExpired(id: Int64)
+    /// A bucket the user can view changed (its name, privacy, members or items).
+    case bucketChanged(bucket: Int64)
+    /// The user can no longer view a bucket (unshared, deleted, privacy narrowed, friendship ended).
+    case bucketRemoved(bucket: Int64)
     /// The stats channel's reading of the last second.
     case stats(StatsSnapshot, StatsRates?)
 }

@@ -57,6 +57,8 @@ public final class Social {
     var viewChanged: ((_ owner: Int64, _ viewer: Int64) -> Void)?
     /// `viewer` may no longer see `owner` at all (no longer friends): withdraw what is pending.
     var viewEnded: ((_ owner: Int64, _ viewer: Int64) -> Void)?
+    /// A friendship's end was committed (buckets take back what was shared through it).
+    var friendshipEnded: ((_ a: Int64, _ b: Int64) -> Void)?
 
     init(
         store: any SocialStore, work: LoopWork, clock: any Clock, sessions: Sessions,
@@ -327,6 +329,7 @@ public final class Social {
                     self.recordCommitted(RuleKey(me, target), nil, versionMine)
                     self.recordCommitted(RuleKey(target, me), nil, versionTheirs)
                     self.events?.publish(.friendRemoved(by: user), toUsers: [target], excluding: nil)
+                    self.friendshipEnded?(me, target)
                     done(.success(FriendReply(status: .removed)))
                 }
             })

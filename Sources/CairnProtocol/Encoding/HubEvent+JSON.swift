@@ -52,6 +52,10 @@ extension HubEvent {
             }
         case .relicExpired(let id):
             Envelope.event("relic.expired", into: &w) { w in w.field("id", id) }
+        case .bucketChanged(let bucket):
+            Envelope.event("bucket.changed", into: &w) { w in w.field("bucket", bucket) }
+        case .bucketRemoved(let bucket):
+            Envelope.event("bucket.removed", into: &w) { w in w.field("bucket", bucket) }
         case .stats(let snapshot, let rates):
             Envelope.event("stats", into: &w) { w in snapshot.write(rates: rates, to: &w) }
         }

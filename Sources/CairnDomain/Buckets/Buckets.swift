@@ -1,0 +1,474 @@
+// Buckets and items (seeds 000 and 002): named collections with owners and viewers, `private` (members only) or
+// `friends` (also every friend of an owner), shared only with friends; items with a name, a note, a photo or the
+// placeholder, and `done`. Only owners change a bucket, share it, and add or delete items (with the seed's
+// refusals); a viewer may tick items off (`item.update {done}` alone) — the seed's shared bucket list — and
+// nothing else. A bucket the caller cannot view is `not_found`, never revealing that it exists.
+//
+// Buckets keep nothing in memory: every op reads the bucket and its members from the store, and who can view it
+// (members, plus the owners' friends for a `friends` bucket, asked of `Social`) is worked out on the loop when a
+// push goes out. Every change is committed before the reply; then `bucket.changed` goes to everyone who can view
+// and `bucket.removed` to whoever could view before and no longer can (unshare, delete, privacy narrowed, a
+// friendship ended). When a friendship ends (the hub wires Social's hook here), each loses the viewer shares in the
+// other's buckets; co-ownership is kept (an owner is never removed behind their back, and a bucket never orphaned).
+//
+// The access check and the write are separate store calls: a share and an unshare racing on two connections settle
+// in whichever order they commit, as two requests one after the other would.
+
+/// The bucket and item ops. Loop thread only.
+public final class Buckets {
+    /// Longest name, in bytes of UTF-8.
+    public static let nameLimit = 100
+    /// Longest note, in bytes of UTF-8.
+    public static let noteLimit = 2000
+    /// The seed's refusal to a non-owner adding an item.
+    public static let notOwnerAdd = "You are not an owner of this bucket so therefore you cannot add an item."
+    /// The seed's refusal to a non-owner deleting an item.
+    public static let notOwnerDelete = "You are not an owner of this bucket so therefore you cannot delete the item."
+
+    private let store: any BucketStore
+    private let work: LoopWork
+    private let clock: any Clock
+    private let social: Social
+    var events: (any HubEvents)?
+    /// Signs items' photo URLs; without one, items show the placeholder.
+    public var mediaSigner: (any MediaSigner)?
+
+    init(store: any BucketStore, work: LoopWork, clock: any Clock, social: Social) {
+        self.store = store
+        self.work = work
+        self.clock = clock
+        self.social = social
+    }
+
+    // MARK: Buckets
+
+    /// Creates a bucket owned by the caller.
+    public func create(_ caller: Caller, name: String, privacy: String?, _ done: @escaping Outcome<BucketView>) {
+        let checked: String
+        let level: BucketPrivacy
+        do throws(DomainError) {
+            checked = try Self.checkName(name)
+            level = try Self.checkPrivacy(privacy) ?? .private
+        } catch { return done(.failure(error)) }
+        let store = self.store
+        let me = caller.user.id
+        let now = clock.now()
+        work.run(
+            { () async throws(DomainError) -> BucketRecord in
+                try await Self.storing {
+                    try await store.createBucket(name: checked, privacy: level, owner: me, at: now)
+                }
+            },
+            then: { result in
+                done(result.map { BucketView(record: $0, role: .owner) })
+                if case .success(let record) = result { self.announce(record.id, before: [], after: record) }
+            })
+    }
+
+    /// Every bucket the caller can view, with the caller's role.
+    public func list(_ caller: Caller, _ done: @escaping Outcome<[BucketView]>) {
+        let store = self.store
+        let me = caller.user.id
+        let friends = social.friends(of: me)
+        work.run(
+            { () async throws(DomainError) -> [BucketView] in
+                let found = try await Self.storing { try await store.buckets(member: me, friends: Array(friends)) }
+                return found.compactMap { b in
+                    Self.role(of: me, in: b, friends: friends).map { BucketView(record: b, role: $0) }
+                }
+            }, then: done)
+    }
+
+    /// One bucket and its items.
+    public func get(_ caller: Caller, bucket: Int64, _ done: @escaping Outcome<(BucketView, [ItemView])>) {
+        guard bucket > 0 else { return done(.failure(Self.badID("bucket"))) }
+        let store = self.store
+        let me = caller.user.id
+        let friends = social.friends(of: me)
+        work.run(
+            { () async throws(DomainError) -> (BucketView, [ItemRecord]) in
+                let (record, role) = try await Self.load(store, bucket, for: me, friends: friends)
+                let items = try await Self.storing { try await store.items(bucket: bucket) }
+                return (BucketView(record: record, role: role), items)
+            },
+            then: { result in
+                let now = self.clock.now()
+                done(result.map { view, items in (view, items.map { self.view($0, now: now) }) })
+            })
+    }
+
+    /// Renames a bucket or changes its privacy (owners).
+    public func update(
+        _ caller: Caller, bucket: Int64, name: String?, privacy: String?, _ done: @escaping Outcome<BucketView>
+    ) {
+        guard bucket > 0 else { return done(.failure(Self.badID("bucket"))) }
+        let newName: String?
+        let level: BucketPrivacy?
+        do throws(DomainError) {
+            newName = try name.map { n throws(DomainError) in try Self.checkName(n) }
+            level = try Self.checkPrivacy(privacy)
+        } catch { return done(.failure(error)) }
+        guard newName != nil || level != nil else {
+            return done(.failure(.badRequest("give at least one of 'name' and 'privacy'")))
+        }
+        let store = self.store
+        let me = caller.user.id
+        let friends = social.friends(of: me)
+        work.run(
+            { () async throws(DomainError) -> (BucketRecord, BucketRecord) in
+                let (before, role) = try await Self.load(store, bucket, for: me, friends: friends)
+                guard role == .owner else { throw Self.notOwner("change this bucket") }
+                guard
+                    let after = try await Self.storing({
+                        try await store.updateBucket(id: bucket, name: newName, privacy: level)
+                    })
+                else { throw Self.noBucket(bucket) }
+                return (before, after)
+            },
+            then: { result in
+                done(result.map { BucketView(record: $0.1, role: .owner) })
+                if case .success(let (before, after)) = result {
+                    self.announce(bucket, before: self.viewers(of: before), after: after)
+                }
+            })
+    }
+
+    /// Deletes a bucket and its items (owners).
+    public func delete(_ caller: Caller, bucket: Int64, _ done: @escaping Outcome<Int64>) {
+        guard bucket > 0 else { return done(.failure(Self.badID("bucket"))) }
+        let store = self.store
+        let me = caller.user.id
+        let friends = social.friends(of: me)
+        work.run(
+            { () async throws(DomainError) -> BucketRecord in
+                let (record, role) = try await Self.load(store, bucket, for: me, friends: friends)
+                guard role == .owner else { throw Self.notOwner("delete this bucket") }
+                try await Self.storing { try await store.deleteBucket(id: bucket) }
+                return record
+            },
+            then: { result in
+                done(result.map(\.id))
+                if case .success(let record) = result {
+                    self.announce(bucket, before: self.viewers(of: record), after: nil)
+                }
+            })
+    }
+
+    /// Shares a bucket with a friend as owner or viewer, or changes their role (owners).
+    public func share(
+        _ caller: Caller, bucket: Int64, user: Int64, role: String, _ done: @escaping Outcome<BucketView>
+    ) {
+        let me = caller.user.id
+        guard bucket > 0 else { return done(.failure(Self.badID("bucket"))) }
+        guard user > 0 else { return done(.failure(Self.badID("user"))) }
+        guard let newRole = BucketRole(rawValue: role) else {
+            return done(.failure(.badRequest("field 'role' must be 'owner' or 'viewer'")))
+        }
+        guard user != me else { return done(.failure(.badRequest("you cannot share a bucket with yourself"))) }
+        guard social.areFriends(me, user) else {
+            return done(
+                .failure(DomainError(.notFriends, "you can only share with friends; user \(user) is not your friend")))
+        }
+        let store = self.store
+        let friends = social.friends(of: me)
+        work.run(
+            { () async throws(DomainError) -> (BucketRecord, BucketRecord) in
+                let (before, role) = try await Self.load(store, bucket, for: me, friends: friends)
+                guard role == .owner else { throw Self.notOwner("share this bucket") }
+                guard
+                    let after = try await Self.storing({
+                        try await store.setMember(bucket: bucket, user: user, role: newRole)
+                    })
+                else { throw Self.noBucket(bucket) }
+                return (before, after)
+            },
+            then: { result in
+                done(result.map { BucketView(record: $0.1, role: .owner) })
+                if case .success(let (before, after)) = result {
+                    self.announce(bucket, before: self.viewers(of: before), after: after)
+                }
+            })
+    }
+
+    /// Takes a member out of a bucket: owners remove anyone but the last owner; anyone may leave.
+    public func unshare(_ caller: Caller, bucket: Int64, user: Int64, _ done: @escaping Outcome<Int64>) {
+        guard bucket > 0 else { return done(.failure(Self.badID("bucket"))) }
+        guard user > 0 else { return done(.failure(Self.badID("user"))) }
+        let store = self.store
+        let me = caller.user.id
+        let friends = social.friends(of: me)
+        work.run(
+            { () async throws(DomainError) -> (BucketRecord, BucketRecord) in
+                let (before, role) = try await Self.load(store, bucket, for: me, friends: friends)
+                guard role == .owner || user == me else { throw Self.notOwner("unshare this bucket") }
+                guard let theirs = before.members[user] else {
+                    throw DomainError(.notFound, "user \(user) is not a member of bucket \(bucket)")
+                }
+                if theirs == .owner && before.owners.count == 1 {
+                    throw DomainError.badRequest("a bucket keeps at least one owner; delete it instead")
+                }
+                guard
+                    let after = try await Self.storing({ try await store.removeMember(bucket: bucket, user: user) })
+                else { throw Self.noBucket(bucket) }
+                return (before, after)
+            },
+            then: { result in
+                done(result.map { $0.1.id })
+                if case .success(let (before, after)) = result {
+                    self.announce(bucket, before: self.viewers(of: before), after: after)
+                }
+            })
+    }
+
+    // MARK: Items
+
+    /// Adds an item (owners).
+    public func createItem(
+        _ caller: Caller, bucket: Int64, name: String, photo: String?, note: String?,
+        _ done: @escaping Outcome<ItemView>
+    ) {
+        guard bucket > 0 else { return done(.failure(Self.badID("bucket"))) }
+        let me = caller.user.id
+        let checkedName: String
+        let checkedNote: String?
+        let checkedPhoto: String?
+        do throws(DomainError) {
+            checkedName = try Self.checkName(name)
+            checkedNote = try note.map { n throws(DomainError) in try Self.checkNote(n) }.flatMap { $0 }
+            checkedPhoto = try photo.map { p throws(DomainError) in try Self.checkPhoto(p) }.flatMap { $0 }
+        } catch { return done(.failure(error)) }
+        let store = self.store
+        let friends = social.friends(of: me)
+        let now = clock.now()
+        work.run(
+            { () async throws(DomainError) -> ItemRecord in
+                let (_, role) = try await Self.load(store, bucket, for: me, friends: friends)
+                guard role == .owner else { throw DomainError(.notOwner, Self.notOwnerAdd) }
+                let media = checkedPhoto.map { MediaRef(id: $0, owner: me) }
+                return try await Self.storing {
+                    try await store.createItem(
+                        bucket: bucket, name: checkedName, note: checkedNote, photo: media, at: now)
+                }
+            },
+            then: { result in
+                done(result.map { self.view($0, now: self.clock.now()) })
+                if case .success = result { self.changed(bucket) }
+            })
+    }
+
+    /// Changes an item: owners change anything, viewers only `done`.
+    public func updateItem(_ caller: Caller, item: Int64, changes: ItemChanges, _ done: @escaping Outcome<ItemView>) {
+        guard item > 0 else { return done(.failure(Self.badID("item"))) }
+        var checked = changes
+        do throws(DomainError) {
+            checked.name = try changes.name.map { n throws(DomainError) in try Self.checkName(n) }
+            if let note = changes.note { checked.note = try Self.checkNote(note) ?? "" }
+            if let photo = changes.photo { checked.photo = try Self.checkPhoto(photo) ?? "" }
+        } catch { return done(.failure(error)) }
+        guard checked.name != nil || checked.note != nil || checked.photo != nil || checked.done != nil else {
+            return done(.failure(.badRequest("give at least one of 'name', 'note', 'photo' and 'done'")))
+        }
+        let store = self.store
+        let me = caller.user.id
+        let friends = social.friends(of: me)
+        let changes = checked
+        work.run(
+            { () async throws(DomainError) -> ItemRecord in
+                guard let found = try await Self.storing({ try await store.item(id: item) }) else {
+                    throw Self.noItem(item)
+                }
+                let role: BucketRole
+                do throws(DomainError) {
+                    role = try await Self.load(store, found.bucket, for: me, friends: friends).1
+                } catch  where error.code == .notFound { throw Self.noItem(item) }
+                guard role == .owner || changes.onlyDone else {
+                    throw DomainError(
+                        .notOwner, "You are not an owner of this bucket so therefore you can only mark the item done.")
+                }
+                guard
+                    let updated = try await Self.storing({
+                        try await store.updateItem(id: item, changes: changes, by: me)
+                    })
+                else { throw Self.noItem(item) }
+                return updated
+            },
+            then: { result in
+                done(result.map { self.view($0, now: self.clock.now()) })
+                if case .success(let updated) = result { self.changed(updated.bucket) }
+            })
+    }
+
+    /// Deletes an item (owners).
+    public func deleteItem(_ caller: Caller, item: Int64, _ done: @escaping Outcome<Int64>) {
+        guard item > 0 else { return done(.failure(Self.badID("item"))) }
+        let store = self.store
+        let me = caller.user.id
+        let friends = social.friends(of: me)
+        work.run(
+            { () async throws(DomainError) -> ItemRecord in
+                guard let found = try await Self.storing({ try await store.item(id: item) }) else {
+                    throw Self.noItem(item)
+                }
+                let role: BucketRole
+                do throws(DomainError) {
+                    role = try await Self.load(store, found.bucket, for: me, friends: friends).1
+                } catch  where error.code == .notFound { throw Self.noItem(item) }
+                guard role == .owner else { throw DomainError(.notOwner, Self.notOwnerDelete) }
+                try await Self.storing { try await store.deleteItem(id: item) }
+                return found
+            },
+            then: { result in
+                done(result.map(\.id))
+                if case .success(let found) = result { self.changed(found.bucket) }
+            })
+    }
+
+    // MARK: Friendships
+
+    /// `a` and `b` are no longer friends (committed): each loses the viewer shares in the other's buckets, and
+    /// whoever could view a bucket only through the friendship hears `bucket.removed`.
+    func friendshipEnded(_ a: Int64, _ b: Int64) {
+        let store = self.store
+        work.run(
+            { () async throws(DomainError) -> [(BucketRecord, Int64)] in
+                // The buckets each could view through the other, as they were, and who may have lost them.
+                var touched: [(BucketRecord, Int64)] = []
+                for (owner, other) in [(a, b), (b, a)] {
+                    let owned = try await Self.storing { try await store.buckets(ownedBy: owner) }
+                    let viewerOf = Set(
+                        try await Self.storing { try await store.removeViewer(other, fromBucketsOwnedBy: owner) })
+                    for bucket in owned
+                    where viewerOf.contains(bucket.id) || (bucket.privacy == .friends && bucket.members[other] == nil) {
+                        touched.append((bucket, other))
+                    }
+                }
+                return touched
+            },
+            then: { result in
+                guard case .success(let touched) = result else { return }
+                for (before, other) in touched {
+                    var after = before
+                    if after.members[other] == .viewer { after.members[other] = nil }
+                    if self.viewers(of: after).contains(other) { continue }
+                    self.events?.publish(.bucketRemoved(bucket: before.id), toUsers: [other], excluding: nil)
+                    if before.members[other] != nil { self.changed(before.id, viewers: self.viewers(of: after)) }
+                }
+            })
+    }
+
+    // MARK: Who can view
+
+    /// The role `user` has in `bucket`: a member's, or viewer through a friend who owns a `friends` bucket.
+    static func role(of user: Int64, in bucket: BucketRecord, friends: Set<Int64>) -> BucketRole? {
+        if let role = bucket.members[user] { return role }
+        if bucket.privacy == .friends && bucket.owners.contains(where: friends.contains) { return .viewer }
+        return nil
+    }
+
+    /// Everyone who can view `bucket` now.
+    private func viewers(of bucket: BucketRecord) -> Set<Int64> {
+        var all = Set(bucket.members.keys)
+        if bucket.privacy == .friends {
+            for owner in bucket.owners { all.formUnion(social.friends(of: owner)) }
+        }
+        return all
+    }
+
+    /// Tells those who lost sight of a bucket that it is gone to them, and those who see it that it changed.
+    private func announce(_ bucket: Int64, before: Set<Int64>, after: BucketRecord?) {
+        let now = after.map(viewers(of:)) ?? []
+        let lost = before.subtracting(now)
+        if !lost.isEmpty { events?.publish(.bucketRemoved(bucket: bucket), toUsers: lost.sorted(), excluding: nil) }
+        changed(bucket, viewers: now)
+    }
+
+    /// Pushes `bucket.changed` to everyone who can view it, read from the store first.
+    private func changed(_ bucket: Int64) {
+        let store = self.store
+        work.run(
+            { () async throws(DomainError) -> BucketRecord? in
+                try await Self.storing { try await store.bucket(id: bucket) }
+            },
+            then: { result in
+                if case .success(.some(let record)) = result { self.changed(bucket, viewers: self.viewers(of: record)) }
+            })
+    }
+
+    private func changed(_ bucket: Int64, viewers: Set<Int64>) {
+        guard !viewers.isEmpty else { return }
+        events?.publish(.bucketChanged(bucket: bucket), toUsers: viewers.sorted(), excluding: nil)
+    }
+
+    // MARK: Views
+
+    private func view(_ item: ItemRecord, now: Int64) -> ItemView {
+        if let photo = item.photo, let signer = mediaSigner {
+            return ItemView(record: item, photoURL: signer.url(for: photo.id, now: now), placeholderURL: nil)
+        }
+        return ItemView(record: item, photoURL: nil, placeholderURL: Placeholders.item)
+    }
+
+    // MARK: Checks
+
+    private static func load(
+        _ store: any BucketStore, _ id: Int64, for user: Int64, friends: Set<Int64>
+    ) async throws(DomainError) -> (BucketRecord, BucketRole) {
+        guard let record = try await storing({ try await store.bucket(id: id) }),
+            let role = role(of: user, in: record, friends: friends)
+        else { throw noBucket(id) }
+        return (record, role)
+    }
+
+    private static func storing<T>(_ body: () async throws -> T) async throws(DomainError) -> T {
+        do { return try await body() } catch BucketStoreError.mediaNotFound {
+            throw DomainError(.notFound, "field 'photo' names no media uploaded by you")
+        } catch {
+            hubLogger.error("storage failure: \(error)")
+            throw DomainError.storageFailure
+        }
+    }
+
+    static func checkName(_ raw: String) throws(DomainError) -> String {
+        let name = raw.trimmingWhitespace()
+        guard !name.isEmpty else { throw .badRequest("field 'name' must not be empty") }
+        guard name.utf8.count <= nameLimit else {
+            throw .badRequest("field 'name' must be at most \(nameLimit) bytes (UTF-8)")
+        }
+        return name
+    }
+
+    /// Nil for an empty note (none).
+    static func checkNote(_ note: String) throws(DomainError) -> String? {
+        guard note.utf8.count <= noteLimit else {
+            throw .badRequest("field 'note' must be at most \(noteLimit) bytes (UTF-8)")
+        }
+        return note.trimmingWhitespace().isEmpty ? nil : note
+    }
+
+    /// Nil for an empty photo (none).
+    static func checkPhoto(_ photo: String) throws(DomainError) -> String? {
+        guard !photo.isEmpty else { return nil }
+        guard photo.utf8.count <= 128, photo.utf8.allSatisfy({ $0 < 128 && ($0 == 45 || $0 == 95 || isAlnum($0)) })
+        else { throw .badRequest("field 'photo' must be a media id from an upload") }
+        return photo
+    }
+
+    private static func isAlnum(_ c: UInt8) -> Bool {
+        (48...57).contains(c) || (65...90).contains(c) || (97...122).contains(c)
+    }
+
+    static func checkPrivacy(_ raw: String?) throws(DomainError) -> BucketPrivacy? {
+        guard let raw else { return nil }
+        guard let level = BucketPrivacy(rawValue: raw) else {
+            throw .badRequest("field 'privacy' must be 'private' or 'friends'")
+        }
+        return level
+    }
+
+    private static func badID(_ field: String) -> DomainError { .badRequest("field '\(field)' must be a positive id") }
+    private static func noBucket(_ id: Int64) -> DomainError { DomainError(.notFound, "no bucket \(id)") }
+    private static func noItem(_ id: Int64) -> DomainError { DomainError(.notFound, "no item \(id)") }
+    private static func notOwner(_ what: String) -> DomainError {
+        DomainError(.notOwner, "You are not an owner of this bucket so therefore you cannot \(what).")
+    }
+}

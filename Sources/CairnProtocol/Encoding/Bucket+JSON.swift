@@ -1,0 +1,41 @@
+// Buckets and items on the wire: the contract's bucket `{id, name, privacy, role, owners, viewers, created}` and
+// item `{id, bucket, name, note?, done, photo_url | placeholder_url, created}`.
+import CairnDomain
+import CairnWire
+
+extension BucketView {
+    /// Writes the bucket object.
+    func write(to w: inout JSONWriter) {
+        w.beginObject()
+        w.field("id", record.id)
+        w.field("name", record.name)
+        w.field("privacy", record.privacy.rawValue)
+        w.field("role", role.rawValue)
+        w.key("owners")
+        w.beginArray()
+        for id in record.owners { w.int(id) }
+        w.endArray()
+        w.key("viewers")
+        w.beginArray()
+        for id in record.viewers { w.int(id) }
+        w.endArray()
+        w.field("created", record.created)
+        w.endObject()
+    }
+}
+
+extension ItemView {
+    /// Writes the item object.
+    func write(to w: inout JSONWriter) {
+        w.beginObject()
+        w.field("id", record.id)
+        w.field("bucket", record.bucket)
+        w.field("name", record.name)
+        if let note = record.note { w.field("note", note) }
+        w.field("done", record.done)
+        if let photoURL { w.field("photo_url", photoURL) }
+        if let placeholderURL { w.field("placeholder_url", placeholderURL) }
+        w.field("created", record.created)
+        w.endObject()
+    }
+}
