@@ -89,6 +89,6 @@ public final class SQLiteStore: Sendable {
 
     /// The migrations applied so far, in order.
     public func appliedMigrations() throws -> [String] {
-        try pool.read { try Migrations.migrator.appliedIdentifiers($0) }.sorted()
+        try pool.read { try Migrations.migrator.appliedMigrations($0) }
     }
 }
