@@ -68,7 +68,7 @@ extension SQLiteStore {
                 // A backup is a single file: leave WAL so no -wal/-shm companions are needed to read it.
                 try db.execute(sql: "PRAGMA journal_mode = DELETE")
                 let check = try String.fetchAll(db, sql: "PRAGMA integrity_check").joined(separator: "; ")
-                let schema = try Migrations.migrator.appliedIdentifiers(db).sorted().last ?? "none"
+                let schema = try Migrations.migrator.appliedMigrations(db).last ?? "none"
                 return (check, schema)
             }
             try copy.close()

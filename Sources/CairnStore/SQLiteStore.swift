@@ -72,7 +72,7 @@ public final class SQLiteStore: Sendable {
         Glibc.close(fd)
         pool = try DatabasePool(path: path, configuration: config)
         try Migrations.migrator.migrate(pool)
-        let schema = try pool.read { try Migrations.migrator.appliedIdentifiers($0) }.sorted().last ?? "none"
+        let schema = try pool.read { try Migrations.migrator.appliedMigrations($0) }.last ?? "none"
         logger.info("store open at \(path), schema \(schema)")
     }
 
