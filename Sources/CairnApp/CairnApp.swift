@@ -70,8 +70,9 @@ public final class CairnApp: Sendable {
         let loop = ServiceLoop()
         let hub = Hub(
             accounts: accounts, social: store, relics: store, chat: store, profiles: store, buckets: store,
+            trackers: store,
             scheduler: loop.scheduler,
-            clock: clock, configuration: configuration.hub, roles: store, confinement: loop.confinement)
+            clock: clock, random: random, configuration: configuration.hub, roles: store, confinement: loop.confinement)
         let snapshot = try store.loadSocial()
         hub.restore(snapshot)
         let relics = try store.loadLiveRelics(now: clock.now())

@@ -101,7 +101,8 @@ func runFanoutBenchmark(arguments: [String]) throws {
     config.snapshotIntervalMs = .max / 2
     config.messagesPerSecond = 0  // one connection replays every position at once: no per-connection limit here
     let hub = Hub(
-        accounts: accounts, social: store, relics: store, chat: store, profiles: store, buckets: store, scheduler: jobs,
+        accounts: accounts, social: store, relics: store, chat: store, profiles: store, buckets: store, trackers: store,
+        scheduler: jobs,
         clock: clock,
         configuration: config)
     hub.restore(try store.loadSocial())

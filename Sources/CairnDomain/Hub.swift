@@ -9,6 +9,7 @@
 //   Chat        messages between friends (store only)
 //   Profiles    display names, bios and photos (store only)
 //   Buckets     shared collections of items (store only)
+//   Trackers    devices bound to items, their keys (store only)
 //   Operations  the stats channel and the figures behind it
 //
 // Features learn of each other's changes through hooks wired here (a session ending, a user going offline, a view
@@ -17,6 +18,7 @@
 //
 // Everything here runs on the loop thread; `confinement` asserts it in debug builds. The domain knows no JSON,
 // no SQLite and no sockets.
+import CairnCrypto
 import CairnLoop
 import Logging
 
@@ -46,6 +48,8 @@ public final class Hub: @unchecked Sendable {
     public let profiles: Profiles
     /// Buckets and items.
     public let buckets: Buckets
+    /// Trackers bound to items.
+    public let trackers: Trackers
     /// The stats channel.
     public let operations: Operations
     /// Guests' last activity and the purge of inactive guests.
@@ -60,7 +64,8 @@ public final class Hub: @unchecked Sendable {
     /// Creates a hub. `roles` decides who may watch the stats channel; without it nobody may.
     public init(
         accounts: Accounts, social: any SocialStore, relics: any RelicStore, chat: any ChatStore,
-        profiles: any ProfileStore, buckets: any BucketStore, scheduler: any LoopScheduler, clock: any Clock,
+        profiles: any ProfileStore, buckets: any BucketStore, trackers: any TrackerStore,
+        scheduler: any LoopScheduler, clock: any Clock, random: any RandomSource = SecureRandom(),
         configuration: HubConfiguration = HubConfiguration(), roles: (any RoleStore)? = nil,
         confinement: LoopConfinement = LoopConfinement(name: "the hub's loop thread"),
         logger: Logger = Logger(label: "cairn.hub")
@@ -85,6 +90,7 @@ public final class Hub: @unchecked Sendable {
             configuration: configuration)
         self.profiles = Profiles(store: profiles, accounts: accounts, work: work, clock: clock, sessions: sessions)
         self.buckets = Buckets(store: buckets, work: work, clock: clock, social: self.social)
+        self.trackers = Trackers(store: trackers, work: work, clock: clock, random: random, buckets: self.buckets)
         operations = Operations(
             roles: roles, work: work, clock: clock, sessions: sessions, liveMap: liveMap,
             telemetry: telemetry)

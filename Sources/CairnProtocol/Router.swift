@@ -57,6 +57,7 @@ public final class Router: ConnectionHandler {
         ChatOps.register(in: &table, chat: hub.chat)
         ProfileOps.register(in: &table, profiles: hub.profiles)
         BucketOps.register(in: &table, buckets: hub.buckets)
+        TrackerOps.register(in: &table, trackers: hub.trackers)
         StatsOps.register(in: &table, operations: hub.operations)
         self.table = table
         hub.attach(delivery)

@@ -186,6 +186,18 @@ enum Migrations {
             try db.create(index: "items_bucket", on: "items", columns: ["bucket_id", "id"])
             try db.create(index: "items_photo", on: "items", columns: ["photo_id"])
         }
+        migrator.registerMigration("v11-trackers") { db in
+            // Trackers (docs/PROTOCOL.md, Trackers): a device id bound to one item, unique across the hub; an item
+            // has at most one tracker, which goes with it. Only the SHA-256 of the tracker's key is stored.
+            try db.create(table: "trackers") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("device", .text).notNull().unique()
+                t.column("item_id", .integer).notNull().unique().references("items", onDelete: .cascade)
+                t.column("key_hash", .blob).notNull()
+                t.column("active", .boolean).notNull().defaults(to: false)
+                t.column("created_at", .integer).notNull()
+            }
+        }
         return migrator
     }
 

@@ -32,6 +32,8 @@ public enum ErrorCode: String, Sendable, CaseIterable {
     case tooLarge = "too_large"
     /// The account is suspended.
     case suspended
+    /// `tracker.pair` named a device id another tracker already has.
+    case deviceTaken = "device_taken"
     /// The hub failed; the request may be retried.
     case `internal`
 }

@@ -21,9 +21,10 @@ final class DomainHarness {
         var config = HubConfiguration()
         configure(&config)
         let accounts = Accounts(store: store, hasher: fastHasher(random), random: random, clock: clock)
+        let bucketStore = MemoryBucketStore()
         hub = Hub(
             accounts: accounts, social: store, relics: content, chat: content, profiles: store,
-            buckets: MemoryBucketStore(), scheduler: scheduler,
+            buckets: bucketStore, trackers: MemoryTrackerStore(items: bucketStore), scheduler: scheduler,
             clock: clock,
             configuration: config, roles: store)
         hub.attach(events)

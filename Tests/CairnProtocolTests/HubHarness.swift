@@ -16,6 +16,7 @@ final class HubHarness {
     let store = MemoryAccountStore()
     let content = MemoryContentStore()
     let buckets = MemoryBucketStore()
+    let trackers: MemoryTrackerStore
     let scheduler = CollectingScheduler()
     let outbound = RecordingOutbound()
     let hub: Hub
@@ -24,11 +25,13 @@ final class HubHarness {
     init(roles: Bool = true, configure: (inout HubConfiguration) -> Void = { _ in }) {
         var config = HubConfiguration()
         configure(&config)
+        trackers = MemoryTrackerStore(items: buckets)
         let accounts = Accounts(store: store, hasher: fastHasher(random), random: random, clock: clock)
         hub = Hub(
             accounts: accounts, social: store, relics: content, chat: content, profiles: store, buckets: buckets,
+            trackers: trackers,
             scheduler: scheduler,
-            clock: clock,
+            clock: clock, random: random,
             configuration: config, roles: roles ? store : nil)
         router = Router(hub: hub)
         router.outbound = outbound

@@ -323,6 +323,13 @@ public final class Buckets {
             })
     }
 
+    // MARK: Items for other features
+
+    /// The caller's access to items, to be asked off the loop (trackers check ownership through it).
+    public func itemAccess(for caller: Caller) -> ItemAccess {
+        ItemAccess(store: store, user: caller.user.id, friends: social.friends(of: caller.user.id))
+    }
+
     // MARK: Friendships
 
     /// `a` and `b` are no longer friends (committed): each loses the viewer shares in the other's buckets, and
@@ -410,7 +417,7 @@ public final class Buckets {
 
     // MARK: Checks
 
-    private static func load(
+    static func load(
         _ store: any BucketStore, _ id: Int64, for user: Int64, friends: Set<Int64>
     ) async throws(DomainError) -> (BucketRecord, BucketRole) {
         guard let record = try await storing({ try await store.bucket(id: id) }),
@@ -419,7 +426,7 @@ public final class Buckets {
         return (record, role)
     }
 
-    private static func storing<T>(_ body: () async throws -> T) async throws(DomainError) -> T {
+    static func storing<T>(_ body: () async throws -> T) async throws(DomainError) -> T {
         do { return try await body() } catch BucketStoreError.mediaNotFound {
             throw DomainError(.notFound, "field 'photo' names no media uploaded by you")
         } catch {

@@ -35,6 +35,8 @@ public struct DomainError: Error, Equatable, Sendable, CustomStringConvertible {
         case tooLarge = "too_large"
         /// The account is suspended.
         case suspended
+        /// The device id is paired with another tracker.
+        case deviceTaken = "device_taken"
         /// The server failed; nothing was applied.
         case `internal`
     }

@@ -1,0 +1,33 @@
+// The values of trackers (seed 002): a device, named by its own unique id, bound to one item. The device proves who
+// it is with a secret key the hub hands out once at pairing and keeps only as a digest, like session tokens.
+
+/// A tracker as stored.
+public struct TrackerRecord: Sendable, Equatable {
+    /// Store-assigned id.
+    public var id: Int64
+    /// The device's own unique id (what OsmAnd calls `id`).
+    public var device: String
+    /// The item it is bound to.
+    public var item: Int64
+    /// Whether its reports are accepted.
+    public var active: Bool
+    /// When it was paired (ms since the epoch).
+    public var created: Int64
+
+    /// Creates the value.
+    public init(id: Int64, device: String, item: Int64, active: Bool, created: Int64) {
+        self.id = id
+        self.device = device
+        self.item = item
+        self.active = active
+        self.created = created
+    }
+}
+
+/// A tracker just paired, with its secret key: the only time the key is shown.
+public struct PairedTracker: Sendable, Equatable {
+    /// The tracker.
+    public var record: TrackerRecord
+    /// Its secret key (base64url of 32 random bytes).
+    public var key: String
+}

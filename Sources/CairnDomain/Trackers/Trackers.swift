@@ -1,0 +1,145 @@
+// Trackers (seed 002): `tracker.pair` binds a device's unique id to an item and hands out the tracker's secret key
+// once; `tracker.activate` / `tracker.deactivate` turn its reports on and off; `tracker.unpair` removes it. Only
+// owners of the item's bucket may do any of these; a viewer gets `not_owner`, anyone else `not_found` (an item or a
+// tracker the caller cannot view is never revealed). A tracker is paired inactive: the seed's app pairs, then
+// activates, and only an active tracker's reports are accepted.
+//
+// The key is base64url of 32 random bytes from the injected random source; the store keeps only its SHA-256, so a
+// leaked database does not let anyone report as a tracker. Trackers keep nothing in memory: each op checks the
+// caller's role through `Buckets.itemAccess`, then commits one store call before the reply.
+import CairnCrypto
+
+/// The tracker ops. Loop thread only.
+public final class Trackers {
+    /// Longest device id, in bytes.
+    public static let deviceLimit = 64
+
+    private let store: any TrackerStore
+    private let work: LoopWork
+    private let clock: any Clock
+    private let random: any RandomSource
+    private let buckets: Buckets
+
+    init(store: any TrackerStore, work: LoopWork, clock: any Clock, random: any RandomSource, buckets: Buckets) {
+        self.store = store
+        self.work = work
+        self.clock = clock
+        self.random = random
+        self.buckets = buckets
+    }
+
+    /// Binds `device` to `item` (owners of its bucket) and returns the tracker with its key, shown this once.
+    public func pair(_ caller: Caller, item: Int64, device: String, _ done: @escaping Outcome<PairedTracker>) {
+        guard item > 0 else { return done(.failure(.badRequest("field 'item' must be a positive id"))) }
+        guard Self.isDeviceID(device) else {
+            return done(
+                .failure(
+                    .badRequest("field 'device' must be 1-\(Self.deviceLimit) characters of A-Z a-z 0-9 . _ : -")))
+        }
+        let store = self.store
+        let access = buckets.itemAccess(for: caller)
+        let raw = random.bytes(32)
+        let digest = Digest.sha256(raw)
+        let now = clock.now()
+        work.run(
+            { () async throws(DomainError) -> TrackerRecord in
+                let (_, role) = try await access.role(item: item)
+                guard role == .owner else { throw Self.notOwner("pair a tracker with this item") }
+                return try await Self.storing(item: item, device: device) {
+                    try await store.pairTracker(item: item, device: device, keyDigest: digest, at: now)
+                }
+            },
+            then: { result in done(result.map { PairedTracker(record: $0, key: Base64URL.encode(raw)) }) })
+    }
+
+    /// Accepts the tracker's reports from now on (owners).
+    public func activate(_ caller: Caller, tracker: Int64, _ done: @escaping Outcome<TrackerRecord>) {
+        setActive(caller, tracker: tracker, active: true, done)
+    }
+
+    /// Refuses the tracker's reports from now on (owners).
+    public func deactivate(_ caller: Caller, tracker: Int64, _ done: @escaping Outcome<TrackerRecord>) {
+        setActive(caller, tracker: tracker, active: false, done)
+    }
+
+    /// Removes a tracker (owners); its device id may be paired again.
+    public func unpair(_ caller: Caller, tracker: Int64, _ done: @escaping Outcome<Int64>) {
+        guard tracker > 0 else { return done(.failure(Self.badID)) }
+        let store = self.store
+        let access = buckets.itemAccess(for: caller)
+        work.run(
+            { () async throws(DomainError) -> Int64 in
+                _ = try await Self.owned(tracker, store: store, access: access, "unpair this tracker")
+                guard try await Self.storing({ try await store.unpairTracker(id: tracker) }) else {
+                    throw Self.noTracker(tracker)
+                }
+                return tracker
+            }, then: done)
+    }
+
+    /// The digest a key is stored as, or nil when the text cannot be a key this hub issued.
+    public static func keyDigest(_ key: String) -> [UInt8]? { Accounts.tokenDigest(key) }
+
+    private func setActive(_ caller: Caller, tracker: Int64, active: Bool, _ done: @escaping Outcome<TrackerRecord>) {
+        guard tracker > 0 else { return done(.failure(Self.badID)) }
+        let store = self.store
+        let access = buckets.itemAccess(for: caller)
+        work.run(
+            { () async throws(DomainError) -> TrackerRecord in
+                let what = active ? "activate this tracker" : "deactivate this tracker"
+                _ = try await Self.owned(tracker, store: store, access: access, what)
+                guard
+                    let updated = try await Self.storing({
+                        try await store.setTrackerActive(id: tracker, active: active)
+                    })
+                else { throw Self.noTracker(tracker) }
+                return updated
+            }, then: done)
+    }
+
+    // MARK: Checks
+
+    /// The tracker, when the caller owns its item's bucket; `not_found` when the caller cannot view its item.
+    private static func owned(
+        _ id: Int64, store: any TrackerStore, access: ItemAccess, _ what: String
+    ) async throws(DomainError) -> TrackerRecord {
+        guard let found = try await storing({ try await store.tracker(id: id) }) else { throw noTracker(id) }
+        let role: BucketRole
+        do throws(DomainError) {
+            role = try await access.role(item: found.item).1
+        } catch  where error.code == .notFound { throw noTracker(id) }
+        guard role == .owner else { throw notOwner(what) }
+        return found
+    }
+
+    /// True for 1-64 characters of `A-Za-z0-9._:-`.
+    static func isDeviceID(_ text: String) -> Bool {
+        let bytes = text.utf8
+        guard !bytes.isEmpty, bytes.count <= deviceLimit else { return false }
+        return bytes.allSatisfy { c in
+            (48...57).contains(c) || (65...90).contains(c) || (97...122).contains(c) || c == 46 || c == 95 || c == 58
+                || c == 45
+        }
+    }
+
+    private static func storing<T>(
+        item: Int64 = 0, device: String = "", _ body: () async throws -> T
+    ) async throws(DomainError) -> T {
+        do { return try await body() } catch TrackerStoreError.deviceTaken {
+            throw DomainError(.deviceTaken, "device '\(device)' is already paired with an item")
+        } catch TrackerStoreError.itemTaken {
+            throw DomainError.badRequest("item \(item) already has a tracker; unpair it first")
+        } catch TrackerStoreError.itemNotFound {
+            throw DomainError(.notFound, "no item \(item)")
+        } catch {
+            hubLogger.error("storage failure: \(error)")
+            throw DomainError.storageFailure
+        }
+    }
+
+    private static let badID = DomainError.badRequest("field 'tracker' must be a positive id")
+    private static func noTracker(_ id: Int64) -> DomainError { DomainError(.notFound, "no tracker \(id)") }
+    private static func notOwner(_ what: String) -> DomainError {
+        DomainError(.notOwner, "You are not an owner of this bucket so therefore you cannot \(what).")
+    }
+}

@@ -1,0 +1,33 @@
+// Tracker ops: pair (the key shown once), activate, deactivate, unpair.
+import CairnDomain
+import CairnWire
+
+enum TrackerOps {
+    static func register(in table: inout OpTable, trackers: Trackers) {
+        table.slow(
+            "tracker.pair",
+            decode: { m throws(WireError) in (try m.requireInt("item"), try m.requireString("device")) },
+            handle: { caller, r, done in trackers.pair(caller.member, item: r.0, device: r.1, done) },
+            encode: { paired, w in
+                w.key("tracker")
+                paired.record.write(to: &w, key: paired.key)
+            })
+        table.slow(
+            "tracker.activate", decode: { m throws(WireError) in try m.requireInt("tracker") },
+            handle: { caller, tracker, done in trackers.activate(caller.member, tracker: tracker, done) },
+            encode: writeTracker)
+        table.slow(
+            "tracker.deactivate", decode: { m throws(WireError) in try m.requireInt("tracker") },
+            handle: { caller, tracker, done in trackers.deactivate(caller.member, tracker: tracker, done) },
+            encode: writeTracker)
+        table.slow(
+            "tracker.unpair", decode: { m throws(WireError) in try m.requireInt("tracker") },
+            handle: { caller, tracker, done in trackers.unpair(caller.member, tracker: tracker, done) },
+            encode: { tracker, w in w.field("tracker", tracker) })
+    }
+
+    private static func writeTracker(_ tracker: TrackerRecord, _ w: inout JSONWriter) {
+        w.key("tracker")
+        tracker.write(to: &w, key: nil)
+    }
+}

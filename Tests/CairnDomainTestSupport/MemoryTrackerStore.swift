@@ -1,0 +1,58 @@
+// An in-memory stand-in for the tracker part of the store, with the SQLite store's contracts (a device id is unique,
+// an item has one tracker, the item must exist) and a switch to make writes fail, so the tracker ops are tested
+// without SQLite.
+import CairnDomain
+import Synchronization
+
+public final class MemoryTrackerStore: TrackerStore {
+    private let items: MemoryBucketStore
+
+    /// Creates an empty one whose items are those of `items`.
+    public init(items: MemoryBucketStore) { self.items = items }
+
+    public struct State {
+        public var trackers: [Int64: TrackerRecord] = [:]
+        public var digests: [Int64: [UInt8]] = [:]
+        public var next: Int64 = 1
+        public var failWrites = false
+    }
+    public let state = Mutex(State())
+
+    public func pairTracker(item: Int64, device: String, keyDigest: [UInt8], at: Int64) async throws -> TrackerRecord {
+        guard try await items.item(id: item) != nil else { throw TrackerStoreError.itemNotFound }
+        return try state.withLock { s in
+            if s.failWrites { throw MemoryBucketStore.InjectedFailure() }
+            if s.trackers.values.contains(where: { $0.device == device }) { throw TrackerStoreError.deviceTaken }
+            if s.trackers.values.contains(where: { $0.item == item }) { throw TrackerStoreError.itemTaken }
+            let record = TrackerRecord(id: s.next, device: device, item: item, active: false, created: at)
+            s.next += 1
+            s.trackers[record.id] = record
+            s.digests[record.id] = keyDigest
+            return record
+        }
+    }
+
+    public func tracker(id: Int64) async throws -> TrackerRecord? { state.withLock { $0.trackers[id] } }
+
+    public func tracker(device: String) async throws -> (record: TrackerRecord, keyDigest: [UInt8])? {
+        state.withLock { s in
+            s.trackers.values.first { $0.device == device }.map { ($0, s.digests[$0.id] ?? []) }
+        }
+    }
+
+    public func setTrackerActive(id: Int64, active: Bool) async throws -> TrackerRecord? {
+        try state.withLock { s in
+            if s.failWrites { throw MemoryBucketStore.InjectedFailure() }
+            s.trackers[id]?.active = active
+            return s.trackers[id]
+        }
+    }
+
+    public func unpairTracker(id: Int64) async throws -> Bool {
+        try state.withLock { s in
+            if s.failWrites { throw MemoryBucketStore.InjectedFailure() }
+            s.digests[id] = nil
+            return s.trackers.removeValue(forKey: id) != nil
+        }
+    }
+}

@@ -1,0 +1,56 @@
+// The tracker table of migration v11: a device id unique across the hub, one tracker per item, only the key's digest
+// stored, activation and unpairing, and a tracker going with its item (and its bucket). Read back from a reopened
+// store, as after a restart.
+import CairnDomain
+import Foundation
+import GRDB
+import Testing
+
+@testable import CairnStore
+
+struct SQLiteStoreTrackerTests {
+    @Test func pairActivateUnpairAndUniqueness() async throws {
+        let dir = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var store = try SQLiteStore(directory: dir)
+        let anna = try await store.createUser(
+            NewUser(username: "anna", name: "anna", passwordHash: nil, isGuest: false, createdAt: 1)
+        ).id
+        let gear = try await store.createBucket(name: "Gear", privacy: .private, owner: anna, at: 2)
+        let bike = try await store.createItem(bucket: gear.id, name: "Bike", note: nil, photo: nil, at: 3)
+        let bag = try await store.createItem(bucket: gear.id, name: "Bag", note: nil, photo: nil, at: 4)
+        let digest = [UInt8](repeating: 9, count: 32)
+        let paired = try await store.pairTracker(item: bike.id, device: "dev-1", keyDigest: digest, at: 5)
+        #expect(paired == TrackerRecord(id: paired.id, device: "dev-1", item: bike.id, active: false, created: 5))
+        await #expect(throws: TrackerStoreError.deviceTaken) {
+            try await store.pairTracker(item: bag.id, device: "dev-1", keyDigest: digest, at: 6)
+        }
+        await #expect(throws: TrackerStoreError.itemTaken) {
+            try await store.pairTracker(item: bike.id, device: "dev-2", keyDigest: digest, at: 6)
+        }
+        await #expect(throws: TrackerStoreError.itemNotFound) {
+            try await store.pairTracker(item: 999, device: "dev-3", keyDigest: digest, at: 6)
+        }
+        #expect(try await store.setTrackerActive(id: paired.id, active: true)?.active == true)
+        #expect(try await store.setTrackerActive(id: 999, active: true) == nil)
+        let other = try await store.pairTracker(item: bag.id, device: "dev-2", keyDigest: [1, 2, 3], at: 7)
+        try store.close()
+
+        store = try SQLiteStore(directory: dir)
+        let found = try #require(try await store.tracker(device: "dev-1"))
+        #expect(found.record.active == true)
+        #expect(found.keyDigest == digest)
+        #expect(try await store.tracker(id: other.id)?.device == "dev-2")
+        #expect(try await store.tracker(device: "nobody") == nil)
+        #expect(try await store.unpairTracker(id: other.id))
+        #expect(try await store.unpairTracker(id: other.id) == false)
+        #expect(try await store.tracker(id: other.id) == nil)
+        // A tracker goes with its item, and with its bucket.
+        let again = try await store.pairTracker(item: bag.id, device: "dev-2", keyDigest: digest, at: 8)
+        try await store.deleteItem(id: bike.id)
+        #expect(try await store.tracker(id: paired.id) == nil)
+        try await store.deleteBucket(id: gear.id)
+        #expect(try await store.tracker(id: again.id) == nil)
+        try store.close()
+    }
+}
