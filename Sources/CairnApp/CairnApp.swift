@@ -97,6 +97,9 @@ public final class CairnApp: Sendable {
                     prefix: MediaLinks.pathPrefix, service: MediaEndpoint(library: media),
                     maxBodyBytes: configuration.media.maxBytes),
                 HTTPMount(prefix: Placeholders.pathPrefix, service: PlaceholderEndpoint(), maxBodyBytes: 0),
+                HTTPMount(
+                    prefix: OsmAndEndpoint.path, service: OsmAndEndpoint(ingest: hub.trackerIngest),
+                    maxBodyBytes: OsmAndEndpoint.maxBodyBytes),
             ])
         // The stats channel, published on each tick, reads what only the transport knows.
         router.transportGauges = { [unowned server = self.server] in TransportGauges(server.transportGauges()) }

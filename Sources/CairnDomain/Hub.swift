@@ -50,6 +50,8 @@ public final class Hub: @unchecked Sendable {
     public let buckets: Buckets
     /// Trackers bound to items.
     public let trackers: Trackers
+    /// Trackers' reports, authenticated and stored off the loop (the HTTP ingest endpoints call it).
+    public let trackerIngest: TrackerIngest
     /// The stats channel.
     public let operations: Operations
     /// Guests' last activity and the purge of inactive guests.
@@ -91,6 +93,8 @@ public final class Hub: @unchecked Sendable {
         self.profiles = Profiles(store: profiles, accounts: accounts, work: work, clock: clock, sessions: sessions)
         self.buckets = Buckets(store: buckets, work: work, clock: clock, social: self.social)
         self.trackers = Trackers(store: trackers, work: work, clock: clock, random: random, buckets: self.buckets)
+        trackerIngest = TrackerIngest(
+            store: trackers, clock: clock, maxFutureMs: configuration.maxFutureMs, committed: { _, _ in })
         operations = Operations(
             roles: roles, work: work, clock: clock, sessions: sessions, liveMap: liveMap,
             telemetry: telemetry)

@@ -197,6 +197,18 @@ enum Migrations {
                 t.column("active", .boolean).notNull().defaults(to: false)
                 t.column("created_at", .integer).notNull()
             }
+            // The latest fix of each tracker, committed before the ingest's 200; it goes with its tracker.
+            try db.create(table: "tracker_positions") { t in
+                t.primaryKey("tracker_id", .integer).references("trackers", onDelete: .cascade)
+                t.column("lat", .double).notNull()
+                t.column("lon", .double).notNull()
+                t.column("acc", .double)
+                t.column("alt", .double)
+                t.column("spd", .double)
+                t.column("hdg", .double)
+                t.column("bat", .double)
+                t.column("ts", .integer).notNull()
+            }
         }
         return migrator
     }

@@ -64,6 +64,34 @@ extension SQLiteStore: TrackerStore {
         }
     }
 
+    public func recordTrackerFix(tracker: Int64, fix: Fix) async throws -> Bool {
+        try await pool.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO tracker_positions (tracker_id, lat, lon, acc, alt, spd, hdg, bat, ts)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT(tracker_id) DO UPDATE SET lat = excluded.lat, lon = excluded.lon, acc = excluded.acc,
+                      alt = excluded.alt, spd = excluded.spd, hdg = excluded.hdg, bat = excluded.bat, ts = excluded.ts
+                    WHERE excluded.ts >= tracker_positions.ts
+                    """,
+                arguments: [tracker, fix.lat, fix.lon, fix.acc, fix.alt, fix.spd, fix.hdg, fix.bat, fix.ts])
+            return db.changesCount > 0
+        }
+    }
+
+    public func trackerFix(tracker: Int64) async throws -> Fix? {
+        try await pool.read { db in
+            try Row.fetchOne(
+                db, sql: "SELECT lat, lon, acc, alt, spd, hdg, bat, ts FROM tracker_positions WHERE tracker_id = ?",
+                arguments: [tracker]
+            ).map { row in
+                Fix(
+                    lat: row["lat"], lon: row["lon"], acc: row["acc"], alt: row["alt"], spd: row["spd"],
+                    hdg: row["hdg"], bat: row["bat"], ts: row["ts"])
+            }
+        }
+    }
+
     private static func tracker(_ row: Row) -> TrackerRecord {
         TrackerRecord(
             id: row["id"], device: row["device"], item: row["item_id"], active: row["active"],

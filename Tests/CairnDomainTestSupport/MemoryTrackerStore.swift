@@ -14,6 +14,7 @@ public final class MemoryTrackerStore: TrackerStore {
         public var trackers: [Int64: TrackerRecord] = [:]
         public var digests: [Int64: [UInt8]] = [:]
         public var next: Int64 = 1
+        public var fixes: [Int64: Fix] = [:]
         public var failWrites = false
     }
     public let state = Mutex(State())
@@ -52,7 +53,20 @@ public final class MemoryTrackerStore: TrackerStore {
         try state.withLock { s in
             if s.failWrites { throw MemoryBucketStore.InjectedFailure() }
             s.digests[id] = nil
+            s.fixes[id] = nil
             return s.trackers.removeValue(forKey: id) != nil
         }
     }
+
+    public func recordTrackerFix(tracker: Int64, fix: Fix) async throws -> Bool {
+        try state.withLock { s in
+            if s.failWrites { throw MemoryBucketStore.InjectedFailure() }
+            guard s.trackers[tracker] != nil else { return false }
+            if let stored = s.fixes[tracker], stored.ts > fix.ts { return false }
+            s.fixes[tracker] = fix
+            return true
+        }
+    }
+
+    public func trackerFix(tracker: Int64) async throws -> Fix? { state.withLock { $0.fixes[tracker] } }
 }

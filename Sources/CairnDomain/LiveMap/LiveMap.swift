@@ -104,13 +104,22 @@ public final class LiveMap {
     /// Checks a reported position and makes it the caller's latest (or history, when older).
     public func report(_ caller: Caller, _ report: PositionReport) throws(DomainError) -> FixOutcome {
         let now = clock.now()
+        let fix = try Self.checkedFix(report, now: now, maxFutureMs: configuration.maxFutureMs)
+        return acceptFix(fix, for: caller.user.id, now: now)
+    }
+
+    /// A reported position checked against the contract's ranges (shared by `pos` and the trackers' ingest): a
+    /// typed `bad_request` naming the field, or the fix, timed `now` when the report carries no time.
+    public static func checkedFix(
+        _ report: PositionReport, now: Int64, maxFutureMs: Int64
+    ) throws(DomainError) -> Fix {
         var fix = Fix(lat: report.lat, lon: report.lon, ts: now)
         guard (-90...90).contains(fix.lat) else { throw .badRequest("field 'lat' must be between -90 and 90") }
         guard (-180...180).contains(fix.lon) else { throw .badRequest("field 'lon' must be between -180 and 180") }
-        fix.acc = try Self.check("acc", report.acc, in: 0...1_000_000, unit: "m")
-        fix.alt = try Self.check("alt", report.alt, in: -20_000...1_000_000, unit: "m")
-        fix.spd = try Self.check("spd", report.spd, in: 0...100_000, unit: "m/s")
-        fix.bat = try Self.check("bat", report.bat, in: 0...100, unit: "%")
+        fix.acc = try check("acc", report.acc, in: 0...1_000_000, unit: "m")
+        fix.alt = try check("alt", report.alt, in: -20_000...1_000_000, unit: "m")
+        fix.spd = try check("spd", report.spd, in: 0...100_000, unit: "m/s")
+        fix.bat = try check("bat", report.bat, in: 0...100, unit: "%")
         if let hdg = report.hdg {
             guard hdg >= 0 && hdg < 360 else { throw .badRequest("field 'hdg' must be in [0, 360) degrees") }
             fix.hdg = hdg
@@ -119,12 +128,12 @@ public final class LiveMap {
             guard ts > 0 else {
                 throw .badRequest("field 'ts' must be a positive number of milliseconds since the epoch")
             }
-            guard ts <= now + configuration.maxFutureMs else {
-                throw .badRequest("field 'ts' is more than \(configuration.maxFutureMs / 1000) s in the future")
+            guard ts <= now + maxFutureMs else {
+                throw .badRequest("field 'ts' is more than \(maxFutureMs / 1000) s in the future")
             }
             fix.ts = ts
         }
-        return acceptFix(fix, for: caller.user.id, now: now)
+        return fix
     }
 
     @inline(__always)

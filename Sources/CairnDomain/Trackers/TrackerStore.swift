@@ -22,6 +22,10 @@ public protocol TrackerStore: Sendable {
     func tracker(device: String) async throws -> (record: TrackerRecord, keyDigest: [UInt8])?
     /// Turns a tracker's reports on or off; nil when it is gone.
     func setTrackerActive(id: Int64, active: Bool) async throws -> TrackerRecord?
-    /// Deletes a tracker; false when it was already gone.
+    /// Deletes a tracker (and its position); false when it was already gone.
     func unpairTracker(id: Int64) async throws -> Bool
+    /// Stores `fix` as the tracker's latest position unless a newer one is stored; true when it became the latest.
+    func recordTrackerFix(tracker: Int64, fix: Fix) async throws -> Bool
+    /// The tracker's latest position.
+    func trackerFix(tracker: Int64) async throws -> Fix?
 }
