@@ -146,7 +146,7 @@ let package = Package(
         .testTarget(
             name: "CairnProtocolTests",
             dependencies: [
-                "CairnLoop", "CairnDomain", "CairnProtocol", "CairnWire", "CairnDomainTestSupport",
+                "CairnLoop", "CairnGeo", "CairnDomain", "CairnProtocol", "CairnWire", "CairnDomainTestSupport",
             ]),
         .testTarget(name: "CairnStoreTests", dependencies: ["CairnStore", "CairnDomain", "CairnCrypto"]),
         .testTarget(name: "CairnMetricsTests", dependencies: ["CairnMetrics", "CairnDomain", "CairnTestSupport"]),

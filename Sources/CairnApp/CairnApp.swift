@@ -77,10 +77,13 @@ public final class CairnApp: Sendable {
         hub.restore(snapshot)
         let relics = try store.loadLiveRelics(now: clock.now())
         hub.restore(relics: relics)
+        let items = try store.loadTrackerPositions()
+        hub.trackers.restore(items)
         hub.mediaSigner = mediaLinks
         let friendships = snapshot.friendships.count
         let positions = snapshot.positions.count
-        logger.info("restored \(friendships) friendship(s), \(positions) position(s), \(relics.count) relic(s)")
+        let restored = "\(friendships) friendship(s), \(positions) position(s), \(relics.count) relic(s)"
+        logger.info("restored \(restored), \(items.count) item position(s)")
         media = MediaLibrary(
             store: store, accounts: accounts, links: mediaLinks, clock: clock,
             rules: MediaRules(

@@ -92,9 +92,16 @@ public final class Hub: @unchecked Sendable {
             configuration: configuration)
         self.profiles = Profiles(store: profiles, accounts: accounts, work: work, clock: clock, sessions: sessions)
         self.buckets = Buckets(store: buckets, work: work, clock: clock, social: self.social)
-        self.trackers = Trackers(store: trackers, work: work, clock: clock, random: random, buckets: self.buckets)
+        let itemTrackers = Trackers(
+            store: trackers, work: work, clock: clock, random: random, buckets: self.buckets,
+            cellSize: configuration.indexCellSize)
+        self.trackers = itemTrackers
+        // A committed fix comes back to the loop, where the feature that owns items' positions takes it; the
+        // feature is only ever touched there.
+        nonisolated(unsafe) let onLoop = itemTrackers
         trackerIngest = TrackerIngest(
-            store: trackers, clock: clock, maxFutureMs: configuration.maxFutureMs, committed: { _, _ in })
+            store: trackers, clock: clock, maxFutureMs: configuration.maxFutureMs,
+            committed: { tracker, fix in scheduler.execute { onLoop.moved(tracker, fix) } })
         operations = Operations(
             roles: roles, work: work, clock: clock, sessions: sessions, liveMap: liveMap,
             telemetry: telemetry)
@@ -111,12 +118,15 @@ public final class Hub: @unchecked Sendable {
         let liveMap = self.liveMap
         let relics = self.relics
         let operations = self.operations
+        let trackers = self.trackers
         sessions.sessionEnding = { connection, user in
             liveMap.stopWatching(connection, user: user)
+            trackers.stopWatching(connection)
             relics.forget(connection: connection)  // the markers it was shown were shown to that account
             operations.unwatch(connection)
         }
         sessions.connectionGone = { connection in
+            trackers.stopWatching(connection)
             relics.forget(connection: connection)
             operations.unwatch(connection)
         }
@@ -151,6 +161,7 @@ public final class Hub: @unchecked Sendable {
         relics.events = events
         chat.events = events
         buckets.events = events
+        trackers.events = events
         operations.events = events
     }
 

@@ -103,6 +103,15 @@ final class LocalDelivery: HubEvents {
 
     // MARK: Encoding
 
+    func itemMoved(_ position: ItemPosition, to connections: [ConnectionID]) {
+        guard let outbound, !connections.isEmpty else { return }
+        writer.reset()
+        Envelope.event("item.pos", into: &writer) { w in position.write(to: &w) }
+        let bytes = writer.bytes
+        // Items' slots are keyed by the negated item id, apart from users' (positive ids).
+        for connection in connections { outbound.sendLatest(connection, key: -position.item, bytes) }
+    }
+
     private func positionEvent(_ position: VisiblePosition) -> [UInt8] {
         writer.reset()
         Envelope.event("pos", into: &writer) { w in position.write(to: &w) }

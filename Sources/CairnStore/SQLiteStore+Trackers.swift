@@ -92,6 +92,25 @@ extension SQLiteStore: TrackerStore {
         }
     }
 
+    /// Every paired item's latest position, read at start (the hub's tracker layer is rebuilt from it).
+    public func loadTrackerPositions() throws -> [ItemPosition] {
+        try pool.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT t.item_id, p.lat, p.lon, p.acc, p.alt, p.spd, p.hdg, p.bat, p.ts
+                    FROM tracker_positions p JOIN trackers t ON t.id = p.tracker_id
+                    """
+            ).map { row in
+                ItemPosition(
+                    item: row["item_id"],
+                    fix: Fix(
+                        lat: row["lat"], lon: row["lon"], acc: row["acc"], alt: row["alt"], spd: row["spd"],
+                        hdg: row["hdg"], bat: row["bat"], ts: row["ts"]))
+            }
+        }
+    }
+
     private static func tracker(_ row: Row) -> TrackerRecord {
         TrackerRecord(
             id: row["id"], device: row["device"], item: row["item_id"], active: row["active"],

@@ -301,6 +301,9 @@ public final class CollectingScheduler: LoopScheduler {
 
     public func execute(_ job: @escaping @Sendable () -> Void) { jobs.withLock { $0.append(job) } }
 
+    /// Jobs queued and not yet run.
+    public var pending: Int { jobs.withLock { $0.count } }
+
     /// Waits (up to 10 s) until at least `count` jobs have arrived, then runs all queued jobs.
     /// They run on the main actor: the tests play the event loop there (and claim the loop's confinement).
     @MainActor

@@ -34,8 +34,15 @@ public final class RecordingEvents: HubEvents {
     /// How many versions of moves were encoded.
     public private(set) var encodings = 0
 
+    /// Items' positions delivered, in order.
+    public private(set) var itemsMoved: [(position: ItemPosition, connections: [ConnectionID])] = []
+
     /// Creates an empty recorder.
     public init() {}
+
+    public func itemMoved(_ position: ItemPosition, to connections: [ConnectionID]) {
+        itemsMoved.append((position, connections))
+    }
 
     /// Forgets everything recorded.
     public func clear() {

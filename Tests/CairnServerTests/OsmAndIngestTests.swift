@@ -91,5 +91,44 @@ extension ServerIntegration {
             #expect(try status("id=123456&key=\(key)&lat=48.8&lon=2.3").0 == 403)
             #expect(try await stored(hub, tracker) == nil)
         }
+        @Test func aReportReachesWatchingViewersNotStrangersAndSurvivesARestart() async throws {
+            let hub = try RunningHub()
+            defer { hub.removeData() }
+            let alice = try hub.member("alice")
+            let bob = try hub.member("bob")
+            let mallory = try hub.member("mallory")
+            try hub.befriend(alice, bob)
+            let bucket = try alice.0.requestOK("bucket.create", ["name": "Gear"])
+            let bucketID = try #require((bucket["bucket"] as? [String: Any])?["id"] as? Int)
+            let item = try alice.0.requestOK("item.create", ["bucket": bucketID, "name": "Bike"])
+            let itemID = try #require((item["item"] as? [String: Any])?["id"] as? Int)
+            _ = try alice.0.requestOK("bucket.share", ["bucket": bucketID, "user": bob.1, "role": "viewer"])
+            let pair = try alice.0.requestOK("tracker.pair", ["item": itemID, "device": "bike-1"])
+            let tracker = try #require(pair["tracker"] as? [String: Any])
+            let key = try #require(tracker["key"] as? String)
+            _ = try alice.0.requestOK("tracker.activate", ["tracker": try #require(tracker["id"] as? Int)])
+            _ = try bob.0.requestOK("items.watch")
+            _ = try mallory.0.requestOK("items.watch")
+            let ts = Int(Date().timeIntervalSince1970) - 60
+            let get = try HTTPClient.get(
+                port: hub.port, path: "/v1/ingest/osmand?id=bike-1&key=\(key)&lat=52.52&lon=13.405&timestamp=\(ts)")
+            #expect(get.status == 200)
+            let pushed = try bob.0.nextEvent("item.pos")
+            #expect(pushed["item"] as? Int == itemID)
+            #expect(pushed["lat"] as? Double == 52.52)
+            #expect(pushed["ts"] as? Int == ts * 1000)
+            while let event = try mallory.0.pollObject(within: 0.3) {
+                #expect(event["ev"] as? String != "item.pos", "\(event)")
+            }
+            for c in [alice.0, bob.0, mallory.0] { c.close() }
+            try hub.stop()
+            let again = try RunningHub(dataDirectory: hub.dataDirectory)
+            let c = try again.client()
+            _ = try c.requestOK("login", ["username": "bob", "password": "password1"])
+            let positions = try #require(try c.requestOK("items.watch")["positions"] as? [[String: Any]])
+            #expect(positions.map { $0["item"] as? Int } == [itemID])
+            #expect(positions.first?["lon"] as? Double == 13.405)
+            try again.stop()
+        }
     }
 }

@@ -330,6 +330,37 @@ public final class Buckets {
         ItemAccess(store: store, user: caller.user.id, friends: social.friends(of: caller.user.id))
     }
 
+    /// Everyone who can view the item's bucket now (empty when the item or its bucket is gone), read from the
+    /// store; `done` runs on the loop, with the viewers worked out there.
+    func viewers(ofItem item: Int64, _ done: @escaping (Set<Int64>) -> Void) {
+        let store = self.store
+        work.run(
+            { () async throws(DomainError) -> BucketRecord? in
+                guard let found = try await Self.storing({ try await store.item(id: item) }) else { return nil }
+                return try await Self.storing { try await store.bucket(id: found.bucket) }
+            },
+            then: { result in
+                guard case .success(.some(let bucket)) = result else { return done([]) }
+                done(self.viewers(of: bucket))
+            })
+    }
+
+    /// The ids of every item the caller can view.
+    func viewableItems(_ caller: Caller, _ done: @escaping Outcome<[Int64]>) {
+        let store = self.store
+        let me = caller.user.id
+        let friends = social.friends(of: me)
+        work.run(
+            { () async throws(DomainError) -> [Int64] in
+                let found = try await Self.storing { try await store.buckets(member: me, friends: Array(friends)) }
+                var items: [Int64] = []
+                for bucket in found where Self.role(of: me, in: bucket, friends: friends) != nil {
+                    items += try await Self.storing { try await store.items(bucket: bucket.id) }.map(\.id)
+                }
+                return items
+            }, then: done)
+    }
+
     // MARK: Friendships
 
     /// `a` and `b` are no longer friends (committed): each loses the viewer shares in the other's buckets, and

@@ -111,6 +111,9 @@ public protocol HubEvents: AnyObject {
     func positionWithdrawn(owner: Int64, from viewer: Int64)
     /// Withdraws the pending positions of `owners` from one connection (it stopped watching).
     func positionsWithdrawn(owners: Set<Int64>, from connection: ConnectionID)
+    /// An item's tracker moved: each of `connections` (watching items, of users who can view the item) gets
+    /// `item.pos`, latest wins per item.
+    func itemMoved(_ position: ItemPosition, to connections: [ConnectionID])
     /// Ends a connection.
     func end(_ connection: ConnectionID, _ why: SessionEnd)
 }

@@ -7,7 +7,12 @@
 // The key is base64url of 32 random bytes from the injected random source; the store keeps only its SHA-256, so a
 // leaked database does not let anyone report as a tracker. Trackers keep nothing in memory: each op checks the
 // caller's role through `Buckets.itemAccess`, then commits one store call before the reply.
+//
+// Live positions (`Trackers+Positions`): each item's latest fix, in memory and in the tracker layer of a spatial
+// index of its own, and who watches items (`items.watch`).
 import CairnCrypto
+import CairnLoop
+import CairnSpatial
 
 /// The tracker ops. Loop thread only.
 public final class Trackers {
@@ -18,14 +23,26 @@ public final class Trackers {
     private let work: LoopWork
     private let clock: any Clock
     private let random: any RandomSource
-    private let buckets: Buckets
+    let buckets: Buckets
+    var events: (any HubEvents)?
+    /// Each item's latest fix (shared with `Trackers+Positions`, read by nobody else).
+    var latest: [Int64: Fix] = [:]
+    /// The tracker layer: items by where their tracker last was.
+    var index: LayeredIndex
+    /// Connections watching items, by user, and the user of each.
+    var watchers: [Int64: Set<ConnectionID>] = [:]
+    var watcherOf: [ConnectionID: Int64] = [:]
 
-    init(store: any TrackerStore, work: LoopWork, clock: any Clock, random: any RandomSource, buckets: Buckets) {
+    init(
+        store: any TrackerStore, work: LoopWork, clock: any Clock, random: any RandomSource, buckets: Buckets,
+        cellSize: Double
+    ) {
         self.store = store
         self.work = work
         self.clock = clock
         self.random = random
         self.buckets = buckets
+        index = LayeredIndex(cellSize: cellSize)
     }
 
     /// Binds `device` to `item` (owners of its bucket) and returns the tracker with its key, shown this once.
@@ -68,13 +85,17 @@ public final class Trackers {
         let store = self.store
         let access = buckets.itemAccess(for: caller)
         work.run(
-            { () async throws(DomainError) -> Int64 in
-                _ = try await Self.owned(tracker, store: store, access: access, "unpair this tracker")
+            { () async throws(DomainError) -> TrackerRecord in
+                let found = try await Self.owned(tracker, store: store, access: access, "unpair this tracker")
                 guard try await Self.storing({ try await store.unpairTracker(id: tracker) }) else {
                     throw Self.noTracker(tracker)
                 }
-                return tracker
-            }, then: done)
+                return found
+            },
+            then: { result in
+                if case .success(let found) = result { self.forget(item: found.item) }
+                done(result.map(\.id))
+            })
     }
 
     /// The digest a key is stored as, or nil when the text cannot be a key this hub issued.

@@ -1,4 +1,4 @@
-// Tracker ops: pair (the key shown once), activate, deactivate, unpair.
+// Tracker ops: pair (the key shown once), activate, deactivate, unpair; watching items' positions.
 import CairnDomain
 import CairnWire
 
@@ -24,6 +24,21 @@ enum TrackerOps {
             "tracker.unpair", decode: { m throws(WireError) in try m.requireInt("tracker") },
             handle: { caller, tracker, done in trackers.unpair(caller.member, tracker: tracker, done) },
             encode: { tracker, w in w.field("tracker", tracker) })
+        table.slow(
+            "items.watch", decode: Fields.none, handle: { caller, _, done in trackers.watch(caller.member, done) },
+            encode: { positions, w in
+                w.key("positions")
+                w.beginArray()
+                for position in positions {
+                    w.beginObject()
+                    position.write(to: &w)
+                    w.endObject()
+                }
+                w.endArray()
+            })
+        table.fast(
+            "items.unwatch", decode: Fields.none, handle: { caller, _ in trackers.unwatch(caller.member) },
+            encode: { _, _ in })
     }
 
     private static func writeTracker(_ tracker: TrackerRecord, _ w: inout JSONWriter) {
