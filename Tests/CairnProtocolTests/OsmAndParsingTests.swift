@@ -81,9 +81,9 @@ struct OsmAndParsingTests {
             }
             #expect(!reason.isEmpty)
         }
-        let json = HTTPRequest(
-            method: "POST", path: "/v1/ingest/osmand", contentType: "application/json", body: Array("{}".utf8))
-        #expect((try? OsmAndEndpoint.parse(json).get()) == nil)
+        let xml = HTTPRequest(
+            method: "POST", path: "/v1/ingest/osmand", contentType: "application/xml", body: Array("<a/>".utf8))
+        #expect((try? OsmAndEndpoint.parse(xml).get()) == nil)
     }
 
     @Test func inactiveIs403AndAFailedWriteIs503WithNothingApplied() async throws {
@@ -114,5 +114,34 @@ struct OsmAndParsingTests {
         #expect(await send("id=dev-1&key=\(key)&lat=1&lon=2") == 200)
         #expect(h.trackers.state.withLock { $0.fixes.values.first?.lat } == 1)
         #expect(await endpoint.handle(HTTPRequest(method: "PUT", path: "/v1/ingest/osmand")).status == 405)
+    }
+
+    /// Traccar Client 9's body, as in Traccar's protocol page.
+    static let traccarJSON = """
+        {"location":{"timestamp":"2021-01-01T00:00:00.000Z","coords":{"latitude":48.8,"longitude":2.3,\
+        "accuracy":10,"speed":5,"heading":-1,"altitude":30},"is_moving":false,"odometer":0,"event":"motionchange",\
+        "battery":{"level":0.85,"is_charging":false},"activity":{"type":"still"},"extras":{}},"device_id":"48241179"}
+        """
+
+    @Test func traccarClientJSON() throws {
+        let report = try #require(parse("key=k", body: Self.traccarJSON, type: "application/json"))
+        #expect(report.device == "48241179" && report.key == "k")
+        #expect(
+            report.position
+                == PositionReport(
+                    lat: 48.8, lon: 2.3, acc: 10, alt: 30, spd: 5, hdg: nil, bat: 85, ts: 1_609_459_200_000))
+        for bad in [
+            "{", "[]", #"{"device_id":"1"}"#, #"{"location":{"coords":{"latitude":"48.8","longitude":2.3}}}"#,
+            #"{"location":{"timestamp":"noon","coords":{"latitude":48.8,"longitude":2.3}}}"#,
+        ] {
+            let request = HTTPRequest(
+                method: "POST", path: "/v1/ingest/osmand", query: "id=1&key=k", contentType: "application/json",
+                body: Array(bad.utf8))
+            guard case .failure(.malformed(let reason)) = OsmAndEndpoint.parse(request) else {
+                Issue.record("not malformed: \(bad)")
+                continue
+            }
+            #expect(!reason.isEmpty)
+        }
     }
 }

@@ -27,6 +27,11 @@ extension ServerIntegration {
             try await hub.app.store.trackerFix(tracker: tracker)
         }
 
+        static let traccarLocation = #"{"location":{"timestamp":"2021-01-01T00:00:20.000Z","#
+        static let traccarRest =
+            #""coords":{"latitude":48.82,"longitude":2.32,"accuracy":5,"speed":1.5,"heading":180},"#
+            + #""battery":{"level":0.5}},"device_id":"123456"}"#
+
         @Test func reportsAsTheAppsSendThemAreStoredBeforeThe200() async throws {
             let hub = try RunningHub()
             defer { hub.removeData() }
@@ -53,11 +58,20 @@ extension ServerIntegration {
             let second = try #require(try await stored(hub, tracker))
             #expect(second.lat == 48.81 && second.lon == 2.31 && second.hdg == 0)
             #expect(second.ts == 1_609_459_210_000)
+            // Traccar Client 9's JSON body, the key in the URL.
+            let json = try HTTPClient.post(
+                port: hub.port, path: "/v1/ingest/osmand?key=\(key)",
+                body: Array((Self.traccarLocation + Self.traccarRest).utf8),
+                contentType: "application/json")
+            #expect(json.status == 200)
+            let third = try #require(try await stored(hub, tracker))
+            #expect(third.lat == 48.82 && third.spd == 1.5 && third.hdg == 180 && third.bat == 50)
+            #expect(third.ts == 1_609_459_220_000)
             // An older fix (milliseconds) arriving late is answered 200 but leaves the newest as the latest.
             let late = try HTTPClient.get(
                 port: hub.port, path: "/v1/ingest/osmand?id=123456&key=\(key)&lat=1&lon=1&timestamp=1609459205000")
             #expect(late.status == 200)
-            #expect(try await stored(hub, tracker)?.lat == 48.81)
+            #expect(try await stored(hub, tracker)?.lat == 48.82)
         }
 
         @Test func malformedIs400BadCredentials401InactiveIs403AndNothingIsApplied() async throws {

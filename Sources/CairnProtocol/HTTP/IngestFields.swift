@@ -47,6 +47,24 @@ struct FormFields {
     }
 }
 
+extension String {
+    /// The text percent-escaped for a form field (everything but unreserved characters).
+    var percentEscaped: String {
+        var out = ""
+        for c in utf8 {
+            if (48...57).contains(c) || (65...90).contains(c) || (97...122).contains(c) || c == 45 || c == 46 || c == 95
+                || c == 126
+            {
+                out.unicodeScalars.append(Unicode.Scalar(c))
+            } else {
+                let digits = Array("0123456789ABCDEF".unicodeScalars)
+                out += "%" + String(digits[Int(c >> 4)]) + String(digits[Int(c & 15)])
+            }
+        }
+        return out
+    }
+}
+
 /// `Authorization: Basic <base64(user:password)>`.
 struct BasicCredentials {
     var user: String

@@ -1,15 +1,17 @@
 // `/v1/ingest/osmand` over plain HTTP on the hub's port: the OsmAnd protocol as OsmAnd's online tracking and Traccar
 // Client send it (`GET /?id=123456&timestamp=1609459200&lat=48.8&lon=2.3&speed=0&bearing=0&altitude=30&accuracy=10
-// &batt=85`), as a query string or a form body. This file only reads the request — parameters, units, credentials —
-// into a `TrackerReport`; `TrackerIngest` authenticates, checks and commits it. Answers: 200 with an empty body once
-// stored; 400 with the reason for a malformed report; 401 for missing or bad credentials; 403 for an inactive
-// tracker; 503 when the store failed. Nothing is applied unless the answer is 200.
+// &batt=85`), as a query string or a form body, and Traccar Client's JSON body (version 9 on). This file only reads
+// the request — parameters, units, credentials — into a `TrackerReport`; `TrackerIngest` authenticates, checks and
+// commits it. Answers: 200 with an empty body once stored; 400 with the reason for a malformed report; 401 for missing
+// or bad credentials; 403 for an inactive tracker; 503 when the store failed. Nothing is applied unless the answer is
+// 200.
 //
 // Units as the apps send them: `speed` in knots (converted to m/s), `bearing` or `heading` in degrees, `altitude` and
 // `accuracy` in metres, `batt` in percent, `timestamp` as epoch seconds, epoch milliseconds or ISO 8601. The device
 // id is `id` (or `deviceid`), the key `key`; or both as HTTP Basic (user: device id, password: key).
 import CairnDomain
 import CairnLoop
+import CairnWire
 
 /// The HTTP service for OsmAnd / Traccar Client reports.
 public struct OsmAndEndpoint: HTTPService {
@@ -43,11 +45,20 @@ public struct OsmAndEndpoint: HTTPService {
     /// The report in a request, or why it is refused (credentials are checked only for being present).
     static func parse(_ request: HTTPRequest) -> Result<TrackerReport, IngestRefusal> {
         var params = FormFields(request.query ?? "")
+        var json: PositionReport?
         if request.method == "POST", !request.body.isEmpty {
             let type = request.contentType?.lowercased() ?? "application/x-www-form-urlencoded"
-            guard type.hasPrefix("application/x-www-form-urlencoded") || type.hasPrefix("text/plain") else {
-                return .failure(.malformed("send the report as a query string or a form body"))
+            if type.hasPrefix("application/json") {
+                do throws(IngestRefusal) {
+                    let (device, position) = try traccarJSON(request.body)
+                    if let device { params.merge(FormFields("id=" + device.percentEscaped)) }
+                    json = position
+                } catch { return .failure(error) }
+            } else if !type.hasPrefix("application/x-www-form-urlencoded") && !type.hasPrefix("text/plain") {
+                return .failure(.malformed("send the report as a query string, a form body or JSON"))
             }
+        }
+        if request.method == "POST", !request.body.isEmpty, json == nil {
             guard let body = String(validating: request.body, as: UTF8.self) else {
                 return .failure(.malformed("the body is not UTF-8"))
             }
@@ -62,7 +73,9 @@ public struct OsmAndEndpoint: HTTPService {
         }
         guard let device, !device.isEmpty, let key, !key.isEmpty else { return .failure(.badCredentials) }
         do throws(IngestRefusal) {
-            return .success(TrackerReport(device: device, key: key, position: try position(params)))
+            let found: PositionReport
+            if let json { found = json } else { found = try position(params) }
+            return .success(TrackerReport(device: device, key: key, position: found))
         } catch { return .failure(error) }
     }
 
@@ -92,6 +105,42 @@ public struct OsmAndEndpoint: HTTPService {
         report.bat = try params["batt"].map { s throws(IngestRefusal) in try number("batt", s) }
         report.ts = try params["timestamp"].map { s throws(IngestRefusal) in try timestamp(s) }
         return report
+    }
+
+    /// Traccar Client's JSON (version 9 on): `{"location": {"timestamp": ISO 8601, "coords": {"latitude",
+    /// "longitude", "accuracy", "speed" (m/s), "heading", "altitude"}, "battery": {"level": 0...1}}, "device_id"}`.
+    /// The SDK writes -1 for an unknown speed, heading or battery level: those are left out.
+    static func traccarJSON(_ body: [UInt8]) throws(IngestRefusal) -> (String?, PositionReport) {
+        do { return try readTraccarJSON(body) } catch let refusal as IngestRefusal {
+            throw refusal
+        } catch let wire as WireError {
+            throw .malformed("the JSON body is not a Traccar Client report: \(wire.message)")
+        } catch { throw .malformed("the JSON body is not a Traccar Client report") }
+    }
+
+    private static func readTraccarJSON(_ body: [UInt8]) throws -> (String?, PositionReport) {
+        var message = Message()
+        try message.parse(body)
+        let device = try message.string("device_id")
+        guard let location = try message.object("location"), let coords = try location.object("coords") else {
+            throw IngestRefusal.malformed("missing 'location.coords'")
+        }
+        guard let lat = try coords.double("latitude"), let lon = try coords.double("longitude") else {
+            throw IngestRefusal.malformed("missing 'location.coords.latitude' and 'longitude'")
+        }
+        var report = PositionReport(lat: lat, lon: lon)
+        report.acc = try coords.double("accuracy")
+        report.alt = try coords.double("altitude")
+        report.spd = try coords.double("speed").flatMap { $0 < 0 ? nil : $0 }
+        report.hdg = try coords.double("heading").flatMap { $0 < 0 ? nil : ($0 == 360 ? 0 : $0) }
+        report.bat = try location.object("battery")?.double("level").flatMap { $0 < 0 ? nil : $0 * 100 }
+        if let time = try location.string("timestamp") {
+            guard let ms = ISO8601.milliseconds(time) else {
+                throw IngestRefusal.malformed("'location.timestamp' must be ISO 8601")
+            }
+            report.ts = ms
+        }
+        return (device, report)
     }
 
     /// Metres per second in a knot.
