@@ -5,7 +5,9 @@ import CairnDomain
 import GRDB
 
 extension SQLiteStore: BucketStore {
-    private static let itemColumns = "id, bucket_id, name, note, done, photo_id, photo_owner, created_at"
+    private static let itemColumns =
+        "id, bucket_id, name, note, done, photo_id, photo_owner, created_at, "
+        + "(SELECT t.id FROM trackers t WHERE t.item_id = items.id) AS tracker_id"
 
     public func createBucket(
         name: String, privacy: BucketPrivacy, owner: Int64, at: Int64
@@ -197,6 +199,7 @@ extension SQLiteStore: BucketStore {
         let photoOwner: Int64? = row["photo_owner"]
         return ItemRecord(
             id: row["id"], bucket: row["bucket_id"], name: row["name"], note: row["note"], done: row["done"],
-            photo: photoID.flatMap { id in photoOwner.map { MediaRef(id: id, owner: $0) } }, created: row["created_at"])
+            photo: photoID.flatMap { id in photoOwner.map { MediaRef(id: id, owner: $0) } }, created: row["created_at"],
+            tracker: row["tracker_id"])
     }
 }

@@ -29,6 +29,7 @@ public final class MemoryTrackerStore: TrackerStore {
             s.next += 1
             s.trackers[record.id] = record
             s.digests[record.id] = keyDigest
+            items.state.withLock { $0.items[item]?.tracker = record.id }
             return record
         }
     }
@@ -54,7 +55,9 @@ public final class MemoryTrackerStore: TrackerStore {
             if s.failWrites { throw MemoryBucketStore.InjectedFailure() }
             s.digests[id] = nil
             s.fixes[id] = nil
-            return s.trackers.removeValue(forKey: id) != nil
+            guard let gone = s.trackers.removeValue(forKey: id) else { return false }
+            items.state.withLock { $0.items[gone.item]?.tracker = nil }
+            return true
         }
     }
 

@@ -28,7 +28,7 @@ struct ItemWatchTests {
         let item = try await op(h, 1, #""item.create","bucket":\#(bucketID),"name":"Bike""#, jobs: 2)
         let itemID = Int64(try #require((item["item"] as? [String: Any])?["id"] as? Int))
         _ = try await op(h, 1, #""bucket.share","bucket":\#(bucketID),"user":\#(bob),"role":"viewer""#)
-        let pair = try await op(h, 1, #""tracker.pair","item":\#(itemID),"device":"bike-1""#)
+        let pair = try await op(h, 1, #""tracker.pair","item":\#(itemID),"device":"bike-1""#, jobs: 2)
         let tracker = try #require(pair["tracker"] as? [String: Any])
         let id = try #require(tracker["id"] as? Int)
         _ = try await op(h, 1, #""tracker.activate","tracker":\#(id)"#)
@@ -106,7 +106,7 @@ struct ItemWatchTests {
         try await report(h, key: key, lat: 13, ts: now + 1)
         #expect(h.outbound.takeLatest(1).isEmpty)
         #expect(h.outbound.takeLatest(2).isEmpty)
-        _ = try await op(h, 1, #""tracker.unpair","tracker":\#(tracker)"#)
+        _ = try await op(h, 1, #""tracker.unpair","tracker":\#(tracker)"#, jobs: 2)
         #expect(h.hub.trackers.position(of: item) == nil)
         #expect(h.hub.trackers.items(within: 1_000_000, of: try #require(GeoPoint(lat: 13, lon: 2.3))).isEmpty)
     }

@@ -95,7 +95,7 @@ struct OsmAndParsingTests {
             1, #"{"id":7,"op":"item.create","bucket":\#(bucketID),"name":"Bike"}"#, id: 7, completions: 2)
         let itemID = try #require((item["item"] as? [String: Any])?["id"] as? Int)
         let pair = try await h.request(
-            1, #"{"id":7,"op":"tracker.pair","item":\#(itemID),"device":"dev-1"}"#, id: 7, completions: 1)
+            1, #"{"id":7,"op":"tracker.pair","item":\#(itemID),"device":"dev-1"}"#, id: 7, completions: 2)
         let tracker = try #require(pair["tracker"] as? [String: Any])
         let key = try #require(tracker["key"] as? String)
         let endpoint = OsmAndEndpoint(ingest: h.hub.trackerIngest)

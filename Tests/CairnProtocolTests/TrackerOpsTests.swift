@@ -40,8 +40,9 @@ struct TrackerOpsTests {
     func stored(_ h: HubHarness) -> [Int64: TrackerRecord] { h.trackers.state.withLock { $0.trackers } }
 
     @Test func pairShowsTheKeyOnceAndStoresOnlyItsDigest() async throws {
-        let (h, _, items, _) = try await setting()
-        let paired = try tracker(try await op(h, 1, #""tracker.pair","item":\#(items[0]),"device":"862061048023666""#))
+        let (h, bucket, items, _) = try await setting()
+        let paired = try tracker(
+            try await op(h, 1, #""tracker.pair","item":\#(items[0]),"device":"862061048023666""#, jobs: 2))
         let id = Int64(try #require(paired["id"] as? Int))
         #expect(paired["device"] as? String == "862061048023666")
         #expect(paired["item"] as? Int == Int(items[0]))
@@ -52,6 +53,10 @@ struct TrackerOpsTests {
         #expect(digest == Trackers.keyDigest(key))
         #expect(digest.map { !$0.isEmpty } == true)
         #expect(stored(h)[id]?.active == false)
+        // The item names its tracker, and the bucket's viewers hear that it changed.
+        #expect(h.outbound.take(2).contains { $0["ev"] as? String == "bucket.changed" })
+        let got = try await op(h, 2, #""bucket.get","bucket":\#(bucket)"#)
+        #expect((got["items"] as? [[String: Any]])?.first?["tracker"] as? Int == Int(id))
 
         let active = try tracker(try await op(h, 1, #""tracker.activate","tracker":\#(id)"#))
         #expect(active["active"] as? Bool == true)
@@ -61,13 +66,17 @@ struct TrackerOpsTests {
         #expect(inactive["active"] as? Bool == false)
         #expect(stored(h)[id]?.active == false)
 
-        let gone = try await op(h, 1, #""tracker.unpair","tracker":\#(id)"#)
+        let gone = try await op(h, 1, #""tracker.unpair","tracker":\#(id)"#, jobs: 2)
         #expect(gone["tracker"] as? Int == Int(id))
         #expect(stored(h).isEmpty)
+        #expect(h.outbound.take(2).contains { $0["ev"] as? String == "bucket.changed" })
+        let after = try await op(h, 2, #""bucket.get","bucket":\#(bucket)"#)
+        #expect((after["items"] as? [[String: Any]])?.first?["tracker"] == nil)
         #expect(errorCode(try await op(h, 1, #""tracker.activate","tracker":\#(id)"#)) == "not_found")
         #expect(errorCode(try await op(h, 1, #""tracker.unpair","tracker":\#(id)"#)) == "not_found")
         // The device id is free again, and a new pairing gets a new key.
-        let again = try tracker(try await op(h, 1, #""tracker.pair","item":\#(items[0]),"device":"862061048023666""#))
+        let again = try tracker(
+            try await op(h, 1, #""tracker.pair","item":\#(items[0]),"device":"862061048023666""#, jobs: 2))
         #expect(again["key"] as? String != key)
     }
 
@@ -91,7 +100,8 @@ struct TrackerOpsTests {
         }
         #expect(stored(h).isEmpty)
         let longest = String(repeating: "Z", count: 64)
-        let ok = try await op(h, 1, #""tracker.pair","item":\#(items[0]),"device":"a.B_9:\#(longest.prefix(57))-""#)
+        let ok = try await op(
+            h, 1, #""tracker.pair","item":\#(items[0]),"device":"a.B_9:\#(longest.prefix(57))-""#, jobs: 2)
         #expect((try tracker(ok))["device"] as? String == "a.B_9:\(longest.prefix(57))-")
         #expect(errorCode(try await op(h, 1, #""tracker.pair","item":999,"device":"other""#)) == "not_found")
         #expect(stored(h).count == 1)
@@ -99,7 +109,7 @@ struct TrackerOpsTests {
 
     @Test func deviceIdsAreUniqueAndAnItemHasOneTracker() async throws {
         let (h, _, items, _) = try await setting()
-        let first = try tracker(try await op(h, 1, #""tracker.pair","item":\#(items[0]),"device":"dev-1""#))
+        let first = try tracker(try await op(h, 1, #""tracker.pair","item":\#(items[0]),"device":"dev-1""#, jobs: 2))
         let taken = try await op(h, 1, #""tracker.pair","item":\#(items[1]),"device":"dev-1""#)
         #expect(errorCode(taken) == "device_taken")
         let second = try await op(h, 1, #""tracker.pair","item":\#(items[0]),"device":"dev-2""#)
@@ -111,7 +121,7 @@ struct TrackerOpsTests {
 
     @Test func onlyOwnersPairAndStrangersLearnNothing() async throws {
         let (h, bucket, items, bob) = try await setting()
-        let paired = try tracker(try await op(h, 1, #""tracker.pair","item":\#(items[0]),"device":"dev-1""#))
+        let paired = try tracker(try await op(h, 1, #""tracker.pair","item":\#(items[0]),"device":"dev-1""#, jobs: 2))
         let id = try #require(paired["id"] as? Int)
         // Bob views the bucket: told he is not an owner.
         let viewerPair = try await op(h, 2, #""tracker.pair","item":\#(items[1]),"device":"bobs""#)
@@ -138,7 +148,7 @@ struct TrackerOpsTests {
 
     @Test func aFailedWriteIsInternalAndChangesNothing() async throws {
         let (h, _, items, _) = try await setting()
-        let paired = try tracker(try await op(h, 1, #""tracker.pair","item":\#(items[0]),"device":"dev-1""#))
+        let paired = try tracker(try await op(h, 1, #""tracker.pair","item":\#(items[0]),"device":"dev-1""#, jobs: 2))
         let id = try #require(paired["id"] as? Int)
         h.trackers.state.withLock { $0.failWrites = true }
         #expect(errorCode(try await op(h, 1, #""tracker.pair","item":\#(items[1]),"device":"dev-2""#)) == "internal")

@@ -22,6 +22,8 @@ struct SQLiteStoreTrackerTests {
         let digest = [UInt8](repeating: 9, count: 32)
         let paired = try await store.pairTracker(item: bike.id, device: "dev-1", keyDigest: digest, at: 5)
         #expect(paired == TrackerRecord(id: paired.id, device: "dev-1", item: bike.id, active: false, created: 5))
+        #expect(try await store.item(id: bike.id)?.tracker == paired.id)
+        #expect(try await store.items(bucket: gear.id).map(\.tracker) == [paired.id, nil])
         await #expect(throws: TrackerStoreError.deviceTaken) {
             try await store.pairTracker(item: bag.id, device: "dev-1", keyDigest: digest, at: 6)
         }

@@ -84,10 +84,13 @@ public struct ItemRecord: Sendable, Equatable {
     public var photo: MediaRef?
     /// When it was created (ms since the epoch).
     public var created: Int64
+    /// Its tracker, when one is paired.
+    public var tracker: Int64?
 
     /// Creates the value.
     public init(
-        id: Int64, bucket: Int64, name: String, note: String?, done: Bool, photo: MediaRef?, created: Int64
+        id: Int64, bucket: Int64, name: String, note: String?, done: Bool, photo: MediaRef?, created: Int64,
+        tracker: Int64? = nil
     ) {
         self.id = id
         self.bucket = bucket
@@ -96,6 +99,7 @@ public struct ItemRecord: Sendable, Equatable {
         self.done = done
         self.photo = photo
         self.created = created
+        self.tracker = tracker
     }
 }
 

@@ -421,7 +421,7 @@ public final class Buckets {
     }
 
     /// Pushes `bucket.changed` to everyone who can view it, read from the store first.
-    private func changed(_ bucket: Int64) {
+    func changed(_ bucket: Int64) {
         let store = self.store
         work.run(
             { () async throws(DomainError) -> BucketRecord? in

@@ -59,14 +59,18 @@ public final class Trackers {
         let digest = Digest.sha256(raw)
         let now = clock.now()
         work.run(
-            { () async throws(DomainError) -> TrackerRecord in
-                let (_, role) = try await access.role(item: item)
+            { () async throws(DomainError) -> (TrackerRecord, Int64) in
+                let (found, role) = try await access.role(item: item)
                 guard role == .owner else { throw Self.notOwner("pair a tracker with this item") }
-                return try await Self.storing(item: item, device: device) {
+                let paired = try await Self.storing(item: item, device: device) {
                     try await store.pairTracker(item: item, device: device, keyDigest: digest, at: now)
                 }
+                return (paired, found.bucket)
             },
-            then: { result in done(result.map { PairedTracker(record: $0, key: Base64URL.encode(raw)) }) })
+            then: { result in
+                done(result.map { PairedTracker(record: $0.0, key: Base64URL.encode(raw)) })
+                if case .success(let (_, bucket)) = result { self.buckets.changed(bucket) }  // the item's `tracker`
+            })
     }
 
     /// Accepts the tracker's reports from now on (owners).
@@ -85,16 +89,19 @@ public final class Trackers {
         let store = self.store
         let access = buckets.itemAccess(for: caller)
         work.run(
-            { () async throws(DomainError) -> TrackerRecord in
-                let found = try await Self.owned(tracker, store: store, access: access, "unpair this tracker")
+            { () async throws(DomainError) -> (TrackerRecord, Int64) in
+                let (found, item) = try await Self.owned(tracker, store: store, access: access, "unpair this tracker")
                 guard try await Self.storing({ try await store.unpairTracker(id: tracker) }) else {
                     throw Self.noTracker(tracker)
                 }
-                return found
+                return (found, item.bucket)
             },
             then: { result in
-                if case .success(let found) = result { self.forget(item: found.item) }
-                done(result.map(\.id))
+                done(result.map(\.0.id))
+                if case .success(let (found, bucket)) = result {
+                    self.forget(item: found.item)
+                    self.buckets.changed(bucket)
+                }
             })
     }
 
@@ -120,17 +127,18 @@ public final class Trackers {
 
     // MARK: Checks
 
-    /// The tracker, when the caller owns its item's bucket; `not_found` when the caller cannot view its item.
+    /// The tracker and its item, when the caller owns the item's bucket; `not_found` when the caller cannot view it.
     private static func owned(
         _ id: Int64, store: any TrackerStore, access: ItemAccess, _ what: String
-    ) async throws(DomainError) -> TrackerRecord {
+    ) async throws(DomainError) -> (TrackerRecord, ItemRecord) {
         guard let found = try await storing({ try await store.tracker(id: id) }) else { throw noTracker(id) }
+        let item: ItemRecord
         let role: BucketRole
         do throws(DomainError) {
-            role = try await access.role(item: found.item).1
+            (item, role) = try await access.role(item: found.item)
         } catch  where error.code == .notFound { throw noTracker(id) }
         guard role == .owner else { throw notOwner(what) }
-        return found
+        return (found, item)
     }
 
     /// True for 1-64 characters of `A-Za-z0-9._:-`.

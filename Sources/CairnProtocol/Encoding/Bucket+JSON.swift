@@ -1,5 +1,5 @@
 // Buckets and items on the wire: the contract's bucket `{id, name, privacy, role, owners, viewers, created}` and
-// item `{id, bucket, name, note?, done, photo_url | placeholder_url, created}`.
+// item `{id, bucket, name, note?, done, photo_url | placeholder_url, tracker?, created}`.
 import CairnDomain
 import CairnWire
 
@@ -35,6 +35,7 @@ extension ItemView {
         w.field("done", record.done)
         if let photoURL { w.field("photo_url", photoURL) }
         if let placeholderURL { w.field("placeholder_url", placeholderURL) }
+        if let tracker = record.tracker { w.field("tracker", tracker) }
         w.field("created", record.created)
         w.endObject()
     }
