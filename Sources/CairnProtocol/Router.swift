@@ -22,6 +22,28 @@ public final class Router: ConnectionHandler {
         var rate: MessageRate
         /// Closed for flooding: nothing more from it is read or answered.
         var closed = false
+
+        /// What to do with one more line: take a token of the request budget (`perSecond` 0: no budget), then
+        /// handle it now or queue it behind a request in progress.
+        mutating func admit(now: Int64, perSecond: Int, burst: Int) -> Admission {
+            if closed { return .ignore }
+            if perSecond > 0 {
+                switch rate.take(now: now, perSecond: perSecond, burst: burst) {
+                case .allow: break
+                case .refuse(let wait): return .refuse(retryAfterMs: wait)
+                case .close:
+                    closed = true
+                    return .close
+                }
+            }
+            return busy || !backlog.isEmpty ? .wait : .handle
+        }
+    }
+
+    /// The fate of one line of a frame.
+    private enum Admission {
+        case handle, wait, ignore, close
+        case refuse(retryAfterMs: Int64)
     }
 
     /// The hub whose features answer.
@@ -93,27 +115,19 @@ public final class Router: ConnectionHandler {
         let limits = hub.configuration
         let now = limits.messagesPerSecond > 0 ? hub.clock.now() : 0
         FrameLines.forEach(in: frame) { line in
-            guard var queue = queues[id], !queue.closed else { return }
-            if limits.messagesPerSecond > 0 {
-                switch queue.rate.take(now: now, perSecond: limits.messagesPerSecond, burst: limits.messageBurst) {
-                case .allow:
-                    queues[id]!.rate = queue.rate
-                case .refuse(let wait):
-                    queues[id]!.rate = queue.rate
-                    refuse(line, from: id, retryAfterMs: wait)
-                    return
-                case .close:
-                    queues[id]!.closed = true
-                    delivery.outbound?.close(
-                        id, code: CloseCode.tooManyRequests.rawValue,
-                        reason: "too many requests")
-                    return
-                }
-            }
-            if queue.busy || !queue.backlog.isEmpty {
-                enqueue(line, for: id)
-            } else {
-                handle(line, from: id)
+            // One in-place look-up per line: the budget is taken and the queue's state read together.
+            guard
+                let admission = queues[id]?.admit(
+                    now: now, perSecond: limits.messagesPerSecond,
+                    burst: limits.messageBurst)
+            else { return }
+            switch admission {
+            case .handle: handle(line, from: id)
+            case .wait: enqueue(line, for: id)
+            case .refuse(let wait): refuse(line, from: id, retryAfterMs: wait)
+            case .close:
+                delivery.outbound?.close(id, code: CloseCode.tooManyRequests.rawValue, reason: "too many requests")
+            case .ignore: return
             }
         }
     }

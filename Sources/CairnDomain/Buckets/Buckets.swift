@@ -111,18 +111,27 @@ public final class Buckets {
         guard newName != nil || level != nil else {
             return done(.failure(.badRequest("give at least one of 'name' and 'privacy'")))
         }
+        changeAsOwner(caller, bucket: bucket, doing: "change this bucket", done) { store in
+            try await store.updateBucket(id: bucket, name: newName, privacy: level)
+        }
+    }
+
+    /// Loads `bucket` as the caller sees it, refuses unless they own it, applies `change` in the store, answers
+    /// with the bucket as changed and tells whoever gained, kept or lost the right to view it.
+    private func changeAsOwner(
+        _ caller: Caller, bucket: Int64, doing what: String, _ done: @escaping Outcome<BucketView>,
+        _ change: @escaping @Sendable (any BucketStore) async throws -> BucketRecord?
+    ) {
         let store = self.store
         let me = caller.user.id
         let friends = social.friends(of: me)
         work.run(
             { () async throws(DomainError) -> (BucketRecord, BucketRecord) in
                 let (before, role) = try await Self.load(store, bucket, for: me, friends: friends)
-                guard role == .owner else { throw Self.notOwner("change this bucket") }
-                guard
-                    let after = try await Self.storing({
-                        try await store.updateBucket(id: bucket, name: newName, privacy: level)
-                    })
-                else { throw Self.noBucket(bucket) }
+                guard role == .owner else { throw Self.notOwner(what) }
+                guard let after = try await Self.storing({ try await change(store) }) else {
+                    throw Self.noBucket(bucket)
+                }
                 return (before, after)
             },
             then: { result in
@@ -169,25 +178,9 @@ public final class Buckets {
             return done(
                 .failure(DomainError(.notFriends, "you can only share with friends; user \(user) is not your friend")))
         }
-        let store = self.store
-        let friends = social.friends(of: me)
-        work.run(
-            { () async throws(DomainError) -> (BucketRecord, BucketRecord) in
-                let (before, role) = try await Self.load(store, bucket, for: me, friends: friends)
-                guard role == .owner else { throw Self.notOwner("share this bucket") }
-                guard
-                    let after = try await Self.storing({
-                        try await store.setMember(bucket: bucket, user: user, role: newRole)
-                    })
-                else { throw Self.noBucket(bucket) }
-                return (before, after)
-            },
-            then: { result in
-                done(result.map { BucketView(record: $0.1, role: .owner) })
-                if case .success(let (before, after)) = result {
-                    self.announce(bucket, before: self.viewers(of: before), after: after)
-                }
-            })
+        changeAsOwner(caller, bucket: bucket, doing: "share this bucket", done) { store in
+            try await store.setMember(bucket: bucket, user: user, role: newRole)
+        }
     }
 
     /// Takes a member out of a bucket: owners remove anyone but the last owner; anyone may leave.

@@ -224,18 +224,29 @@ public final class Sessions {
         _ done: @escaping Outcome<Session>
     ) {
         if let refusal = spendPasswordCheck(connection) { return done(.failure(refusal)) }
+        let accounts = self.accounts
+        signUp(connection, done) { () async throws(DomainError) -> Session in
+            try await accounts.register(username: username, password: password, name: name)
+        }
+    }
+
+    /// Creates an account with `create` within the source address's signup budget and binds the connection to it;
+    /// a creation that fails gives its place in the budget back (no account was made).
+    private func signUp(
+        _ connection: ConnectionID, _ done: @escaping Outcome<Session>,
+        _ create: @escaping @Sendable () async throws(DomainError) -> Session
+    ) {
         let at = clock.now()
         let signup = spendSignup(connection, now: at)
         if let refusal = signup.refusal { return done(.failure(refusal)) }
-        let accounts = self.accounts
         let signups = self.signups
         authenticate(
             connection,
             { () async throws(DomainError) -> Session in
                 do throws(DomainError) {
-                    return try await accounts.register(username: username, password: password, name: name)
+                    return try await create()
                 } catch {
-                    if let key = signup.key { signups.forgive(key, at: at) }  // no account was made
+                    if let key = signup.key { signups.forgive(key, at: at) }
                     throw error
                 }
             }, then: done)
@@ -257,21 +268,8 @@ public final class Sessions {
 
     /// Creates a guest account and binds the connection.
     public func guest(_ connection: ConnectionID, _ done: @escaping Outcome<Session>) {
-        let at = clock.now()
-        let signup = spendSignup(connection, now: at)
-        if let refusal = signup.refusal { return done(.failure(refusal)) }
         let accounts = self.accounts
-        let signups = self.signups
-        authenticate(
-            connection,
-            { () async throws(DomainError) -> Session in
-                do throws(DomainError) {
-                    return try await accounts.guest()
-                } catch {
-                    if let key = signup.key { signups.forgive(key, at: at) }
-                    throw error
-                }
-            }, then: done)
+        signUp(connection, done) { () async throws(DomainError) -> Session in try await accounts.guest() }
     }
 
     /// Binds the connection to a token's account.
