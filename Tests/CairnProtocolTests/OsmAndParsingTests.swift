@@ -32,7 +32,7 @@ struct OsmAndParsingTests {
         let q = try #require(parse(traccar + "&key=k"))
         #expect(q.device == "123456" && q.key == "k")
         #expect(
-            q.position
+            q.positions[0]
                 == PositionReport(lat: 48.8, lon: 2.3, acc: 10, alt: 30, spd: 0, hdg: 0, bat: 85, ts: 1_609_459_200_000)
         )
         let form = try #require(
@@ -40,8 +40,8 @@ struct OsmAndParsingTests {
                 nil, body: "deviceid=dev-1&key=k%2Fx&location=-33.9%2C18.4&speed=1",
                 type: "application/x-www-form-urlencoded"))
         #expect(form.device == "dev-1" && form.key == "k/x")
-        #expect(form.position.lat == -33.9 && form.position.lon == 18.4)
-        #expect(abs((form.position.spd ?? 0) - 0.514444) < 1e-5)
+        #expect(form.positions[0].lat == -33.9 && form.positions[0].lon == 18.4)
+        #expect(abs((form.positions[0].spd ?? 0) - 0.514444) < 1e-5)
         // Basic: user is the device id, password the key ("dev-1:s3cret:x" keeps colons in the password).
         let basic = try #require(parse("lat=1&lon=2", auth: "Basic ZGV2LTE6czNjcmV0Ong="))
         #expect(basic.device == "dev-1" && basic.key == "s3cret:x")
@@ -127,7 +127,7 @@ struct OsmAndParsingTests {
         let report = try #require(parse("key=k", body: Self.traccarJSON, type: "application/json"))
         #expect(report.device == "48241179" && report.key == "k")
         #expect(
-            report.position
+            report.positions[0]
                 == PositionReport(
                     lat: 48.8, lon: 2.3, acc: 10, alt: 30, spd: 5, hdg: nil, bat: 85, ts: 1_609_459_200_000))
         for bad in [
