@@ -199,6 +199,63 @@ public enum ConfigurationOptions {
             $0.hub.positionHistoryRetentionMs = Int64($1) * 1000
         },
 
+        // [ingest]
+        .boolean(
+            "ingest.filter_invalid", flag: "ingest-filter-invalid", default: true,
+            help: "Drop trackers' fixes the device marks as not valid (no satellite fix); answered 200, not stored."
+        ) {
+            $0.hub.ingestFilters.invalid = $1
+        },
+        .boolean(
+            "ingest.filter_zero", flag: "ingest-filter-zero", default: true,
+            help: "Drop trackers' fixes at exactly (0, 0), what a receiver without a fix often sends."
+        ) {
+            $0.hub.ingestFilters.zero = $1
+        },
+        .integer(
+            "ingest.filter_future", flag: "ingest-filter-future", default: 300, range: 1...(366 * 86_400),
+            unit: "seconds", help: "Drop trackers' fixes timed further than this ahead of the hub's clock."
+        ) {
+            $0.hub.ingestFilters.futureMs = Int64($1) * 1000
+        },
+        .boolean(
+            "ingest.filter_duplicate", flag: "ingest-filter-duplicate", default: true,
+            help: "Drop a tracker's fix timed exactly like the last one accepted (an app resending it)."
+        ) {
+            $0.hub.ingestFilters.duplicate = $1
+        },
+        .decimal(
+            "ingest.filter_accuracy", flag: "ingest-filter-accuracy", default: 0, range: 0...1_000_000, unit: "m",
+            help: "Drop trackers' fixes whose accuracy radius is larger than this (0: off)."
+        ) {
+            $0.hub.ingestFilters.maxAccuracy = $1
+        },
+        .decimal(
+            "ingest.filter_max_speed", flag: "ingest-filter-max-speed", default: 350, range: 0...1_000_000,
+            unit: "m/s", help: "Drop a tracker's fix implying more than this speed from the last accepted (0: off)."
+        ) {
+            $0.hub.ingestFilters.maxSpeed = $1
+        },
+        .integer(
+            "ingest.filter_reanchor_after", flag: "ingest-filter-reanchor-after", default: 3, range: 0...1_000_000,
+            unit: "fixes", help: "After this many fixes in a row dropped for speed, accept the next as is (0: never)."
+        ) {
+            $0.hub.ingestFilters.reanchorAfter = $1
+        },
+        .integer(
+            "ingest.filter_reanchor_gap", flag: "ingest-filter-reanchor-gap", default: 1800,
+            range: 0...(366 * 86_400), unit: "seconds",
+            help: "A fix this long after the last accepted one skips the speed filter (0: never)."
+        ) {
+            $0.hub.ingestFilters.reanchorGapMs = Int64($1) * 1000
+        },
+        .decimal(
+            "ingest.filter_min_period", flag: "ingest-filter-min-period", default: 0, range: 0...86_400,
+            unit: "seconds", help: "Drop a tracker's fix sooner than this after the last accepted one (0: off)."
+        ) {
+            $0.hub.ingestFilters.minPeriodMs = Int64(($1 * 1000).rounded())
+        },
+
         // [accounts]
         .integer(
             "accounts.friend_requests_per_hour", flag: "friend-requests-per-hour", default: 50,

@@ -100,7 +100,7 @@ public final class Hub: @unchecked Sendable {
         // feature is only ever touched there.
         nonisolated(unsafe) let onLoop = itemTrackers
         trackerIngest = TrackerIngest(
-            store: trackers, clock: clock, maxFutureMs: configuration.maxFutureMs,
+            store: trackers, clock: clock, filters: configuration.ingestFilters,
             committed: { tracker, fix in scheduler.execute { onLoop.moved(tracker, fix) } })
         operations = Operations(
             roles: roles, work: work, clock: clock, sessions: sessions, liveMap: liveMap,
@@ -215,7 +215,9 @@ public final class Hub: @unchecked Sendable {
     /// Every figure now; `transport` supplies what only the transport knows.
     public func statsSnapshot(transport: TransportGauges) -> StatsSnapshot {
         confinement.assertOnLoop()
-        return operations.snapshot(transport: transport)
+        var reading = operations.snapshot(transport: transport)
+        reading.ingest = trackerIngest.counts
+        return reading
     }
 
     /// Once a second: pushes `stats` to operators watching and starts new latency windows.

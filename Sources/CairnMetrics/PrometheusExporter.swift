@@ -53,9 +53,15 @@ public final class PrometheusExporter: TelemetrySink, @unchecked Sendable {
     private let uptime: Meter
     private let fanoutLatency: CoreMetrics.Timer
     private let loopLag: CoreMetrics.Timer
+    private let ingestFixes: [(result: String, counter: CoreMetrics.Counter)]
+    private let ingestFiltered: [(reason: IngestDrop, counter: CoreMetrics.Counter)]
+    private let ingestReanchors: [(cause: SpeedReanchor, counter: CoreMetrics.Counter)]
+    private let ingestRefused: [(reason: String, counter: CoreMetrics.Counter)]
 
     /// The totals at the previous scrape.
     private var last = Totals()
+    /// The ingest's counts at the previous scrape.
+    private var lastIngest = IngestCounts()
 
     private struct Totals {
         var opened: UInt64 = 0, messagesIn: UInt64 = 0, messagesOut: UInt64 = 0, bytesIn: UInt64 = 0
@@ -67,10 +73,10 @@ public final class PrometheusExporter: TelemetrySink, @unchecked Sendable {
         factory = PrometheusMetricsFactory(registry: registry)
         let registry = self.registry
         let factory = self.factory
-        func counter(_ name: String, _ help: String) -> CoreMetrics.Counter {
+        func counter(_ name: String, _ help: String, labels: [(String, String)] = []) -> CoreMetrics.Counter {
             CoreMetrics.Counter(
-                label: name, dimensions: [],
-                handler: registry.makeCounter(descriptor: Self.descriptor(name, help), labels: []),
+                label: name, dimensions: labels,
+                handler: registry.makeCounter(descriptor: Self.descriptor(name, help), labels: labels),
                 factory: factory)
         }
         func gauge(_ name: String, _ help: String, labels: [(String, String)] = []) -> Meter {
@@ -121,6 +127,41 @@ public final class PrometheusExporter: TelemetrySink, @unchecked Sendable {
         loopLag = histogram(
             "cairn_event_loop_lag_seconds", Self.loopLagBuckets,
             "How late the event loop ran its timer and queued jobs.")
+        ingestFixes = ["stored", "superseded", "older"].map { result in
+            (
+                result,
+                counter(
+                    "cairn_ingest_fixes_total",
+                    "Trackers' fixes the filters let through: stored as the latest, superseded by a newer one "
+                        + "of the same report, or older than the stored latest.", labels: [("result", result)])
+            )
+        }
+        ingestFiltered = IngestDrop.allCases.map { reason in
+            (
+                reason,
+                counter(
+                    "cairn_ingest_filtered_total", "Trackers' fixes dropped by a filter (answered 200, not stored).",
+                    labels: [("reason", reason.rawValue)])
+            )
+        }
+        ingestReanchors = SpeedReanchor.allCases.map { cause in
+            (
+                cause,
+                counter(
+                    "cairn_ingest_speed_reanchors_total",
+                    "Fixes the speed filter accepted as a new anchor: after N rejections in a row, or a long gap.",
+                    labels: [("cause", cause.rawValue)])
+            )
+        }
+        ingestRefused = IngestRefusal.labels.map { reason in
+            (
+                reason,
+                counter(
+                    "cairn_ingest_refused_total",
+                    "Tracker reports refused whole: malformed (400), bad credentials (401), inactive tracker "
+                        + "(403), store unavailable (503).", labels: [("reason", reason)])
+            )
+        }
     }
 
     /// A metric's full name and HELP text as swift-prometheus describes them (no namespace or unit suffix is
@@ -173,6 +214,24 @@ public final class PrometheusExporter: TelemetrySink, @unchecked Sendable {
         grow(positionsReceived, last.positions, now.positions)
         grow(deliveries, last.deliveries, now.deliveries)
         last = now
+        let ingest = s.ingest
+        for (result, counter) in ingestFixes {
+            switch result {
+            case "stored": grow(counter, lastIngest.stored, ingest.stored)
+            case "superseded": grow(counter, lastIngest.superseded, ingest.superseded)
+            default: grow(counter, lastIngest.older, ingest.older)
+            }
+        }
+        for (reason, counter) in ingestFiltered {
+            grow(counter, lastIngest.dropped[reason] ?? 0, ingest.dropped[reason] ?? 0)
+        }
+        for (cause, counter) in ingestReanchors {
+            grow(counter, lastIngest.reanchors[cause] ?? 0, ingest.reanchors[cause] ?? 0)
+        }
+        for (reason, counter) in ingestRefused {
+            grow(counter, lastIngest.refused[reason] ?? 0, ingest.refused[reason] ?? 0)
+        }
+        lastIngest = ingest
 
         positionsLive.set(s.positionsLive)
         if let relics = s.relicsLive {

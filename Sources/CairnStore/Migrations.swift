@@ -210,6 +210,13 @@ enum Migrations {
                 t.column("ts", .integer).notNull()
             }
         }
+        migrator.registerMigration("v14-tracker-filter-state") { db in
+            // The ingest's speed filter counts a tracker's consecutive rejections to re-anchor after N of them
+            // (docs/OPERATIONS.md, Tracker filters); kept with the tracker so a restart does not start it over.
+            try db.alter(table: "trackers") { t in
+                t.add(column: "speed_rejections", .integer).notNull().defaults(to: 0)
+            }
+        }
         return migrator
     }
 

@@ -65,18 +65,7 @@ extension SQLiteStore: TrackerStore {
     }
 
     public func recordTrackerFix(tracker: Int64, fix: Fix) async throws -> Bool {
-        try await pool.write { db in
-            try db.execute(
-                sql: """
-                    INSERT INTO tracker_positions (tracker_id, lat, lon, acc, alt, spd, hdg, bat, ts)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    ON CONFLICT(tracker_id) DO UPDATE SET lat = excluded.lat, lon = excluded.lon, acc = excluded.acc,
-                      alt = excluded.alt, spd = excluded.spd, hdg = excluded.hdg, bat = excluded.bat, ts = excluded.ts
-                    WHERE excluded.ts >= tracker_positions.ts
-                    """,
-                arguments: [tracker, fix.lat, fix.lon, fix.acc, fix.alt, fix.spd, fix.hdg, fix.bat, fix.ts])
-            return db.changesCount > 0
-        }
+        try await pool.write { db in try Self.upsertTrackerFix(db, tracker: tracker, fix: fix) }
     }
 
     public func trackerFix(tracker: Int64) async throws -> Fix? {
@@ -90,6 +79,54 @@ extension SQLiteStore: TrackerStore {
                     hdg: row["hdg"], bat: row["bat"], ts: row["ts"])
             }
         }
+    }
+
+    public func trackerIngestState(device: String) async throws -> TrackerIngestState? {
+        try await pool.read { db in
+            guard
+                let row = try Row.fetchOne(
+                    db,
+                    sql: """
+                        SELECT t.id, t.device, t.item_id, t.active, t.created_at, t.key_hash, t.speed_rejections,
+                          p.lat, p.lon, p.acc, p.alt, p.spd, p.hdg, p.bat, p.ts
+                        FROM trackers t LEFT JOIN tracker_positions p ON p.tracker_id = t.id
+                        WHERE t.device = ?
+                        """, arguments: [device])
+            else { return nil }
+            let digest: Data = row["key_hash"]
+            let ts: Int64? = row["ts"]
+            let latest = ts.map { ts in
+                Fix(
+                    lat: row["lat"], lon: row["lon"], acc: row["acc"], alt: row["alt"], spd: row["spd"],
+                    hdg: row["hdg"], bat: row["bat"], ts: ts)
+            }
+            return TrackerIngestState(
+                record: Self.tracker(row), keyDigest: [UInt8](digest), latest: latest,
+                speedRejections: row["speed_rejections"])
+        }
+    }
+
+    public func recordTrackerIngest(tracker: Int64, fix: Fix?, speedRejections: Int) async throws -> Bool {
+        try await pool.write { db in
+            try db.execute(
+                sql: "UPDATE trackers SET speed_rejections = ? WHERE id = ?", arguments: [speedRejections, tracker])
+            guard let fix, db.changesCount > 0 else { return false }
+            return try Self.upsertTrackerFix(db, tracker: tracker, fix: fix)
+        }
+    }
+
+    /// Stores `fix` as the tracker's latest unless a newer one is stored; true when it became the latest.
+    private static func upsertTrackerFix(_ db: Database, tracker: Int64, fix: Fix) throws -> Bool {
+        try db.execute(
+            sql: """
+                INSERT INTO tracker_positions (tracker_id, lat, lon, acc, alt, spd, hdg, bat, ts)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT(tracker_id) DO UPDATE SET lat = excluded.lat, lon = excluded.lon, acc = excluded.acc,
+                  alt = excluded.alt, spd = excluded.spd, hdg = excluded.hdg, bat = excluded.bat, ts = excluded.ts
+                WHERE excluded.ts >= tracker_positions.ts
+                """,
+            arguments: [tracker, fix.lat, fix.lon, fix.acc, fix.alt, fix.spd, fix.hdg, fix.bat, fix.ts])
+        return db.changesCount > 0
     }
 
     /// Every paired item's latest position, read at start (the hub's tracker layer is rebuilt from it).

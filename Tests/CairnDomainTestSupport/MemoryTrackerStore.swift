@@ -15,6 +15,7 @@ public final class MemoryTrackerStore: TrackerStore {
         public var digests: [Int64: [UInt8]] = [:]
         public var next: Int64 = 1
         public var fixes: [Int64: Fix] = [:]
+        public var speedRejections: [Int64: Int] = [:]
         public var failWrites = false
     }
     public let state = Mutex(State())
@@ -55,6 +56,7 @@ public final class MemoryTrackerStore: TrackerStore {
             if s.failWrites { throw MemoryBucketStore.InjectedFailure() }
             s.digests[id] = nil
             s.fixes[id] = nil
+            s.speedRejections[id] = nil
             guard let gone = s.trackers.removeValue(forKey: id) else { return false }
             items.state.withLock { $0.items[gone.item]?.tracker = nil }
             return true
@@ -72,4 +74,26 @@ public final class MemoryTrackerStore: TrackerStore {
     }
 
     public func trackerFix(tracker: Int64) async throws -> Fix? { state.withLock { $0.fixes[tracker] } }
+
+    public func trackerIngestState(device: String) async throws -> TrackerIngestState? {
+        state.withLock { s in
+            s.trackers.values.first { $0.device == device }.map {
+                TrackerIngestState(
+                    record: $0, keyDigest: s.digests[$0.id] ?? [], latest: s.fixes[$0.id],
+                    speedRejections: s.speedRejections[$0.id] ?? 0)
+            }
+        }
+    }
+
+    public func recordTrackerIngest(tracker: Int64, fix: Fix?, speedRejections: Int) async throws -> Bool {
+        try state.withLock { s in
+            if s.failWrites { throw MemoryBucketStore.InjectedFailure() }
+            guard s.trackers[tracker] != nil else { return false }
+            s.speedRejections[tracker] = speedRejections
+            guard let fix else { return false }
+            if let stored = s.fixes[tracker], stored.ts > fix.ts { return false }
+            s.fixes[tracker] = fix
+            return true
+        }
+    }
 }

@@ -87,11 +87,12 @@ struct ItemWatchTests {
         let (h, item, bucket, key, tracker, bob) = try await setting()
         for c: ConnectionID in 1...2 { _ = try await op(h, c, #""items.watch""#) }
         let now = h.clock.now()
-        try await report(h, key: key, lat: 10, ts: now - 2000)
-        try await report(h, key: key, lat: 11, ts: now - 1000)
+        // An hour apart, so that a degree of latitude is a plausible speed for the ingest's filters.
+        try await report(h, key: key, lat: 10, ts: now - 7_200_000)
+        try await report(h, key: key, lat: 11, ts: now - 3_600_000)
         #expect(itemPos(h, 2, item)?["lat"] as? Double == 11)
         // Older than the latest: stored nowhere, pushed to no one.
-        try await report(h, key: key, lat: 9, ts: now - 5000, jobs: 0)
+        try await report(h, key: key, lat: 9, ts: now - 18_000_000, jobs: 0)
         #expect(h.scheduler.pending == 0)
         #expect(h.outbound.takeLatest(2).isEmpty)
         #expect(h.hub.trackers.position(of: item)?.lat == 11)
@@ -103,7 +104,7 @@ struct ItemWatchTests {
         #expect(h.outbound.takeLatest(2).isEmpty)
         // Alice stops watching: nothing more; unpairing forgets the position.
         _ = try await op(h, 1, #""items.unwatch""#, jobs: 0)
-        try await report(h, key: key, lat: 13, ts: now + 1)
+        try await report(h, key: key, lat: 12.001, ts: now + 1000)
         #expect(h.outbound.takeLatest(1).isEmpty)
         #expect(h.outbound.takeLatest(2).isEmpty)
         _ = try await op(h, 1, #""tracker.unpair","tracker":\#(tracker)"#, jobs: 2)

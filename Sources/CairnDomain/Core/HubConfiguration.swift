@@ -30,6 +30,8 @@ public struct HubConfiguration: Sendable {
     public var friendRequestsPerHour = 50
     /// A position whose implied speed since the previous one exceeds this (m/s) is flagged.
     public var maxSpeed: Double = 300
+    /// Which of trackers' fixes the ingest drops (`IngestFilters`; its future bound is separate from `maxFutureMs`).
+    public var ingestFilters = IngestFilters()
     /// A `ts` further than this in the future (ms) is refused.
     public var maxFutureMs: Int64 = 5 * 60 * 1000
     /// Late fixes (older than the user's latest) kept per user between two snapshots; the most recent arrivals win.

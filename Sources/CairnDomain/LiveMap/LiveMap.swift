@@ -109,9 +109,10 @@ public final class LiveMap {
     }
 
     /// A reported position checked against the contract's ranges (shared by `pos` and the trackers' ingest): a
-    /// typed `bad_request` naming the field, or the fix, timed `now` when the report carries no time.
+    /// typed `bad_request` naming the field, or the fix, timed `now` when the report carries no time. A `ts` more
+    /// than `maxFutureMs` ahead is refused; with nil it is left to the caller (the ingest's future filter).
     public static func checkedFix(
-        _ report: PositionReport, now: Int64, maxFutureMs: Int64
+        _ report: PositionReport, now: Int64, maxFutureMs: Int64?
     ) throws(DomainError) -> Fix {
         var fix = Fix(lat: report.lat, lon: report.lon, ts: now)
         guard (-90...90).contains(fix.lat) else { throw .badRequest("field 'lat' must be between -90 and 90") }
@@ -128,7 +129,7 @@ public final class LiveMap {
             guard ts > 0 else {
                 throw .badRequest("field 'ts' must be a positive number of milliseconds since the epoch")
             }
-            guard ts <= now + maxFutureMs else {
+            if let maxFutureMs, ts > now + maxFutureMs {
                 throw .badRequest("field 'ts' is more than \(maxFutureMs / 1000) s in the future")
             }
             fix.ts = ts

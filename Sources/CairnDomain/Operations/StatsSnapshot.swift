@@ -94,6 +94,8 @@ public struct StatsSnapshot: Sendable {
     public var residentBytes: Int64?
     /// Seconds since start.
     public var uptimeSeconds: Double
+    /// What became of trackers' reports and fixes since start.
+    public var ingest = IngestCounts()
 }
 
 extension StatsSnapshot {

@@ -1,13 +1,19 @@
 // What every ingest format (OsmAnd / Traccar Client, OwnTracks, Overland) shares once its request is parsed:
 // authenticate the device by its key, refuse an inactive tracker, check every fix of the report against the
-// contract's ranges, and commit the newest as the tracker's latest position before the app hears 200 — so a report
-// (one fix, or an Overland batch) is either wholly stored or refused with nothing applied.
+// contract's ranges, pass each through the filters (`IngestFilters`), and commit the newest accepted one as the
+// tracker's latest position before the app hears 200.
+//
+// Two kinds of "no": a malformed report (a value out of the contract's range, e.g. lat 91 or a negative accuracy)
+// is refused whole with a reason (400) and nothing applied; a well-formed fix a filter drops is counted and left out
+// while the report is still answered 200, so one batch may have fixes dropped and others stored. A fix older than
+// the stored one (an app replaying a queue out of order) is committed nowhere and still answered 200, so the newest
+// fix stays the latest; a batch's fixes may arrive in any order and are judged oldest first.
 //
 // It runs off the loop, in the HTTP service's task, like `MediaLibrary`: authentication and the write are store calls.
-// A key is compared by its SHA-256 digest in constant time. A fix older than the stored one (an app replaying a queue
-// out of order) is committed nowhere and still answered 200, so the newest fix stays the latest; a batch's fixes may
-// arrive in any order. Once committed, the fix is handed to `committed` (the hub brings it to the loop for the live
-// map of items).
+// A key is compared by its SHA-256 digest in constant time. Two reports of one device at once are both judged against
+// the same stored latest; the store keeps the newer fix, and the later commit's count of speed rejections wins (apps
+// send one report at a time). Once committed, the fix is handed to `committed` (the hub brings it to the loop for the
+// live map of items).
 
 /// Why a report was refused; each maps to one HTTP status.
 public enum IngestRefusal: Error, Equatable, Sendable {
@@ -19,6 +25,19 @@ public enum IngestRefusal: Error, Equatable, Sendable {
     case inactive
     /// The store failed; nothing was applied (503).
     case unavailable
+
+    /// Every label, in the order /metrics lists them.
+    public static let labels = ["malformed", "credentials", "inactive", "unavailable"]
+
+    /// Its label in `cairn_ingest_refused_total`.
+    public var label: String {
+        switch self {
+        case .malformed: "malformed"
+        case .badCredentials: "credentials"
+        case .inactive: "inactive"
+        case .unavailable: "unavailable"
+        }
+    }
 }
 
 /// A parsed report: who sends it, with which key, and its positions (one, or an Overland batch).
@@ -29,6 +48,9 @@ public struct TrackerReport: Sendable, Equatable {
     public var key: String
     /// The positions, unchecked, in the order sent (not necessarily in time order). Never empty.
     public var positions: [PositionReport]
+    /// Indices into `positions` of those the device marks as not valid (no satellite fix, e.g. the OsmAnd
+    /// protocol's `valid=false`): well-formed, and dropped by the invalid filter.
+    public var markedInvalid: Set<Int> = []
 
     /// A report of one position.
     public init(device: String, key: String, position: PositionReport) {
@@ -49,33 +71,53 @@ public struct IngestReceipt: Sendable, Equatable {
     public var tracker: TrackerRecord
     /// The report's fixes, checked, oldest first.
     public var fixes: [Fix]
-    /// The fix that became the tracker's latest, or nil when a newer one was already stored.
+    /// What the filters made of each of `fixes`.
+    public var verdicts: [IngestVerdict]
+    /// The fix that became the tracker's latest, or nil when none did (all dropped, or a newer one was stored).
     public var latest: Fix?
 }
 
-/// Authenticates and stores trackers' reports. Safe from any thread.
+/// Authenticates, filters and stores trackers' reports. Safe from any thread.
 public final class TrackerIngest: Sendable {
     private let store: any TrackerStore
     private let clock: any Clock
-    private let maxFutureMs: Int64
+    private let filters: IngestFilters
+    private let counters = IngestCounters()
     private let committed: @Sendable (TrackerRecord, Fix) -> Void
 
     init(
-        store: any TrackerStore, clock: any Clock, maxFutureMs: Int64,
+        store: any TrackerStore, clock: any Clock, filters: IngestFilters,
         committed: @escaping @Sendable (TrackerRecord, Fix) -> Void
     ) {
         self.store = store
         self.clock = clock
-        self.maxFutureMs = maxFutureMs
+        self.filters = filters
         self.committed = committed
     }
 
     /// The most positions one report may carry.
     public static let batchLimit = 1000
 
-    /// Authenticates the report, checks every fix and commits the newest; says what became of it.
+    /// What became of reports and fixes since start (for /metrics).
+    public var counts: IngestCounts { counters.current }
+
+    /// Authenticates the report, checks every fix, filters them and commits the newest accepted; says what became of
+    /// it.
     @discardableResult
     public func report(_ report: TrackerReport) async throws(IngestRefusal) -> IngestReceipt {
+        do {
+            let (receipt, counts) = try await ingest(report)
+            counters.add(counts)
+            return receipt
+        } catch {
+            var counts = IngestCounts()
+            counts.refused[error.label] = 1
+            counters.add(counts)
+            throw error
+        }
+    }
+
+    private func ingest(_ report: TrackerReport) async throws(IngestRefusal) -> (IngestReceipt, IngestCounts) {
         guard !report.positions.isEmpty else { throw .malformed("the report has no position") }
         guard report.positions.count <= Self.batchLimit else {
             throw .malformed("a report carries at most \(Self.batchLimit) positions")
@@ -83,32 +125,65 @@ public final class TrackerIngest: Sendable {
         guard Trackers.isDeviceID(report.device), let digest = Trackers.keyDigest(report.key) else {
             throw .badCredentials
         }
-        let found: (record: TrackerRecord, keyDigest: [UInt8])?
-        do { found = try await store.tracker(device: report.device) } catch {
+        let found: TrackerIngestState?
+        do { found = try await store.trackerIngestState(device: report.device) } catch {
             hubLogger.error("storage failure: \(error)")
             throw .unavailable
         }
         guard let found, Self.same(found.keyDigest, digest) else { throw .badCredentials }
         guard found.record.active else { throw .inactive }
         let now = clock.now()
-        var fixes: [Fix] = []
-        fixes.reserveCapacity(report.positions.count)
+        // Range checks first, for the whole report: one malformed position refuses it all. The future bound is a
+        // filter here, not a refusal: a tracker whose clock runs ahead must not be made to resend forever.
+        var checked: [(fix: Fix, invalid: Bool)] = []
+        checked.reserveCapacity(report.positions.count)
         for (n, position) in report.positions.enumerated() {
             do throws(DomainError) {
-                fixes.append(try LiveMap.checkedFix(position, now: now, maxFutureMs: maxFutureMs))
+                let fix = try LiveMap.checkedFix(position, now: now, maxFutureMs: nil)
+                checked.append((fix, report.markedInvalid.contains(n)))
             } catch {
                 throw .malformed(report.positions.count == 1 ? error.message : "position \(n + 1): \(error.message)")
             }
         }
-        fixes.sort { $0.ts < $1.ts }
-        let newest = fixes[fixes.count - 1]
-        let latest: Bool
-        do { latest = try await store.recordTrackerFix(tracker: found.record.id, fix: newest) } catch {
-            hubLogger.error("storage failure: \(error)")
-            throw .unavailable
+        checked.sort { $0.fix.ts < $1.fix.ts }
+        var state = IngestFilterState(last: found.latest, speedRejections: found.speedRejections)
+        var counts = IngestCounts()
+        var verdicts: [IngestVerdict] = []
+        verdicts.reserveCapacity(checked.count)
+        var newest: Fix?
+        for (fix, invalid) in checked {
+            let verdict = filters.judge(fix, markedInvalid: invalid, state: &state, now: now)
+            verdicts.append(verdict)
+            switch verdict {
+            case .accepted(let reanchor):
+                if newest != nil { counts.superseded += 1 }
+                newest = fix
+                if let reanchor { counts.reanchors[reanchor, default: 0] += 1 }
+            case .older: counts.older += 1
+            case .dropped(let reason): counts.dropped[reason, default: 0] += 1
+            }
         }
-        if latest { committed(found.record, newest) }
-        return IngestReceipt(tracker: found.record, fixes: fixes, latest: latest ? newest : nil)
+        var latest = false
+        if newest != nil || state.speedRejections != found.speedRejections {
+            do {
+                latest = try await store.recordTrackerIngest(
+                    tracker: found.record.id, fix: newest, speedRejections: state.speedRejections)
+            } catch {
+                hubLogger.error("storage failure: \(error)")
+                throw .unavailable
+            }
+        }
+        if let newest {
+            if latest {
+                counts.stored += 1
+                committed(found.record, newest)
+            } else {
+                counts.older += 1  // a newer fix was stored meanwhile, by another report
+            }
+        }
+        let receipt = IngestReceipt(
+            tracker: found.record, fixes: checked.map(\.fix), verdicts: verdicts, latest: latest ? newest : nil)
+        return (receipt, counts)
     }
 
     /// Equal digests, compared in time independent of where they differ.

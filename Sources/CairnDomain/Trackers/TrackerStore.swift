@@ -28,4 +28,29 @@ public protocol TrackerStore: Sendable {
     func recordTrackerFix(tracker: Int64, fix: Fix) async throws -> Bool
     /// The tracker's latest position.
     func trackerFix(tracker: Int64) async throws -> Fix?
+    /// What the ingest reads of a device's tracker before judging its report, in one read.
+    func trackerIngestState(device: String) async throws -> TrackerIngestState?
+    /// Commits what a report did to its tracker in one transaction: the count of consecutive speed rejections, and
+    /// `fix` as the latest position unless a newer one is stored. True when `fix` became the latest.
+    func recordTrackerIngest(tracker: Int64, fix: Fix?, speedRejections: Int) async throws -> Bool
+}
+
+/// A tracker as the ingest reads it: who it is, its key's digest, its latest fix and its filters' state.
+public struct TrackerIngestState: Sendable, Equatable {
+    /// The tracker.
+    public var record: TrackerRecord
+    /// The SHA-256 of its key.
+    public var keyDigest: [UInt8]
+    /// Its latest position.
+    public var latest: Fix?
+    /// Fixes dropped by the speed filter since the last accepted one.
+    public var speedRejections: Int
+
+    /// Creates the value.
+    public init(record: TrackerRecord, keyDigest: [UInt8], latest: Fix?, speedRejections: Int) {
+        self.record = record
+        self.keyDigest = keyDigest
+        self.latest = latest
+        self.speedRejections = speedRejections
+    }
 }
