@@ -54,6 +54,37 @@ struct PrometheusExporterTests {
         #expect(text.value("cairn_snapshot_rows") == 300)
     }
 
+    @Test func ingestCountersAreLabelledAndGrow() throws {
+        let exporter = PrometheusExporter()
+        var s = StatsSnapshot(ts: 1000)
+        let empty = try parse(exporter.render(s))
+        #expect(empty.types["cairn_ingest_filtered_total"] == "counter")
+        for reason in IngestDrop.allCases {
+            #expect(empty.value("cairn_ingest_filtered_total", ["reason": reason.rawValue]) == 0)
+        }
+        #expect(empty.value("cairn_ingest_fixes_total", ["result": "stored"]) == 0)
+        #expect(empty.value("cairn_ingest_speed_reanchors_total", ["cause": "gap"]) == 0)
+        #expect(empty.value("cairn_ingest_refused_total", ["reason": "malformed"]) == 0)
+        s.ingest.stored = 4
+        s.ingest.superseded = 2
+        s.ingest.older = 1
+        s.ingest.dropped = [.zero: 3, .speed: 2]
+        s.ingest.reanchors = [.count: 1]
+        s.ingest.refused = ["credentials": 5]
+        _ = exporter.render(s)
+        s.ingest.stored = 6
+        s.ingest.dropped[.speed] = 7
+        let text = try parse(exporter.render(s))
+        #expect(text.value("cairn_ingest_fixes_total", ["result": "stored"]) == 6)
+        #expect(text.value("cairn_ingest_fixes_total", ["result": "superseded"]) == 2)
+        #expect(text.value("cairn_ingest_fixes_total", ["result": "older"]) == 1)
+        #expect(text.value("cairn_ingest_filtered_total", ["reason": "zero"]) == 3)
+        #expect(text.value("cairn_ingest_filtered_total", ["reason": "speed"]) == 7)
+        #expect(text.value("cairn_ingest_filtered_total", ["reason": "future"]) == 0)
+        #expect(text.value("cairn_ingest_speed_reanchors_total", ["cause": "count"]) == 1)
+        #expect(text.value("cairn_ingest_refused_total", ["reason": "credentials"]) == 5)
+    }
+
     @Test func theStrictReaderRejectsMalformedText() {
         #expect(throws: PrometheusText.Invalid.self) { try PrometheusText("# TYPE a counter\na 1") }  // no newline
         #expect(throws: PrometheusText.Invalid.self) { try PrometheusText("a 1\n") }  // no TYPE

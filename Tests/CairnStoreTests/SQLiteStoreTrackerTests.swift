@@ -62,4 +62,44 @@ struct SQLiteStoreTrackerTests {
         #expect(try await store.tracker(id: again.id) == nil)
         try store.close()
     }
+
+    /// Migration v14: what the ingest reads in one query (the tracker, its key's digest, its latest fix and its speed
+    /// rejections) and commits in one transaction (the count, and the fix unless a newer one is stored); the count
+    /// survives reopening and goes with the tracker.
+    @Test func ingestStateIsReadTogetherAndTheRejectionCountIsKept() async throws {
+        let dir = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var store = try SQLiteStore(directory: dir)
+        let anna = try await store.createUser(
+            NewUser(username: "anna", name: "anna", passwordHash: nil, isGuest: false, createdAt: 1)
+        ).id
+        let gear = try await store.createBucket(name: "Gear", privacy: .private, owner: anna, at: 2)
+        let bike = try await store.createItem(bucket: gear.id, name: "Bike", note: nil, photo: nil, at: 3)
+        let digest = [UInt8](repeating: 7, count: 32)
+        let tracker = try await store.pairTracker(item: bike.id, device: "dev-1", keyDigest: digest, at: 4)
+        let fresh = try #require(try await store.trackerIngestState(device: "dev-1"))
+        #expect(fresh == TrackerIngestState(record: tracker, keyDigest: digest, latest: nil, speedRejections: 0))
+        #expect(try await store.trackerIngestState(device: "nobody") == nil)
+        // Only the count: no fix to store.
+        #expect(try await store.recordTrackerIngest(tracker: tracker.id, fix: nil, speedRejections: 2) == false)
+        let fix = Fix(lat: 1, lon: 2, acc: 5, alt: 30, spd: 1.5, hdg: 90, bat: 80, ts: 100)
+        #expect(try await store.recordTrackerIngest(tracker: tracker.id, fix: fix, speedRejections: 3))
+        // An older fix is not stored; the count is.
+        #expect(
+            try await store.recordTrackerIngest(tracker: tracker.id, fix: Fix(lat: 9, lon: 9, ts: 50), speedRejections: 4)
+                == false)
+        // A tracker that is gone stores nothing.
+        #expect(try await store.recordTrackerIngest(tracker: 999, fix: fix, speedRejections: 1) == false)
+        #expect(try await store.trackerFix(tracker: 999) == nil)
+        try store.close()
+
+        store = try SQLiteStore(directory: dir)
+        let read = try #require(try await store.trackerIngestState(device: "dev-1"))
+        #expect(read.latest == fix)
+        #expect(read.speedRejections == 4)
+        #expect(read.keyDigest == digest && read.record == tracker)
+        #expect(try await store.unpairTracker(id: tracker.id))
+        #expect(try await store.trackerIngestState(device: "dev-1") == nil)
+        try store.close()
+    }
 }

@@ -1,0 +1,56 @@
+// The ingest's filters over real HTTP: a well-formed fix a filter drops is answered 200 like a stored one (the apps
+// resend anything else forever) and leaves the stored position as it was, and /metrics counts it by reason beside
+// the fixes stored and the reports refused.
+import CairnDomain
+import CairnTestSupport
+import Foundation
+import Testing
+
+extension ServerIntegration {
+    @Suite struct IngestFilterTests {
+        @Test func aDroppedFixIsAnswered200NotStoredAndCounted() async throws {
+            let hub = try RunningHub()
+            defer { hub.removeData() }
+            let alice = try hub.member("alice")
+            let bucket = try alice.0.requestOK("bucket.create", ["name": "Gear"])
+            let bucketID = try #require((bucket["bucket"] as? [String: Any])?["id"] as? Int)
+            let item = try alice.0.requestOK("item.create", ["bucket": bucketID, "name": "Bike"])
+            let itemID = try #require((item["item"] as? [String: Any])?["id"] as? Int)
+            let pair = try alice.0.requestOK("tracker.pair", ["item": itemID, "device": "123456"])
+            let tracker = try #require(pair["tracker"] as? [String: Any])
+            let id = try #require(tracker["id"] as? Int)
+            let key = try #require(tracker["key"] as? String)
+            _ = try alice.0.requestOK("tracker.activate", ["tracker": id])
+            func send(_ query: String) throws -> Int {
+                try HTTPClient.get(port: hub.port, path: "/v1/ingest/osmand?id=123456&key=\(key)&" + query).status
+            }
+            func stored() async throws -> Fix? { try await hub.app.store.trackerFix(tracker: Int64(id)) }
+            let t = Int(Date().timeIntervalSince1970) - 600
+
+            #expect(try send("lat=48.8566&lon=2.3522&timestamp=\(t)") == 200)
+            #expect(try await stored()?.lat == 48.8566)
+            // (0, 0), Tokyo a minute later, the same time again, an hour ahead: all answered 200, none stored.
+            #expect(try send("lat=0&lon=0&timestamp=\(t + 30)") == 200)
+            #expect(try send("lat=35.6762&lon=139.6503&timestamp=\(t + 60)") == 200)
+            #expect(try send("lat=48.86&lon=2.36&timestamp=\(t)") == 200)
+            #expect(try send("lat=48.86&lon=2.36&timestamp=\(t + 4200)") == 200)
+            let kept = try #require(try await stored())
+            #expect(kept.lat == 48.8566 && kept.ts == Int64(t) * 1000)
+            // A malformed report is still a 400, and counted apart.
+            #expect(try send("lat=91&lon=2&timestamp=\(t + 90)") == 400)
+            #expect(try send("lat=48.857&lon=2.3522&timestamp=\(t + 120)") == 200)
+            #expect(try await stored()?.lat == 48.857)
+
+            let response = try HTTPClient.get(port: hub.port, path: "/metrics")
+            #expect(response.status == 200)
+            let metrics = try PrometheusText(response.text)
+            #expect(metrics.types["cairn_ingest_filtered_total"] == "counter")
+            for (reason, count) in [("zero", 1.0), ("speed", 1), ("duplicate", 1), ("future", 1), ("accuracy", 0)] {
+                #expect(metrics.value("cairn_ingest_filtered_total", ["reason": reason]) == count, "\(reason)")
+            }
+            #expect(metrics.value("cairn_ingest_fixes_total", ["result": "stored"]) == 2)
+            #expect(metrics.value("cairn_ingest_refused_total", ["reason": "malformed"]) == 1)
+            #expect(metrics.value("cairn_ingest_speed_reanchors_total", ["cause": "count"]) == 0)
+        }
+    }
+}
