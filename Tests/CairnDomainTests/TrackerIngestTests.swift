@@ -61,7 +61,9 @@ struct TrackerIngestTests {
             return try await (other ?? ingest).report(report)
         }
 
-        func send(lat: Double, lon: Double, acc: Double? = nil, ts: Int64) async throws(IngestRefusal) -> IngestVerdict {
+        func send(
+            lat: Double, lon: Double, acc: Double? = nil, ts: Int64
+        ) async throws(IngestRefusal) -> IngestVerdict {
             let receipt = try await send([PositionReport(lat: lat, lon: lon, acc: acc, ts: ts)])
             return receipt.verdicts[0]
         }

@@ -86,7 +86,8 @@ struct SQLiteStoreTrackerTests {
         #expect(try await store.recordTrackerIngest(tracker: tracker.id, fix: fix, speedRejections: 3))
         // An older fix is not stored; the count is.
         #expect(
-            try await store.recordTrackerIngest(tracker: tracker.id, fix: Fix(lat: 9, lon: 9, ts: 50), speedRejections: 4)
+            try await store.recordTrackerIngest(
+                tracker: tracker.id, fix: Fix(lat: 9, lon: 9, ts: 50), speedRejections: 4)
                 == false)
         // A tracker that is gone stores nothing.
         #expect(try await store.recordTrackerIngest(tracker: 999, fix: fix, speedRejections: 1) == false)
