@@ -34,18 +34,6 @@ public struct IngestFilters: Sendable, Equatable {
 
     /// The defaults above.
     public init() {}
-
-    /// Every filter off (the future bound stays, it cannot be turned off).
-    public static var none: IngestFilters {
-        var f = IngestFilters()
-        f.invalid = false
-        f.zero = false
-        f.duplicate = false
-        f.maxAccuracy = 0
-        f.maxSpeed = 0
-        f.minPeriodMs = 0
-        return f
-    }
 }
 
 /// Why a well-formed fix was dropped; the label of `cairn_ingest_filtered_total`.
