@@ -70,7 +70,7 @@ public final class CairnApp: Sendable {
         let loop = ServiceLoop()
         let hub = Hub(
             accounts: accounts, social: store, relics: store, chat: store, profiles: store, buckets: store,
-            trackers: store,
+            trackers: store, safeZones: store,
             scheduler: loop.scheduler,
             clock: clock, random: random, configuration: configuration.hub, roles: store, confinement: loop.confinement)
         let snapshot = try store.loadSocial()
@@ -79,6 +79,8 @@ public final class CairnApp: Sendable {
         hub.restore(relics: relics)
         let items = try store.loadTrackerPositions()
         hub.trackers.restore(items)
+        hub.trackers.restore(alerts: try store.loadItemAlerts())
+        hub.safeZones.restore(try store.loadSafeZones())
         hub.mediaSigner = mediaLinks
         let friendships = snapshot.friendships.count
         let positions = snapshot.positions.count

@@ -102,6 +102,7 @@ func runFanoutBenchmark(arguments: [String]) throws {
     config.messagesPerSecond = 0  // one connection replays every position at once: no per-connection limit here
     let hub = Hub(
         accounts: accounts, social: store, relics: store, chat: store, profiles: store, buckets: store, trackers: store,
+        safeZones: store,
         scheduler: jobs,
         clock: clock,
         configuration: config)

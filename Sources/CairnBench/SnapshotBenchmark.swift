@@ -75,6 +75,7 @@ func runSnapshotBenchmark(arguments: [String]) throws {
     config.snapshotIntervalMs = .max / 2  // flushes happen only when the benchmark asks
     let hub = Hub(
         accounts: accounts, social: store, relics: store, chat: store, profiles: store, buckets: store, trackers: store,
+        safeZones: store,
         scheduler: QueueScheduler(queue: loop),
         clock: clock,
         configuration: config)

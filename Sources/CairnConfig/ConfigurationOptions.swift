@@ -376,6 +376,32 @@ public enum ConfigurationOptions {
             $0.hub.relicAppearPerMove = $1
         },
 
+        // [items]
+        .integer(
+            "items.buckets_per_user", flag: "buckets-per-user", default: 200, range: 1...1_000_000, unit: "buckets",
+            help: "Buckets one user may create and own; bucket.create beyond it is refused with bad_request."
+        ) { $0.hub.bucketsPerUser = $1 },
+        .integer(
+            "items.per_bucket", flag: "items-per-bucket", default: 1_000, range: 1...1_000_000, unit: "items",
+            help: "Items one bucket may hold; item.create beyond it is refused with bad_request."
+        ) { $0.hub.itemsPerBucket = $1 },
+        .decimal(
+            "items.walking_distance", flag: "items-walking-distance", default: 1_500, range: 0...1_000_000,
+            unit: "metres", help: "item.locate suggests walking up to this distance, public transport beyond it."
+        ) { $0.hub.walkingDistance = $1 },
+        .decimal(
+            "items.left_behind_distance", flag: "left-behind-distance", default: 150, range: 10...100_000,
+            unit: "metres", help: "How far an owner must be from an item with alert on for it to be left behind."
+        ) { $0.hub.leftBehindDistance = $1 },
+        .integer(
+            "items.left_behind_grace", flag: "left-behind-grace", default: 60, range: 0...86_400, unit: "seconds",
+            help: "How long the owner must stay that far before item.left_behind goes out."
+        ) { $0.hub.leftBehindGraceMs = Int64($1) * 1000 },
+        .integer(
+            "items.safe_zones_per_user", flag: "safe-zones-per-user", default: 20, range: 0...10_000,
+            unit: "zones", help: "Safe zones one user may have; safe_zone.add beyond it is refused with bad_request."
+        ) { $0.hub.safeZonesPerUser = $1 },
+
         // [log]
         .text(
             "log.level", flag: "log-level", kind: .choice(Logger.Level.allCases.map(\.rawValue)), default: "info",

@@ -9,7 +9,8 @@
 //   Chat        messages between friends (store only)
 //   Profiles    display names, bios and photos (store only)
 //   Buckets     shared collections of items (store only)
-//   Trackers    devices bound to items, their keys (store only)
+//   Trackers    devices bound to items, their keys; items' live positions, finding them, left-behind alerts
+//   SafeZones   each user's safe zones (in memory for the left-behind rule)
 //   Operations  the stats channel and the figures behind it
 //
 // Features learn of each other's changes through hooks wired here (a session ending, a user going offline, a view
@@ -50,6 +51,8 @@ public final class Hub: @unchecked Sendable {
     public let buckets: Buckets
     /// Trackers bound to items.
     public let trackers: Trackers
+    /// Users' safe zones.
+    public let safeZones: SafeZones
     /// Trackers' reports, authenticated and stored off the loop (the HTTP ingest endpoints call it).
     public let trackerIngest: TrackerIngest
     /// The stats channel.
@@ -67,7 +70,7 @@ public final class Hub: @unchecked Sendable {
     public init(
         accounts: Accounts, social: any SocialStore, relics: any RelicStore, chat: any ChatStore,
         profiles: any ProfileStore, buckets: any BucketStore, trackers: any TrackerStore,
-        scheduler: any LoopScheduler, clock: any Clock, random: any RandomSource = SecureRandom(),
+        safeZones: any SafeZoneStore, scheduler: any LoopScheduler, clock: any Clock, random: any RandomSource = SecureRandom(),
         configuration: HubConfiguration = HubConfiguration(), roles: (any RoleStore)? = nil,
         confinement: LoopConfinement = LoopConfinement(name: "the hub's loop thread"),
         logger: Logger = Logger(label: "cairn.hub")
@@ -91,10 +94,12 @@ public final class Hub: @unchecked Sendable {
             store: chat, users: social, work: work, clock: clock, social: self.social,
             configuration: configuration)
         self.profiles = Profiles(store: profiles, accounts: accounts, work: work, clock: clock, sessions: sessions)
-        self.buckets = Buckets(store: buckets, work: work, clock: clock, social: self.social)
+        self.buckets = Buckets(
+            store: buckets, work: work, clock: clock, social: self.social, configuration: configuration)
         let itemTrackers = Trackers(
             store: trackers, work: work, clock: clock, random: random, buckets: self.buckets,
-            cellSize: configuration.indexCellSize)
+            configuration: configuration)
+        self.safeZones = SafeZones(store: safeZones, work: work, configuration: configuration)
         self.trackers = itemTrackers
         // A committed fix comes back to the loop, where the feature that owns items' positions takes it; the
         // feature is only ever touched there.
@@ -141,13 +146,23 @@ public final class Hub: @unchecked Sendable {
         social.viewEnded = { owner, viewer in liveMap.withdrawPosition(of: owner, from: viewer) }
         let buckets = self.buckets
         social.friendshipEnded = { a, b in buckets.friendshipEnded(a, b) }
-        liveMap.moved = { user, point, now in relics.roam(user, to: point, now: now) }
+        liveMap.moved = { user, point, now in
+            relics.roam(user, to: point, now: now)
+            trackers.ownerMoved(user, now: now)  // items they may have left behind
+        }
+        trackers.userFix = { user in liveMap.fix(of: user) }
+        let safeZones = self.safeZones
+        trackers.shelters = { owner, point in safeZones.shelters(owner, point) }
+        buckets.itemsGone = { items in trackers.itemsGone(items) }
+        buckets.itemChanged = { item, owners in trackers.itemChanged(item, owners: owners) }
+        buckets.ownersChanged = { bucket, owners in trackers.ownersChanged(bucket: bucket, owners: owners) }
         let guests = self.guestExpiry
         sessions.guestSeen = { user in guests.seen(user) }
         guests.purged = { purge in
             sessions.endSessions(of: purge.users)  // connected after the purge began: their account is gone
             relics.purged(purge.relics)
             liveMap.forget(users: purge.users)
+            safeZones.forget(users: purge.users)
         }
         work.idle = { [unowned self] in self.finishDrainIfIdle() }
     }
@@ -232,8 +247,8 @@ public final class Hub: @unchecked Sendable {
     public var isDraining: Bool { draining }
 
     /// Periodic housekeeping (about once a second): authentication deadlines, sharing rules whose time is up,
-    /// relic expiry and purging, position history purging, guests' last activity and purging, and the position
-    /// snapshot.
+    /// relic expiry and purging, position history purging, guests' last activity and purging, left-behind grace
+    /// times, and the position snapshot.
     public func tick() {
         confinement.assertOnLoop()
         // Once shutting down, the drain writes the last snapshot; nothing new may reach the store after that.
@@ -245,6 +260,7 @@ public final class Hub: @unchecked Sendable {
         relics.purgeOld(now: now)
         liveMap.purgeHistory(now: now)
         guestExpiry.tick(now: now)
+        trackers.tickLeftBehind(now: now)
         liveMap.flushIfDue(now: now)
     }
 

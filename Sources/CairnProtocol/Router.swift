@@ -80,6 +80,7 @@ public final class Router: ConnectionHandler {
         ProfileOps.register(in: &table, profiles: hub.profiles)
         BucketOps.register(in: &table, buckets: hub.buckets)
         TrackerOps.register(in: &table, trackers: hub.trackers)
+        SafeZoneOps.register(in: &table, safeZones: hub.safeZones)
         StatsOps.register(in: &table, operations: hub.operations)
         self.table = table
         hub.attach(delivery)

@@ -210,6 +210,26 @@ enum Migrations {
                 t.column("ts", .integer).notNull()
             }
         }
+        migrator.registerMigration("v12-item-privacy-alerts-safe-zones") { db in
+            // Find my item (docs/PROTOCOL.md, Trackers): an item's position may be for its bucket's owners only
+            // (`hidden`), its owners may want left-behind alerts (`alert`), and each user has safe zones where no
+            // alert is raised; they go with their account. Registered before v14 (its number was kept for it): the
+            // migrator applies whatever is missing, so a database that already has v14 gets v12 too.
+            try db.alter(table: "items") { t in
+                t.add(column: "hidden", .boolean).notNull().defaults(to: false)
+                t.add(column: "alert", .boolean).notNull().defaults(to: false)
+            }
+            try db.create(index: "items_alert", on: "items", columns: ["alert"], condition: Column("alert") == true)
+            try db.create(table: "safe_zones") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("user_id", .integer).notNull().references("users", onDelete: .cascade)
+                t.column("name", .text).notNull()
+                t.column("lat", .double).notNull()
+                t.column("lon", .double).notNull()
+                t.column("radius", .double).notNull()
+            }
+            try db.create(index: "safe_zones_user", on: "safe_zones", columns: ["user_id"])
+        }
         migrator.registerMigration("v14-tracker-filter-state") { db in
             // The ingest's speed filter counts a tracker's consecutive rejections to re-anchor after N of them
             // (docs/OPERATIONS.md, Tracker filters); kept with the tracker so a restart does not start it over.

@@ -6,13 +6,18 @@ import GRDB
 
 extension SQLiteStore: BucketStore {
     private static let itemColumns =
-        "id, bucket_id, name, note, done, photo_id, photo_owner, created_at, "
+        "id, bucket_id, name, note, done, photo_id, photo_owner, created_at, hidden, alert, "
         + "(SELECT t.id FROM trackers t WHERE t.item_id = items.id) AS tracker_id"
 
     public func createBucket(
-        name: String, privacy: BucketPrivacy, owner: Int64, at: Int64
+        name: String, privacy: BucketPrivacy, owner: Int64, at: Int64, limit: Int
     ) async throws -> BucketRecord {
         try await pool.write { db in
+            let owned =
+                try Int.fetchOne(
+                    db, sql: "SELECT COUNT(*) FROM bucket_members WHERE user_id = ? AND role = 'owner'",
+                    arguments: [owner]) ?? 0
+            guard owned < limit else { throw BucketStoreError.tooManyBuckets(limit: limit) }
             try db.execute(
                 sql: "INSERT INTO buckets (name, privacy, created_at) VALUES (?, ?, ?)",
                 arguments: [name, privacy.rawValue, at])
@@ -123,9 +128,11 @@ extension SQLiteStore: BucketStore {
     }
 
     public func createItem(
-        bucket: Int64, name: String, note: String?, photo: MediaRef?, at: Int64
+        bucket: Int64, name: String, note: String?, photo: MediaRef?, at: Int64, limit: Int
     ) async throws -> ItemRecord {
         try await pool.write { db in
+            let held = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM items WHERE bucket_id = ?", arguments: [bucket])
+            guard (held ?? 0) < limit else { throw BucketStoreError.tooManyItems(limit: limit) }
             if let photo { try Self.requireMedia(db, photo) }
             try db.execute(
                 sql: """
@@ -160,6 +167,12 @@ extension SQLiteStore: BucketStore {
             }
             if let done = changes.done {
                 try db.execute(sql: "UPDATE items SET done = ? WHERE id = ?", arguments: [done, id])
+            }
+            if let hidden = changes.hidden {
+                try db.execute(sql: "UPDATE items SET hidden = ? WHERE id = ?", arguments: [hidden, id])
+            }
+            if let alert = changes.alert {
+                try db.execute(sql: "UPDATE items SET alert = ? WHERE id = ?", arguments: [alert, id])
             }
             return try Row.fetchOne(db, sql: "SELECT \(Self.itemColumns) FROM items WHERE id = ?", arguments: [id])
                 .map(Self.item)
@@ -200,6 +213,27 @@ extension SQLiteStore: BucketStore {
         return ItemRecord(
             id: row["id"], bucket: row["bucket_id"], name: row["name"], note: row["note"], done: row["done"],
             photo: photoID.flatMap { id in photoOwner.map { MediaRef(id: id, owner: $0) } }, created: row["created_at"],
-            tracker: row["tracker_id"])
+            tracker: row["tracker_id"], hidden: row["hidden"], alert: row["alert"])
+    }
+
+    /// The items with `alert` on and their buckets' owners, for restoring the hub at start.
+    public func loadItemAlerts() throws -> [ItemAlertRecord] {
+        try pool.read { db in
+            var found: [Int64: ItemAlertRecord] = [:]
+            for row in try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT i.id, i.bucket_id, m.user_id FROM items i
+                    JOIN bucket_members m ON m.bucket_id = i.bucket_id AND m.role = 'owner'
+                    WHERE i.alert = 1
+                    """)
+            {
+                let item: Int64 = row["id"]
+                let bucket: Int64 = row["bucket_id"]
+                found[item, default: ItemAlertRecord(item: item, bucket: bucket, owners: [])].owners.insert(
+                    row["user_id"])
+            }
+            return found.values.sorted { $0.item < $1.item }
+        }
     }
 }

@@ -32,10 +32,12 @@ public final class MemoryBucketStore: BucketStore {
     private static func check(_ s: State) throws { if s.failWrites { throw InjectedFailure() } }
 
     public func createBucket(
-        name: String, privacy: BucketPrivacy, owner: Int64, at: Int64
+        name: String, privacy: BucketPrivacy, owner: Int64, at: Int64, limit: Int
     ) async throws -> BucketRecord {
         try state.withLock { s in
             try Self.check(s)
+            let owned = s.buckets.values.filter { $0.members[owner] == .owner }.count
+            guard owned < limit else { throw BucketStoreError.tooManyBuckets(limit: limit) }
             let record = BucketRecord(id: s.next, name: name, privacy: privacy, created: at, members: [owner: .owner])
             s.next += 1
             s.buckets[record.id] = record
@@ -115,10 +117,13 @@ public final class MemoryBucketStore: BucketStore {
     public func item(id: Int64) async throws -> ItemRecord? { state.withLock { $0.items[id] } }
 
     public func createItem(
-        bucket: Int64, name: String, note: String?, photo: MediaRef?, at: Int64
+        bucket: Int64, name: String, note: String?, photo: MediaRef?, at: Int64, limit: Int
     ) async throws -> ItemRecord {
         try state.withLock { s in
             try Self.check(s)
+            guard s.items.values.filter({ $0.bucket == bucket }).count < limit else {
+                throw BucketStoreError.tooManyItems(limit: limit)
+            }
             if let photo, !s.media.contains("\(photo.id)/\(photo.owner)") { throw BucketStoreError.mediaNotFound }
             let item = ItemRecord(
                 id: s.next, bucket: bucket, name: name, note: note, done: false, photo: photo, created: at)
@@ -143,6 +148,8 @@ public final class MemoryBucketStore: BucketStore {
                 }
             }
             if let done = changes.done { item.done = done }
+            if let hidden = changes.hidden { item.hidden = hidden }
+            if let alert = changes.alert { item.alert = alert }
             s.items[id] = item
             return item
         }

@@ -23,6 +23,8 @@ public final class RecordingEvents: HubEvents {
 
     /// Published events: their names and addressees.
     public private(set) var published: [(name: String, users: [Int64], connections: [ConnectionID])] = []
+    /// Events published to users, whole, in order.
+    public private(set) var toUsers: [(event: HubEvent, users: [Int64])] = []
     /// Position deliveries, in order.
     public private(set) var moved: [Moved] = []
     /// Positions shown outside a move (a new friend, a changed rule).
@@ -47,6 +49,8 @@ public final class RecordingEvents: HubEvents {
     /// Forgets everything recorded.
     public func clear() {
         published = []
+        toUsers = []
+        itemsMoved = []
         moved = []
         shown = []
         hidden = []
@@ -56,6 +60,7 @@ public final class RecordingEvents: HubEvents {
 
     public func publish(_ event: HubEvent, toUsers users: [Int64], excluding: ConnectionID?) {
         published.append((Self.name(event), users, []))
+        toUsers.append((event, users))
     }
 
     public func publish(_ event: HubEvent, toConnections connections: [ConnectionID]) {
@@ -106,6 +111,8 @@ public final class RecordingEvents: HubEvents {
         case .relicExpired: return "relic.expired"
         case .bucketChanged: return "bucket.changed"
         case .bucketRemoved: return "bucket.removed"
+        case .itemLeftBehind: return "item.left_behind"
+        case .itemReunited: return "item.reunited"
         case .stats: return "stats"
         }
     }

@@ -14,6 +14,9 @@ final class DomainHarness {
     let content = MemoryContentStore()
     let scheduler = CollectingScheduler()
     let events = RecordingEvents()
+    let buckets = MemoryBucketStore()
+    let trackers: MemoryTrackerStore
+    let safeZones = MemorySafeZoneStore()
     let hub: Hub
     private(set) var users: [Int64: User] = [:]
 
@@ -21,10 +24,10 @@ final class DomainHarness {
         var config = HubConfiguration()
         configure(&config)
         let accounts = Accounts(store: store, hasher: fastHasher(random), random: random, clock: clock)
-        let bucketStore = MemoryBucketStore()
+        trackers = MemoryTrackerStore(items: buckets)
         hub = Hub(
             accounts: accounts, social: store, relics: content, chat: content, profiles: store,
-            buckets: bucketStore, trackers: MemoryTrackerStore(items: bucketStore), scheduler: scheduler,
+            buckets: buckets, trackers: trackers, safeZones: safeZones, scheduler: scheduler,
             clock: clock,
             configuration: config, roles: store)
         hub.attach(events)

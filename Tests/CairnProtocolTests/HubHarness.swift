@@ -17,6 +17,7 @@ final class HubHarness {
     let content = MemoryContentStore()
     let buckets = MemoryBucketStore()
     let trackers: MemoryTrackerStore
+    let safeZones = MemorySafeZoneStore()
     let scheduler = CollectingScheduler()
     let outbound = RecordingOutbound()
     let hub: Hub
@@ -29,7 +30,7 @@ final class HubHarness {
         let accounts = Accounts(store: store, hasher: fastHasher(random), random: random, clock: clock)
         hub = Hub(
             accounts: accounts, social: store, relics: content, chat: content, profiles: store, buckets: buckets,
-            trackers: trackers,
+            trackers: trackers, safeZones: safeZones,
             scheduler: scheduler,
             clock: clock, random: random,
             configuration: config, roles: roles ? store : nil)

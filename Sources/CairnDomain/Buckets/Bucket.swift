@@ -86,11 +86,15 @@ public struct ItemRecord: Sendable, Equatable {
     public var created: Int64
     /// Its tracker, when one is paired.
     public var tracker: Int64?
+    /// Its position goes to the bucket's owners only (`item.update {hidden}`).
+    public var hidden: Bool
+    /// Its owners hear `item.left_behind` when they move away from it (`item.update {alert}`).
+    public var alert: Bool
 
     /// Creates the value.
     public init(
         id: Int64, bucket: Int64, name: String, note: String?, done: Bool, photo: MediaRef?, created: Int64,
-        tracker: Int64? = nil
+        tracker: Int64? = nil, hidden: Bool = false, alert: Bool = false
     ) {
         self.id = id
         self.bucket = bucket
@@ -100,6 +104,8 @@ public struct ItemRecord: Sendable, Equatable {
         self.photo = photo
         self.created = created
         self.tracker = tracker
+        self.hidden = hidden
+        self.alert = alert
     }
 }
 
@@ -113,17 +119,43 @@ public struct ItemChanges: Sendable, Equatable {
     public var photo: String?
     /// Ticked off or not.
     public var done: Bool?
+    /// Position for owners only, or for every viewer (owners).
+    public var hidden: Bool?
+    /// Left-behind alerts on or off (owners).
+    public var alert: Bool?
 
     /// Creates the value.
-    public init(name: String? = nil, note: String? = nil, photo: String? = nil, done: Bool? = nil) {
+    public init(
+        name: String? = nil, note: String? = nil, photo: String? = nil, done: Bool? = nil, hidden: Bool? = nil,
+        alert: Bool? = nil
+    ) {
         self.name = name
         self.note = note
         self.photo = photo
         self.done = done
+        self.hidden = hidden
+        self.alert = alert
     }
 
     /// True when only `done` is asked for (what a viewer may change).
-    var onlyDone: Bool { name == nil && note == nil && photo == nil }
+    var onlyDone: Bool { name == nil && note == nil && photo == nil && hidden == nil && alert == nil }
+
+    /// True when nothing at all is asked for.
+    var isEmpty: Bool { onlyDone && done == nil }
+}
+
+/// Who may hear where an item is, worked out on the loop when it moves: every viewer of its bucket, or only the
+/// owners when the item is hidden.
+public struct ItemAudience: Sendable, Equatable {
+    /// The item as stored now.
+    public var item: ItemRecord
+    /// The bucket's owners.
+    public var owners: Set<Int64>
+    /// Everyone who can view the bucket (owners included).
+    public var viewers: Set<Int64>
+
+    /// Those who may see the item's position.
+    public var positionTo: Set<Int64> { item.hidden ? owners : viewers }
 }
 
 /// An item as shown: `photoURL` (signed) when it has a photo, otherwise `placeholderURL`.

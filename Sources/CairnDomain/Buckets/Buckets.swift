@@ -13,6 +13,10 @@
 //
 // The access check and the write are separate store calls: a share and an unshare racing on two connections settle
 // in whichever order they commit, as two requests one after the other would.
+//
+// Features that hang live state on items (trackers: positions, left-behind alerts) hear of committed changes through
+// hooks the hub wires: items gone (deleted, or with their bucket), an item's flags changed, a bucket's owners changed.
+// An owner owns at most `bucketsPerUser` buckets they created, a bucket holds at most `itemsPerBucket` items.
 
 /// The bucket and item ops. Loop thread only.
 public final class Buckets {
@@ -29,15 +33,25 @@ public final class Buckets {
     private let work: LoopWork
     private let clock: any Clock
     private let social: Social
+    private let bucketsPerUser: Int
+    private let itemsPerBucket: Int
     var events: (any HubEvents)?
+    /// Items are gone (deleted, or deleted with their bucket), committed.
+    var itemsGone: (([Int64]) -> Void)?
+    /// An item was changed (committed), with its bucket's owners then.
+    var itemChanged: ((ItemRecord, Set<Int64>) -> Void)?
+    /// A bucket's owners may have changed (committed); nil when the bucket is gone.
+    var ownersChanged: ((_ bucket: Int64, _ owners: Set<Int64>?) -> Void)?
     /// Signs items' photo URLs; without one, items show the placeholder.
     public var mediaSigner: (any MediaSigner)?
 
-    init(store: any BucketStore, work: LoopWork, clock: any Clock, social: Social) {
+    init(store: any BucketStore, work: LoopWork, clock: any Clock, social: Social, configuration: HubConfiguration) {
         self.store = store
         self.work = work
         self.clock = clock
         self.social = social
+        bucketsPerUser = configuration.bucketsPerUser
+        itemsPerBucket = configuration.itemsPerBucket
     }
 
     // MARK: Buckets
@@ -53,10 +67,11 @@ public final class Buckets {
         let store = self.store
         let me = caller.user.id
         let now = clock.now()
+        let limit = bucketsPerUser
         work.run(
             { () async throws(DomainError) -> BucketRecord in
                 try await Self.storing {
-                    try await store.createBucket(name: checked, privacy: level, owner: me, at: now)
+                    try await store.createBucket(name: checked, privacy: level, owner: me, at: now, limit: limit)
                 }
             },
             then: { result in
@@ -149,15 +164,17 @@ public final class Buckets {
         let me = caller.user.id
         let friends = social.friends(of: me)
         work.run(
-            { () async throws(DomainError) -> BucketRecord in
+            { () async throws(DomainError) -> (BucketRecord, [Int64]) in
                 let (record, role) = try await Self.load(store, bucket, for: me, friends: friends)
                 guard role == .owner else { throw Self.notOwner("delete this bucket") }
+                let items = try await Self.storing { try await store.items(bucket: bucket) }.map(\.id)
                 try await Self.storing { try await store.deleteBucket(id: bucket) }
-                return record
+                return (record, items)
             },
             then: { result in
-                done(result.map(\.id))
-                if case .success(let record) = result {
+                done(result.map(\.0.id))
+                if case .success(let (record, items)) = result {
+                    if !items.isEmpty { self.itemsGone?(items) }
                     self.announce(bucket, before: self.viewers(of: record), after: nil)
                 }
             })
@@ -233,6 +250,7 @@ public final class Buckets {
         let store = self.store
         let friends = social.friends(of: me)
         let now = clock.now()
+        let limit = itemsPerBucket
         work.run(
             { () async throws(DomainError) -> ItemRecord in
                 let (_, role) = try await Self.load(store, bucket, for: me, friends: friends)
@@ -240,7 +258,7 @@ public final class Buckets {
                 let media = checkedPhoto.map { MediaRef(id: $0, owner: me) }
                 return try await Self.storing {
                     try await store.createItem(
-                        bucket: bucket, name: checkedName, note: checkedNote, photo: media, at: now)
+                        bucket: bucket, name: checkedName, note: checkedNote, photo: media, at: now, limit: limit)
                 }
             },
             then: { result in
@@ -258,21 +276,23 @@ public final class Buckets {
             if let note = changes.note { checked.note = try Self.checkNote(note) ?? "" }
             if let photo = changes.photo { checked.photo = try Self.checkPhoto(photo) ?? "" }
         } catch { return done(.failure(error)) }
-        guard checked.name != nil || checked.note != nil || checked.photo != nil || checked.done != nil else {
-            return done(.failure(.badRequest("give at least one of 'name', 'note', 'photo' and 'done'")))
+        guard !checked.isEmpty else {
+            return done(
+                .failure(.badRequest("give at least one of 'name', 'note', 'photo', 'done', 'hidden' and 'alert'")))
         }
         let store = self.store
         let me = caller.user.id
         let friends = social.friends(of: me)
         let changes = checked
         work.run(
-            { () async throws(DomainError) -> ItemRecord in
+            { () async throws(DomainError) -> (ItemRecord, Set<Int64>) in
                 guard let found = try await Self.storing({ try await store.item(id: item) }) else {
                     throw Self.noItem(item)
                 }
+                let bucket: BucketRecord
                 let role: BucketRole
                 do throws(DomainError) {
-                    role = try await Self.load(store, found.bucket, for: me, friends: friends).1
+                    (bucket, role) = try await Self.load(store, found.bucket, for: me, friends: friends)
                 } catch  where error.code == .notFound { throw Self.noItem(item) }
                 guard role == .owner || changes.onlyDone else {
                     throw DomainError(
@@ -283,11 +303,14 @@ public final class Buckets {
                         try await store.updateItem(id: item, changes: changes, by: me)
                     })
                 else { throw Self.noItem(item) }
-                return updated
+                return (updated, Set(bucket.owners))
             },
             then: { result in
-                done(result.map { self.view($0, now: self.clock.now()) })
-                if case .success(let updated) = result { self.changed(updated.bucket) }
+                done(result.map { self.view($0.0, now: self.clock.now()) })
+                if case .success(let (updated, owners)) = result {
+                    self.itemChanged?(updated, owners)
+                    self.changed(updated.bucket)
+                }
             })
     }
 
@@ -312,7 +335,10 @@ public final class Buckets {
             },
             then: { result in
                 done(result.map(\.id))
-                if case .success(let found) = result { self.changed(found.bucket) }
+                if case .success(let found) = result {
+                    self.itemsGone?([found.id])
+                    self.changed(found.bucket)
+                }
             })
     }
 
@@ -323,32 +349,33 @@ public final class Buckets {
         ItemAccess(store: store, user: caller.user.id, friends: social.friends(of: caller.user.id))
     }
 
-    /// Everyone who can view the item's bucket now (empty when the item or its bucket is gone), read from the
-    /// store; `done` runs on the loop, with the viewers worked out there.
-    func viewers(ofItem item: Int64, _ done: @escaping (Set<Int64>) -> Void) {
+    /// Who may hear where the item is now (nil when the item or its bucket is gone), read from the store; `done`
+    /// runs on the loop, with the viewers worked out there.
+    func audience(ofItem item: Int64, _ done: @escaping (ItemAudience?) -> Void) {
         let store = self.store
         work.run(
-            { () async throws(DomainError) -> BucketRecord? in
+            { () async throws(DomainError) -> (ItemRecord, BucketRecord)? in
                 guard let found = try await Self.storing({ try await store.item(id: item) }) else { return nil }
-                return try await Self.storing { try await store.bucket(id: found.bucket) }
+                return try await Self.storing { try await store.bucket(id: found.bucket) }.map { (found, $0) }
             },
             then: { result in
-                guard case .success(.some(let bucket)) = result else { return done([]) }
-                done(self.viewers(of: bucket))
+                guard case .success(.some(let (found, bucket))) = result else { return done(nil) }
+                done(ItemAudience(item: found, owners: Set(bucket.owners), viewers: self.viewers(of: bucket)))
             })
     }
 
-    /// The ids of every item the caller can view.
-    func viewableItems(_ caller: Caller, _ done: @escaping Outcome<[Int64]>) {
+    /// Every item the caller can view, with the caller's role in its bucket.
+    func viewableItems(_ caller: Caller, _ done: @escaping Outcome<[(item: ItemRecord, role: BucketRole)]>) {
         let store = self.store
         let me = caller.user.id
         let friends = social.friends(of: me)
         work.run(
-            { () async throws(DomainError) -> [Int64] in
+            { () async throws(DomainError) -> [(item: ItemRecord, role: BucketRole)] in
                 let found = try await Self.storing { try await store.buckets(member: me, friends: Array(friends)) }
-                var items: [Int64] = []
-                for bucket in found where Self.role(of: me, in: bucket, friends: friends) != nil {
-                    items += try await Self.storing { try await store.items(bucket: bucket.id) }.map(\.id)
+                var items: [(item: ItemRecord, role: BucketRole)] = []
+                for bucket in found {
+                    guard let role = Self.role(of: me, in: bucket, friends: friends) else { continue }
+                    items += try await Self.storing { try await store.items(bucket: bucket.id) }.map { ($0, role) }
                 }
                 return items
             }, then: done)
@@ -407,6 +434,7 @@ public final class Buckets {
 
     /// Tells those who lost sight of a bucket that it is gone to them, and those who see it that it changed.
     private func announce(_ bucket: Int64, before: Set<Int64>, after: BucketRecord?) {
+        ownersChanged?(bucket, after.map { Set($0.owners) })
         let now = after.map(viewers(of:)) ?? []
         let lost = before.subtracting(now)
         if !lost.isEmpty { events?.publish(.bucketRemoved(bucket: bucket), toUsers: lost.sorted(), excluding: nil) }
@@ -453,6 +481,10 @@ public final class Buckets {
     static func storing<T>(_ body: () async throws -> T) async throws(DomainError) -> T {
         do { return try await body() } catch BucketStoreError.mediaNotFound {
             throw DomainError(.notFound, "field 'photo' names no media uploaded by you")
+        } catch BucketStoreError.tooManyBuckets(let limit) {
+            throw DomainError.badRequest("you already own \(limit) buckets, the most allowed; delete one first")
+        } catch BucketStoreError.tooManyItems(let limit) {
+            throw DomainError.badRequest("this bucket already holds \(limit) items, the most allowed; delete one first")
         } catch {
             hubLogger.error("storage failure: \(error)")
             throw DomainError.storageFailure

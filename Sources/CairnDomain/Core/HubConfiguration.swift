@@ -129,6 +129,20 @@ public struct HubConfiguration: Sendable {
     /// Most conversations `chat.list` returns (most recent first).
     public var chatListLimit = 200
 
+    // Buckets, items, trackers.
+    /// Buckets one user may create and own at once (co-ownership by a share does not count against it).
+    public var bucketsPerUser = 200
+    /// Items one bucket may hold.
+    public var itemsPerBucket = 1_000
+    /// `item.locate` suggests walking up to this distance from the caller (m), public transport beyond it.
+    public var walkingDistance: Double = 1_500
+    /// How far an owner must be from an item with `alert` on for it to count as left behind (m).
+    public var leftBehindDistance: Double = 150
+    /// How long the owner must stay farther than `leftBehindDistance` before `item.left_behind` goes out (ms).
+    public var leftBehindGraceMs: Int64 = 60_000
+    /// Safe zones one user may have.
+    public var safeZonesPerUser = 20
+
     /// The defaults above.
     public init() {}
 }

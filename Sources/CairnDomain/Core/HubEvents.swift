@@ -76,6 +76,10 @@ public enum HubEvent: Sendable {
     case bucketChanged(bucket: Int64)
     /// The user can no longer view a bucket (unshared, deleted, privacy narrowed, friendship ended).
     case bucketRemoved(bucket: Int64)
+    /// The user, an owner, left an item with `alert` on behind: it is `distance` metres away, at `lat`, `lon`.
+    case itemLeftBehind(item: Int64, distance: Double, lat: Double, lon: Double)
+    /// The user is back with an item they had left behind.
+    case itemReunited(item: Int64)
     /// The stats channel's reading of the last second.
     case stats(StatsSnapshot, StatsRates?)
 }

@@ -9,8 +9,11 @@
 // caller's role through `Buckets.itemAccess`, then commits one store call before the reply.
 //
 // Live positions (`Trackers+Positions`): each item's latest fix, in memory and in the tracker layer of a spatial
-// index of its own, and who watches items (`items.watch`).
+// index of its own, and who watches items (`items.watch`). Finding an item (`Trackers+Locate`): where it is, how far
+// from the caller, and directions. Left behind (`Trackers+LeftBehind`): the alert rule per item and owner. The
+// caller's own position and the owners' safe zones are asked through hooks the hub wires (`userFix`, `shelters`).
 import CairnCrypto
+import CairnGeo
 import CairnLoop
 import CairnSpatial
 
@@ -20,8 +23,8 @@ public final class Trackers {
     public static let deviceLimit = 64
 
     private let store: any TrackerStore
-    private let work: LoopWork
-    private let clock: any Clock
+    let work: LoopWork
+    let clock: any Clock
     private let random: any RandomSource
     let buckets: Buckets
     var events: (any HubEvents)?
@@ -33,16 +36,35 @@ public final class Trackers {
     var watchers: [Int64: Set<ConnectionID>] = [:]
     var watcherOf: [ConnectionID: Int64] = [:]
 
+    /// A user's latest position (the live map's), wired by the hub.
+    var userFix: ((Int64) -> Fix?)?
+    /// True when a point lies in one of the user's safe zones, wired by the hub.
+    var shelters: ((_ owner: Int64, _ point: GeoPoint) -> Bool)?
+    /// Walking directions up to this distance (m), transit beyond.
+    let walkingDistance: Double
+    /// The left-behind distance (m) and grace time (ms).
+    let leftBehindDistance: Double
+    let leftBehindGraceMs: Int64
+    /// Items with `alert` on, with their bucket and its owners (`Trackers+LeftBehind`).
+    var alerting: [Int64: ItemAlertRecord] = [:]
+    /// The items with `alert` on each owner owns.
+    var alertsOf: [Int64: Set<Int64>] = [:]
+    /// The left-behind state of each (item, owner) pair that is pending or alerted.
+    var leftBehind: [ItemOwner: LeftBehind] = [:]
+
     init(
         store: any TrackerStore, work: LoopWork, clock: any Clock, random: any RandomSource, buckets: Buckets,
-        cellSize: Double
+        configuration: HubConfiguration
     ) {
         self.store = store
         self.work = work
         self.clock = clock
         self.random = random
         self.buckets = buckets
-        index = LayeredIndex(cellSize: cellSize)
+        index = LayeredIndex(cellSize: configuration.indexCellSize)
+        walkingDistance = configuration.walkingDistance
+        leftBehindDistance = configuration.leftBehindDistance
+        leftBehindGraceMs = configuration.leftBehindGraceMs
     }
 
     /// Binds `device` to `item` (owners of its bucket) and returns the tracker with its key, shown this once.

@@ -1,5 +1,5 @@
 // Buckets and items on the wire: the contract's bucket `{id, name, privacy, role, owners, viewers, created}` and
-// item `{id, bucket, name, note?, done, photo_url | placeholder_url, tracker?, created}`.
+// item `{id, bucket, name, note?, done, hidden, alert, photo_url | placeholder_url, tracker?, created}`.
 import CairnDomain
 import CairnWire
 
@@ -33,6 +33,8 @@ extension ItemView {
         w.field("name", record.name)
         if let note = record.note { w.field("note", note) }
         w.field("done", record.done)
+        w.field("hidden", record.hidden)
+        w.field("alert", record.alert)
         if let photoURL { w.field("photo_url", photoURL) }
         if let placeholderURL { w.field("placeholder_url", placeholderURL) }
         if let tracker = record.tracker { w.field("tracker", tracker) }

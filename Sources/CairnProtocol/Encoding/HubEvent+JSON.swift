@@ -56,6 +56,15 @@ extension HubEvent {
             Envelope.event("bucket.changed", into: &w) { w in w.field("bucket", bucket) }
         case .bucketRemoved(let bucket):
             Envelope.event("bucket.removed", into: &w) { w in w.field("bucket", bucket) }
+        case .itemLeftBehind(let item, let distance, let lat, let lon):
+            Envelope.event("item.left_behind", into: &w) { w in
+                w.field("item", item)
+                w.field("distance", distance)
+                w.field("lat", lat)
+                w.field("lon", lon)
+            }
+        case .itemReunited(let item):
+            Envelope.event("item.reunited", into: &w) { w in w.field("item", item) }
         case .stats(let snapshot, let rates):
             Envelope.event("stats", into: &w) { w in snapshot.write(rates: rates, to: &w) }
         }

@@ -1,6 +1,7 @@
 // Trackers on the wire: the contract's `{id, device, item, active, key}`, where `key` appears only in the reply to
 // `tracker.pair`, and `created` (ms) is Cairn's addition; an item's position (`items.watch`, `item.pos`) as
-// `{item, lat, lon, acc?, alt?, spd?, hdg?, bat?, ts}`.
+// `{item, lat, lon, acc?, alt?, spd?, hdg?, bat?, ts}`; `item.locate`'s answer `{item, position: {lat, lon, acc?, ts,
+// bat?} | null, distance?, navigate?: {mode, geo, apple, google}}`; a safe zone `{id, name, lat, lon, radius}`.
 import CairnDomain
 import CairnWire
 
@@ -30,5 +31,47 @@ extension ItemPosition {
         if let v = fix.hdg { w.field("hdg", v) }
         if let v = fix.bat { w.field("bat", v) }
         w.field("ts", fix.ts)
+    }
+}
+
+extension ItemLocation {
+    /// Writes the answer's fields into the reply.
+    func write(to w: inout JSONWriter) {
+        w.field("item", item)
+        w.key("position")
+        if let fix = position {
+            w.beginObject()
+            w.field("lat", fix.lat)
+            w.field("lon", fix.lon)
+            if let v = fix.acc { w.field("acc", v) }
+            w.field("ts", fix.ts)
+            if let v = fix.bat { w.field("bat", v) }
+            w.endObject()
+        } else {
+            w.null()
+        }
+        if let distance { w.field("distance", distance) }
+        if let navigate {
+            w.key("navigate")
+            w.beginObject()
+            w.field("mode", navigate.mode.rawValue)
+            w.field("geo", navigate.geo)
+            w.field("apple", navigate.apple)
+            w.field("google", navigate.google)
+            w.endObject()
+        }
+    }
+}
+
+extension SafeZone {
+    /// Writes the zone object.
+    func write(to w: inout JSONWriter) {
+        w.beginObject()
+        w.field("id", id)
+        w.field("name", name)
+        w.field("lat", lat)
+        w.field("lon", lon)
+        w.field("radius", radius)
+        w.endObject()
     }
 }

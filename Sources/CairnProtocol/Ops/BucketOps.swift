@@ -66,7 +66,7 @@ enum BucketOps {
                     try m.requireInt("item"),
                     ItemChanges(
                         name: try m.string("name"), note: try m.string("note"), photo: try m.string("photo"),
-                        done: try m.bool("done"))
+                        done: try m.bool("done"), hidden: try m.bool("hidden"), alert: try m.bool("alert"))
                 )
             },
             handle: { caller, r, done in buckets.updateItem(caller.member, item: r.0, changes: r.1, done) },

@@ -1,4 +1,4 @@
-// Tracker ops: pair (the key shown once), activate, deactivate, unpair; watching items' positions.
+// Tracker ops: pair (the key shown once), activate, deactivate, unpair; watching items' positions; finding an item.
 import CairnDomain
 import CairnWire
 
@@ -36,6 +36,10 @@ enum TrackerOps {
                 }
                 w.endArray()
             })
+        table.slow(
+            "item.locate", decode: { m throws(WireError) in try m.requireInt("item") },
+            handle: { caller, item, done in trackers.locate(caller.member, item: item, done) },
+            encode: { location, w in location.write(to: &w) })
         table.fast(
             "items.unwatch", decode: Fields.none, handle: { caller, _ in trackers.unwatch(caller.member) },
             encode: { _, _ in })

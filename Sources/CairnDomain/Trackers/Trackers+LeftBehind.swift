@@ -1,0 +1,102 @@
+// Left behind, live (seed 002): which items have `alert` on and who owns them, kept in memory (restored at start,
+// changed by the hooks `Buckets` fires after a commit: an item's flags, a bucket's owners, items gone), and the rule
+// (`LeftBehind`) run for each (item, owner) pair whenever either moves and, for pairs waiting out the grace time, on
+// the hub's tick. An owner is evaluated only while the live map knows where they are. Events go to every connection of
+// that owner alone: `item.left_behind` with the item's position and the distance, `item.reunited` when back.
+import CairnGeo
+
+/// One item and one of its owners.
+struct ItemOwner: Hashable {
+    var item: Int64
+    var owner: Int64
+}
+
+extension Trackers {
+    /// Restores the items with `alert` on (at start, from the store).
+    public func restore(alerts: [ItemAlertRecord]) { for record in alerts { startAlerting(record) } }
+
+    /// An item was changed (committed): alerts start or stop with its `alert` flag, and a newly alerted item is
+    /// looked at at once.
+    func itemChanged(_ item: ItemRecord, owners: Set<Int64>) {
+        guard item.alert else { return stopAlerting(item.id) }
+        startAlerting(ItemAlertRecord(item: item.id, bucket: item.bucket, owners: owners))
+        itemMoved(item.id, now: clock.now())
+    }
+
+    /// A bucket's owners changed (committed), or the bucket is gone (nil).
+    func ownersChanged(bucket: Int64, owners: Set<Int64>?) {
+        for record in alerting.values where record.bucket == bucket {
+            if let owners {
+                startAlerting(ItemAlertRecord(item: record.item, bucket: bucket, owners: owners))
+            } else {
+                stopAlerting(record.item)
+            }
+        }
+    }
+
+    /// An owner moved: each of their alerted items is looked at.
+    func ownerMoved(_ owner: Int64, now: Int64) {
+        guard let items = alertsOf[owner] else { return }
+        for item in items.sorted() { evaluate(item, owner, now: now) }
+    }
+
+    /// An item moved: each of its owners is looked at.
+    func itemMoved(_ item: Int64, now: Int64) {
+        guard let record = alerting[item] else { return }
+        for owner in record.owners.sorted() { evaluate(item, owner, now: now) }
+    }
+
+    /// The hub's tick: pairs waiting out the grace time are looked at again.
+    func tickLeftBehind(now: Int64) {
+        let waiting = leftBehind.filter { $0.value.farSince != nil }.keys
+        guard !waiting.isEmpty else { return }
+        for pair in waiting.sorted(by: { ($0.item, $0.owner) < ($1.item, $1.owner) }) {
+            evaluate(pair.item, pair.owner, now: now)
+        }
+    }
+
+    /// Pairs waiting out the grace time or alerted (tests, figures).
+    var leftBehindPairs: Int { leftBehind.count }
+
+    func startAlerting(_ record: ItemAlertRecord) {
+        if let old = alerting[record.item] {
+            for owner in old.owners.subtracting(record.owners) { dropPair(record.item, owner) }
+        }
+        alerting[record.item] = record
+        for owner in record.owners { alertsOf[owner, default: []].insert(record.item) }
+    }
+
+    func stopAlerting(_ item: Int64) {
+        guard let old = alerting.removeValue(forKey: item) else { return }
+        for owner in old.owners { dropPair(item, owner) }
+    }
+
+    private func dropPair(_ item: Int64, _ owner: Int64) {
+        leftBehind[ItemOwner(item: item, owner: owner)] = nil
+        alertsOf[owner]?.remove(item)
+        if alertsOf[owner]?.isEmpty == true { alertsOf[owner] = nil }
+    }
+
+    private func evaluate(_ item: Int64, _ owner: Int64, now: Int64) {
+        guard let fix = latest[item], let there = GeoPoint(lat: fix.lat, lon: fix.lon),
+            let mine = userFix?(owner), let here = GeoPoint(lat: mine.lat, lon: mine.lon)
+        else { return }
+        let pair = ItemOwner(item: item, owner: owner)
+        var state = leftBehind[pair] ?? LeftBehind()
+        let verdict = state.evaluate(
+            gap: here.distance(to: there), slack: (fix.acc ?? 0) + (mine.acc ?? 0),
+            sheltered: shelters?(owner, there) ?? false, now: now, distance: leftBehindDistance,
+            graceMs: leftBehindGraceMs)
+        leftBehind[pair] = state.isIdle ? nil : state
+        switch verdict {
+        case .leftBehind(let distance):
+            events?.publish(
+                .itemLeftBehind(item: item, distance: distance.rounded(), lat: fix.lat, lon: fix.lon),
+                toUsers: [owner], excluding: nil)
+        case .reunited:
+            events?.publish(.itemReunited(item: item), toUsers: [owner], excluding: nil)
+        case nil:
+            break
+        }
+    }
+}
