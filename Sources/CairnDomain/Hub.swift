@@ -70,7 +70,8 @@ public final class Hub: @unchecked Sendable {
     public init(
         accounts: Accounts, social: any SocialStore, relics: any RelicStore, chat: any ChatStore,
         profiles: any ProfileStore, buckets: any BucketStore, trackers: any TrackerStore,
-        safeZones: any SafeZoneStore, scheduler: any LoopScheduler, clock: any Clock, random: any RandomSource = SecureRandom(),
+        safeZones: any SafeZoneStore, scheduler: any LoopScheduler, clock: any Clock,
+        random: any RandomSource = SecureRandom(),
         configuration: HubConfiguration = HubConfiguration(), roles: (any RoleStore)? = nil,
         confinement: LoopConfinement = LoopConfinement(name: "the hub's loop thread"),
         logger: Logger = Logger(label: "cairn.hub")

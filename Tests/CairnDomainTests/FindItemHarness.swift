@@ -30,7 +30,8 @@ final class FindItemHarness {
         bob = h.connect(2, as: 2)
         carol = h.connect(3, as: 3)
         dan = h.connect(4, as: 4)
-        bucket = try await call { self.h.hub.buckets.create(self.alice, name: "Gear", privacy: nil, $0) }.get().record.id
+        let gear = try await call { self.h.hub.buckets.create(self.alice, name: "Gear", privacy: nil, $0) }.get()
+        bucket = gear.record.id
         item = try await call {
             self.h.hub.buckets.createItem(self.alice, bucket: self.bucket, name: "Bike", photo: nil, note: nil, $0)
         }.get().record.id

@@ -56,7 +56,8 @@ struct FindItemOpsTests {
         let found = try await op(h, 2, #""item.locate","item":\#(item)"#)
         let position = try #require(found["position"] as? [String: Any])
         #expect(Set(position.keys) == ["lat", "lon", "acc", "ts", "bat"])
-        #expect(position["lat"] as? Double == 48.8 && position["bat"] as? Double == 60 && position["ts"] as? Int == 1000)
+        #expect(
+            position["lat"] as? Double == 48.8 && position["bat"] as? Double == 60 && position["ts"] as? Int == 1000)
         #expect(found["distance"] as? Double == 0)
         let navigate = try #require(found["navigate"] as? [String: Any])
         #expect(navigate["mode"] as? String == "walking")

@@ -32,7 +32,8 @@ struct SQLiteStoreItemAlertTests {
         try store.close()
 
         store = try SQLiteStore(directory: dir)
-        #expect(try await store.items(bucket: gear.id).map { [$0.hidden, $0.alert] } == [[true, true], [true, false]])
+        #expect(
+            try await store.items(bucket: gear.id).map { [$0.hidden, $0.alert] } == [[true, true], [true, false]])
         #expect(try store.loadItemAlerts() == [ItemAlertRecord(item: bike.id, bucket: gear.id, owners: [anna, ben])])
         _ = try await store.updateItem(id: bike.id, changes: ItemChanges(alert: false), by: anna)
         #expect(try store.loadItemAlerts().isEmpty)

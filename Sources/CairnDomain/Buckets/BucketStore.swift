@@ -70,7 +70,9 @@ public struct ItemAlertRecord: Sendable, Equatable {
 
 extension BucketStore {
     /// Creates a bucket with no limit on how many its owner has (fixtures, tests).
-    public func createBucket(name: String, privacy: BucketPrivacy, owner: Int64, at: Int64) async throws -> BucketRecord {
+    public func createBucket(
+        name: String, privacy: BucketPrivacy, owner: Int64, at: Int64
+    ) async throws -> BucketRecord {
         try await createBucket(name: name, privacy: privacy, owner: owner, at: at, limit: .max)
     }
 
