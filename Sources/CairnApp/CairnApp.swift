@@ -105,6 +105,14 @@ public final class CairnApp: Sendable {
                 HTTPMount(
                     prefix: OsmAndEndpoint.path, service: OsmAndEndpoint(ingest: hub.trackerIngest),
                     maxBodyBytes: OsmAndEndpoint.maxBodyBytes),
+                HTTPMount(
+                    prefix: OwnTracksEndpoint.path,
+                    service: OwnTracksEndpoint(ingest: hub.trackerIngest, lookup: hub.trackerLookup),
+                    maxBodyBytes: OwnTracksEndpoint.maxBodyBytes),
+                HTTPMount(
+                    prefix: OverlandEndpoint.path,
+                    service: OverlandEndpoint(ingest: hub.trackerIngest, lookup: hub.trackerLookup),
+                    maxBodyBytes: OverlandEndpoint.maxBodyBytes),
             ])
         // The stats channel, published on each tick, reads what only the transport knows.
         router.transportGauges = { [unowned server = self.server] in TransportGauges(server.transportGauges()) }

@@ -55,6 +55,8 @@ public final class Hub: @unchecked Sendable {
     public let safeZones: SafeZones
     /// Trackers' reports, authenticated and stored off the loop (the HTTP ingest endpoints call it).
     public let trackerIngest: TrackerIngest
+    /// Trackers found by key, and what an OwnTracks device is shown (the HTTP ingest endpoints call it).
+    public let trackerLookup: TrackerLookup
     /// The stats channel.
     public let operations: Operations
     /// Guests' last activity and the purge of inactive guests.
@@ -108,6 +110,7 @@ public final class Hub: @unchecked Sendable {
         trackerIngest = TrackerIngest(
             store: trackers, clock: clock, filters: configuration.ingestFilters,
             committed: { tracker, fix in scheduler.execute { onLoop.moved(tracker, fix) } })
+        trackerLookup = TrackerLookup(store: trackers)
         operations = Operations(
             roles: roles, work: work, clock: clock, sessions: sessions, liveMap: liveMap,
             telemetry: telemetry)

@@ -237,6 +237,11 @@ enum Migrations {
                 t.add(column: "speed_rejections", .integer).notNull().defaults(to: 0)
             }
         }
+        migrator.registerMigration("v13-tracker-key-index") { db in
+            // Overland names its tracker by the key alone (`Authorization: Bearer KEY`): the key's digest is looked
+            // up, and unique (keys are 32 random bytes; the index makes a duplicate impossible rather than unlikely).
+            try db.create(index: "trackers_key_hash", on: "trackers", columns: ["key_hash"], unique: true)
+        }
         return migrator
     }
 

@@ -1,6 +1,7 @@
 // Trackers in SQLite, implementing the domain's `TrackerStore`. The unique device id and the one tracker per item are
 // the table's unique constraints (migration v11), so racing pairings settle in the database; a tracker goes with its
-// item (the foreign key cascades). Only the digest of a key is stored.
+// item (the foreign key cascades). Only the digest of a key is stored, unique and indexed (v13) so Overland's
+// key-only requests find their tracker.
 import CairnDomain
 import Foundation
 import GRDB
@@ -45,6 +46,37 @@ extension SQLiteStore: TrackerStore {
             else { return nil }
             let digest: Data = row["key_hash"]
             return (Self.tracker(row), [UInt8](digest))
+        }
+    }
+
+    public func tracker(keyDigest: [UInt8]) async throws -> TrackerRecord? {
+        try await pool.read { db in
+            try Row.fetchOne(
+                db, sql: "SELECT \(Self.trackerColumns) FROM trackers WHERE key_hash = ?", arguments: [Data(keyDigest)]
+            ).map(Self.tracker)
+        }
+    }
+
+    public func bucketMates(of item: Int64) async throws -> [BucketMate] {
+        // The one query that decides what an OwnTracks device is shown: items of the same bucket only. A condition
+        // that hides an item from it (e.g. a future `hidden` flag) goes in this WHERE.
+        try await pool.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT i.id, i.name, p.lat, p.lon, p.acc, p.alt, p.spd, p.hdg, p.bat, p.ts
+                    FROM items i JOIN trackers t ON t.item_id = i.id JOIN tracker_positions p ON p.tracker_id = t.id
+                    WHERE i.bucket_id = (SELECT bucket_id FROM items WHERE id = ?) AND i.id != ?
+                    ORDER BY i.id
+                    """,
+                arguments: [item, item]
+            ).map { row in
+                BucketMate(
+                    item: row["id"], name: row["name"],
+                    fix: Fix(
+                        lat: row["lat"], lon: row["lon"], acc: row["acc"], alt: row["alt"], spd: row["spd"],
+                        hdg: row["hdg"], bat: row["bat"], ts: row["ts"]))
+            }
         }
     }
 

@@ -175,6 +175,13 @@ public struct Message: Sendable {
         return nested
     }
 
+    /// The text of the array at `key`, brackets included; nil when absent or null (read by `Message+Arrays`).
+    func arrayText(_ key: String) throws(WireError) -> ArraySlice<UInt8>? {
+        guard let field = present(key) else { return nil }
+        guard field.kind == .array else { throw Self.typeError(key, "an array") }
+        return text[field.start..<field.end]
+    }
+
     /// The string value of `key`; throws `bad_request` "missing field 'key'" when absent or null.
     public func requireString(_ key: String) throws(WireError) -> String {
         guard let value = try string(key) else { throw Self.missing(key) }

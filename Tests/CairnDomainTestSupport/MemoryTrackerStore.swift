@@ -43,6 +43,23 @@ public final class MemoryTrackerStore: TrackerStore {
         }
     }
 
+    public func tracker(keyDigest: [UInt8]) async throws -> TrackerRecord? {
+        state.withLock { s in s.trackers.values.first { s.digests[$0.id] == keyDigest } }
+    }
+
+    public func bucketMates(of item: Int64) async throws -> [BucketMate] {
+        let items = self.items.state.withLock { $0.items }
+        guard let bucket = items[item]?.bucket else { return [] }
+        return state.withLock { s in
+            s.trackers.values.compactMap { tracker -> BucketMate? in
+                guard tracker.item != item, let mate = items[tracker.item], mate.bucket == bucket,
+                    let fix = s.fixes[tracker.id]
+                else { return nil }
+                return BucketMate(item: mate.id, name: mate.name, fix: fix)
+            }.sorted { $0.item < $1.item }
+        }
+    }
+
     public func setTrackerActive(id: Int64, active: Bool) async throws -> TrackerRecord? {
         try state.withLock { s in
             if s.failWrites { throw MemoryBucketStore.InjectedFailure() }

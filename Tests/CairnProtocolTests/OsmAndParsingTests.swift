@@ -52,7 +52,7 @@ struct OsmAndParsingTests {
     }
 
     @Test func timesInEveryFormTheAppsUse() throws {
-        func ts(_ text: String) -> Int64? { try? OsmAndEndpoint.timestamp(text) }
+        func ts(_ text: String) -> Int64? { try? IngestNumbers.timestamp(text) }
         #expect(ts("1609459200") == 1_609_459_200_000)
         #expect(ts("1609459200.25") == 1_609_459_200_250)
         #expect(ts("1609459200123") == 1_609_459_200_123)

@@ -54,7 +54,7 @@ struct SQLiteStoreTrackerTests {
         #expect(try await store.unpairTracker(id: other.id) == false)
         #expect(try await store.tracker(id: other.id) == nil)
         // A tracker goes with its item, and with its bucket.
-        let again = try await store.pairTracker(item: bag.id, device: "dev-2", keyDigest: digest, at: 8)
+        let again = try await store.pairTracker(item: bag.id, device: "dev-2", keyDigest: [7, 7, 7], at: 8)
         try await store.deleteItem(id: bike.id)
         #expect(try await store.tracker(id: paired.id) == nil)
         #expect(try await store.trackerFix(tracker: paired.id) == nil)
@@ -101,6 +101,43 @@ struct SQLiteStoreTrackerTests {
         #expect(read.keyDigest == digest && read.record == tracker)
         #expect(try await store.unpairTracker(id: tracker.id))
         #expect(try await store.trackerIngestState(device: "dev-1") == nil)
+        try store.close()
+    }
+
+    @Test func aKeyFindsItsTrackerAndAnItemSeesOnlyTheOtherItemsOfItsBucket() async throws {
+        let dir = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let store = try SQLiteStore(directory: dir)
+        let anna = try await store.createUser(
+            NewUser(username: "anna", name: "anna", passwordHash: nil, isGuest: false, createdAt: 1)
+        ).id
+        let gear = try await store.createBucket(name: "Gear", privacy: .private, owner: anna, at: 2)
+        let other = try await store.createBucket(name: "Other", privacy: .private, owner: anna, at: 2)
+        let bike = try await store.createItem(bucket: gear.id, name: "Bike", note: nil, photo: nil, at: 3)
+        let bag = try await store.createItem(bucket: gear.id, name: "Bag", note: nil, photo: nil, at: 4)
+        let keys = try await store.createItem(bucket: gear.id, name: "Keys", note: nil, photo: nil, at: 4)
+        let car = try await store.createItem(bucket: other.id, name: "Car", note: nil, photo: nil, at: 5)
+        let bikeTracker = try await store.pairTracker(item: bike.id, device: "bike", keyDigest: [1], at: 6)
+        let bagTracker = try await store.pairTracker(item: bag.id, device: "bag", keyDigest: [2], at: 6)
+        _ = try await store.pairTracker(item: keys.id, device: "keys", keyDigest: [3], at: 6)
+        let carTracker = try await store.pairTracker(item: car.id, device: "car", keyDigest: [4], at: 6)
+        #expect(try await store.tracker(keyDigest: [2]) == bagTracker)
+        #expect(try await store.tracker(keyDigest: [9]) == nil)
+        // Key digests are unique: a second tracker with the same one is refused.
+        let map = try await store.createItem(bucket: gear.id, name: "Map", note: nil, photo: nil, at: 7)
+        await #expect(throws: (any Error).self) {
+            try await store.pairTracker(item: map.id, device: "dup", keyDigest: [1], at: 7)
+        }
+        #expect(try await store.item(id: map.id)?.tracker == nil)
+        for (tracker, lat) in [(bikeTracker, 1.0), (bagTracker, 2.0), (carTracker, 3.0)] {
+            #expect(try await store.recordTrackerFix(tracker: tracker.id, fix: Fix(lat: lat, lon: 0, ts: 10)))
+        }
+        // Bike sees Bag (Keys has no position, Car is in another bucket), never itself.
+        #expect(
+            try await store.bucketMates(of: bike.id)
+                == [BucketMate(item: bag.id, name: "Bag", fix: Fix(lat: 2, lon: 0, ts: 10))])
+        #expect(try await store.bucketMates(of: car.id) == [])
+        #expect(try await store.bucketMates(of: 999) == [])
         try store.close()
     }
 }

@@ -20,6 +20,11 @@ public protocol TrackerStore: Sendable {
     func tracker(id: Int64) async throws -> TrackerRecord?
     /// The tracker of a device and the digest of its key, for authenticating its reports.
     func tracker(device: String) async throws -> (record: TrackerRecord, keyDigest: [UInt8])?
+    /// The tracker whose key has this digest (keys are random, so at most one; the store keeps them unique).
+    func tracker(keyDigest: [UInt8]) async throws -> TrackerRecord?
+    /// The items of `item`'s bucket other than `item` whose tracker has a position, with their names, by item id —
+    /// never an item of another bucket (what an OwnTracks device is shown; see `TrackerLookup`).
+    func bucketMates(of item: Int64) async throws -> [BucketMate]
     /// Turns a tracker's reports on or off; nil when it is gone.
     func setTrackerActive(id: Int64, active: Bool) async throws -> TrackerRecord?
     /// Deletes a tracker (and its position); false when it was already gone.

@@ -1,0 +1,61 @@
+// The reads the ingest endpoints make besides the report itself (which `TrackerIngest` authenticates and commits):
+// Overland names a tracker by its key alone, so the tracker is found by the key's digest; OwnTracks messages that
+// carry no position are still authenticated; and an OwnTracks device is answered with where the other items of its
+// item's bucket are. Like `TrackerIngest` it runs off the loop, in the HTTP service's task: every call is a store read.
+//
+// Privacy: `bucketMates` returns only items of the same bucket as the tracker's own item, never users and never
+// anything of another bucket — a tracker is a thing in that bucket, and whoever holds its key sees what the bucket's
+// viewers see of its items, no more. (The store's query is the one place a future "hidden" flag narrows it.)
+
+/// An item's name and latest tracker fix: what an OwnTracks device is shown of the other items of its bucket.
+public struct BucketMate: Sendable, Equatable {
+    /// The item.
+    public var item: Int64
+    /// Its name.
+    public var name: String
+    /// Its tracker's latest fix.
+    public var fix: Fix
+
+    /// Creates the value.
+    public init(item: Int64, name: String, fix: Fix) {
+        self.item = item
+        self.name = name
+        self.fix = fix
+    }
+}
+
+/// Finds trackers by their key and the positions their devices are shown. Safe from any thread.
+public final class TrackerLookup: Sendable {
+    private let store: any TrackerStore
+
+    init(store: any TrackerStore) { self.store = store }
+
+    /// The active tracker whose key is `key`: 401 when there is none, 403 when it is inactive, 503 when the store
+    /// failed.
+    public func tracker(key: String) async throws(IngestRefusal) -> TrackerRecord {
+        guard let digest = Trackers.keyDigest(key) else { throw .badCredentials }
+        let found: TrackerRecord?
+        do { found = try await store.tracker(keyDigest: digest) } catch {
+            hubLogger.error("storage failure: \(error)")
+            throw .unavailable
+        }
+        guard let found else { throw .badCredentials }
+        guard found.active else { throw .inactive }
+        return found
+    }
+
+    /// The active tracker of `device` if `key` is its key (a message with nothing to store still proves who sent it).
+    public func tracker(device: String, key: String) async throws(IngestRefusal) -> TrackerRecord {
+        let found = try await tracker(key: key)
+        guard found.device == device else { throw .badCredentials }
+        return found
+    }
+
+    /// The other items of `item`'s bucket that have a tracker position, by item id (`item` itself left out).
+    public func bucketMates(of item: Int64) async throws(IngestRefusal) -> [BucketMate] {
+        do { return try await store.bucketMates(of: item) } catch {
+            hubLogger.error("storage failure: \(error)")
+            throw .unavailable
+        }
+    }
+}

@@ -1,0 +1,54 @@
+// What the three ingest endpoints (OsmAnd, OwnTracks, Overland) share around their parsers: a parsed position becomes
+// the domain's `PositionReport`, a parsing problem the domain's `IngestRefusal`, and every refusal the same answer —
+// 400 with the reason, 401 with a `WWW-Authenticate` challenge in the scheme the app speaks, 403 for an inactive
+// tracker, 503 with `Retry-After` when the store failed, 405 for a method the endpoint does not take. Bodies of
+// refusals are plain text, one line.
+import CairnDomain
+import CairnLoop
+
+enum IngestReplies {
+    /// The answer to a refusal; `challenge` is the `WWW-Authenticate` value sent with a 401.
+    static func reply(_ refusal: IngestRefusal, challenge: String = #"Basic realm="cairn""#) -> HTTPReply {
+        switch refusal {
+        case .malformed(let reason): text(400, reason + "\n")
+        case .badCredentials: text(401, "unknown device or wrong key\n", headers: [("WWW-Authenticate", challenge)])
+        case .inactive: text(403, "this tracker is not active\n")
+        case .unavailable: text(503, "could not store the report; retry\n", headers: [("Retry-After", "5")])
+        }
+    }
+
+    /// 405, naming the methods the endpoint takes.
+    static func methodNotAllowed(_ allow: String) -> HTTPReply {
+        text(405, "method not allowed\n", headers: [("Allow", allow)])
+    }
+
+    /// A plain-text answer.
+    static func text(_ status: Int, _ body: String, headers: [(name: String, value: String)] = []) -> HTTPReply {
+        HTTPReply(
+            status: status, contentType: "text/plain; charset=utf-8",
+            headers: headers + [("X-Content-Type-Options", "nosniff")], body: .bytes(Array(body.utf8)))
+    }
+
+    /// A 200 with a JSON body.
+    static func json(_ body: [UInt8]) -> HTTPReply {
+        HTTPReply(
+            status: 200, contentType: "application/json", headers: [("Cache-Control", "no-store")], body: .bytes(body))
+    }
+}
+
+extension IngestProblem {
+    /// The domain's refusal for it.
+    var refusal: IngestRefusal {
+        switch self {
+        case .malformed(let reason): .malformed(reason)
+        case .badCredentials: .badCredentials
+        }
+    }
+}
+
+extension IngestFix {
+    /// The position, for the domain to check and store.
+    var report: PositionReport {
+        PositionReport(lat: lat, lon: lon, acc: acc, alt: alt, spd: spd, hdg: hdg, bat: bat, ts: ts)
+    }
+}

@@ -1,0 +1,58 @@
+// `/v1/ingest/owntracks`: OwnTracks in HTTP mode, on the hub's port. `OwnTracksRequest` reads the message (HTTP Basic:
+// user the device id, password the key); a `location` goes to `TrackerIngest`, which authenticates, checks and commits
+// it before the 200. The 200 carries a JSON array: the other items of the tracker's bucket that have a position, as
+// OwnTracks `card` + `location` messages (`OwnTracksFriends`), so the app shows them on its map. Only items of that
+// bucket, never users and never anything of another bucket (`TrackerLookup.bucketMates`).
+//
+// Any other message (transition, waypoint, lwt, card, status, encrypted...) and an empty body store nothing and are
+// answered `[]` once the credentials are checked. Refusals as for every ingest format (`IngestReplies`). If reading
+// the bucket's items fails after the fix was committed, the answer is still 200, with `[]`: the report is stored, and
+// a 503 would only make the app send it again.
+import CairnDomain
+import CairnLoop
+
+/// The HTTP service for OwnTracks messages.
+public struct OwnTracksEndpoint: HTTPService {
+    /// Where it is mounted.
+    public static let path = "/v1/ingest/owntracks"
+    /// The largest message accepted (a card carries a picture).
+    public static let maxBodyBytes = 256 * 1024
+    private static let limits = OwnTracksRequest.limits(maxBodyBytes: maxBodyBytes)
+    private let ingest: TrackerIngest
+    private let lookup: TrackerLookup
+
+    /// Creates the endpoint over the hub's ingest and tracker lookup.
+    public init(ingest: TrackerIngest, lookup: TrackerLookup) {
+        self.ingest = ingest
+        self.lookup = lookup
+    }
+
+    /// A body is read only with Basic credentials present.
+    public func admit(_ request: HTTPRequest) async -> HTTPReply? {
+        guard request.method == "POST" else { return IngestReplies.methodNotAllowed("POST") }
+        guard let basic = request.authorization.flatMap(BasicCredentials.init), !basic.user.isEmpty,
+            !basic.password.isEmpty
+        else { return IngestReplies.reply(.badCredentials) }
+        return nil
+    }
+
+    /// Reads, authenticates and stores one message; answers the bucket's other items.
+    public func handle(_ request: HTTPRequest) async -> HTTPReply {
+        guard request.method == "POST" else { return IngestReplies.methodNotAllowed("POST") }
+        let message: OwnTracksMessage
+        do throws(IngestProblem) {
+            message = try OwnTracksRequest.parse(
+                authorization: request.authorization, body: request.body, limits: Self.limits)
+        } catch { return IngestReplies.reply(error.refusal) }
+        do throws(IngestRefusal) {
+            guard let fix = message.fix else {
+                _ = try await lookup.tracker(device: message.device, key: message.key)
+                return IngestReplies.json(Array("[]".utf8))
+            }
+            let receipt = try await ingest.report(
+                TrackerReport(device: message.device, key: message.key, position: fix.report))
+            let mates = (try? await lookup.bucketMates(of: receipt.tracker.item)) ?? []
+            return IngestReplies.json(OwnTracksFriends.encode(mates))
+        } catch { return IngestReplies.reply(error) }
+    }
+}
