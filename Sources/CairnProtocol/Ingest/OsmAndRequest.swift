@@ -6,7 +6,9 @@
 // Units as the apps send them: `speed` in knots (converted to m/s), `bearing` or `heading` in degrees, `altitude` and
 // `accuracy` in metres, `batt` in percent, `timestamp` as epoch seconds, epoch milliseconds or ISO 8601. The device
 // id is `id` (or `deviceid`), the key `key`; or both as HTTP Basic (user: device id, password: key).
+#if canImport(CairnWire)  // the fuzz targets compile these files and CairnWire as one module
 import CairnWire
+#endif
 
 enum OsmAndRequest {
     /// The report in a request, or why it is refused (credentials are checked only for being present).

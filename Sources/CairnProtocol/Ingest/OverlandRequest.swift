@@ -5,7 +5,9 @@
 // batch is read or none of it: the first malformed point refuses the request, named by its place in the batch.
 // `device_id` is not read: the key alone names the tracker. Pure: request fields in, plain values out, so the fuzz
 // target compiles it without the domain.
+#if canImport(CairnWire)  // the fuzz targets compile these files and CairnWire as one module
 import CairnWire
+#endif
 
 /// One Overland batch, read.
 struct OverlandBatch: Equatable, Sendable {
