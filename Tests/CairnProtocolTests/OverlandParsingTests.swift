@@ -75,7 +75,8 @@ struct OverlandParsingTests {
         let batch = try parse(body)
         #expect(
             batch.fixes == [
-                IngestFix(lat: 1, lon: 2, ts: 1_609_459_210_000), IngestFix(lat: 3, lon: 4, hdg: 0, ts: 1_609_459_200_000),
+                IngestFix(lat: 1, lon: 2, ts: 1_609_459_210_000),
+                IngestFix(lat: 3, lon: 4, hdg: 0, ts: 1_609_459_200_000),
             ])
         #expect(batch.current == IngestFix(lat: 5, lon: 6, ts: 1_609_459_220_500))
         #expect(try parse(#"{"locations":[]}"#).fixes == [])

@@ -51,7 +51,8 @@ extension ServerIntegration {
             let now = Int(Date().timeIntervalSince1970)
             let batch =
                 #"{"locations":[\#(Self.point(13.40, 52.50, Self.iso(now - 30))),"#
-                + #"\#(Self.point(13.42, 52.52, Self.iso(now - 10))),\#(Self.point(13.41, 52.51, Self.iso(now - 20)))]}"#
+                + #"\#(Self.point(13.42, 52.52, Self.iso(now - 10))),"#
+                + #"\#(Self.point(13.41, 52.51, Self.iso(now - 20)))]}"#
             let ok = try Self.post(hub, batch, key: tracker.key)
             #expect(ok.status == 200 && String(decoding: ok.body, as: UTF8.self) == #"{"result":"ok"}"#)
             let latest = try #require(try await hub.app.store.trackerFix(tracker: Int64(tracker.id)))

@@ -70,7 +70,8 @@ extension ServerIntegration {
             #expect(array[0]["name"] as? String == "Keys" && array[0]["tid"] as? String == tid)
             #expect(array[1]["tid"] as? String == tid && array[1]["topic"] as? String == "owntracks/cairn/item\(keys)")
             #expect(array[1]["lat"] as? Double == 48.86 && array[1]["lon"] as? Double == 2.35)
-            #expect(array[1]["tst"] as? Int == now - 120 && array[1]["acc"] as? Int == 8 && array[1]["batt"] as? Int == 40)
+            #expect(
+                array[1]["tst"] as? Int == now - 120 && array[1]["acc"] as? Int == 8 && array[1]["batt"] as? Int == 40)
             #expect(array[1]["vel"] as? Int == Int((2 * 1852.0 / 3600 * 3.6).rounded()))
             #expect(!String(decoding: reply.body, as: UTF8.self).contains("Car"))
 

@@ -1,8 +1,8 @@
 // What the ingest parsers produce, as plain values: the files under Ingest/ read request bytes into these and import
-// nothing but CairnWire, so the fuzz targets (fuzz/run-ingest.sh) compile exactly them with CairnWire's sources, without
-// the domain. The HTTP endpoints turn an `IngestFix` into the domain's `PositionReport` and an `IngestProblem` into
-// its `IngestRefusal`. Numbers and times that every format reads (a decimal in a form field, epoch seconds or
-// milliseconds or ISO 8601) are read here once.
+// nothing but CairnWire, so the fuzz targets (fuzz/run-ingest.sh) compile exactly them with CairnWire's sources,
+// without the domain. The HTTP endpoints turn an `IngestFix` into the domain's `PositionReport` and an
+// `IngestProblem` into its `IngestRefusal`. Numbers and times that every format reads (a decimal in a form field,
+// epoch seconds or milliseconds or ISO 8601) are read here once.
 
 /// One position as an app sent it, in the contract's units (m/s, degrees, metres, percent, ms since the epoch); not
 /// yet checked against the contract's ranges (the domain does that).

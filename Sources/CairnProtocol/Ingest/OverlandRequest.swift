@@ -44,7 +44,9 @@ enum OverlandRequest {
         }
         let points: [Message]
         do {
-            guard let found = try message.objects("locations") else { throw IngestProblem.malformed("missing 'locations'") }
+            guard let found = try message.objects("locations") else {
+                throw IngestProblem.malformed("missing 'locations'")
+            }
             points = found
         } catch let problem as IngestProblem {
             throw problem
