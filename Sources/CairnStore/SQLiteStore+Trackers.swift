@@ -58,15 +58,15 @@ extension SQLiteStore: TrackerStore {
     }
 
     public func bucketMates(of item: Int64) async throws -> [BucketMate] {
-        // The one query that decides what an OwnTracks device is shown: items of the same bucket only. A condition
-        // that hides an item from it (e.g. a future `hidden` flag) goes in this WHERE.
+        // The one query that decides what an OwnTracks device is shown: items of the same bucket only, and of those
+        // not the hidden ones (a hidden item's position is for the bucket's owners, and a tracker is not an owner).
         try await pool.read { db in
             try Row.fetchAll(
                 db,
                 sql: """
                     SELECT i.id, i.name, p.lat, p.lon, p.acc, p.alt, p.spd, p.hdg, p.bat, p.ts
                     FROM items i JOIN trackers t ON t.item_id = i.id JOIN tracker_positions p ON p.tracker_id = t.id
-                    WHERE i.bucket_id = (SELECT bucket_id FROM items WHERE id = ?) AND i.id != ?
+                    WHERE i.bucket_id = (SELECT bucket_id FROM items WHERE id = ?) AND i.id != ? AND NOT i.hidden
                     ORDER BY i.id
                     """,
                 arguments: [item, item]

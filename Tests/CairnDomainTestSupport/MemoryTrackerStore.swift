@@ -52,7 +52,7 @@ public final class MemoryTrackerStore: TrackerStore {
         guard let bucket = items[item]?.bucket else { return [] }
         return state.withLock { s in
             s.trackers.values.compactMap { tracker -> BucketMate? in
-                guard tracker.item != item, let mate = items[tracker.item], mate.bucket == bucket,
+                guard tracker.item != item, let mate = items[tracker.item], mate.bucket == bucket, !mate.hidden,
                     let fix = s.fixes[tracker.id]
                 else { return nil }
                 return BucketMate(item: mate.id, name: mate.name, fix: fix)

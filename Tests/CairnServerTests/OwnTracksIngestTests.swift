@@ -1,8 +1,9 @@
 // OwnTracks HTTP mode over real HTTP on the hub's port: a location as the app posts it (HTTP Basic, the booklet's
 // JSON) is stored before the 200, pushed as `item.pos` to a viewer who watches items, and answered with the other items
 // of the tracker's bucket as OwnTracks card + location messages — never the item itself, an item without a position,
-// or anything of another bucket. Other message types and empty bodies store nothing and get `[]`; a malformed body is
-// 400, bad credentials 401 with a Basic challenge, an inactive tracker 403, and none of them changes anything.
+// a hidden item, or anything of another bucket. Other message types and empty bodies store nothing and get `[]`; a
+// malformed body is 400, bad credentials 401 with a Basic challenge, an inactive tracker 403, and none of them changes
+// anything.
 import CairnDomain
 import CairnTestSupport
 import Foundation
@@ -35,11 +36,17 @@ extension ServerIntegration {
             let keys = try hub.item(alice.0, bucket: gear, "Keys")
             _ = try hub.item(alice.0, bucket: gear, "Bag")  // no tracker, so no position
             let car = try hub.item(alice.0, bucket: other, "Car")
+            let wallet = try hub.item(alice.0, bucket: gear, "Wallet")  // hidden: for the bucket's owners only
             let phone = try hub.activeTracker(alice.0, item: bike, device: "phone-1")
             let keysTracker = try hub.activeTracker(alice.0, item: keys, device: "keys-1")
             let carTracker = try hub.activeTracker(alice.0, item: car, device: "car-1")
+            let walletTracker = try hub.activeTracker(alice.0, item: wallet, device: "wallet-1")
+            _ = try alice.0.requestOK("item.update", ["item": wallet, "hidden": true])
             let now = Int(Date().timeIntervalSince1970)
-            for (device, key, lat) in [("keys-1", keysTracker.key, 48.86), ("car-1", carTracker.key, 40.0)] {
+            for (device, key, lat) in [
+                ("keys-1", keysTracker.key, 48.86), ("car-1", carTracker.key, 40.0),
+                ("wallet-1", walletTracker.key, 48.9),
+            ] {
                 let r = try HTTPClient.get(
                     port: hub.port,
                     path: "/v1/ingest/osmand?id=\(device)&key=\(key)&lat=\(lat)&lon=2.35&timestamp=\(now - 120)"
@@ -63,7 +70,8 @@ extension ServerIntegration {
             // Pushed to the viewer who watches items.
             let pushed = try bob.0.nextEvent("item.pos")
             #expect(pushed["item"] as? Int == bike && pushed["lat"] as? Double == 48.85833)
-            // Answered with Keys only: not Bike itself, not Bag (no position), not Car (another bucket).
+            // Answered with Keys only: not Bike itself, not Bag (no position), not Car (another bucket), not Wallet
+            // (hidden).
             let array = try #require(try JSONSerialization.jsonObject(with: Data(reply.body)) as? [[String: Any]])
             #expect(array.map { $0["_type"] as? String } == ["card", "location"])
             let tid = String(keys, radix: 36, uppercase: true)
@@ -74,6 +82,7 @@ extension ServerIntegration {
                 array[1]["tst"] as? Int == now - 120 && array[1]["acc"] as? Int == 8 && array[1]["batt"] as? Int == 40)
             #expect(array[1]["vel"] as? Int == Int((2 * 1852.0 / 3600 * 3.6).rounded()))
             #expect(!String(decoding: reply.body, as: UTF8.self).contains("Car"))
+            #expect(!String(decoding: reply.body, as: UTF8.self).contains("Wallet"))
 
             // The Car's tracker is answered with nothing of Gear: its bucket has no other item with a position.
             let carReply = try Self.post(

@@ -138,6 +138,11 @@ struct SQLiteStoreTrackerTests {
                 == [BucketMate(item: bag.id, name: "Bag", fix: Fix(lat: 2, lon: 0, ts: 10))])
         #expect(try await store.bucketMates(of: car.id) == [])
         #expect(try await store.bucketMates(of: 999) == [])
+        // A hidden item's position is for the bucket's owners only: no tracker is shown it.
+        _ = try await store.updateItem(id: bag.id, changes: ItemChanges(hidden: true), by: anna)
+        #expect(try await store.bucketMates(of: bike.id) == [])
+        _ = try await store.updateItem(id: bag.id, changes: ItemChanges(hidden: false), by: anna)
+        #expect(try await store.bucketMates(of: bike.id).map(\.item) == [bag.id])
         try store.close()
     }
 }

@@ -5,7 +5,8 @@
 //
 // Privacy: `bucketMates` returns only items of the same bucket as the tracker's own item, never users and never
 // anything of another bucket — a tracker is a thing in that bucket, and whoever holds its key sees what the bucket's
-// viewers see of its items, no more. (The store's query is the one place a future "hidden" flag narrows it.)
+// viewers see of its items, no more; a hidden item (its position for the bucket's owners only) is left out too. The
+// store's `bucketMates` query is the one place that decides it.
 
 /// An item's name and latest tracker fix: what an OwnTracks device is shown of the other items of its bucket.
 public struct BucketMate: Sendable, Equatable {
@@ -51,7 +52,8 @@ public final class TrackerLookup: Sendable {
         return found
     }
 
-    /// The other items of `item`'s bucket that have a tracker position, by item id (`item` itself left out).
+    /// The other items of `item`'s bucket that have a tracker position and are not hidden, by item id (`item` itself
+    /// left out).
     public func bucketMates(of item: Int64) async throws(IngestRefusal) -> [BucketMate] {
         do { return try await store.bucketMates(of: item) } catch {
             hubLogger.error("storage failure: \(error)")

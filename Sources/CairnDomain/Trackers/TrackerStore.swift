@@ -22,8 +22,8 @@ public protocol TrackerStore: Sendable {
     func tracker(device: String) async throws -> (record: TrackerRecord, keyDigest: [UInt8])?
     /// The tracker whose key has this digest (keys are random, so at most one; the store keeps them unique).
     func tracker(keyDigest: [UInt8]) async throws -> TrackerRecord?
-    /// The items of `item`'s bucket other than `item` whose tracker has a position, with their names, by item id —
-    /// never an item of another bucket (what an OwnTracks device is shown; see `TrackerLookup`).
+    /// The items of `item`'s bucket other than `item` whose tracker has a position and that are not hidden, with
+    /// their names, by item id — never an item of another bucket (what an OwnTracks device is shown; `TrackerLookup`).
     func bucketMates(of item: Int64) async throws -> [BucketMate]
     /// Turns a tracker's reports on or off; nil when it is gone.
     func setTrackerActive(id: Int64, active: Bool) async throws -> TrackerRecord?
