@@ -75,7 +75,7 @@ struct FindItemOpsTests {
 
     @Test func itemsCarryHiddenAndAlertAndOnlyOwnersSwitchThem() async throws {
         let (h, item, _) = try await setting()
-        let got = try await op(h, 1, #""item.update","item":\#(item),"hidden":true,"alert":true"#, jobs: 1)
+        let got = try await op(h, 1, #""item.update","item":\#(item),"hidden":true,"alert":true"#, jobs: 2)
         let object = try #require(got["item"] as? [String: Any])
         #expect(object["hidden"] as? Bool == true && object["alert"] as? Bool == true)
         let refused = try await op(h, 2, #""item.update","item":\#(item),"hidden":false"#)

@@ -70,6 +70,21 @@ struct OsmAndParsingTests {
                 == true)
     }
 
+    @Test func validFalseMarksTheFixForTheInvalidFilter() throws {
+        let base = "id=a&key=k&lat=1&lon=2"
+        #expect(try #require(parse(base)).markedInvalid.isEmpty)
+        #expect(try #require(parse(base + "&valid=true")).markedInvalid.isEmpty)
+        #expect(try #require(parse(base + "&valid=1")).markedInvalid.isEmpty)
+        #expect(try #require(parse(base + "&valid=false")).markedInvalid == [0])
+        #expect(try #require(parse(base + "&valid=FALSE")).markedInvalid == [0])
+        #expect(try #require(parse(base + "&valid=0")).markedInvalid == [0])
+        guard case .malformed(let reason) = refusal(base + "&valid=maybe") else {
+            Issue.record("valid=maybe was not refused")
+            return
+        }
+        #expect(reason.contains("valid"))
+    }
+
     @Test func malformedValuesAreRefusedWithAReason() {
         for bad in [
             "id=a&key=k&lat=1", "id=a&key=k&lat=1&lon=east", "id=a&key=k&location=1;2", "id=a&key=k&lat=inf&lon=2",

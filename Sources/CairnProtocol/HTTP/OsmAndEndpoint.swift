@@ -39,8 +39,9 @@ public struct OsmAndEndpoint: HTTPService {
             let parsed = try OsmAndRequest.parse(
                 method: request.method, query: request.query, contentType: request.contentType,
                 authorization: request.authorization, body: request.body)
-            return .success(
-                TrackerReport(device: parsed.device, key: parsed.key, positions: parsed.fixes.map(\.report)))
+            var report = TrackerReport(device: parsed.device, key: parsed.key, positions: parsed.fixes.map(\.report))
+            report.markedInvalid = Set(parsed.fixes.indices.filter { parsed.fixes[$0].markedInvalid })
+            return .success(report)
         } catch { return .failure(error.refusal) }
     }
 }

@@ -15,6 +15,8 @@ struct IngestFix: Equatable, Sendable {
     var hdg: Double?
     var bat: Double?
     var ts: Int64?
+    /// The device says this is not a valid fix (OsmAnd's `valid=false`): the ingest's `invalid` filter drops it.
+    var markedInvalid = false
 }
 
 /// Why a request could not be read.

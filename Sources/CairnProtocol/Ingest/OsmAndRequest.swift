@@ -5,7 +5,8 @@
 //
 // Units as the apps send them: `speed` in knots (converted to m/s), `bearing` or `heading` in degrees, `altitude` and
 // `accuracy` in metres, `batt` in percent, `timestamp` as epoch seconds, epoch milliseconds or ISO 8601. The device
-// id is `id` (or `deviceid`), the key `key`; or both as HTTP Basic (user: device id, password: key).
+// id is `id` (or `deviceid`), the key `key`; or both as HTTP Basic (user: device id, password: key). `valid=false`
+// (a device without a satellite fix, as Traccar reads it) marks the fix for the ingest's `invalid` filter.
 #if canImport(CairnWire)  // the fuzz targets compile these files and CairnWire as one module
 import CairnWire
 #endif
@@ -70,6 +71,13 @@ enum OsmAndRequest {
         fix.acc = try params["accuracy"].map { s throws(IngestProblem) in try N.number("accuracy", s) }
         fix.bat = try params["batt"].map { s throws(IngestProblem) in try N.number("batt", s) }
         fix.ts = try params["timestamp"].map { s throws(IngestProblem) in try N.timestamp(s) }
+        if let valid = params["valid"] {
+            switch valid.lowercased() {
+            case "true", "1": break
+            case "false", "0": fix.markedInvalid = true
+            default: throw .malformed("parameter 'valid' must be true or false")
+            }
+        }
         return fix
     }
 
