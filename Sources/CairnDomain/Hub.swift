@@ -167,6 +167,8 @@ public final class Hub: @unchecked Sendable {
             relics.purged(purge.relics)
             liveMap.forget(users: purge.users)
             safeZones.forget(users: purge.users)
+            trackers.itemsGone(purge.items)  // buckets that lost every owner went with their items
+            trackers.ownersGone(purge.users)  // co-owned buckets stay; the purged owners are no longer alerted
         }
         work.idle = { [unowned self] in self.finishDrainIfIdle() }
     }

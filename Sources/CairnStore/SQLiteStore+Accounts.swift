@@ -89,7 +89,7 @@ extension SQLiteStore: AccountStore {
         var after: Int64 = 0
         while true {
             let from = after
-            let (found, last, relics) = try await pool.write { db -> ([Int64], Int64?, [Int64]) in
+            let (found, last, relics, items) = try await pool.write { db -> ([Int64], Int64?, [Int64], [Int64]) in
                 let candidates = try Int64.fetchAll(
                     db,
                     sql: """
@@ -97,18 +97,28 @@ extension SQLiteStore: AccountStore {
                         """, arguments: [cutoff, from, batch])
                 let next = candidates.count < batch ? nil : candidates.last
                 let ids = candidates.filter { !sparing.contains($0) }
-                guard !ids.isEmpty else { return ([], next, []) }
+                guard !ids.isEmpty else { return ([], next, [], []) }
                 let list = Array(repeating: "?", count: ids.count).joined(separator: ",")
                 let arguments = StatementArguments(ids)
                 let relics = try Int64.fetchAll(
                     db, sql: "SELECT id FROM relics WHERE creator_id IN (\(list))",
                     arguments: arguments)
+                // Buckets whose every owner goes (the last-owner trigger deletes them, their items with them).
+                let items = try Int64.fetchAll(
+                    db,
+                    sql: """
+                        SELECT id FROM items WHERE bucket_id IN (
+                          SELECT bucket_id FROM bucket_members WHERE role = 'owner' GROUP BY bucket_id
+                          HAVING COUNT(*) = SUM(user_id IN (\(list))))
+                        ORDER BY id
+                        """, arguments: arguments)
                 try db.execute(sql: "DELETE FROM share_rules WHERE viewer_id IN (\(list))", arguments: arguments)
                 try db.execute(sql: "DELETE FROM users WHERE id IN (\(list))", arguments: arguments)
-                return (ids, next, relics)
+                return (ids, next, relics, items)
             }
             purge.users += found
             purge.relics += relics
+            purge.items += items
             guard let last else { return purge }
             after = last
         }

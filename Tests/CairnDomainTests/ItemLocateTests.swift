@@ -135,6 +135,27 @@ struct ItemLocateTests {
         #expect(f.alerts.isEmpty)
     }
 
+    @Test func theGuestPurgeForgetsItemsOfBucketsItTookAndPurgedOwners() async throws {
+        let f = try await FindItemHarness()
+        _ = try await f.call { f.h.hub.buckets.share(f.alice, bucket: f.bucket, user: 4, role: "owner", $0) }.get()
+        _ = try await f.update(f.alice, ItemChanges(alert: true)).get()
+        try await f.bikeAt(north: 0)
+        f.arrive(1, north: 500)
+        f.arrive(4, north: 500)
+        #expect(f.h.hub.trackers.leftBehindPairs == 2)
+        // Dan's account is purged; Gear keeps Alice as owner, so the Bike stays and only Dan's pair goes.
+        f.h.hub.guestExpiry.purged?(GuestPurge(users: [4]))
+        #expect(f.h.hub.trackers.leftBehindPairs == 1)
+        #expect(f.h.hub.trackers.position(of: f.item) != nil)
+        f.wait(120_000)
+        #expect(f.alerts.map(\.users) == [[1]])
+        // Gear's last owner is purged: the store deleted the bucket and reports its items; memory forgets them.
+        f.h.hub.guestExpiry.purged?(GuestPurge(users: [1], items: [f.item]))
+        #expect(f.h.hub.trackers.position(of: f.item) == nil)
+        #expect(f.h.hub.trackers.items(within: 100, of: try #require(GeoPointFactory.point(48, 2))).isEmpty)
+        #expect(f.h.hub.trackers.leftBehindPairs == 0)
+    }
+
     @Test func bucketsPerUserAndItemsPerBucketAreLimited() async throws {
         let f = try await FindItemHarness { c in
             c.bucketsPerUser = 2

@@ -111,6 +111,30 @@ struct SQLiteStoreGuestPurgeTests {
         #expect(try await store.user(id: member) != nil)
     }
 
+    @Test func bucketsThatLoseEveryOwnerGoWithTheirItemsAndAreReported() async throws {
+        let dir = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let store = try SQLiteStore(directory: dir)
+        defer { try? store.close() }
+        func make(_ name: String, guest: Bool) async throws -> Int64 {
+            try await store.createUser(
+                NewUser(
+                    username: name, name: name, passwordHash: guest ? nil : "x", isGuest: guest, createdAt: 100)
+            ).id
+        }
+        let guest = try await make("guest_a", guest: true)
+        let member = try await make("member", guest: false)
+        let alone = try await store.createBucket(name: "Mine", privacy: .private, owner: guest, at: 1, limit: 10)
+        let shared = try await store.createBucket(name: "Ours", privacy: .private, owner: guest, at: 1, limit: 10)
+        _ = try await store.setMember(bucket: shared.id, user: member, role: .owner)
+        let lost = try await store.createItem(bucket: alone.id, name: "Keys", note: nil, photo: nil, at: 2, limit: 10)
+        let kept = try await store.createItem(bucket: shared.id, name: "Bike", note: nil, photo: nil, at: 2, limit: 10)
+        let purge = try await store.purgeGuests(seenBefore: 1_000, sparing: [])
+        #expect(purge.users == [guest] && purge.items == [lost.id])
+        #expect(try await store.item(id: lost.id) == nil)
+        #expect(try await store.item(id: kept.id) != nil)
+    }
+
     @Test func manyGuestsArePurgedInBatchesPastSparedOnes() async throws {
         let dir = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }

@@ -50,11 +50,14 @@ public struct GuestPurge: Sendable, Equatable {
     public var users: [Int64]
     /// The relics those guests had created, deleted with them.
     public var relics: [Int64]
+    /// The items of buckets whose every owner was purged: the buckets went, and their items with them.
+    public var items: [Int64]
 
     /// Creates the value.
-    public init(users: [Int64] = [], relics: [Int64] = []) {
+    public init(users: [Int64] = [], relics: [Int64] = [], items: [Int64] = []) {
         self.users = users
         self.relics = relics
+        self.items = items
     }
 }
 

@@ -34,6 +34,18 @@ extension Trackers {
         }
     }
 
+    /// Accounts are gone (the guest purge): they are no longer owners of any alerted item.
+    func ownersGone(_ users: [Int64]) {
+        for user in users {
+            guard let items = alertsOf[user] else { continue }
+            for item in items.sorted() {
+                guard var record = alerting[item] else { continue }
+                record.owners.remove(user)
+                startAlerting(record)
+            }
+        }
+    }
+
     /// An owner moved: each of their alerted items is looked at.
     func ownerMoved(_ owner: Int64, now: Int64) {
         guard let items = alertsOf[owner] else { return }
