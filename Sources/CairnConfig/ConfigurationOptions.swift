@@ -379,7 +379,7 @@ public enum ConfigurationOptions {
         // [items]
         .integer(
             "items.buckets_per_user", flag: "buckets-per-user", default: 200, range: 1...1_000_000, unit: "buckets",
-            help: "Buckets one user may create and own; bucket.create beyond it is refused with bad_request."
+            help: "Buckets one user may own (created or co-owned); bucket.create beyond it is refused with bad_request."
         ) { $0.hub.bucketsPerUser = $1 },
         .integer(
             "items.per_bucket", flag: "items-per-bucket", default: 1_000, range: 1...1_000_000, unit: "items",

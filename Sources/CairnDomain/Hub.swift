@@ -110,7 +110,7 @@ public final class Hub: @unchecked Sendable {
         trackerIngest = TrackerIngest(
             store: trackers, clock: clock, filters: configuration.ingestFilters,
             committed: { tracker, fix in scheduler.execute { onLoop.moved(tracker, fix) } })
-        trackerLookup = TrackerLookup(store: trackers)
+        trackerLookup = TrackerLookup(store: trackers, counters: trackerIngest.counters)
         operations = Operations(
             roles: roles, work: work, clock: clock, sessions: sessions, liveMap: liveMap,
             telemetry: telemetry)
@@ -154,7 +154,8 @@ public final class Hub: @unchecked Sendable {
             relics.roam(user, to: point, now: now)
             trackers.ownerMoved(user, now: now)  // items they may have left behind
         }
-        trackers.userFix = { user in liveMap.fix(of: user) }
+        trackers.userFix = { user in liveMap.fix(of: user) }  // the caller's own position, for item.locate
+        trackers.ownerFix = { user in liveMap.trustedFix(of: user) }  // left behind believes trusted positions only
         let safeZones = self.safeZones
         trackers.shelters = { owner, point in safeZones.shelters(owner, point) }
         buckets.itemsGone = { items in trackers.itemsGone(items) }

@@ -141,8 +141,10 @@ extension SQLiteStore: TrackerStore {
     public func recordTrackerIngest(tracker: Int64, fix: Fix?, speedRejections: Int) async throws -> Bool {
         try await pool.write { db in
             try db.execute(
-                sql: "UPDATE trackers SET speed_rejections = ? WHERE id = ?", arguments: [speedRejections, tracker])
-            guard let fix, db.changesCount > 0 else { return false }
+                sql: "UPDATE trackers SET speed_rejections = ? WHERE id = ? AND active",
+                arguments: [speedRejections, tracker])
+            guard db.changesCount > 0 else { throw TrackerStoreError.notActive }
+            guard let fix else { return false }
             return try Self.upsertTrackerFix(db, tracker: tracker, fix: fix)
         }
     }

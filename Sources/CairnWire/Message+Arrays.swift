@@ -5,9 +5,13 @@
 
 extension Message {
     /// The elements of the array at `key`, which must all be objects, each as its own Message (no id/op rules, no
-    /// field-count limit); nil when absent or null. Throws `bad_request` naming `key` for any other element.
-    public func objects(_ key: String) throws(WireError) -> [Message]? {
+    /// field-count limit); nil when absent or null. Throws `bad_request` naming `key` for any other element, and for
+    /// more than `limit` elements — counted before any is parsed, so a body of a million `{}` costs one scan.
+    public func objects(_ key: String, limit: Int = .max) throws(WireError) -> [Message]? {
         guard let text = try arrayText(key) else { return nil }
+        guard Self.count(of: text, atMost: limit) else {
+            throw .badRequest("field '\(key)' holds more than \(limit) elements")
+        }
         var nestedLimits = limits
         nestedLimits.maxFields = .max
         var out: [Message] = []
@@ -38,6 +42,38 @@ extension Message {
             out.append(value)
         }
         return out
+    }
+
+    /// True when a validated array text holds at most `limit` elements (top-level commas, without splitting it).
+    static func count(of text: ArraySlice<UInt8>, atMost limit: Int) -> Bool {
+        guard limit < .max else { return true }
+        var commas = 0
+        var depth = 0
+        var inString = false
+        var i = text.startIndex + 1
+        let end = text.endIndex - 1
+        var empty = true
+        while i < end {
+            let c = text[i]
+            if inString {
+                if c == UInt8(ascii: "\\") { i += 1 } else if c == UInt8(ascii: "\"") { inString = false }
+            } else {
+                switch c {
+                case UInt8(ascii: "\""): inString = true
+                case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
+                case UInt8(ascii: "}"), UInt8(ascii: "]"): depth -= 1
+                case UInt8(ascii: ","):
+                    if depth == 0 {
+                        commas += 1
+                        if commas >= limit { return false }
+                    }
+                default: break
+                }
+                if c != 32 && c != 9 && c != 10 && c != 13 { empty = false }
+            }
+            i += 1
+        }
+        return empty || commas + 1 <= limit
     }
 
     /// The elements of a validated array text (`[` … `]`), each without surrounding whitespace.

@@ -105,7 +105,7 @@ public final class MemoryTrackerStore: TrackerStore {
     public func recordTrackerIngest(tracker: Int64, fix: Fix?, speedRejections: Int) async throws -> Bool {
         try state.withLock { s in
             if s.failWrites { throw MemoryBucketStore.InjectedFailure() }
-            guard s.trackers[tracker] != nil else { return false }
+            guard s.trackers[tracker]?.active == true else { throw TrackerStoreError.notActive }
             s.speedRejections[tracker] = speedRejections
             guard let fix else { return false }
             if let stored = s.fixes[tracker], stored.ts > fix.ts { return false }

@@ -42,6 +42,15 @@ struct LeftBehindTests {
         #expect(f.alerts.count == 1)
     }
 
+    @Test func anUntrustedOwnerFixCannotRaiseTheAlarm() async throws {
+        let f = try await scene()
+        f.walk(1, north: 1_000_000)  // 1,000 km in 10 s: reported, but not trusted
+        try await f.bikeAt(north: 1)  // the item reports: it is compared with Alice's trusted position, at home
+        f.wait(120_000)
+        #expect(f.alerts.isEmpty)
+        #expect(f.h.hub.trackers.leftBehindPairs == 0)
+    }
+
     @Test func comingBackDuringTheGraceTimeCancelsIt() async throws {
         let f = try await scene()
         f.walk(1, north: 300)  // far at t

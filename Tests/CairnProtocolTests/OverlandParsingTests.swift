@@ -88,6 +88,10 @@ struct OverlandParsingTests {
 
     @Test func aMalformedPointRefusesTheBatchNamingIt() {
         let good = Self.point(2, 1, "2021-01-01T00:00:00Z")
+        #expect(OverlandRequest.maxPoints == TrackerIngest.batchLimit)
+        let tooMany =
+            #"{"locations":["# + Array(repeating: "{}", count: OverlandRequest.maxPoints + 1).joined(separator: ",")
+            + "]}"
         let cases: [(String, String)] = [
             ("{", "not an Overland batch"), ("[]", "not an Overland batch"), (#"{"trip":{}}"#, "missing 'locations'"),
             (#"{"locations":{}}"#, "'locations'"), (#"{"locations":[1]}"#, "'locations'"),
@@ -99,6 +103,7 @@ struct OverlandParsingTests {
             (#"{"locations":[{"geometry":{"type":"Point","coordinates":[1,2]},"properties":{}}]}"#, "timestamp"),
             (#"{"locations":[\#(Self.point(2, 1, "2021-01-01T00:00:00Z", extra: #","speed":"fast""#))]}"#, "point 1"),
             (#"{"locations":[\#(good)],"current":{"geometry":null}}"#, "'current'"),
+            (tooMany, "more than \(OverlandRequest.maxPoints)"),
         ]
         for (body, named) in cases {
             do {
@@ -149,9 +154,20 @@ struct OverlandParsingTests {
         let ok = await send(Self.readme, key: key)
         #expect(ok.0 == 200 && ok.1 == #"{"result":"ok"}"#)
         #expect(h.trackers.state.withLock { $0.fixes.values.first?.lat } == 37.3318)
+        // `current` repeating the batch's newest point is not sent again (it would count as a duplicate).
+        let point = Self.point(2, 1, "2021-01-01T00:00:00Z")
+        let repeated = await send(#"{"locations":[\#(point)],"current":\#(point)}"#, key: key)
+        #expect(repeated.0 == 200 && h.hub.trackerIngest.counts.dropped[.duplicate, default: 0] == 0)
         #expect(await endpoint.admit(HTTPRequest(method: "PUT", path: "/v1/ingest/overland"))?.status == 405)
+        let refusedBefore = h.hub.trackerIngest.counts.refused
         let noKey = await endpoint.admit(HTTPRequest(method: "POST", path: "/v1/ingest/overland"))
         #expect(noKey?.status == 401)
+        #expect(await send(Self.readme, key: key + "x").0 == 401)  // refused by the lookup, in admit
+        #expect(await send("{", key: key).0 == 400)
+        // Every refusal is counted once, wherever it was made: the missing key, the unknown key, the broken body.
+        let refused = h.hub.trackerIngest.counts.refused
+        #expect(refused["credentials", default: 0] - refusedBefore["credentials", default: 0] == 2)
+        #expect(refused["malformed", default: 0] - refusedBefore["malformed", default: 0] == 1)
         #expect(noKey?.headers.first { $0.name == "WWW-Authenticate" }?.value.hasPrefix("Bearer") == true)
     }
 }

@@ -80,6 +80,13 @@ struct SQLiteStoreTrackerTests {
         let fresh = try #require(try await store.trackerIngestState(device: "dev-1"))
         #expect(fresh == TrackerIngestState(record: tracker, keyDigest: digest, latest: nil, speedRejections: 0))
         #expect(try await store.trackerIngestState(device: "nobody") == nil)
+        // An inactive tracker's report writes nothing: the active check is part of the write.
+        await #expect(throws: TrackerStoreError.notActive) {
+            try await store.recordTrackerIngest(
+                tracker: tracker.id, fix: Fix(lat: 1, lon: 1, ts: 9), speedRejections: 1)
+        }
+        #expect(try await store.trackerFix(tracker: tracker.id) == nil)
+        let active = try #require(try await store.setTrackerActive(id: tracker.id, active: true))
         // Only the count: no fix to store.
         #expect(try await store.recordTrackerIngest(tracker: tracker.id, fix: nil, speedRejections: 2) == false)
         let fix = Fix(lat: 1, lon: 2, acc: 5, alt: 30, spd: 1.5, hdg: 90, bat: 80, ts: 100)
@@ -90,7 +97,9 @@ struct SQLiteStoreTrackerTests {
                 tracker: tracker.id, fix: Fix(lat: 9, lon: 9, ts: 50), speedRejections: 4)
                 == false)
         // A tracker that is gone stores nothing.
-        #expect(try await store.recordTrackerIngest(tracker: 999, fix: fix, speedRejections: 1) == false)
+        await #expect(throws: TrackerStoreError.notActive) {
+            try await store.recordTrackerIngest(tracker: 999, fix: fix, speedRejections: 1)
+        }
         #expect(try await store.trackerFix(tracker: 999) == nil)
         try store.close()
 
@@ -98,7 +107,7 @@ struct SQLiteStoreTrackerTests {
         let read = try #require(try await store.trackerIngestState(device: "dev-1"))
         #expect(read.latest == fix)
         #expect(read.speedRejections == 4)
-        #expect(read.keyDigest == digest && read.record == tracker)
+        #expect(read.keyDigest == digest && read.record == active)
         #expect(try await store.unpairTracker(id: tracker.id))
         #expect(try await store.trackerIngestState(device: "dev-1") == nil)
         try store.close()

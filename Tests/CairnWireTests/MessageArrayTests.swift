@@ -27,6 +27,20 @@ struct MessageArrayTests {
         #expect(try m.objects("z") == nil && m.doubles("missing") == nil)
     }
 
+    @Test func moreObjectsThanTheLimitAreRefusedBeforeAnyIsParsed() throws {
+        let m = try message(#"{"three":[{},{"a":"x,y"},{"b":[{},{}]}],"none":[ ]}"#)
+        #expect(try m.objects("three", limit: 3)?.count == 3)
+        #expect(try m.objects("none", limit: 0)?.isEmpty == true)
+        for limit in [0, 1, 2] {
+            #expect(throws: WireError.self) { try m.objects("three", limit: limit) }
+        }
+        do {
+            _ = try m.objects("three", limit: 2)
+        } catch {
+            #expect(error.code == .badRequest && error.message.contains("more than 2"))
+        }
+    }
+
     @Test func anElementOfTheWrongKindRefusesTheArray() throws {
         let m = try message(#"{"o":[{},1],"d":[1,"2"],"s":"[1]","nested":[[1]]}"#)
         for (key, call) in [

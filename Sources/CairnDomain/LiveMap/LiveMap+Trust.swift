@@ -78,6 +78,18 @@ extension LiveMap {
         return GeoPoint(lat: state.anchorLat, lon: state.anchorLon)
     }
 
+    /// The last confirmed fix of `user` in this session (left-behind alerts compare against it), or nil: the latest
+    /// fix when it is the anchor, else the anchor's place and time without the latest fix's details.
+    public func trustedFix(of user: Int64) -> Fix? {
+        guard let state = trust[user], state.hasAnchor, state.confirmedInSession else { return nil }
+        if let latest = fixes[user], latest.ts == state.anchorTs, latest.lat == state.anchorLat,
+            latest.lon == state.anchorLon
+        {
+            return latest
+        }
+        return Fix(lat: state.anchorLat, lon: state.anchorLon, ts: state.anchorTs)
+    }
+
     /// True when `user` has reported a position that is not (yet) trusted, for a clearer refusal.
     public func hasUnconfirmedFix(_ user: Int64) -> Bool { fixes[user] != nil && trustedPoint(of: user) == nil }
 }

@@ -82,7 +82,8 @@ public final class TrackerIngest: Sendable {
     private let store: any TrackerStore
     private let clock: any Clock
     private let filters: IngestFilters
-    private let counters = IngestCounters()
+    /// Shared with `TrackerLookup`, whose refusals count here too.
+    let counters = IngestCounters()
     private let committed: @Sendable (TrackerRecord, Fix) -> Void
 
     init(
@@ -101,6 +102,13 @@ public final class TrackerIngest: Sendable {
     /// What became of reports and fixes since start (for /metrics).
     public var counts: IngestCounts { counters.current }
 
+    /// Counts a refusal made before a report reached `report` (an endpoint that could not read the request).
+    public func refused(_ refusal: IngestRefusal) {
+        var counts = IngestCounts()
+        counts.refused[refusal.label] = 1
+        counters.add(counts)
+    }
+
     /// Authenticates the report, checks every fix, filters them and commits the newest accepted; says what became of
     /// it.
     @discardableResult
@@ -110,9 +118,7 @@ public final class TrackerIngest: Sendable {
             counters.add(counts)
             return receipt
         } catch {
-            var counts = IngestCounts()
-            counts.refused[error.label] = 1
-            counters.add(counts)
+            refused(error)
             throw error
         }
     }
@@ -168,6 +174,8 @@ public final class TrackerIngest: Sendable {
             do {
                 latest = try await store.recordTrackerIngest(
                     tracker: found.record.id, fix: newest, speedRejections: state.speedRejections)
+            } catch TrackerStoreError.notActive {
+                throw .inactive  // deactivated or unpaired while this report was judged: nothing was written
             } catch {
                 hubLogger.error("storage failure: \(error)")
                 throw .unavailable

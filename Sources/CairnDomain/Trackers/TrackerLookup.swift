@@ -28,12 +28,24 @@ public struct BucketMate: Sendable, Equatable {
 /// Finds trackers by their key and the positions their devices are shown. Safe from any thread.
 public final class TrackerLookup: Sendable {
     private let store: any TrackerStore
+    /// The ingest's counters: a refusal here is counted in `cairn_ingest_refused_total` like one of the ingest's.
+    private let counters: IngestCounters
 
-    init(store: any TrackerStore) { self.store = store }
+    init(store: any TrackerStore, counters: IngestCounters) {
+        self.store = store
+        self.counters = counters
+    }
 
     /// The active tracker whose key is `key`: 401 when there is none, 403 when it is inactive, 503 when the store
     /// failed.
     public func tracker(key: String) async throws(IngestRefusal) -> TrackerRecord {
+        do { return try await find(key: key) } catch {
+            count(error)
+            throw error
+        }
+    }
+
+    private func find(key: String) async throws(IngestRefusal) -> TrackerRecord {
         guard let digest = Trackers.keyDigest(key) else { throw .badCredentials }
         let found: TrackerRecord?
         do { found = try await store.tracker(keyDigest: digest) } catch {
@@ -48,8 +60,17 @@ public final class TrackerLookup: Sendable {
     /// The active tracker of `device` if `key` is its key (a message with nothing to store still proves who sent it).
     public func tracker(device: String, key: String) async throws(IngestRefusal) -> TrackerRecord {
         let found = try await tracker(key: key)
-        guard found.device == device else { throw .badCredentials }
+        guard found.device == device else {
+            count(.badCredentials)
+            throw .badCredentials
+        }
         return found
+    }
+
+    private func count(_ refusal: IngestRefusal) {
+        var counts = IngestCounts()
+        counts.refused[refusal.label] = 1
+        counters.add(counts)
     }
 
     /// The other items of `item`'s bucket that have a tracker position and are not hidden, by item id (`item` itself

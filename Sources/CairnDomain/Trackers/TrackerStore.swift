@@ -10,6 +10,8 @@ public enum TrackerStoreError: Error, Equatable {
     case itemTaken
     /// The item is gone.
     case itemNotFound
+    /// The tracker is gone or no longer active (deactivated or unpaired while its report was judged).
+    case notActive
 }
 
 /// Durable storage for trackers.
@@ -36,7 +38,9 @@ public protocol TrackerStore: Sendable {
     /// What the ingest reads of a device's tracker before judging its report, in one read.
     func trackerIngestState(device: String) async throws -> TrackerIngestState?
     /// Commits what a report did to its tracker in one transaction: the count of consecutive speed rejections, and
-    /// `fix` as the latest position unless a newer one is stored. True when `fix` became the latest.
+    /// `fix` as the latest position unless a newer one is stored. True when `fix` became the latest. Throws
+    /// `TrackerStoreError.notActive`, writing nothing, when the tracker is gone or inactive at the time of the write,
+    /// so a report judged before `tracker.deactivate` committed cannot land after it.
     func recordTrackerIngest(tracker: Int64, fix: Fix?, speedRejections: Int) async throws -> Bool
 }
 

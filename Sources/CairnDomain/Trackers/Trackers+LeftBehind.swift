@@ -91,7 +91,7 @@ extension Trackers {
 
     private func evaluate(_ item: Int64, _ owner: Int64, now: Int64) {
         guard let fix = latest[item], let there = GeoPoint(lat: fix.lat, lon: fix.lon),
-            let mine = userFix?(owner), let here = GeoPoint(lat: mine.lat, lon: mine.lon)
+            let mine = ownerFix?(owner), let here = GeoPoint(lat: mine.lat, lon: mine.lon)
         else { return }
         let pair = ItemOwner(item: item, owner: owner)
         var state = leftBehind[pair] ?? LeftBehind()

@@ -11,7 +11,8 @@
 // Live positions (`Trackers+Positions`): each item's latest fix, in memory and in the tracker layer of a spatial
 // index of its own, and who watches items (`items.watch`). Finding an item (`Trackers+Locate`): where it is, how far
 // from the caller, and directions. Left behind (`Trackers+LeftBehind`): the alert rule per item and owner. The
-// caller's own position and the owners' safe zones are asked through hooks the hub wires (`userFix`, `shelters`).
+// caller's own position, the owners' trusted positions and their safe zones are asked through hooks the hub wires
+// (`userFix`, `ownerFix`, `shelters`).
 import CairnCrypto
 import CairnGeo
 import CairnLoop
@@ -38,6 +39,8 @@ public final class Trackers {
 
     /// A user's latest position (the live map's), wired by the hub.
     var userFix: ((Int64) -> Fix?)?
+    /// An owner's trusted position (confirmed in the session), for left-behind alerts.
+    var ownerFix: ((Int64) -> Fix?)?
     /// True when a point lies in one of the user's safe zones, wired by the hub.
     var shelters: ((_ owner: Int64, _ point: GeoPoint) -> Bool)?
     /// Walking directions up to this distance (m), transit beyond.

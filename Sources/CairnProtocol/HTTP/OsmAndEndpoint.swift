@@ -25,7 +25,9 @@ public struct OsmAndEndpoint: HTTPService {
         let report: TrackerReport
         switch Self.parse(request) {
         case .success(let parsed): report = parsed
-        case .failure(let refusal): return IngestReplies.reply(refusal)
+        case .failure(let refusal):
+            ingest.refused(refusal)
+            return IngestReplies.reply(refusal)
         }
         do {
             try await ingest.report(report)

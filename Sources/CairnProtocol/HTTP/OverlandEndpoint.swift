@@ -30,6 +30,7 @@ public struct OverlandEndpoint: HTTPService {
     public func admit(_ request: HTTPRequest) async -> HTTPReply? {
         guard request.method == "POST" else { return IngestReplies.methodNotAllowed("POST") }
         guard let key = OverlandRequest.bearer(request.authorization) else {
+            ingest.refused(.badCredentials)
             return IngestReplies.reply(.badCredentials, challenge: Self.challenge)
         }
         do throws(IngestRefusal) { _ = try await lookup.tracker(key: key) } catch {
@@ -44,11 +45,17 @@ public struct OverlandEndpoint: HTTPService {
         let batch: OverlandBatch
         do throws(IngestProblem) {
             batch = try OverlandRequest.parse(authorization: request.authorization, body: request.body)
-        } catch { return IngestReplies.reply(error.refusal, challenge: Self.challenge) }
+        } catch {
+            ingest.refused(error.refusal)
+            return IngestReplies.reply(error.refusal, challenge: Self.challenge)
+        }
         do throws(IngestRefusal) {
             let tracker = try await lookup.tracker(key: batch.key)
             var positions = batch.fixes.map(\.report)
-            if let current = batch.current, positions.count < TrackerIngest.batchLimit {
+            // `current` usually repeats the batch's newest point; a repeat would only count as a duplicate.
+            if let current = batch.current, positions.count < TrackerIngest.batchLimit,
+                !batch.fixes.contains(where: { $0.ts == current.ts })
+            {
                 positions.append(current.report)
             }
             if !positions.isEmpty {

@@ -32,7 +32,10 @@ public struct OwnTracksEndpoint: HTTPService {
         guard request.method == "POST" else { return IngestReplies.methodNotAllowed("POST") }
         guard let basic = request.authorization.flatMap(BasicCredentials.init), !basic.user.isEmpty,
             !basic.password.isEmpty
-        else { return IngestReplies.reply(.badCredentials) }
+        else {
+            ingest.refused(.badCredentials)
+            return IngestReplies.reply(.badCredentials)
+        }
         return nil
     }
 
@@ -43,7 +46,10 @@ public struct OwnTracksEndpoint: HTTPService {
         do throws(IngestProblem) {
             message = try OwnTracksRequest.parse(
                 authorization: request.authorization, body: request.body, limits: Self.limits)
-        } catch { return IngestReplies.reply(error.refusal) }
+        } catch {
+            ingest.refused(error.refusal)
+            return IngestReplies.reply(error.refusal)
+        }
         do throws(IngestRefusal) {
             guard let fix = message.fix else {
                 _ = try await lookup.tracker(device: message.device, key: message.key)

@@ -35,6 +35,9 @@ enum OverlandRequest {
         return key.isEmpty ? nil : String(key)
     }
 
+    /// The most points a batch may carry (the ingest's batch limit; Overland's largest batch setting is 1,000).
+    static let maxPoints = 1000
+
     /// The batch in a request, or why it is refused (the key is checked only for being present).
     static func parse(authorization: String?, body: [UInt8]) throws(IngestProblem) -> OverlandBatch {
         guard let key = bearer(authorization) else { throw .badCredentials }
@@ -44,7 +47,7 @@ enum OverlandRequest {
         }
         let points: [Message]
         do {
-            guard let found = try message.objects("locations") else {
+            guard let found = try message.objects("locations", limit: maxPoints) else {
                 throw IngestProblem.malformed("missing 'locations'")
             }
             points = found
