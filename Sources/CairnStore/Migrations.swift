@@ -242,6 +242,13 @@ enum Migrations {
             // up, and unique (keys are 32 random bytes; the index makes a duplicate impossible rather than unlikely).
             try db.create(index: "trackers_key_hash", on: "trackers", columns: ["key_hash"], unique: true)
         }
+        migrator.registerMigration("v15-tracker-shows-items") { db in
+            // Whether a tracker's device is shown the other items of its bucket (the OwnTracks answer): off for
+            // every tracker until an owner turns it on with `tracker.update`.
+            try db.alter(table: "trackers") { t in
+                t.add(column: "shows_items", .boolean).notNull().defaults(to: false)
+            }
+        }
         return migrator
     }
 

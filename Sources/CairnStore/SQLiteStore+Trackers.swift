@@ -7,7 +7,7 @@ import Foundation
 import GRDB
 
 extension SQLiteStore: TrackerStore {
-    private static let trackerColumns = "id, device, item_id, active, created_at, key_hash"
+    private static let trackerColumns = "id, device, item_id, active, created_at, key_hash, shows_items"
 
     public func pairTracker(item: Int64, device: String, keyDigest: [UInt8], at: Int64) async throws -> TrackerRecord {
         do {
@@ -80,6 +80,15 @@ extension SQLiteStore: TrackerStore {
         }
     }
 
+    public func setTrackerShowsItems(id: Int64, shows: Bool) async throws -> TrackerRecord? {
+        try await pool.write { db in
+            try db.execute(sql: "UPDATE trackers SET shows_items = ? WHERE id = ?", arguments: [shows, id])
+            return try Row.fetchOne(
+                db, sql: "SELECT \(Self.trackerColumns) FROM trackers WHERE id = ?", arguments: [id]
+            ).map(Self.tracker)
+        }
+    }
+
     public func setTrackerActive(id: Int64, active: Bool) async throws -> TrackerRecord? {
         try await pool.write { db in
             try db.execute(sql: "UPDATE trackers SET active = ? WHERE id = ?", arguments: [active, id])
@@ -119,7 +128,8 @@ extension SQLiteStore: TrackerStore {
                 let row = try Row.fetchOne(
                     db,
                     sql: """
-                        SELECT t.id, t.device, t.item_id, t.active, t.created_at, t.key_hash, t.speed_rejections,
+                        SELECT t.id, t.device, t.item_id, t.active, t.created_at, t.key_hash, t.shows_items,
+                          t.speed_rejections,
                           p.lat, p.lon, p.acc, p.alt, p.spd, p.hdg, p.bat, p.ts
                         FROM trackers t LEFT JOIN tracker_positions p ON p.tracker_id = t.id
                         WHERE t.device = ?
@@ -185,6 +195,6 @@ extension SQLiteStore: TrackerStore {
     private static func tracker(_ row: Row) -> TrackerRecord {
         TrackerRecord(
             id: row["id"], device: row["device"], item: row["item_id"], active: row["active"],
-            created: row["created_at"])
+            created: row["created_at"], showsItems: row["shows_items"])
     }
 }

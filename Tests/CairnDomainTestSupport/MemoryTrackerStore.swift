@@ -60,6 +60,14 @@ public final class MemoryTrackerStore: TrackerStore {
         }
     }
 
+    public func setTrackerShowsItems(id: Int64, shows: Bool) async throws -> TrackerRecord? {
+        try state.withLock { s in
+            if s.failWrites { throw MemoryBucketStore.InjectedFailure() }
+            s.trackers[id]?.showsItems = shows
+            return s.trackers[id]
+        }
+    }
+
     public func setTrackerActive(id: Int64, active: Bool) async throws -> TrackerRecord? {
         try state.withLock { s in
             if s.failWrites { throw MemoryBucketStore.InjectedFailure() }

@@ -59,6 +59,13 @@ extension ServerIntegration {
             let body =
                 #"{"_type":"location","acc":12,"alt":35,"batt":77,"bs":1,"cog":90,"lat":48.85833,"lon":2.29513,"#
                 + #""t":"u","tid":"JJ","tst":\#(now - 60),"vel":18,"conn":"w","topic":"owntracks/alice/phone"}"#
+            // Until an owner lets the phone see the bucket's other items, it is shown none.
+            let unseen = try Self.post(hub, body, Self.basic("phone-1", phone.key))
+            #expect(unseen.status == 200 && String(decoding: unseen.body, as: UTF8.self) == "[]")
+            let shown = try alice.0.requestOK("tracker.update", ["tracker": phone.id, "show_items": true])
+            #expect((shown["tracker"] as? [String: Any])?["show_items"] as? Bool == true)
+            let refused = try bob.0.request("tracker.update", ["tracker": phone.id, "show_items": false])
+            #expect((refused["error"] as? [String: Any])?["code"] as? String == "not_owner")
             let reply = try Self.post(hub, body, Self.basic("phone-1", phone.key))
             #expect(reply.status == 200)
             #expect(reply.headers["content-type"]?.hasPrefix("application/json") == true)

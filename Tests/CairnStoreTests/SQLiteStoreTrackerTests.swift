@@ -35,6 +35,10 @@ struct SQLiteStoreTrackerTests {
         }
         #expect(try await store.setTrackerActive(id: paired.id, active: true)?.active == true)
         #expect(try await store.setTrackerActive(id: 999, active: true) == nil)
+        #expect(paired.showsItems == false)
+        #expect(try await store.setTrackerShowsItems(id: paired.id, shows: true)?.showsItems == true)
+        #expect(try await store.tracker(id: paired.id)?.showsItems == true)
+        #expect(try await store.setTrackerShowsItems(id: 999, shows: true) == nil)
         let other = try await store.pairTracker(item: bag.id, device: "dev-2", keyDigest: [1, 2, 3], at: 7)
         // The newest fix stays the latest; an equal time replaces; an older one is refused.
         #expect(try await store.recordTrackerFix(tracker: paired.id, fix: Fix(lat: 1, lon: 2, acc: 5, ts: 100)))

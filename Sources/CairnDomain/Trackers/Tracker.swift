@@ -13,14 +13,18 @@ public struct TrackerRecord: Sendable, Equatable {
     public var active: Bool
     /// When it was paired (ms since the epoch).
     public var created: Int64
+    /// Whether its device is shown the other items of its item's bucket (OwnTracks' friends); off until an owner
+    /// turns it on, since whoever holds the device is not necessarily someone the bucket is shared with.
+    public var showsItems: Bool
 
     /// Creates the value.
-    public init(id: Int64, device: String, item: Int64, active: Bool, created: Int64) {
+    public init(id: Int64, device: String, item: Int64, active: Bool, created: Int64, showsItems: Bool = false) {
         self.id = id
         self.device = device
         self.item = item
         self.active = active
         self.created = created
+        self.showsItems = showsItems
     }
 }
 

@@ -27,6 +27,8 @@ public protocol TrackerStore: Sendable {
     /// The items of `item`'s bucket other than `item` whose tracker has a position and that are not hidden, with
     /// their names, by item id — never an item of another bucket (what an OwnTracks device is shown; `TrackerLookup`).
     func bucketMates(of item: Int64) async throws -> [BucketMate]
+    /// Turns on or off whether a tracker's device is shown the other items of its bucket; nil when it is gone.
+    func setTrackerShowsItems(id: Int64, shows: Bool) async throws -> TrackerRecord?
     /// Turns a tracker's reports on or off; nil when it is gone.
     func setTrackerActive(id: Int64, active: Bool) async throws -> TrackerRecord?
     /// Deletes a tracker (and its position); false when it was already gone.

@@ -108,6 +108,13 @@ public final class Trackers {
         setActive(caller, tracker: tracker, active: false, done)
     }
 
+    /// Whether the tracker's device is shown the other items of its item's bucket (owners; off when paired).
+    public func showItems(_ caller: Caller, tracker: Int64, show: Bool, _ done: @escaping Outcome<TrackerRecord>) {
+        change(caller, tracker: tracker, what: "change what this tracker is shown", done) { store in
+            try await store.setTrackerShowsItems(id: tracker, shows: show)
+        }
+    }
+
     /// Removes a tracker (owners); its device id may be paired again.
     public func unpair(_ caller: Caller, tracker: Int64, _ done: @escaping Outcome<Int64>) {
         guard tracker > 0 else { return done(.failure(Self.badID)) }
@@ -134,18 +141,26 @@ public final class Trackers {
     public static func keyDigest(_ key: String) -> [UInt8]? { Accounts.tokenDigest(key) }
 
     private func setActive(_ caller: Caller, tracker: Int64, active: Bool, _ done: @escaping Outcome<TrackerRecord>) {
+        let what = active ? "activate this tracker" : "deactivate this tracker"
+        change(caller, tracker: tracker, what: what, done) { store in
+            try await store.setTrackerActive(id: tracker, active: active)
+        }
+    }
+
+    /// Checks the caller owns the tracker's item, then commits `write` (nil: the tracker went meanwhile).
+    private func change(
+        _ caller: Caller, tracker: Int64, what: String, _ done: @escaping Outcome<TrackerRecord>,
+        write: @escaping @Sendable (any TrackerStore) async throws -> TrackerRecord?
+    ) {
         guard tracker > 0 else { return done(.failure(Self.badID)) }
         let store = self.store
         let access = buckets.itemAccess(for: caller)
         work.run(
             { () async throws(DomainError) -> TrackerRecord in
-                let what = active ? "activate this tracker" : "deactivate this tracker"
                 _ = try await Self.owned(tracker, store: store, access: access, what)
-                guard
-                    let updated = try await Self.storing({
-                        try await store.setTrackerActive(id: tracker, active: active)
-                    })
-                else { throw Self.noTracker(tracker) }
+                guard let updated = try await Self.storing({ try await write(store) }) else {
+                    throw Self.noTracker(tracker)
+                }
                 return updated
             }, then: done)
     }

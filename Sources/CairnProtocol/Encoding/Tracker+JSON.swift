@@ -13,6 +13,7 @@ extension TrackerRecord {
         w.field("device", device)
         w.field("item", item)
         w.field("active", active)
+        w.field("show_items", showsItems)
         if let key { w.field("key", key) }
         w.field("created", created)
         w.endObject()

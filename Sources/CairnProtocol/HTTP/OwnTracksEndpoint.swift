@@ -57,6 +57,8 @@ public struct OwnTracksEndpoint: HTTPService {
             }
             let receipt = try await ingest.report(
                 TrackerReport(device: message.device, key: message.key, position: fix.report))
+            // Only a tracker an owner let see its bucket's other items is shown them (`tracker.update`).
+            guard receipt.tracker.showsItems else { return IngestReplies.json(Array("[]".utf8)) }
             let mates = (try? await lookup.bucketMates(of: receipt.tracker.item)) ?? []
             return IngestReplies.json(OwnTracksFriends.encode(mates))
         } catch { return IngestReplies.reply(error) }

@@ -21,6 +21,11 @@ enum TrackerOps {
             handle: { caller, tracker, done in trackers.deactivate(caller.member, tracker: tracker, done) },
             encode: writeTracker)
         table.slow(
+            "tracker.update",
+            decode: { m throws(WireError) in (try m.requireInt("tracker"), try m.requireBool("show_items")) },
+            handle: { caller, r, done in trackers.showItems(caller.member, tracker: r.0, show: r.1, done) },
+            encode: writeTracker)
+        table.slow(
             "tracker.unpair", decode: { m throws(WireError) in try m.requireInt("tracker") },
             handle: { caller, tracker, done in trackers.unpair(caller.member, tracker: tracker, done) },
             encode: { tracker, w in w.field("tracker", tracker) })
