@@ -71,6 +71,10 @@ public final class SQLiteStore: Sendable {
         }
         Glibc.close(fd)
         pool = try DatabasePool(path: path, configuration: config)
+        // GRDB's DatabasePool sets `synchronous = NORMAL` on its writer after `prepareDatabase` has run (it turns WAL
+        // on there), which would leave commits unsynced until the next checkpoint: set FULL again on the writer, the
+        // only connection that commits.
+        try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
         try Migrations.migrator.migrate(pool)
         let schema = try pool.read { try Migrations.migrator.appliedMigrations($0) }.last ?? "none"
         logger.info("store open at \(path), schema \(schema)")
@@ -85,6 +89,11 @@ public final class SQLiteStore: Sendable {
     /// The SQLite journal mode in force ("wal" when healthy).
     public func journalMode() throws -> String {
         try pool.read { try String.fetchOne($0, sql: "PRAGMA journal_mode") ?? "" }
+    }
+
+    /// The writer's `PRAGMA synchronous` level (2, FULL, when healthy: every commit is fsynced before it returns).
+    public func writerSynchronousLevel() throws -> Int {
+        try pool.writeWithoutTransaction { try Int.fetchOne($0, sql: "PRAGMA synchronous") ?? -1 }
     }
 
     /// The migrations applied so far, in order.

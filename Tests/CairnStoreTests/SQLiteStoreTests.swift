@@ -1,4 +1,5 @@
-// The SQLite store: WAL mode, migrations, the account operations, uniqueness, and that data survives reopening.
+// The SQLite store: WAL mode, fsynced commits, migrations, the account operations, uniqueness, and that data
+// survives reopening.
 import CairnDomain
 import Foundation
 import Testing
@@ -19,6 +20,18 @@ struct SQLiteStoreTests {
         #expect(try store.appliedMigrations().first == "v1-accounts")
         #expect(FileManager.default.fileExists(atPath: dir + "/cairn.sqlite"))
         try store.close()
+    }
+
+    @Test func theWriterCommitsWithSynchronousFull() throws {
+        let dir = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let store = try SQLiteStore(directory: dir)
+        // 2 is FULL; GRDB's pool would leave its writer at NORMAL (1), whose commits are not fsynced.
+        #expect(try store.writerSynchronousLevel() == 2)
+        try store.close()
+        let reopened = try SQLiteStore(directory: dir)
+        #expect(try reopened.writerSynchronousLevel() == 2)
+        try reopened.close()
     }
 
     @Test func createsTheDataDirectoryPrivately() throws {
