@@ -12,6 +12,7 @@
 #
 #   loadtest/ingest/run.sh
 #   TRACKERS=1000 WRK_SECONDS=20 WRK_THREADS=2 WRK_CONNECTIONS=16 LATENCY_SECONDS=30 loadtest/ingest/run.sh
+#   CAIRN=/path/to/cairn loadtest/ingest/run.sh       # measure that binary instead of building one
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -29,12 +30,16 @@ command -v wrk >/dev/null || { echo "run.sh: needs wrk (apt-get install -y wrk)"
 /usr/bin/python3 -c 'import websockets' 2>/dev/null ||
     { echo "run.sh: needs python3-websockets (apt-get install -y python3-websockets)" >&2; exit 2; }
 
-swift build -c release --product cairn 2>&1 | grep -E "error|warning:" || true
-BIN=$(swift build -c release --show-bin-path)
+if [ -n "${CAIRN:-}" ]; then
+    HUB_BINARY=$CAIRN # a given binary (an A/B of two builds), not built here
+else
+    swift build -c release --product cairn 2>&1 | grep -E "error|warning:" || true
+    HUB_BINARY="$(swift build -c release --show-bin-path)/cairn"
+fi
 cc -O2 -Wall -o "$OUT/ingest-latency" loadtest/ingest/ingest-latency.c -lm
 
 mkdir -p "$OUT/data"
-"$BIN/cairn" serve --host 127.0.0.1 --port "$PORT" --data "$OUT/data" --log-level warning 2>"$OUT/hub.log" &
+"$HUB_BINARY" serve --host 127.0.0.1 --port "$PORT" --data "$OUT/data" --log-level warning 2>"$OUT/hub.log" &
 HUB=$!
 stop_hub() {
     if kill -0 "$HUB" 2>/dev/null; then
@@ -44,7 +49,7 @@ stop_hub() {
 }
 trap stop_hub EXIT
 for _ in $(seq 1 100); do
-    "$BIN/cairn" health --port "$PORT" >/dev/null 2>&1 && break
+    "$HUB_BINARY" health --port "$PORT" >/dev/null 2>&1 && break
     kill -0 "$HUB" 2>/dev/null || { echo "run.sh: the hub did not start:" >&2; cat "$OUT/hub.log" >&2; exit 2; }
     sleep 0.1
 done
