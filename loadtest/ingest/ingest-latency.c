@@ -3,6 +3,8 @@
 // connections, while one watcher, a WebSocket of the trackers' owner after `items.watch`, receives `item.pos`. Each
 // push is matched to its report by (item, ts): ts is unique per tracker and the send instant of each report is
 // remembered, so the figure is exact wall time from writing the request to reading the push, both in this process.
+// When every connection is busy a due report waits for one (the hub is behind): the lag behind the schedule and the
+// latency from the scheduled instant are reported too, so that queueing in the tester does not hide a slow hub.
 //
 // One thread, one epoll loop; a timerfd paces the reports on an absolute schedule, so a slow machine delays sends
 // (reported as lag behind the schedule) but never changes what is sent or how it is matched. The run is bounded: it
@@ -45,6 +47,7 @@ typedef struct {
     // The last RING reports: their ts, send instant, whether they count, whether their push arrived.
     int64_t ring_ts[RING];
     int64_t ring_sent[RING];
+    int64_t ring_due[RING];
     char ring_measured[RING];
     char ring_delivered[RING];
     int ring_next;
@@ -66,7 +69,7 @@ static const char *token_path = NULL;
 static int n_trackers = 0;
 static double rate_hz = 1.0;
 static double duration_s = 30, warmup_s = 2, drain_s = 3;
-static int n_conns = 8;
+static int n_conns = 64;
 
 static Tracker *trackers;
 static int tracker_count;
@@ -76,7 +79,7 @@ static HttpConn conns[MAX_CONNS];
 static int epfd;
 
 // Figures.
-static int64_t *push_lat, *http_lat, *lag;
+static int64_t *push_lat, *push_from_due, *http_lat, *lag;
 static size_t push_n, http_n, lag_n, cap_samples;
 static long sent, sent_measured, answers_200, answers_other, http_errors, reconnects, queued, unmatched_pushes;
 static long delivered_measured, delivered_late_unmeasured, statuses[600];
@@ -215,6 +218,7 @@ static void on_push_line(const char *line, int64_t now) {
             if (t->ring_ts[i] == ts && !t->ring_delivered[i]) {
                 t->ring_delivered[i] = 1;
                 if (t->ring_measured[i]) {
+                    push_from_due[push_n] = now - t->ring_due[i];
                     push_lat[push_n++] = now - t->ring_sent[i];
                     delivered_measured++;
                 } else {
@@ -381,6 +385,7 @@ static void send_report(HttpConn *c, int i, int measured, int64_t due) {
     c->measured = measured;
     int64_t now = mono_ns();
     t->ring_sent[slot] = now;
+    t->ring_due[slot] = due;
     c->sent_ns = now;
     write_all(c->fd, req, (size_t)n);
     sent++;
@@ -539,6 +544,7 @@ int main(int argc, char **argv) {
     long warm_slots = (long)(warmup_s * rate_hz * n_trackers);
     cap_samples = (size_t)slots + 16;
     push_lat = malloc(cap_samples * sizeof(int64_t));
+    push_from_due = malloc(cap_samples * sizeof(int64_t));
     http_lat = malloc(cap_samples * sizeof(int64_t));
     lag = malloc(cap_samples * sizeof(int64_t));
     pending = malloc(cap_samples * sizeof(Pending));
@@ -616,6 +622,7 @@ int main(int argc, char **argv) {
     print_dist("ingest -> watcher item.pos:", push_lat, push_n);
     print_dist("ingest -> HTTP 200:", http_lat, http_n);
     print_dist("send lag behind schedule:", lag, lag_n);
+    print_dist("schedule -> watcher item.pos:", push_from_due, push_n);
     printf("reports that waited for a free connection: %ld\n", queued);
     printf("tester CPU during the run: %.2f s (%.1f%% of one core)\n", cpu, 100.0 * cpu / ((double)(t_end - t0) / 1e9));
     return (answers_other == 0 && http_errors == 0 && delivered_measured == sent_measured &&

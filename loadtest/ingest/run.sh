@@ -22,7 +22,7 @@ WRK_SECONDS=${WRK_SECONDS:-20}
 WRK_THREADS=${WRK_THREADS:-2}
 WRK_CONNECTIONS=${WRK_CONNECTIONS:-16}
 LATENCY_SECONDS=${LATENCY_SECONDS:-30}
-LATENCY_CONNECTIONS=${LATENCY_CONNECTIONS:-8}
+LATENCY_CONNECTIONS=${LATENCY_CONNECTIONS:-64}
 RATE=${RATE:-1}
 OUT=${OUT:-$(mktemp -d -p /var/tmp cairn-ingest-bench.XXXXXX)}
 
@@ -54,10 +54,22 @@ for _ in $(seq 1 100); do
     sleep 0.1
 done
 
+# What one synchronous 4 KiB write costs on the data directory's disk now (each report's commit waits for one
+# fdatasync): the machine condition that moves these figures most on a shared disk.
+sync_probe() {
+    local start end
+    start=$(date +%s%N)
+    dd if=/dev/zero of="$OUT/sync-probe" bs=4k count=200 oflag=dsync 2>/dev/null
+    end=$(date +%s%N)
+    rm -f "$OUT/sync-probe"
+    awk -v ns="$((end - start))" 'BEGIN { printf "%.2f ms per synchronous 4 KiB write", ns / 200 / 1e6 }'
+}
+
 # The hub's CPU seconds (user + system) so far, from /proc.
 hub_cpu() { awk '{ printf "%.2f", ($14 + $15) / 100 }' "/proc/$HUB/stat"; }
 minus() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a - b }'; }
 
+echo "disk before: $(sync_probe)" | tee "$OUT/machine.txt"
 /usr/bin/python3 loadtest/ingest/setup.py --port "$PORT" --trackers "$TRACKERS" --out "$OUT/devices.txt"
 
 echo "== wrk: ${WRK_THREADS} threads, ${WRK_CONNECTIONS} keep-alive connections, ${WRK_SECONDS} s" | tee "$OUT/wrk.txt"
@@ -79,11 +91,14 @@ echo "hub CPU during the latency run: $(minus "$cpu1" "$cpu0") s" | tee -a "$OUT
 
 stop_hub
 trap - EXIT
+echo "disk after: $(sync_probe)" | tee -a "$OUT/machine.txt"
 
 echo
 echo "== summary ($(date -u +%FT%TZ), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg))"
 grep -E "^(requests/s|non-200|latency p99:)" "$OUT/wrk.txt" | sed 's/^/wrk /'
-grep -E "^(reports sent|item.pos delivered|ingest -> )" "$OUT/latency.txt"
+grep -E "^(reports sent|item.pos delivered|ingest -> |send lag|schedule -> )" "$OUT/latency.txt"
+grep -E "^hub CPU" "$OUT/wrk.txt" "$OUT/latency.txt" | sed 's/^[^:]*://'
+cat "$OUT/machine.txt"
 echo "outputs: $OUT"
 [ "$status" -eq 0 ] || echo "run.sh: the latency run reported missing or refused reports (exit $status)" >&2
 exit "$status"
