@@ -12,7 +12,8 @@
 //
 // Usage: ingest-latency --port P --devices FILE [--token TOKEN_FILE] [--trackers N] [--rate HZ] [--duration S]
 //                       [--warmup S] [--drain S] [--connections C]
-// FILE has lines "device key item" (setup.py writes it); TOKEN_FILE defaults to FILE.token.
+// FILE has lines "device key item lat lon" (setup.py writes it; lat lon: the tracker's start); TOKEN_FILE defaults
+// to FILE.token.
 // Exit status: 0 when every report was answered 200 and every measured one reached the watcher; 1 otherwise;
 // 2 on a setup failure (no hub, bad files, refused watch).
 #define _GNU_SOURCE
@@ -127,9 +128,7 @@ static void load_devices(void) {
             memset(trackers + tracker_count, 0, (cap - tracker_count) * sizeof(Tracker));
         }
         Tracker *t = &trackers[tracker_count];
-        if (sscanf(line, "%79s %95s %ld", t->device, t->key, &t->item) != 3) continue;
-        t->lat = 48.85 + (uniform() - 0.5) * 0.04;
-        t->lon = 2.35 + (uniform() - 0.5) * 0.06;
+        if (sscanf(line, "%79s %95s %ld %lf %lf", t->device, t->key, &t->item, &t->lat, &t->lon) != 5) continue;
         t->heading = uniform() * 2 * M_PI;
         if (t->item > max_item) max_item = t->item;
         tracker_count++;

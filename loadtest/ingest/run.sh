@@ -89,6 +89,12 @@ status=0
 cpu1=$(hub_cpu)
 echo "hub CPU during the latency run: $(minus "$cpu1" "$cpu0") s" | tee -a "$OUT/latency.txt"
 
+# What the hub did with the fixes (stored, or dropped by a filter, or refused): the generators' reports are meant
+# to pass every filter, so anything but `stored` (and `older`, none expected) is worth a look.
+/usr/bin/python3 -c 'import sys, urllib.request; print(urllib.request.urlopen(sys.argv[1]).read().decode())' \
+    "http://127.0.0.1:$PORT/metrics" | grep -E '^cairn_ingest_(fixes|filtered|refused)_total' |
+    awk '$2 != 0' >"$OUT/ingest-metrics.txt" || true
+
 stop_hub
 trap - EXIT
 echo "disk after: $(sync_probe)" | tee -a "$OUT/machine.txt"
@@ -98,6 +104,7 @@ echo "== summary ($(date -u +%FT%TZ), $(nproc) cores, load average $(cut -d' ' -
 grep -E "^(requests/s|non-200|latency p99:)" "$OUT/wrk.txt" | sed 's/^/wrk /'
 grep -E "^(reports sent|item.pos delivered|ingest -> |send lag|schedule -> )" "$OUT/latency.txt"
 grep -E "^hub CPU" "$OUT/wrk.txt" "$OUT/latency.txt" | sed 's/^[^:]*://'
+echo "hub ingest counters (non-zero): $(tr '\n' ' ' <"$OUT/ingest-metrics.txt")"
 cat "$OUT/machine.txt"
 echo "outputs: $OUT"
 [ "$status" -eq 0 ] || echo "run.sh: the latency run reported missing or refused reports (exit $status)" >&2

@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 # Sets up the ingest benchmark's trackers over the hub's WebSocket ops (docs/PROTOCOL.md, Trackers): one account,
-# one bucket, N items, each paired with a tracker and activated. Writes one line per tracker, "device key item", and
-# the account's token beside it (OUT.token), which the watcher uses. Not timed: the benchmark starts after it.
+# one bucket, N items, each paired with a tracker and activated. Writes one line per tracker, "device key item lat lon"
+# (its starting point, random in central Paris, seeded), and the account's token beside it (OUT.token), which the
+# watcher uses. Both generators start each tracker from that point, so a tracker does not jump kilometres between the
+# throughput run and the latency run (the speed filter would rightly drop that). Not timed.
 #
 # The hub allows each connection 100 requests per second (`connections.messages_per_second`), so the work is spread
 # over several connections of the same account, each waiting for its reply before its next request, and a
@@ -9,6 +11,7 @@
 import argparse
 import asyncio
 import json
+import random
 import sys
 
 import websockets
@@ -74,9 +77,12 @@ async def main():
 
     n = args.connections
     await asyncio.gather(*(worker(range(k, args.trackers, n)) for k in range(n)))
+    rng = random.Random(1)
     with open(args.out, "w") as f:
         for device, key, item in results:
-            f.write(f"{device} {key} {item}\n")
+            lat = 48.85 + (rng.random() - 0.5) * 0.04
+            lon = 2.35 + (rng.random() - 0.5) * 0.06
+            f.write(f"{device} {key} {item} {lat:.7f} {lon:.7f}\n")
     with open(args.out + ".token", "w") as f:
         f.write(token + "\n")
     print(f"setup: {args.trackers} trackers in bucket {bucket}, written to {args.out}", file=sys.stderr)
