@@ -149,14 +149,19 @@ extension SQLiteStore: TrackerStore {
     }
 
     public func recordTrackerIngest(tracker: Int64, fix: Fix?, speedRejections: Int) async throws -> Bool {
-        try await pool.write { db in
-            try db.execute(
-                sql: "UPDATE trackers SET speed_rejections = ? WHERE id = ? AND active",
-                arguments: [speedRejections, tracker])
-            guard db.changesCount > 0 else { throw TrackerStoreError.notActive }
-            guard let fix else { return false }
-            return try Self.upsertTrackerFix(db, tracker: tracker, fix: fix)
-        }
+        try await trackerReports.submit(
+            TrackerReportWrite(tracker: tracker, fix: fix, speedRejections: speedRejections))
+    }
+
+    /// One report's write, inside a transaction shared with the reports that arrived with it: the tracker must still
+    /// be active (its own refusal otherwise, the others unaffected); then the count, and the fix unless older.
+    static func applyTrackerReport(_ db: Database, _ write: TrackerReportWrite) throws -> Result<Bool, any Error> {
+        try db.execute(
+            sql: "UPDATE trackers SET speed_rejections = ? WHERE id = ? AND active",
+            arguments: [write.speedRejections, write.tracker])
+        guard db.changesCount > 0 else { return .failure(TrackerStoreError.notActive) }
+        guard let fix = write.fix else { return .success(false) }
+        return .success(try upsertTrackerFix(db, tracker: write.tracker, fix: fix))
     }
 
     /// Stores `fix` as the tracker's latest unless a newer one is stored; true when it became the latest.
@@ -197,4 +202,11 @@ extension SQLiteStore: TrackerStore {
             id: row["id"], device: row["device"], item: row["item_id"], active: row["active"],
             created: row["created_at"], showsItems: row["shows_items"])
     }
+}
+
+/// What one tracker report writes (`recordTrackerIngest`), queued for a shared commit.
+struct TrackerReportWrite: Sendable {
+    var tracker: Int64
+    var fix: Fix?
+    var speedRejections: Int
 }

@@ -32,6 +32,8 @@ public final class SQLiteStore: Sendable {
     public let directory: String
     /// Uploaded media's bytes, under `<directory>/media`.
     public let mediaFiles: MediaFiles
+    /// Trackers' reports, committed together when they arrive together (one fsync for many).
+    let trackerReports: GroupCommit<TrackerReportWrite, Bool>
 
     /// Opens (creating if needed) the database in `directory` and applies pending migrations.
     public init(directory: String, logger: Logger = Logger(label: "cairn.store")) throws {
@@ -75,6 +77,7 @@ public final class SQLiteStore: Sendable {
         // on there), which would leave commits unsynced until the next checkpoint: set FULL again on the writer, the
         // only connection that commits.
         try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
+        trackerReports = GroupCommit(pool: pool, apply: Self.applyTrackerReport)
         try Migrations.migrator.migrate(pool)
         let schema = try pool.read { try Migrations.migrator.appliedMigrations($0) }.last ?? "none"
         logger.info("store open at \(path), schema \(schema)")
