@@ -124,17 +124,16 @@ extension SQLiteStore: TrackerStore {
 
     public func trackerIngestState(device: String) async throws -> TrackerIngestState? {
         try await pool.read { db in
-            guard
-                let row = try Row.fetchOne(
-                    db,
-                    sql: """
-                        SELECT t.id, t.device, t.item_id, t.active, t.created_at, t.key_hash, t.shows_items,
-                          t.speed_rejections,
-                          p.lat, p.lon, p.acc, p.alt, p.spd, p.hdg, p.bat, p.ts
-                        FROM trackers t LEFT JOIN tracker_positions p ON p.tracker_id = t.id
-                        WHERE t.device = ?
-                        """, arguments: [device])
-            else { return nil }
+            // Every report reads this: the statement is prepared once per connection (cached), not per call.
+            let statement = try db.cachedStatement(
+                sql: """
+                    SELECT t.id, t.device, t.item_id, t.active, t.created_at, t.key_hash, t.shows_items,
+                      t.speed_rejections,
+                      p.lat, p.lon, p.acc, p.alt, p.spd, p.hdg, p.bat, p.ts
+                    FROM trackers t LEFT JOIN tracker_positions p ON p.tracker_id = t.id
+                    WHERE t.device = ?
+                    """)
+            guard let row = try Row.fetchOne(statement, arguments: [device]) else { return nil }
             let digest: Data = row["key_hash"]
             let ts: Int64? = row["ts"]
             let latest = ts.map { ts in
@@ -156,9 +155,8 @@ extension SQLiteStore: TrackerStore {
     /// One report's write, inside a transaction shared with the reports that arrived with it: the tracker must still
     /// be active (its own refusal otherwise, the others unaffected); then the count, and the fix unless older.
     static func applyTrackerReport(_ db: Database, _ write: TrackerReportWrite) throws -> Result<Bool, any Error> {
-        try db.execute(
-            sql: "UPDATE trackers SET speed_rejections = ? WHERE id = ? AND active",
-            arguments: [write.speedRejections, write.tracker])
+        try db.cachedStatement(sql: "UPDATE trackers SET speed_rejections = ? WHERE id = ? AND active")
+            .execute(arguments: [write.speedRejections, write.tracker])
         guard db.changesCount > 0 else { return .failure(TrackerStoreError.notActive) }
         guard let fix = write.fix else { return .success(false) }
         return .success(try upsertTrackerFix(db, tracker: write.tracker, fix: fix))
@@ -166,15 +164,15 @@ extension SQLiteStore: TrackerStore {
 
     /// Stores `fix` as the tracker's latest unless a newer one is stored; true when it became the latest.
     private static func upsertTrackerFix(_ db: Database, tracker: Int64, fix: Fix) throws -> Bool {
-        try db.execute(
+        try db.cachedStatement(
             sql: """
                 INSERT INTO tracker_positions (tracker_id, lat, lon, acc, alt, spd, hdg, bat, ts)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT(tracker_id) DO UPDATE SET lat = excluded.lat, lon = excluded.lon, acc = excluded.acc,
                   alt = excluded.alt, spd = excluded.spd, hdg = excluded.hdg, bat = excluded.bat, ts = excluded.ts
                 WHERE excluded.ts >= tracker_positions.ts
-                """,
-            arguments: [tracker, fix.lat, fix.lon, fix.acc, fix.alt, fix.spd, fix.hdg, fix.bat, fix.ts])
+                """
+        ).execute(arguments: [tracker, fix.lat, fix.lon, fix.acc, fix.alt, fix.spd, fix.hdg, fix.bat, fix.ts])
         return db.changesCount > 0
     }
 
