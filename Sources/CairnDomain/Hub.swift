@@ -130,7 +130,7 @@ public final class Hub: @unchecked Sendable {
         let trackers = self.trackers
         sessions.sessionEnding = { connection, user in
             liveMap.stopWatching(connection, user: user)
-            trackers.stopWatching(connection)
+            trackers.stopWatching(connection, withdraw: true)  // the connection stays: pending item.pos goes
             relics.forget(connection: connection)  // the markers it was shown were shown to that account
             operations.unwatch(connection)
         }
@@ -161,6 +161,7 @@ public final class Hub: @unchecked Sendable {
         buckets.itemsGone = { items in trackers.itemsGone(items) }
         buckets.itemChanged = { item, owners in trackers.itemChanged(item, owners: owners) }
         buckets.ownersChanged = { bucket, owners in trackers.ownersChanged(bucket: bucket, owners: owners) }
+        buckets.accessLost = { bucket, users in trackers.accessLost(bucket: bucket, users: users) }
         let guests = self.guestExpiry
         sessions.guestSeen = { user in guests.seen(user) }
         guests.purged = { purge in

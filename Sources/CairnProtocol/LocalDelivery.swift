@@ -112,6 +112,13 @@ final class LocalDelivery: HubEvents {
         for connection in connections { outbound.sendLatest(connection, key: -position.item, bytes) }
     }
 
+    func itemsWithdrawn(_ items: [Int64], from connections: [ConnectionID]) {
+        guard let outbound else { return }
+        for connection in connections {
+            for item in items { outbound.dropLatest(connection, key: -item) }
+        }
+    }
+
     private func positionEvent(_ position: VisiblePosition) -> [UInt8] {
         writer.reset()
         Envelope.event("pos", into: &writer) { w in position.write(to: &w) }

@@ -39,8 +39,15 @@ public final class RecordingEvents: HubEvents {
     /// Items' positions delivered, in order.
     public private(set) var itemsMoved: [(position: ItemPosition, connections: [ConnectionID])] = []
 
+    /// Items' pending positions withdrawn, in order.
+    public private(set) var itemsWithdrawn: [(items: [Int64], connections: [ConnectionID])] = []
+
     /// Creates an empty recorder.
     public init() {}
+
+    public func itemsWithdrawn(_ items: [Int64], from connections: [ConnectionID]) {
+        itemsWithdrawn.append((items, connections))
+    }
 
     public func itemMoved(_ position: ItemPosition, to connections: [ConnectionID]) {
         itemsMoved.append((position, connections))
@@ -51,6 +58,7 @@ public final class RecordingEvents: HubEvents {
         published = []
         toUsers = []
         itemsMoved = []
+        itemsWithdrawn = []
         moved = []
         shown = []
         hidden = []

@@ -38,8 +38,16 @@ public final class Buckets {
     var events: (any HubEvents)?
     /// Items are gone (deleted, or deleted with their bucket), committed.
     var itemsGone: (([Int64]) -> Void)?
-    /// An item was changed (committed), with its bucket's owners then.
+    /// An item was changed (committed), with its bucket's owners as they are now: when an owner change was announced
+    /// while the item's write was in flight, they are read again first (and the hook is not called at all when the
+    /// item changed again meanwhile: that change's call stands).
     var itemChanged: ((ItemRecord, Set<Int64>) -> Void)?
+    /// Users lost sight of a bucket (committed and announced): its items' pending positions are withdrawn from them.
+    var accessLost: ((_ bucket: Int64, _ users: Set<Int64>) -> Void)?
+    /// When access last changed, for reads of who may see an item (`AccessEpochs`).
+    var epochs = AccessEpochs()
+    /// How many times a read of who may see an item is read again when it comes back stale, before it is given up.
+    static let staleRetries = 3
     /// A bucket's owners may have changed (committed); nil when the bucket is gone.
     var ownersChanged: ((_ bucket: Int64, _ owners: Set<Int64>?) -> Void)?
     /// Signs items' photo URLs; without one, items show the placeholder.
@@ -284,8 +292,9 @@ public final class Buckets {
         let me = caller.user.id
         let friends = social.friends(of: me)
         let changes = checked
+        let since = epochs.begin()
         work.run(
-            { () async throws(DomainError) -> (ItemRecord, Set<Int64>) in
+            { () async throws(DomainError) -> (ItemRecord, BucketRecord) in
                 guard let found = try await Self.storing({ try await store.item(id: item) }) else {
                     throw Self.noItem(item)
                 }
@@ -303,12 +312,20 @@ public final class Buckets {
                         try await store.updateItem(id: item, changes: changes, by: me)
                     })
                 else { throw Self.noItem(item) }
-                return (updated, Set(bucket.owners))
+                return (updated, bucket)
             },
             then: { result in
+                // The owners were read before the write: an owner change announced since makes them stale.
+                let stale = result.map { self.epochs.isStale(since: since, bucket: $0.1) }
+                self.epochs.end()
                 done(result.map { self.view($0.0, now: self.clock.now()) })
-                if case .success(let (updated, owners)) = result {
-                    self.itemChanged?(updated, owners)
+                if case .success(let (updated, bucket)) = result {
+                    self.epochs.itemChanged(updated.id)  // hidden or not: reads begun before are stale
+                    if (try? stale.get()) == false {
+                        self.itemChanged?(updated, Set(bucket.owners))
+                    } else {
+                        self.currentOwners(of: updated, since: self.epochs.now) { self.itemChanged?(updated, $0) }
+                    }
                     self.changed(updated.bucket)
                 }
             })
@@ -342,6 +359,31 @@ public final class Buckets {
             })
     }
 
+    /// The owners of `item`'s bucket as they are now, read again while reads come back stale; `done` is not called
+    /// when the bucket is gone or `item` changed after `since` (a later change is told on its own).
+    private func currentOwners(
+        of item: ItemRecord, since: Int64, attempt: Int = 0, _ done: @escaping (Set<Int64>) -> Void
+    ) {
+        let store = self.store
+        let begun = epochs.begin()
+        work.run(
+            { () async throws(DomainError) -> BucketRecord? in
+                try await Self.storing { try await store.bucket(id: item.bucket) }
+            },
+            then: { result in
+                let bucket = try? result.get()
+                let changed = self.epochs.itemChanged(item.id, since: since)
+                let stale = bucket.map { self.epochs.isStale(since: begun, bucket: $0) } ?? false
+                self.epochs.end()
+                guard let bucket, !changed else { return }
+                if stale {
+                    guard attempt < Self.staleRetries else { return }  // the owner change announced keeps them
+                    return self.currentOwners(of: item, since: since, attempt: attempt + 1, done)
+                }
+                done(Set(bucket.owners))
+            })
+    }
+
     // MARK: Items for other features
 
     /// The caller's access to items, to be asked off the loop (trackers check ownership through it).
@@ -351,34 +393,105 @@ public final class Buckets {
 
     /// Who may hear where the item is now (nil when the item or its bucket is gone), read from the store; `done`
     /// runs on the loop, with the viewers worked out there.
-    func audience(ofItem item: Int64, _ done: @escaping (ItemAudience?) -> Void) {
+    /// A read that comes back stale (`AccessEpochs`) is read again, up to `staleRetries` times, then given up (nil).
+    func audience(ofItem item: Int64, attempt: Int = 0, _ done: @escaping (ItemAudience?) -> Void) {
         let store = self.store
+        let since = epochs.begin()
         work.run(
             { () async throws(DomainError) -> (ItemRecord, BucketRecord)? in
                 guard let found = try await Self.storing({ try await store.item(id: item) }) else { return nil }
                 return try await Self.storing { try await store.bucket(id: found.bucket) }.map { (found, $0) }
             },
             then: { result in
-                guard case .success(.some(let (found, bucket))) = result else { return done(nil) }
+                guard case .success(.some(let (found, bucket))) = result else {
+                    self.epochs.end()
+                    return done(nil)
+                }
+                let stale = self.epochs.isStale(since: since, bucket: bucket, item: item)
+                self.epochs.end()
+                if stale {
+                    guard attempt < Self.staleRetries else { return done(nil) }
+                    return self.audience(ofItem: item, attempt: attempt + 1, done)
+                }
                 done(ItemAudience(item: found, owners: Set(bucket.owners), viewers: self.viewers(of: bucket)))
             })
     }
 
-    /// Every item the caller can view, with the caller's role in its bucket.
-    func viewableItems(_ caller: Caller, _ done: @escaping Outcome<[(item: ItemRecord, role: BucketRole)]>) {
+    /// Every item the caller can view, with the caller's role in its bucket worked out on the loop when the read comes
+    /// back (with the caller's friends then). A bucket whose access changed while the read was in flight makes the
+    /// read stale: it is read again up to `staleRetries` times, then that bucket's items are left out.
+    func viewableItems(
+        _ caller: Caller, attempt: Int = 0, _ done: @escaping Outcome<[(item: ItemRecord, role: BucketRole)]>
+    ) {
         let store = self.store
         let me = caller.user.id
         let friends = social.friends(of: me)
+        let since = epochs.begin()
         work.run(
-            { () async throws(DomainError) -> [(item: ItemRecord, role: BucketRole)] in
+            { () async throws(DomainError) -> [(BucketRecord, [ItemRecord])] in
                 let found = try await Self.storing { try await store.buckets(member: me, friends: Array(friends)) }
-                var items: [(item: ItemRecord, role: BucketRole)] = []
-                for bucket in found {
-                    guard let role = Self.role(of: me, in: bucket, friends: friends) else { continue }
-                    items += try await Self.storing { try await store.items(bucket: bucket.id) }.map { ($0, role) }
+                var items: [(BucketRecord, [ItemRecord])] = []
+                for bucket in found where Self.role(of: me, in: bucket, friends: friends) != nil {
+                    items.append((bucket, try await Self.storing { try await store.items(bucket: bucket.id) }))
                 }
                 return items
-            }, then: done)
+            },
+            then: { result in
+                let found = result.map { buckets in
+                    buckets.map { bucket, items in
+                        (bucket, items, items.contains { self.epochs.isStale(since: since, bucket: bucket, item: $0.id) })
+                    }
+                }
+                self.epochs.end()
+                guard case .success(let buckets) = found else { return done(result.map { _ in [] }) }
+                if attempt < Self.staleRetries, buckets.contains(where: \.2) {
+                    return self.viewableItems(caller, attempt: attempt + 1, done)
+                }
+                let now = self.social.friends(of: me)
+                var items: [(item: ItemRecord, role: BucketRole)] = []
+                for (bucket, inside, stale) in buckets where !stale {
+                    guard let role = Self.role(of: me, in: self.epochs.pending(bucket), friends: now) else { continue }
+                    items += inside.map { ($0, role) }
+                }
+                done(.success(items))
+            })
+    }
+
+    /// The item and the caller's role in its bucket, worked out on the loop when the read comes back (with the
+    /// caller's friends then): `not_found` when the caller cannot view it. A read that comes back stale is read again
+    /// up to `staleRetries` times; after that it is answered with `stale` true, and nothing that depends on who may
+    /// see the item (its position) may go out on it.
+    func itemRole(
+        _ caller: Caller, item: Int64, attempt: Int = 0,
+        _ done: @escaping Outcome<(item: ItemRecord, role: BucketRole, stale: Bool)>
+    ) {
+        let store = self.store
+        let me = caller.user.id
+        let since = epochs.begin()
+        work.run(
+            { () async throws(DomainError) -> (ItemRecord, BucketRecord)? in
+                guard let found = try await Self.storing({ try await store.item(id: item) }) else { return nil }
+                return try await Self.storing { try await store.bucket(id: found.bucket) }.map { (found, $0) }
+            },
+            then: { result in
+                let stale = result.map { $0.map { self.epochs.isStale(since: since, bucket: $0.1, item: item) } }
+                self.epochs.end()
+                let noItem = DomainError(.notFound, "no item \(item)")
+                switch (result, stale) {
+                case (.failure(let error), _): done(.failure(error))
+                case (.success(nil), _): done(.failure(noItem))
+                case (.success(.some(let (found, bucket))), let stale):
+                    let isStale = (try? stale.get()) == true
+                    if isStale && attempt < Self.staleRetries {
+                        return self.itemRole(caller, item: item, attempt: attempt + 1, done)
+                    }
+                    let friends = self.social.friends(of: me)
+                    guard let role = Self.role(of: me, in: self.epochs.pending(bucket), friends: friends) else {
+                        return done(.failure(noItem))
+                    }
+                    done(.success((found, role, isStale)))
+                }
+            })
     }
 
     // MARK: Friendships
@@ -387,6 +500,7 @@ public final class Buckets {
     /// whoever could view a bucket only through the friendship hears `bucket.removed`.
     func friendshipEnded(_ a: Int64, _ b: Int64) {
         let store = self.store
+        epochs.friendshipEnding(a, b)  // until the shares' removal commits, reads leave them out
         work.run(
             { () async throws(DomainError) -> [(BucketRecord, Int64)] in
                 // The buckets each could view through the other, as they were, and who may have lost them.
@@ -403,11 +517,13 @@ public final class Buckets {
                 return touched
             },
             then: { result in
+                self.epochs.friendshipEnded(a, b)  // reads begun before the removal committed are stale
                 guard case .success(let touched) = result else { return }
                 for (before, other) in touched {
                     var after = before
                     if after.members[other] == .viewer { after.members[other] = nil }
                     if self.viewers(of: after).contains(other) { continue }
+                    self.accessLost?(before.id, [other])
                     self.events?.publish(.bucketRemoved(bucket: before.id), toUsers: [other], excluding: nil)
                     if before.members[other] != nil { self.changed(before.id, viewers: self.viewers(of: after)) }
                 }
@@ -424,7 +540,8 @@ public final class Buckets {
     }
 
     /// Everyone who can view `bucket` now.
-    private func viewers(of bucket: BucketRecord) -> Set<Int64> {
+    private func viewers(of record: BucketRecord) -> Set<Int64> {
+        let bucket = epochs.pending(record)
         var all = Set(bucket.members.keys)
         if bucket.privacy == .friends {
             for owner in bucket.owners { all.formUnion(social.friends(of: owner)) }
@@ -434,9 +551,11 @@ public final class Buckets {
 
     /// Tells those who lost sight of a bucket that it is gone to them, and those who see it that it changed.
     private func announce(_ bucket: Int64, before: Set<Int64>, after: BucketRecord?) {
+        epochs.bucketChanged(bucket)  // reads begun before are stale
         ownersChanged?(bucket, after.map { Set($0.owners) })
         let now = after.map(viewers(of:)) ?? []
         let lost = before.subtracting(now)
+        if !lost.isEmpty { accessLost?(bucket, lost) }
         if !lost.isEmpty { events?.publish(.bucketRemoved(bucket: bucket), toUsers: lost.sorted(), excluding: nil) }
         changed(bucket, viewers: now)
     }

@@ -118,6 +118,9 @@ public protocol HubEvents: AnyObject {
     /// An item's tracker moved: each of `connections` (watching items, of users who can view the item) gets
     /// `item.pos`, latest wins per item.
     func itemMoved(_ position: ItemPosition, to connections: [ConnectionID])
+    /// Withdraws the pending `item.pos` of `items` from each of `connections`, without a word (access was lost, or
+    /// the connection stopped watching items).
+    func itemsWithdrawn(_ items: [Int64], from connections: [ConnectionID])
     /// Ends a connection.
     func end(_ connection: ConnectionID, _ why: SessionEnd)
 }

@@ -3,6 +3,11 @@
 // (`LeftBehind`) run for each (item, owner) pair whenever either moves and, for pairs waiting out the grace time, on
 // the hub's tick. An owner is evaluated only while the live map knows where they are. Events go to every connection of
 // that owner alone: `item.left_behind` with the item's position and the distance, `item.reunited` when back.
+//
+// An alerted item's owners are written only when its alert starts, by a bucket's owners changing, and at restore: an
+// item's own change only turns the alert on or off, so an owner removal announced while the item's write was in
+// flight is never undone by it. A pair goes quietly (no `item.reunited`) when its owner stops owning the item, the
+// alert is turned off, or the tracker is unpaired: there is nothing to be reunited with any more.
 import CairnGeo
 
 /// One item and one of its owners.
@@ -18,20 +23,30 @@ extension Trackers {
     /// An item was changed (committed): alerts start or stop with its `alert` flag, and a newly alerted item is
     /// looked at at once.
     func itemChanged(_ item: ItemRecord, owners: Set<Int64>) {
+        if item.hidden { hidden(item.id, owners: owners) }  // its pending `item.pos` to viewers goes
         guard item.alert else { return stopAlerting(item.id) }
+        guard alerting[item.id] == nil else { return }  // already on: its owners are kept by `ownersChanged`
         startAlerting(ItemAlertRecord(item: item.id, bucket: item.bucket, owners: owners))
         itemMoved(item.id, now: clock.now())
     }
 
     /// A bucket's owners changed (committed), or the bucket is gone (nil).
     func ownersChanged(bucket: Int64, owners: Set<Int64>?) {
-        for record in alerting.values where record.bucket == bucket {
+        guard let items = alertsIn[bucket] else { return }
+        for item in items.sorted() {
             if let owners {
-                startAlerting(ItemAlertRecord(item: record.item, bucket: bucket, owners: owners))
+                startAlerting(ItemAlertRecord(item: item, bucket: bucket, owners: owners))
             } else {
-                stopAlerting(record.item)
+                stopAlerting(item)
             }
         }
+    }
+
+    /// The item's tracker was unpaired: its pairs go quietly (pending ones would never fire, and an alerted owner
+    /// cannot be reunited with a position that is gone).
+    func forgetLeftBehind(_ item: Int64) {
+        guard let record = alerting[item] else { return }
+        for owner in record.owners { clearPair(ItemOwner(item: item, owner: owner)) }
     }
 
     /// Accounts are gone (the guest purge): they are no longer owners of any alerted item.
@@ -60,7 +75,6 @@ extension Trackers {
 
     /// The hub's tick: pairs waiting out the grace time are looked at again.
     func tickLeftBehind(now: Int64) {
-        let waiting = leftBehind.filter { $0.value.farSince != nil }.keys
         guard !waiting.isEmpty else { return }
         for pair in waiting.sorted(by: { ($0.item, $0.owner) < ($1.item, $1.owner) }) {
             evaluate(pair.item, pair.owner, now: now)
@@ -70,21 +84,29 @@ extension Trackers {
     /// Pairs waiting out the grace time or alerted (tests, figures).
     var leftBehindPairs: Int { leftBehind.count }
 
+    private func clearPair(_ pair: ItemOwner) {
+        leftBehind[pair] = nil
+        waiting.remove(pair)
+    }
+
     func startAlerting(_ record: ItemAlertRecord) {
         if let old = alerting[record.item] {
             for owner in old.owners.subtracting(record.owners) { dropPair(record.item, owner) }
         }
         alerting[record.item] = record
+        alertsIn[record.bucket, default: []].insert(record.item)
         for owner in record.owners { alertsOf[owner, default: []].insert(record.item) }
     }
 
     func stopAlerting(_ item: Int64) {
         guard let old = alerting.removeValue(forKey: item) else { return }
+        alertsIn[old.bucket]?.remove(item)
+        if alertsIn[old.bucket]?.isEmpty == true { alertsIn[old.bucket] = nil }
         for owner in old.owners { dropPair(item, owner) }
     }
 
     private func dropPair(_ item: Int64, _ owner: Int64) {
-        leftBehind[ItemOwner(item: item, owner: owner)] = nil
+        clearPair(ItemOwner(item: item, owner: owner))
         alertsOf[owner]?.remove(item)
         if alertsOf[owner]?.isEmpty == true { alertsOf[owner] = nil }
     }
@@ -100,6 +122,7 @@ extension Trackers {
             sheltered: shelters?(owner, there) ?? false, now: now, distance: leftBehindDistance,
             graceMs: leftBehindGraceMs)
         leftBehind[pair] = state.isIdle ? nil : state
+        if state.farSince != nil { waiting.insert(pair) } else { waiting.remove(pair) }
         switch verdict {
         case .leftBehind(let distance):
             events?.publish(

@@ -3,18 +3,24 @@
 // anyone else gets `not_found`. A hidden item's position goes to the bucket's owners only: a viewer gets the item with
 // `position` null, as if its tracker had never reported. The caller's position is the live map's latest fix, asked
 // through the `userFix` hook; without one there is no `distance` and the directions start wherever the phone is.
+//
+// The caller's role is worked out on the loop when the store read comes back, with their friends then; a read that
+// an access change (unshare, demotion, privacy, a friendship's end, hiding) overtook is read again
+// (`Buckets.itemRole`), so a caller who just lost access never gets the position.
 import CairnGeo
 
 extension Trackers {
     /// Where the item is, for anyone who can view its bucket.
     public func locate(_ caller: Caller, item: Int64, _ done: @escaping Outcome<ItemLocation>) {
         guard item > 0 else { return done(.failure(.badRequest("field 'item' must be a positive id"))) }
-        let access = buckets.itemAccess(for: caller)
-        work.run(
-            { () async throws(DomainError) -> (ItemRecord, BucketRole) in try await access.role(item: item) },
-            then: { result in
-                done(result.map { found, role in self.location(of: found, role: role, for: caller.user.id) })
-            })
+        buckets.itemRole(caller, item: item) { result in
+            done(
+                result.map { found, role, stale in
+                    // Access changed under every read: no position rather than one the caller may have lost.
+                    guard !stale else { return ItemLocation(item: found.id, position: nil, distance: nil, navigate: nil) }
+                    return self.location(of: found, role: role, for: caller.user.id)
+                })
+        }
     }
 
     /// The answer to `item.locate`, on the loop with the latest fixes.

@@ -5,9 +5,13 @@
 //
 // Who hears a move is asked of `Buckets` at the time of the move (everyone who can view the item's bucket now, or
 // only its owners when the item is hidden), then narrowed to those watching; nobody else ever gets an item's
-// position, and losing access to a bucket stops its items' pushes with the next move. Two moves whose lookups finish
-// out of order still send the newest fix. Ghost mode hides people, not things: it plays no part here. A deleted item
-// (or the items of a deleted bucket) leaves memory and the tracker layer as soon as the deletion is committed.
+// position. A lookup that an access change overtook (unshare, demotion, privacy, a friendship's end, hiding) is never
+// used: `Buckets` reads it again (see `AccessEpochs`), so losing access stops the pushes at once, and the `item.pos`
+// still waiting in a connection's latest-wins slot is withdrawn (`HubEvents.itemsWithdrawn`) when access is lost or
+// the connection stops watching. Two moves whose lookups finish out of order still send the newest fix. Ghost mode
+// hides people, not things: it plays no part here. A deleted item (or the items of a deleted bucket) leaves memory and
+// the tracker layer as soon as the deletion is committed, and a fix committed for it (or for a tracker unpaired since)
+// that reaches the loop after that is ignored.
 import CairnGeo
 import CairnLoop
 import CairnSpatial
@@ -22,6 +26,7 @@ extension Trackers {
     /// items hear it.
     func moved(_ tracker: TrackerRecord, _ fix: Fix) {
         let item = tracker.item
+        guard !unpaired.contains(tracker.id), !deleted.contains(item) else { return }  // gone while on its way
         if let known = latest[item], known.ts > fix.ts { return }
         place(item, fix)
         itemMoved(item, now: clock.now())  // left behind
@@ -31,6 +36,7 @@ extension Trackers {
             var connections: [ConnectionID] = []
             for user in audience.positionTo { if let watching = self.watchers[user] { connections += watching } }
             guard !connections.isEmpty else { return }
+            self.notePushed(item, in: audience.item.bucket)
             self.events?.itemMoved(ItemPosition(item: item, fix: newest), to: connections.sorted())
         }
     }
@@ -51,14 +57,40 @@ extension Trackers {
         }
     }
 
-    /// Stops pushing `item.pos` to the caller's connection.
-    public func unwatch(_ caller: Caller) { stopWatching(caller.connection) }
+    /// Stops pushing `item.pos` to the caller's connection; what is still waiting to go out is withdrawn.
+    public func unwatch(_ caller: Caller) { stopWatching(caller.connection, withdraw: true) }
 
-    /// The connection is gone or its session ended.
-    func stopWatching(_ connection: ConnectionID) {
+    /// The connection is gone (nothing to withdraw) or its session ended (pending `item.pos` withdrawn).
+    func stopWatching(_ connection: ConnectionID, withdraw: Bool = false) {
         guard let user = watcherOf.removeValue(forKey: connection) else { return }
         watchers[user]?.remove(connection)
         if watchers[user]?.isEmpty == true { watchers[user] = nil }
+        if withdraw && !pushedIn.isEmpty { events?.itemsWithdrawn(pushedIn.keys.sorted(), from: [connection]) }
+    }
+
+    /// `users` lost sight of `bucket` (committed and announced): its items' pending `item.pos` are withdrawn from
+    /// their watching connections.
+    func accessLost(bucket: Int64, users: Set<Int64>) {
+        guard let items = pushed[bucket] else { return }
+        var connections: [ConnectionID] = []
+        for user in users { if let watching = watchers[user] { connections += watching } }
+        guard !connections.isEmpty else { return }
+        events?.itemsWithdrawn(items.sorted(), from: connections.sorted())
+    }
+
+    /// The item is hidden now: its pending `item.pos` is withdrawn from everyone watching but its owners.
+    func hidden(_ item: Int64, owners: Set<Int64>) {
+        guard pushedIn[item] != nil else { return }
+        var connections: [ConnectionID] = []
+        for (user, watching) in watchers where !owners.contains(user) { connections += watching }
+        guard !connections.isEmpty else { return }
+        events?.itemsWithdrawn([item], from: connections.sorted())
+    }
+
+    private func notePushed(_ item: Int64, in bucket: Int64) {
+        guard pushedIn[item] == nil else { return }
+        pushedIn[item] = bucket
+        pushed[bucket, default: []].insert(item)
     }
 
     /// The item's latest fix, if its tracker has reported.
@@ -71,17 +103,29 @@ extension Trackers {
         return found.sorted()
     }
 
-    /// The item's tracker was unpaired: its position is forgotten (the store dropped it too).
+    /// The item's tracker was unpaired: its position is forgotten (the store dropped it too), and so is its
+    /// left-behind state (`forgetLeftBehind`).
     func forget(item: Int64) {
         latest[item] = nil
         index.remove(item, from: .trackers)
+        forgetLeftBehind(item)
     }
 
-    /// The items were deleted (alone or with their bucket; committed): their positions and alert state go at once.
+    /// The items were deleted (alone or with their bucket; committed): their positions and alert state go at once,
+    /// and a fix for them still on its way is ignored.
     func itemsGone(_ items: [Int64]) {
+        let sent = items.filter { pushedIn[$0] != nil }
+        if !sent.isEmpty && !watcherOf.isEmpty {
+            events?.itemsWithdrawn(sent.sorted(), from: watcherOf.keys.sorted())
+        }
         for item in items {
+            deleted.insert(item)
             forget(item: item)
             stopAlerting(item)
+            if let bucket = pushedIn.removeValue(forKey: item) {
+                pushed[bucket]?.remove(item)
+                if pushed[bucket]?.isEmpty == true { pushed[bucket] = nil }
+            }
         }
     }
 

@@ -36,6 +36,13 @@ public final class Trackers {
     /// Connections watching items, by user, and the user of each.
     var watchers: [Int64: Set<ConnectionID>] = [:]
     var watcherOf: [ConnectionID: Int64] = [:]
+    /// Items whose `item.pos` went out, by bucket, and the bucket of each: what to withdraw when access is lost.
+    var pushed: [Int64: Set<Int64>] = [:]
+    var pushedIn: [Int64: Int64] = [:]
+    /// Trackers unpaired and items deleted during this run: a fix the ingest committed before, brought to the loop
+    /// after, is ignored (ids are AUTOINCREMENT, never reused; a few bytes per unpair or deletion until restart).
+    var unpaired: Set<Int64> = []
+    var deleted: Set<Int64> = []
 
     /// A user's latest position (the live map's), wired by the hub.
     var userFix: ((Int64) -> Fix?)?
@@ -52,8 +59,12 @@ public final class Trackers {
     var alerting: [Int64: ItemAlertRecord] = [:]
     /// The items with `alert` on each owner owns.
     var alertsOf: [Int64: Set<Int64>] = [:]
+    /// The items with `alert` on in each bucket.
+    var alertsIn: [Int64: Set<Int64>] = [:]
     /// The left-behind state of each (item, owner) pair that is pending or alerted.
     var leftBehind: [ItemOwner: LeftBehind] = [:]
+    /// The pairs waiting out the grace time (the tick looks at these alone).
+    var waiting: Set<ItemOwner> = []
 
     init(
         store: any TrackerStore, work: LoopWork, clock: any Clock, random: any RandomSource, buckets: Buckets,
@@ -131,6 +142,7 @@ public final class Trackers {
             then: { result in
                 done(result.map(\.0.id))
                 if case .success(let (found, bucket)) = result {
+                    self.unpaired.insert(found.id)  // a fix committed before the unpair stays out
                     self.forget(item: found.item)
                     self.buckets.changed(bucket)
                 }
