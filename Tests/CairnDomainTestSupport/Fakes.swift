@@ -323,6 +323,25 @@ public final class CollectingScheduler: LoopScheduler {
         }
         for job in taken { job() }
     }
+
+    /// Waits (up to 10 s) until at least `count` jobs have arrived and takes them without running them: the test holds
+    /// them (a store read that comes back late) and runs them when it chooses.
+    @MainActor
+    public func hold(atLeast count: Int = 1) async throws -> [@Sendable () -> Void] {
+        var waited = 0
+        while jobs.withLock({ $0.count }) < count {
+            try await Task.sleep(nanoseconds: 1_000_000)
+            waited += 1
+            if waited > 10_000 {
+                Issue.record("timed out waiting for \(count) job(s)")
+                return []
+            }
+        }
+        return jobs.withLock { j in
+            defer { j.removeAll() }
+            return j
+        }
+    }
 }
 
 public func fastHasher(_ random: any RandomSource) -> PasswordHasher {

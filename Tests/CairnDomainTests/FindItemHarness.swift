@@ -49,9 +49,31 @@ final class FindItemHarness {
         return try #require(outcome)
     }
 
-    /// Runs the loop's jobs until no store work is in flight.
-    func settle() async throws {
-        while h.hub.operationsInFlight > 0 { try await h.scheduler.run() }
+    /// Runs the loop's jobs until no store work is in flight but the `held` jobs' (see `hold`).
+    func settle(leaving held: Int = 0) async throws {
+        while h.hub.operationsInFlight > held { try await h.scheduler.run() }
+    }
+
+    /// Runs `start` and holds the loop job its store work comes back with, so that other work can overtake it (the
+    /// only work in flight when called); run the result to let it land.
+    func hold(_ start: () -> Void) async throws -> () -> Void {
+        #expect(h.hub.operationsInFlight == 0)
+        start()
+        let jobs = try await h.scheduler.hold()
+        return { for job in jobs { job() } }
+    }
+
+    /// Runs `start` (an op) to completion while held work stays in flight; its outcome.
+    func call<T>(leaving held: Int, _ start: (@escaping Outcome<T>) -> Void) async throws -> Result<T, DomainError> {
+        var outcome: Result<T, DomainError>?
+        start { outcome = $0 }
+        try await settle(leaving: held)
+        return try #require(outcome)
+    }
+
+    /// The Bike's positions pushed to `connection` so far.
+    func pushes(to connection: ConnectionID) -> Int {
+        h.events.itemsMoved.filter { $0.connections.contains(connection) }.count
     }
 
     /// Changes the Bike as `caller`.
