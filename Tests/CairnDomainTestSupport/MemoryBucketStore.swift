@@ -1,6 +1,7 @@
 // An in-memory stand-in for the bucket part of the store, with the SQLite store's contracts (a photo must be an
 // upload of whoever sets it; a bucket goes with its last owner; items go with their bucket) and a switch to make
-// writes fail, so the hub's bucket ops are tested without SQLite.
+// writes fail, so the hub's bucket ops are tested without SQLite. A gate can hold `removeViewer` before it writes,
+// so a test can act while a friendship's end has not yet removed the shares.
 import CairnDomain
 import Synchronization
 
@@ -20,6 +21,8 @@ public final class MemoryBucketStore: BucketStore {
         public var failWrites = false
     }
     public let state = Mutex(State())
+    /// When set, `removeViewer` waits for it to open before it writes.
+    public let removeViewerGate = Mutex<Gate?>(nil)
 
     public struct InjectedFailure: Error {
         /// Creates the error.
@@ -102,7 +105,8 @@ public final class MemoryBucketStore: BucketStore {
     }
 
     public func removeViewer(_ viewer: Int64, fromBucketsOwnedBy owner: Int64) async throws -> [Int64] {
-        try state.withLock { s in
+        if let gate = removeViewerGate.withLock({ $0 }) { await gate.wait() }
+        return try state.withLock { s in
             try Self.check(s)
             let ids = s.buckets.values.filter { $0.members[owner] == .owner && $0.members[viewer] == .viewer }.map(\.id)
             for id in ids { s.buckets[id]?.members[viewer] = nil }
