@@ -46,7 +46,9 @@ struct ItemAccessRacesTests {
     @Test func aMoveReadBeforeHidingReachesTheOwnersOnly() async throws {
         let f = try await FindItemHarness()
         let land = try await heldMove(f)
-        _ = try await f.call(leaving: 1) { f.h.hub.buckets.updateItem(f.alice, item: f.item, changes: ItemChanges(hidden: true), $0) }.get()
+        _ = try await f.call(leaving: 1) {
+            f.h.hub.buckets.updateItem(f.alice, item: f.item, changes: ItemChanges(hidden: true), $0)
+        }.get()
         land()
         try await f.settle()
         #expect(f.pushes(to: f.bob.connection) == 0)
@@ -111,7 +113,9 @@ struct ItemAccessRacesTests {
         try await f.bikeAt(north: 0)
         var answer: Result<[ItemPosition], DomainError>?
         let land = try await f.hold { f.h.hub.trackers.watch(f.bob) { answer = $0 } }
-        _ = try await f.call(leaving: 1) { f.h.hub.buckets.updateItem(f.alice, item: f.item, changes: ItemChanges(hidden: true), $0) }.get()
+        _ = try await f.call(leaving: 1) {
+            f.h.hub.buckets.updateItem(f.alice, item: f.item, changes: ItemChanges(hidden: true), $0)
+        }.get()
         land()
         try await f.settle()
         #expect(try #require(answer).get().isEmpty)

@@ -437,9 +437,10 @@ public final class Buckets {
                 return items
             },
             then: { result in
+                let epochs = self.epochs
                 let found = result.map { buckets in
                     buckets.map { bucket, items in
-                        (bucket, items, items.contains { self.epochs.isStale(since: since, bucket: bucket, item: $0.id) })
+                        (bucket, items, items.contains { epochs.isStale(since: since, bucket: bucket, item: $0.id) })
                     }
                 }
                 self.epochs.end()

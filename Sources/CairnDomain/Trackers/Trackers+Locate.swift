@@ -17,7 +17,9 @@ extension Trackers {
             done(
                 result.map { found, role, stale in
                     // Access changed under every read: no position rather than one the caller may have lost.
-                    guard !stale else { return ItemLocation(item: found.id, position: nil, distance: nil, navigate: nil) }
+                    guard !stale else {
+                        return ItemLocation(item: found.id, position: nil, distance: nil, navigate: nil)
+                    }
                     return self.location(of: found, role: role, for: caller.user.id)
                 })
         }
