@@ -7,8 +7,9 @@ import Testing
 // `items.watch` and `item.pos` through the router, with tracker reports through the ingest: the watch answers the
 // positions of the items the caller can view; a committed fix reaches every watching connection of everyone who can
 // view the item's bucket — an owner, a viewer — and never a friend the bucket is not shared with or a stranger;
-// latest wins per item; a late fix is not pushed; unsharing, unwatching and unpairing stop it; and the tracker layer
-// of the index holds the item.
+// latest wins per item; a late fix is not pushed; unsharing, unwatching and unpairing stop it, and an `item.pos` still
+// waiting in a slot is withdrawn when access is lost or the connection stops watching; and the tracker layer of the
+// index holds the item.
 @testable import CairnDomain
 
 @MainActor
@@ -110,5 +111,17 @@ struct ItemWatchTests {
         _ = try await op(h, 1, #""tracker.unpair","tracker":\#(tracker)"#, jobs: 2)
         #expect(h.hub.trackers.position(of: item) == nil)
         #expect(h.hub.trackers.items(within: 1_000_000, of: try #require(GeoPoint(lat: 13, lon: 2.3))).isEmpty)
+    }
+
+    @Test func aPendingItemPosIsWithdrawnWhenAccessIsLostOrWatchingStops() async throws {
+        let (h, item, bucket, key, _, bob) = try await setting()
+        for c: ConnectionID in 1...2 { _ = try await op(h, c, #""items.watch""#) }
+        let now = h.clock.now()
+        try await report(h, key: key, lat: 10, ts: now - 3_600_000)  // waiting in both slots, not yet written
+        _ = try await op(h, 1, #""bucket.unshare","bucket":\#(bucket),"user":\#(bob)"#)
+        #expect(itemPos(h, 2, item) == nil)  // Bob lost the share: his is withdrawn
+        #expect(h.outbound.latest[1]?[-item] != nil)  // Alice's stays
+        _ = try await op(h, 1, #""items.unwatch""#, jobs: 0)
+        #expect(itemPos(h, 1, item) == nil)
     }
 }
