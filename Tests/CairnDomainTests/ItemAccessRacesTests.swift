@@ -224,6 +224,16 @@ struct ItemAccessRacesTests {
         #expect(withdrawn(f) == [[f.bob.connection]])
     }
 
+    @Test func aDemotionWithdrawsThePendingPosition() async throws {
+        let f = try await pushed()
+        _ = try await f.call { f.h.hub.buckets.share(f.alice, bucket: f.bucket, user: 4, role: "owner", $0) }.get()
+        _ = try await f.call { f.h.hub.trackers.watch(f.dan, $0) }.get()
+        try await f.bikeAt(north: 10)
+        f.h.events.clear()
+        _ = try await f.call { f.h.hub.buckets.share(f.alice, bucket: f.bucket, user: 4, role: "viewer", $0) }.get()
+        #expect(withdrawn(f) == [[f.dan.connection]])  // a hidden item's position would be for owners only
+    }
+
     @Test func aFriendshipsEndWithdrawsThePendingPosition() async throws {
         let f = try await pushed()
         _ = try await f.call { f.h.hub.social.remove(f.alice, target: 2, $0) }.get()

@@ -15,7 +15,9 @@
 // in whichever order they commit, as two requests one after the other would.
 //
 // Features that hang live state on items (trackers: positions, left-behind alerts) hear of committed changes through
-// hooks the hub wires: items gone (deleted, or with their bucket), an item's flags changed, a bucket's owners changed.
+// hooks the hub wires: items gone (deleted, or with their bucket), an item's flags changed, a bucket's owners changed,
+// users lost sight of a bucket. Reads of who may see an item are checked against `AccessEpochs` when they come back,
+// so one that an access change overtook is never used.
 // An owner owns at most `bucketsPerUser` buckets they created, a bucket holds at most `itemsPerBucket` items.
 
 /// The bucket and item ops. Loop thread only.
@@ -160,7 +162,7 @@ public final class Buckets {
             then: { result in
                 done(result.map { BucketView(record: $0.1, role: .owner) })
                 if case .success(let (before, after)) = result {
-                    self.announce(bucket, before: self.viewers(of: before), after: after)
+                    self.announce(bucket, before: self.viewers(of: before), owners: Set(before.owners), after: after)
                 }
             })
     }
@@ -233,7 +235,7 @@ public final class Buckets {
             then: { result in
                 done(result.map { $0.1.id })
                 if case .success(let (before, after)) = result {
-                    self.announce(bucket, before: self.viewers(of: before), after: after)
+                    self.announce(bucket, before: self.viewers(of: before), owners: Set(before.owners), after: after)
                 }
             })
     }
@@ -550,13 +552,16 @@ public final class Buckets {
         return all
     }
 
-    /// Tells those who lost sight of a bucket that it is gone to them, and those who see it that it changed.
-    private func announce(_ bucket: Int64, before: Set<Int64>, after: BucketRecord?) {
+    /// Tells those who lost sight of a bucket that it is gone to them, and those who see it that it changed. Those
+    /// who lost it, and owners demoted (hidden items are for owners), have its items' pending positions withdrawn.
+    private func announce(_ bucket: Int64, before: Set<Int64>, owners: Set<Int64> = [], after: BucketRecord?) {
         epochs.bucketChanged(bucket)  // reads begun before are stale
-        ownersChanged?(bucket, after.map { Set($0.owners) })
+        let owning = after.map { Set($0.owners) }
+        ownersChanged?(bucket, owning)
         let now = after.map(viewers(of:)) ?? []
         let lost = before.subtracting(now)
-        if !lost.isEmpty { accessLost?(bucket, lost) }
+        let withdrawn = lost.union(owners.subtracting(owning ?? []))
+        if !withdrawn.isEmpty { accessLost?(bucket, withdrawn) }
         if !lost.isEmpty { events?.publish(.bucketRemoved(bucket: bucket), toUsers: lost.sorted(), excluding: nil) }
         changed(bucket, viewers: now)
     }
