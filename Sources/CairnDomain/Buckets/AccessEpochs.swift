@@ -18,8 +18,8 @@ struct AccessEpochs {
     private var items: [Int64: Int64] = [:]
     /// Reads begun and not yet ended.
     private(set) var reads = 0
-    /// Owner → users whose viewer shares in the owner's buckets are being removed (a friendship ended, the removal not
-    /// yet committed), counted (two ends may overlap).
+    /// By owner, the users whose viewer shares in the owner's buckets are being removed (a friendship ended, the
+    /// removal not yet committed), counted (two ends may overlap).
     private(set) var ending: [Int64: [Int64: Int]] = [:]
 
     /// A read starts: its mark to compare with when it ends.
