@@ -52,5 +52,43 @@ extension ServerIntegration {
             #expect(metrics.value("cairn_ingest_refused_total", ["reason": "malformed"]) == 1)
             #expect(metrics.value("cairn_ingest_speed_reanchors_total", ["cause": "count"]) == 0)
         }
+
+        @Test func theFiltersThatAreOptionsDropWhenSetAndOsmAndValidFalseIsInvalid() async throws {
+            let hub = try RunningHub {
+                $0.hub.ingestFilters.maxAccuracy = 100
+                $0.hub.ingestFilters.minPeriodMs = 60_000
+            }
+            defer { hub.removeData() }
+            let alice = try hub.member("alice")
+            let bucket = try alice.0.requestOK("bucket.create", ["name": "Gear"])
+            let bucketID = try #require((bucket["bucket"] as? [String: Any])?["id"] as? Int)
+            let item = try alice.0.requestOK("item.create", ["bucket": bucketID, "name": "Bike"])
+            let itemID = try #require((item["item"] as? [String: Any])?["id"] as? Int)
+            let pair = try alice.0.requestOK("tracker.pair", ["item": itemID, "device": "654321"])
+            let tracker = try #require(pair["tracker"] as? [String: Any])
+            let id = try #require(tracker["id"] as? Int)
+            let key = try #require(tracker["key"] as? String)
+            _ = try alice.0.requestOK("tracker.activate", ["tracker": id])
+            func send(_ query: String) throws -> Int {
+                try HTTPClient.get(port: hub.port, path: "/v1/ingest/osmand?id=654321&key=\(key)&" + query).status
+            }
+            func stored() async throws -> Fix? { try await hub.app.store.trackerFix(tracker: Int64(id)) }
+            let t = Int(Date().timeIntervalSince1970) - 600
+
+            #expect(try send("lat=48.8566&lon=2.3522&accuracy=10&timestamp=\(t)") == 200)
+            // Vaguer than 100 m, 30 s after the last (under the 60 s period), marked invalid: 200, none stored.
+            #expect(try send("lat=48.857&lon=2.3522&accuracy=500&timestamp=\(t + 90)") == 200)
+            #expect(try send("lat=48.857&lon=2.3522&accuracy=10&timestamp=\(t + 30)") == 200)
+            #expect(try send("lat=48.857&lon=2.3522&accuracy=10&valid=false&timestamp=\(t + 120)") == 200)
+            #expect(try await stored()?.ts == Int64(t) * 1000)
+            #expect(try send("lat=48.858&lon=2.3522&accuracy=10&valid=true&timestamp=\(t + 180)") == 200)
+            #expect(try await stored()?.lat == 48.858)
+
+            let metrics = try PrometheusText(try HTTPClient.get(port: hub.port, path: "/metrics").text)
+            for (reason, count) in [("accuracy", 1.0), ("period", 1), ("invalid", 1), ("speed", 0)] {
+                #expect(metrics.value("cairn_ingest_filtered_total", ["reason": reason]) == count, "\(reason)")
+            }
+            #expect(metrics.value("cairn_ingest_fixes_total", ["result": "stored"]) == 2)
+        }
     }
 }
