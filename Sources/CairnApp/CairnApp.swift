@@ -72,7 +72,8 @@ public final class CairnApp: Sendable {
             accounts: accounts, social: store, relics: store, chat: store, profiles: store, buckets: store,
             trackers: store, safeZones: store,
             scheduler: loop.scheduler,
-            clock: clock, random: random, configuration: configuration.hub, roles: store, confinement: loop.confinement)
+            clock: clock, random: random, configuration: configuration.hub, roles: store, admin: store,
+            confinement: loop.confinement)
         let snapshot = try store.loadSocial()
         hub.restore(snapshot)
         let relics = try store.loadLiveRelics(now: clock.now())

@@ -1,8 +1,9 @@
-// What the `cairn` command does to a data directory besides serving it: give or take the ops role (`cairn user
-// grant-ops` / `revoke-ops`), write load-test fixtures (`cairn seed`), copy the database (`cairn backup`). It lives
-// in the composition layer so the command line reaches the store, the domain and the crypto only through here, and
-// it offers only what those commands need, in plain values and errors a command can print. Each opening says
-// whether it may run beside a hub; the ones that may not hold the data directory's lock (`DataDirectoryLock`).
+// What the `cairn` command does to a data directory besides serving it: give or take the ops or admin role
+// (`cairn user grant-ops` / `revoke-ops`, `grant-admin` / `revoke-admin`), write load-test fixtures (`cairn seed`),
+// copy the database (`cairn backup`). It lives in the composition layer so the command line reaches the store, the
+// domain and the crypto only through here, and it offers only what those commands need, in plain values and errors
+// a command can print. Each opening says whether it may run beside a hub; the ones that may not hold the data
+// directory's lock (`DataDirectoryLock`).
 import CairnCrypto
 import CairnDomain
 import CairnStore
@@ -91,6 +92,18 @@ public final class Maintenance: Sendable {
     /// return. Throws `MaintenanceError.noSuchUser` for an unknown name.
     public func revokeOps(username: String) throws -> Bool {
         try changingRole { try store.revokeRole(.ops, username: username) }
+    }
+
+    /// Gives the account named `username` the admin role (may use the `admin.*` ops); false when it had it already.
+    /// Committed on return. Throws `MaintenanceError.noSuchUser` for an unknown name.
+    public func grantAdmin(username: String) throws -> Bool {
+        try changingRole { try store.grantRole(.admin, username: username, at: SystemClock().now()) }
+    }
+
+    /// Takes the admin role away from the account named `username`; false when it did not have it. Committed on
+    /// return. Throws `MaintenanceError.noSuchUser` for an unknown name.
+    public func revokeAdmin(username: String) throws -> Bool {
+        try changingRole { try store.revokeRole(.admin, username: username) }
     }
 
     /// Writes the plan's users, friendships and tokens (see `Fixtures`) and returns the tokens file's contents.

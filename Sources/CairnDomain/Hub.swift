@@ -12,6 +12,7 @@
 //   Trackers    devices bound to items, their keys; items' live positions, finding them, left-behind alerts
 //   SafeZones   each user's safe zones (in memory for the left-behind rule)
 //   Operations  the stats channel and the figures behind it
+//   Administration  the admin role's ops: browsing users, suspending them (audited)
 //
 // Features learn of each other's changes through hooks wired here (a session ending, a user going offline, a view
 // changing, a user moving), never by reading each other's stored properties. What the domain tells the outside
@@ -59,6 +60,8 @@ public final class Hub: @unchecked Sendable {
     public let trackerLookup: TrackerLookup
     /// The stats channel.
     public let operations: Operations
+    /// The admin ops.
+    public let administration: Administration
     /// Guests' last activity and the purge of inactive guests.
     let guestExpiry: GuestExpiry
 
@@ -68,13 +71,15 @@ public final class Hub: @unchecked Sendable {
     private var finalFlushStarted = false
     private var drained: (() -> Void)?
 
-    /// Creates a hub. `roles` decides who may watch the stats channel; without it nobody may.
+    /// Creates a hub. `roles` decides who may watch the stats channel and who is an admin; without it nobody may.
+    /// `admin` stores what the admin ops read and write; without it they are refused.
     public init(
         accounts: Accounts, social: any SocialStore, relics: any RelicStore, chat: any ChatStore,
         profiles: any ProfileStore, buckets: any BucketStore, trackers: any TrackerStore,
         safeZones: any SafeZoneStore, scheduler: any LoopScheduler, clock: any Clock,
         random: any RandomSource = SecureRandom(),
         configuration: HubConfiguration = HubConfiguration(), roles: (any RoleStore)? = nil,
+        admin: (any AdminStore)? = nil,
         confinement: LoopConfinement = LoopConfinement(name: "the hub's loop thread"),
         logger: Logger = Logger(label: "cairn.hub")
     ) {
@@ -114,6 +119,7 @@ public final class Hub: @unchecked Sendable {
         operations = Operations(
             roles: roles, work: work, clock: clock, sessions: sessions, liveMap: liveMap,
             telemetry: telemetry)
+        administration = Administration(roles: roles, store: admin, work: work, clock: clock, sessions: sessions)
         guestExpiry = GuestExpiry(
             store: accounts.store, work: work, sessions: sessions, configuration: configuration,
             now: clock.now())

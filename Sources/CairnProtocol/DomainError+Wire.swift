@@ -21,6 +21,7 @@ extension SessionEnd {
         case .tokenRevoked: return (.invalidToken, "token revoked")
         case .checkFailed: return (.tryAgainLater, "could not check the token; retry")
         case .tooManyConnections: return (.tooManyRequests, "too many connections from this address")
+        case .suspended: return (.suspended, "account suspended")
         }
     }
 }

@@ -82,6 +82,7 @@ public final class Router: ConnectionHandler {
         TrackerOps.register(in: &table, trackers: hub.trackers)
         SafeZoneOps.register(in: &table, safeZones: hub.safeZones)
         StatsOps.register(in: &table, operations: hub.operations)
+        AdminOps.register(in: &table, administration: hub.administration)
         self.table = table
         hub.attach(delivery)
     }

@@ -249,6 +249,34 @@ enum Migrations {
                 t.add(column: "shows_items", .boolean).notNull().defaults(to: false)
             }
         }
+        migrator.registerMigration("v17-accounts-email-admin") { db in
+            // PicShare's accounts and its admin role (docs/PROTOCOL.md, Accounts and Administration): an optional
+            // email, stored lower-cased and unique among those given (login takes it in place of the username);
+            // suspensions, one per account, lifted by deleting the row or by `until` passing; and the admin audit
+            // log, which keeps its rows when the accounts they name are gone (ids without foreign keys, names copied).
+            try db.alter(table: "users") { t in t.add(column: "email", .text) }
+            try db.execute(sql: "CREATE UNIQUE INDEX users_email ON users(email) WHERE email IS NOT NULL")
+            try db.create(table: "suspensions") { t in
+                t.primaryKey("user_id", .integer).references("users", onDelete: .cascade)
+                t.column("reason", .text).notNull()
+                t.column("since", .integer).notNull()
+                t.column("until", .integer)
+                t.column("by_id", .integer)
+            }
+            try db.create(table: "admin_audit") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("at", .integer).notNull()
+                t.column("admin_id", .integer).notNull()
+                t.column("admin_name", .text).notNull()
+                t.column("action", .text).notNull()
+                t.column("target_kind", .text).notNull()
+                t.column("target_id", .integer).notNull()
+                t.column("target_name", .text)
+                t.column("reason", .text)
+                t.column("detail", .text)
+            }
+            try db.create(index: "admin_audit_target", on: "admin_audit", columns: ["target_kind", "target_id", "id"])
+        }
         return migrator
     }
 

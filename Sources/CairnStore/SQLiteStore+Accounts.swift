@@ -4,20 +4,50 @@ import Foundation
 import GRDB
 
 extension SQLiteStore: AccountStore {
-    /// Inserts a user; a duplicate username becomes `AccountStoreError.usernameTaken`.
+    /// Inserts a user; a duplicate username becomes `AccountStoreError.usernameTaken`, a duplicate email
+    /// `.emailTaken`.
     public func createUser(_ new: NewUser) async throws -> User {
         do {
             return try await pool.write { db in
                 try db.execute(
                     sql: """
-                        INSERT INTO users (username, name, password_hash, is_guest, created_at, last_seen_at)
-                        VALUES (?, ?, ?, ?, ?, ?)
+                        INSERT INTO users (username, name, password_hash, is_guest, created_at, last_seen_at, email)
+                        VALUES (?, ?, ?, ?, ?, ?, ?)
                         """,
-                    arguments: [new.username, new.name, new.passwordHash, new.isGuest, new.createdAt, new.createdAt])
+                    arguments: [
+                        new.username, new.name, new.passwordHash, new.isGuest, new.createdAt, new.createdAt,
+                        new.email,
+                    ])
                 return User(id: db.lastInsertedRowID, username: new.username, name: new.name, isGuest: new.isGuest)
             }
         } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
-            throw AccountStoreError.usernameTaken
+            throw (error.message ?? "").contains("users.email")
+                ? AccountStoreError.emailTaken : AccountStoreError.usernameTaken
+        }
+    }
+
+    /// Finds a user and their password record by (lower-cased) email.
+    public func credentials(email: String) async throws -> StoredCredentials? {
+        try await pool.read { db in
+            guard
+                let row = try Row.fetchOne(
+                    db, sql: "SELECT id, username, name, is_guest, password_hash FROM users WHERE email = ?",
+                    arguments: [email])
+            else { return nil }
+            return StoredCredentials(user: Self.user(row), passwordHash: row["password_hash"])
+        }
+    }
+
+    /// The user's suspension in force at `now`, if any.
+    public func suspension(userID: Int64, now: Int64) async throws -> Suspension? {
+        try await pool.read { db in
+            try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT reason, since, until FROM suspensions WHERE user_id = ? AND (until IS NULL OR until > ?)
+                    """,
+                arguments: [userID, now]
+            ).map { Suspension(reason: $0["reason"], since: $0["since"], until: $0["until"]) }
         }
     }
 

@@ -7,7 +7,7 @@ struct UserCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "user",
         abstract: "Administer accounts in a data directory (safe while the hub runs).",
-        subcommands: [GrantOps.self, RevokeOps.self])
+        subcommands: [GrantOps.self, RevokeOps.self, GrantAdmin.self, RevokeAdmin.self])
 }
 
 /// The data-directory option shared by the `user` subcommands.

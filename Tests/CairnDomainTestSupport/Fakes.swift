@@ -8,7 +8,7 @@ import Foundation
 import Synchronization
 import Testing
 
-public final class MemoryAccountStore: AccountStore, SocialStore, RoleStore, ProfileStore {
+public final class MemoryAccountStore: AccountStore, SocialStore, RoleStore, ProfileStore, AdminStore {
     /// Creates an empty one.
     public init() {}
 
@@ -36,6 +36,16 @@ public final class MemoryAccountStore: AccountStore, SocialStore, RoleStore, Pro
         public var failRuleWritesOf: Set<Int64> = []
         /// Users holding the ops role.
         public var ops: Set<Int64> = []
+        /// Users holding the admin role.
+        public var admins: Set<Int64> = []
+        /// Each user's email, as stored (lower-cased).
+        public var emails: [Int64: String] = [:]
+        /// Each user's suspension (including ones that have run out, until lifted).
+        public var suspensions: [Int64: Suspension] = [:]
+        /// The admin audit log, oldest first.
+        public var audit: [AuditEntry] = []
+        /// Each user's creation time (ms).
+        public var createdAt: [Int64: Int64] = [:]
         /// Each user's last activity (ms), as `markSeen` recorded it; creation counts as activity.
         public var lastSeen: [Int64: Int64] = [:]
         /// The `sparing` set of every guest purge asked for.
@@ -52,8 +62,11 @@ public final class MemoryAccountStore: AccountStore, SocialStore, RoleStore, Pro
             if s.users.values.contains(where: { $0.user.username == new.username }) {
                 throw AccountStoreError.usernameTaken
             }
+            if let email = new.email, s.emails.values.contains(email) { throw AccountStoreError.emailTaken }
             let user = User(id: s.nextID, username: new.username, name: new.name, isGuest: new.isGuest)
             s.users[user.id] = (user, new.passwordHash)
+            s.emails[user.id] = new.email
+            s.createdAt[user.id] = new.createdAt
             s.lastSeen[user.id] = new.createdAt
             s.nextID += 1
             return user
@@ -65,6 +78,69 @@ public final class MemoryAccountStore: AccountStore, SocialStore, RoleStore, Pro
             s.users.values.first { $0.user.username == username }.map {
                 StoredCredentials(user: $0.user, passwordHash: $0.hash)
             }
+        }
+    }
+
+    public func credentials(email: String) async throws -> StoredCredentials? {
+        state.withLock { s in
+            s.emails.first { $0.value == email }.flatMap { s.users[$0.key] }.map {
+                StoredCredentials(user: $0.user, passwordHash: $0.hash)
+            }
+        }
+    }
+
+    public func suspension(userID: Int64, now: Int64) async throws -> Suspension? {
+        try state.withLock { s in
+            if s.failReads { throw InjectedFailure() }
+            return s.suspensions[userID].flatMap { $0.holds(at: now) ? $0 : nil }
+        }
+    }
+
+    public func adminUsers(_ query: AdminUserQuery, now: Int64) async throws -> [AdminUserRow] {
+        try state.withLock { s in
+            if s.failReads { throw InjectedFailure() }
+            let rows = s.users.values.map(\.user).filter { user in
+                (query.guests || !user.isGuest) && (query.after.map { user.username > $0 } ?? true)
+                    && (query.prefix.map { p in
+                        user.username.hasPrefix(p) || (s.emails[user.id]?.hasPrefix(p) ?? false)
+                    } ?? true)
+            }.sorted { $0.username < $1.username }.prefix(query.limit)
+            return rows.map { Self.adminRow($0, s, now) }
+        }
+    }
+
+    public func adminUser(id: Int64, now: Int64) async throws -> AdminUserRow? {
+        state.withLock { s in s.users[id].map { Self.adminRow($0.user, s, now) } }
+    }
+
+    private static func adminRow(_ user: User, _ s: State, _ now: Int64) -> AdminUserRow {
+        AdminUserRow(
+            user: user, email: s.emails[user.id], createdAt: s.createdAt[user.id] ?? 0,
+            lastSeenAt: s.lastSeen[user.id], isAdmin: s.admins.contains(user.id),
+            suspension: s.suspensions[user.id].flatMap { $0.holds(at: now) ? $0 : nil },
+            friends: s.friendships.filter { $0.contains(user.id) }.count, buckets: 0, relics: 0)
+    }
+
+    public func suspend(userID: Int64, _ suspension: Suspension, audit: AuditEntry) async throws {
+        try write { s in
+            s.suspensions[userID] = suspension
+            s.audit.append(audit)
+        }
+    }
+
+    public func unsuspend(userID: Int64, audit: AuditEntry) async throws -> Bool {
+        var lifted = false
+        try write { s in
+            lifted = s.suspensions.removeValue(forKey: userID) != nil
+            if lifted { s.audit.append(audit) }
+        }
+        return lifted
+    }
+
+    public func auditLog(before: Int64?, limit: Int) async throws -> [(id: Int64, entry: AuditEntry)] {
+        state.withLock { s in
+            s.audit.enumerated().map { (Int64($0.offset + 1), $0.element) }.reversed()
+                .filter { $0.0 < (before ?? Int64.max) }.prefix(limit).map { (id: $0.0, entry: $0.1) }
         }
     }
 
@@ -175,7 +251,10 @@ public final class MemoryAccountStore: AccountStore, SocialStore, RoleStore, Pro
     public func hasRole(_ role: UserRole, userID: Int64) async throws -> Bool {
         try state.withLock { s in
             if s.failReads { throw InjectedFailure() }
-            return role == .ops && s.ops.contains(userID)
+            switch role {
+            case .ops: return s.ops.contains(userID)
+            case .admin: return s.admins.contains(userID)
+            }
         }
     }
 

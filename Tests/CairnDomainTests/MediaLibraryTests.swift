@@ -244,6 +244,8 @@ final class TokenAccountStore: AccountStore {
 
     func createUser(_ user: NewUser) async throws -> User { throw Failure() }
     func credentials(username: String) async throws -> StoredCredentials? { nil }
+    func credentials(email: String) async throws -> StoredCredentials? { nil }
+    func suspension(userID: Int64, now: Int64) async throws -> Suspension? { nil }
     func insertToken(hash: [UInt8], userID: Int64, createdAt: Int64) async throws { throw Failure() }
     func deleteToken(hash: [UInt8]) async throws -> Bool { false }
     func deleteTokens(userID: Int64) async throws -> Int { 0 }

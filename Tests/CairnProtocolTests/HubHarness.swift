@@ -33,7 +33,7 @@ final class HubHarness {
             trackers: trackers, safeZones: safeZones,
             scheduler: scheduler,
             clock: clock, random: random,
-            configuration: config, roles: roles ? store : nil)
+            configuration: config, roles: roles ? store : nil, admin: roles ? store : nil)
         router = Router(hub: hub)
         router.outbound = outbound
     }

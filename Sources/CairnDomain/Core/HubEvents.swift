@@ -96,6 +96,8 @@ public enum SessionEnd: Sendable, Equatable {
     case checkFailed
     /// Its source address already has as many connections open as allowed.
     case tooManyConnections
+    /// Its account was suspended by an admin.
+    case suspended
 }
 
 /// Where the domain's events go. Called on the loop thread only.

@@ -1,11 +1,14 @@
 // Roles beyond the ordinary user, held in durable storage and checked off the loop each time they matter, so a
 // role granted or revoked from the command line while the hub runs takes effect at the next request without a
-// restart and without the hub caching anything. Today there is one role: `ops`, which may watch the stats channel.
+// restart and without the hub caching anything. Two roles: `ops`, which may watch the stats channel, and `admin`,
+// which may use the `admin.*` ops (browse users, suspend them).
 
 /// A privilege granted to an account by an operator.
 public enum UserRole: String, Sendable, CaseIterable {
     /// May watch the live stats channel (`stats.watch`).
     case ops
+    /// May use the `admin.*` ops (docs/PROTOCOL.md, Administration).
+    case admin
 }
 
 /// Durable storage of roles.

@@ -13,14 +13,20 @@ public struct NewUser: Sendable {
     public var isGuest: Bool
     /// Creation time, ms since the epoch.
     public var createdAt: Int64
+    /// The email address, lower-cased (`Accounts.normalizedEmail`), unique among accounts that have one.
+    public var email: String?
 
     /// Creates the value.
-    public init(username: String, name: String, passwordHash: String?, isGuest: Bool, createdAt: Int64) {
+    public init(
+        username: String, name: String, passwordHash: String?, isGuest: Bool, createdAt: Int64,
+        email: String? = nil
+    ) {
         self.username = username
         self.name = name
         self.passwordHash = passwordHash
         self.isGuest = isGuest
         self.createdAt = createdAt
+        self.email = email
     }
 }
 
@@ -42,6 +48,8 @@ public struct StoredCredentials: Sendable {
 public enum AccountStoreError: Error, Equatable, Sendable {
     /// The username is already registered.
     case usernameTaken
+    /// The email address is already registered.
+    case emailTaken
 }
 
 /// What a guest purge removed: the accounts, and the relics they had left (memory must forget those).
@@ -63,10 +71,15 @@ public struct GuestPurge: Sendable, Equatable {
 
 /// Durable storage for accounts and session tokens.
 public protocol AccountStore: Sendable {
-    /// Inserts an account; throws `AccountStoreError.usernameTaken` when the name exists.
+    /// Inserts an account; throws `AccountStoreError.usernameTaken` when the name exists, `.emailTaken` when the
+    /// email does.
     func createUser(_ user: NewUser) async throws -> User
     /// Finds an account by exact username.
     func credentials(username: String) async throws -> StoredCredentials?
+    /// Finds an account by its (lower-cased) email address.
+    func credentials(email: String) async throws -> StoredCredentials?
+    /// The account's suspension in force at `now` (ms since the epoch), if any.
+    func suspension(userID: Int64, now: Int64) async throws -> Suspension?
     /// Stores the SHA-256 digest of a new session token.
     func insertToken(hash: [UInt8], userID: Int64, createdAt: Int64) async throws
     /// The account a token digest belongs to, if the token is live: stored, and when `issuedAfter` is given,

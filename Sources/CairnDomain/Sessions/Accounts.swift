@@ -25,6 +25,8 @@ public struct AccountRules: Sendable {
     public var maxPasswordBytes = 1024
     /// Maximum display-name length in bytes of UTF-8.
     public var maxNameLength = 64
+    /// Maximum email length in bytes (RFC 5321's limit on a path).
+    public var maxEmailLength = 254
     /// Failed logins allowed per username from one source address within `failureWindowMs`.
     public var failuresPerUsername = 5
     /// Failed logins allowed per username from all the source addresses that never logged in as that user, together,
@@ -114,38 +116,75 @@ public final class Accounts: Sendable {
         return trimmed
     }
 
+    /// Checks an email address and returns it lower-cased (the form stored and compared). A syntactic check, no
+    /// more: `local@domain`, at most `maxEmailLength` bytes of printable ASCII, a local part of 1–64 bytes without
+    /// spaces, quotes or a second `@`, and a domain of dot-separated labels of letters, digits and inner hyphens,
+    /// at least two of them. Whether the mailbox exists is not checked (no mail is sent).
+    public func normalizedEmail(_ email: String, field: String = "email") throws(DomainError) -> String {
+        let lowered = email.lowercased()
+        let bytes = Array(lowered.utf8)
+        guard !bytes.isEmpty, bytes.count <= rules.maxEmailLength else {
+            throw .badRequest("field '\(field)' must be 1–\(rules.maxEmailLength) bytes")
+        }
+        let problem = DomainError.badRequest("field '\(field)' must be an email address like name@example.org")
+        guard let at = bytes.firstIndex(of: 0x40), bytes.lastIndex(of: 0x40) == at else { throw problem }
+        let local = bytes[..<at]
+        let domain = bytes[(at + 1)...]
+        guard (1...64).contains(local.count), local.first != 0x2E, local.last != 0x2E else { throw problem }
+        // Printable ASCII without space, quotes, angle brackets, parentheses, commas, colons, semicolons, backslash.
+        let forbidden: Set<UInt8> = [0x22, 0x28, 0x29, 0x2C, 0x3A, 0x3B, 0x3C, 0x3E, 0x5B, 0x5C, 0x5D]
+        guard local.allSatisfy({ $0 > 0x20 && $0 < 0x7F && !forbidden.contains($0) }) else { throw problem }
+        let labels = domain.split(separator: 0x2E, omittingEmptySubsequences: false)
+        guard labels.count >= 2 else { throw problem }
+        for label in labels {
+            guard (1...63).contains(label.count), label.first != 0x2D, label.last != 0x2D,
+                label.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D })
+            else { throw problem }
+        }
+        return lowered
+    }
+
     // MARK: Operations
 
-    /// Creates an account and a session for it.
-    public func register(username: String, password: String, name: String?) async throws(DomainError) -> Session {
+    /// Creates an account and a session for it. `email`, when given, is checked and stored lower-cased; one taken
+    /// by another account is refused with `username_taken` (the contract's code for a login name in use: the
+    /// email is one too, since `login` accepts it).
+    public func register(
+        username: String, password: String, name: String?, email: String? = nil
+    ) async throws(DomainError) -> Session {
         try validateUsername(username)
         try validatePassword(password)
         let display = try normalizedName(name, username: username)
+        let address = try email.map { (e) throws(DomainError) in try normalizedEmail(e) }
         let encoded = await hasher.hash(password)
         let user: User
         do {
             user = try await store.createUser(
                 NewUser(
                     username: username, name: display, passwordHash: encoded,
-                    isGuest: false, createdAt: clock.now()))
+                    isGuest: false, createdAt: clock.now(), email: address))
         } catch AccountStoreError.usernameTaken {
             throw DomainError(.usernameTaken, "Username '\(username)' is already taken")
+        } catch AccountStoreError.emailTaken {
+            throw DomainError(.usernameTaken, "Email '\(address ?? "")' is already registered")
         } catch {
             throw storageFailure(error, "register")
         }
         return try await openSession(for: user)
     }
 
-    /// Logs in by username and password. `connection` identifies the caller's connection and `source` its address
-    /// (nil when unknown), for throttling: failures count per (username, source), per connection, and — unless
-    /// `source` has logged in as this user before — per username across new sources. The username is checked
-    /// before anything is keyed on it.
+    /// Logs in by username (or email: text with an `@`, which no username has) and password. `connection`
+    /// identifies the caller's connection and `source` its address (nil when unknown), for throttling: failures
+    /// count per (login name, source), per connection, and — unless `source` has logged in with this name before —
+    /// per name across new sources. The name is checked before anything is keyed on it. A suspended account is
+    /// refused with `suspended` once the password is right (so the refusal reveals nothing to a guesser).
     public func login(
         username rawUsername: String, password: String, connection: UInt64,
         source: String? = nil
     ) async throws(DomainError) -> Session {
-        let username = rawUsername.lowercased()
-        try validateUsername(username)
+        let byEmail = rawUsername.utf8.contains(0x40)
+        let username = byEmail ? try normalizedEmail(rawUsername, field: "username") : rawUsername.lowercased()
+        if !byEmail { try validateUsername(username) }
         guard password.utf8.count <= rules.maxPasswordBytes else {
             throw .badRequest("field 'password' must be at most \(rules.maxPasswordBytes) bytes")
         }
@@ -164,7 +203,11 @@ public final class Accounts: Sendable {
         if !knownSources.contains(source, for: username) { try take(byUsername, username) }
         try take(byConnection, "conn:\(connection)")
         let found: StoredCredentials?
-        do { found = try await store.credentials(username: username) } catch {
+        do {
+            found =
+                byEmail
+                ? try await store.credentials(email: username) : try await store.credentials(username: username)
+        } catch {
             for (l, k) in counted { l.forgive(k, at: now) }
             throw storageFailure(error, "login")
         }
@@ -173,6 +216,7 @@ public final class Accounts: Sendable {
         guard ok, let user = found?.user else { throw DomainError(.invalidCredentials, "Login failed") }
         for (l, k) in counted { l.forgive(k, at: now) }
         knownSources.remember(source, for: username)
+        try await refuseIfSuspended(user, "login")
         return try await openSession(for: user)
     }
 
@@ -203,7 +247,18 @@ public final class Accounts: Sendable {
             throw storageFailure(error, "auth")
         }
         guard let user else { throw Self.invalidToken }
+        try await refuseIfSuspended(user, "auth")
         return user
+    }
+
+    /// Throws the account's suspension refusal while one holds.
+    private func refuseIfSuspended(_ user: User, _ what: String) async throws(DomainError) {
+        let now = clock.now()
+        let suspension: Suspension?
+        do { suspension = try await store.suspension(userID: user.id, now: now) } catch {
+            throw storageFailure(error, what)
+        }
+        if let suspension, suspension.holds(at: now) { throw suspension.refusal }
     }
 
     /// Revokes a token. Revoking an unknown token is not an error (logout is idempotent).

@@ -44,8 +44,9 @@ public final class Sessions {
     private var revokedOrder: [String] = []
     /// Counts `logout {all: true}`s; an account check remembers the count it started at (see `bind`).
     private var revocationEpoch: UInt64 = 0
-    /// The epoch of each account's latest logout everywhere, for recent ones, oldest first in `everywhereOrder`.
-    private var loggedOutEverywhere: [Int64: UInt64] = [:]
+    /// The epoch of each account's latest logout everywhere or suspension, for recent ones, oldest first in
+    /// `everywhereOrder`, with the close its late checks get.
+    private var loggedOutEverywhere: [Int64: (epoch: UInt64, why: SessionEnd)] = [:]
     private var everywhereOrder: [Int64] = []
     /// Authenticated connections per user (presence: online while non-empty).
     private var byUser: [Int64: [ConnectionID]] = [:]
@@ -218,15 +219,15 @@ public final class Sessions {
 
     // MARK: Account operations
 
-    /// Creates an account and binds the connection to it.
+    /// Creates an account (with an optional email) and binds the connection to it.
     public func register(
-        _ connection: ConnectionID, username: String, password: String, name: String?,
+        _ connection: ConnectionID, username: String, password: String, name: String?, email: String? = nil,
         _ done: @escaping Outcome<Session>
     ) {
         if let refusal = spendPasswordCheck(connection) { return done(.failure(refusal)) }
         let accounts = self.accounts
         signUp(connection, done) { () async throws(DomainError) -> Session in
-            try await accounts.register(username: username, password: password, name: name)
+            try await accounts.register(username: username, password: password, name: name, email: email)
         }
     }
 
@@ -361,7 +362,13 @@ public final class Sessions {
                 case .success(let user): self.bind(connection, to: user, token: token, checkedFrom: epoch)
                 case .failure(let error):
                     // Not the token's fault (e.g. storage trouble): a close the client may retry after.
-                    self.events?.end(connection, error.code == .unauthorized ? .invalidToken : .checkFailed)
+                    let why: SessionEnd =
+                        switch error.code {
+                        case .unauthorized: .invalidToken
+                        case .suspended: .suspended
+                        default: .checkFailed
+                        }
+                    self.events?.end(connection, why)
                 }
             })
     }
@@ -381,11 +388,7 @@ public final class Sessions {
 
     private func loggedOutEverywhere(_ connection: ConnectionID, user: Int64, token: String) {
         rememberRevoked(token)
-        revocationEpoch += 1
-        if loggedOutEverywhere.updateValue(revocationEpoch, forKey: user) == nil {
-            everywhereOrder.append(user)
-            if everywhereOrder.count > 4096 { loggedOutEverywhere[everywhereOrder.removeFirst()] = nil }
-        }
+        endEverywhere(user, .tokenRevoked)
         if connections[connection]?.user?.id == user {
             unbind(connection)
             authDeadlines[connection] = clock.now() + authTimeoutMs
@@ -393,6 +396,27 @@ public final class Sessions {
         for other in connections(of: user) where other != connection {
             unbind(other)
             events?.end(other, .tokenRevoked)
+        }
+    }
+
+    /// Starts a new revocation epoch and remembers it for `user`: an account check that began before it cannot
+    /// bind the account any more (it ends with `why`).
+    private func endEverywhere(_ user: Int64, _ why: SessionEnd) {
+        revocationEpoch += 1
+        if loggedOutEverywhere.updateValue((revocationEpoch, why), forKey: user) == nil {
+            everywhereOrder.append(user)
+            if everywhereOrder.count > 4096 { loggedOutEverywhere[everywhereOrder.removeFirst()] = nil }
+        }
+    }
+
+    /// The account was suspended (the suspension is committed): every connection bound to it is closed with
+    /// `suspended`, and an account check that began before now cannot bind it; later checks meet the stored
+    /// suspension.
+    func suspended(_ user: Int64) {
+        endEverywhere(user, .suspended)
+        for connection in connections(of: user) {
+            unbind(connection)
+            events?.end(connection, .suspended)
         }
     }
 
@@ -425,9 +449,9 @@ public final class Sessions {
     /// everywhere since, the check may have read a token just before it was deleted, so the session must not start.
     func bind(_ connection: ConnectionID, to user: User, token: String, checkedFrom epoch: UInt64? = nil) {
         guard let state = connections[connection] else { return }
-        if let epoch, let revokedAt = loggedOutEverywhere[user.id], revokedAt > epoch {
+        if let epoch, let revoked = loggedOutEverywhere[user.id], revoked.epoch > epoch {
             if state.token == token { unbind(connection) }
-            events?.end(connection, .tokenRevoked)
+            events?.end(connection, revoked.why)
             return
         }
         if revokedTokens.contains(token) {

@@ -1,5 +1,6 @@
 // Account ops: register, login, guest, auth and logout (allowed before authentication; `logout {all: true}` revokes
-// every token of the account) and whoami. Each binds or unbinds the connection through `Sessions`; the rules live
+// every token of the account) and whoami. `register` takes an optional `email`; `login` takes an email in
+// `username` (or in `email` when `username` is left out). Each binds or unbinds the connection through `Sessions`; the rules live
 // in `Accounts`.
 import CairnDomain
 import CairnWire
@@ -9,16 +10,23 @@ enum AccountOps {
         table.slow(
             "register", access: .anyone,
             decode: { m throws(WireError) in
-                (try m.requireString("username"), try m.requireString("password"), try m.string("name"))
+                (
+                    try m.requireString("username"), try m.requireString("password"), try m.string("name"),
+                    try m.string("email")
+                )
             },
             handle: { caller, r, done in
-                sessions.register(caller.connection, username: r.0, password: r.1, name: r.2, done)
+                sessions.register(caller.connection, username: r.0, password: r.1, name: r.2, email: r.3, done)
             }, encode: writeSession)
 
         table.slow(
             "login", access: .anyone,
             decode: { m throws(WireError) in
-                (try m.requireString("username"), try m.requireString("password"))
+                // The email stands in for the username only when the username is left out.
+                let username = try m.string("username")
+                let email = try m.string("email")
+                if username == nil, let email { return (email, try m.requireString("password")) }
+                return (try m.requireString("username"), try m.requireString("password"))
             },
             handle: { caller, r, done in
                 sessions.login(caller.connection, username: r.0, password: r.1, done)

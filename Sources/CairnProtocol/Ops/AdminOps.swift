@@ -1,0 +1,62 @@
+// The admin role's ops (docs/PROTOCOL.md, Administration): admin.users, admin.user.suspend, admin.user.unsuspend
+// and admin.audit. All of them are `forbidden` to accounts without the role; the rules live in `Administration`.
+import CairnDomain
+import CairnWire
+
+enum AdminOps {
+    static func register(in table: inout OpTable, administration: Administration) {
+        table.slow(
+            "admin.users",
+            decode: { m throws(WireError) in
+                (try m.string("q"), try m.string("cursor"), try m.int("limit"), try m.bool("guests") ?? false)
+            },
+            handle: { caller, r, done in
+                administration.users(caller.member, query: r.0, cursor: r.1, limit: r.2, guests: r.3, done)
+            },
+            encode: { page, w in
+                w.key("users")
+                w.beginArray()
+                for row in page.users { row.write(to: &w) }
+                w.endArray()
+                if let cursor = page.cursor {
+                    w.key("cursor")
+                    w.string(cursor)
+                }
+            })
+
+        table.slow(
+            "admin.user.suspend",
+            decode: { m throws(WireError) in
+                (try m.requireInt("user"), try m.requireString("reason"), try m.int("for"))
+            },
+            handle: { caller, r, done in
+                administration.suspend(caller.member, user: r.0, reason: r.1, seconds: r.2, done)
+            },
+            encode: { row, w in
+                w.key("user")
+                row.write(to: &w)
+            })
+
+        table.slow(
+            "admin.user.unsuspend", decode: { m throws(WireError) in try m.requireInt("user") },
+            handle: { caller, user, done in administration.unsuspend(caller.member, user: user, done) },
+            encode: { lifted, w in
+                w.key("lifted")
+                w.bool(lifted)
+            })
+
+        table.slow(
+            "admin.audit", decode: { m throws(WireError) in try m.int("before") },
+            handle: { caller, before, done in administration.audit(caller.member, before: before, done) },
+            encode: { page, w in
+                w.key("entries")
+                w.beginArray()
+                for (id, entry) in page.entries { entry.write(id: id, to: &w) }
+                w.endArray()
+                if let next = page.next {
+                    w.key("before")
+                    w.int(next)
+                }
+            })
+    }
+}

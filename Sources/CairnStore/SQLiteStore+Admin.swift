@@ -1,0 +1,126 @@
+// The admin part of the store (migration v17-accounts-email-admin): the user list admins browse, with each
+// account's figures counted from the tables that hold them (friends, buckets owned, relics), suspensions, and the
+// audit log, to which every admin write appends its line in the same transaction.
+import CairnDomain
+import Foundation
+import GRDB
+
+extension SQLiteStore: AdminStore {
+    /// The columns of one admin row; `?` is `now` (for the suspension in force).
+    private static let adminColumns = """
+        SELECT u.id, u.username, u.name, u.is_guest, u.email, u.created_at, u.last_seen_at,
+          EXISTS (SELECT 1 FROM user_roles r WHERE r.user_id = u.id AND r.role = 'admin') AS is_admin,
+          s.reason, s.since, s.until,
+          (SELECT COUNT(*) FROM friendships f WHERE f.user_a = u.id OR f.user_b = u.id) AS friends,
+          (SELECT COUNT(*) FROM bucket_members m WHERE m.user_id = u.id AND m.role = 'owner') AS buckets,
+          (SELECT COUNT(*) FROM relics l WHERE l.creator_id = u.id) AS relics
+        FROM users u LEFT JOIN suspensions s ON s.user_id = u.id AND (s.until IS NULL OR s.until > ?)
+        """
+
+    private static func adminRow(_ row: Row) -> AdminUserRow {
+        let reason: String? = row["reason"]
+        return AdminUserRow(
+            user: user(row), email: row["email"], createdAt: row["created_at"], lastSeenAt: row["last_seen_at"],
+            isAdmin: row["is_admin"],
+            suspension: reason.map { Suspension(reason: $0, since: row["since"], until: row["until"]) },
+            friends: row["friends"], buckets: row["buckets"], relics: row["relics"])
+    }
+
+    /// A page of accounts in username order (keyset on the unique username).
+    public func adminUsers(_ query: AdminUserQuery, now: Int64) async throws -> [AdminUserRow] {
+        try await pool.read { db in
+            var conditions: [String] = []
+            var arguments: StatementArguments = [now]
+            if !query.guests { conditions.append("NOT u.is_guest") }
+            if let after = query.after {
+                conditions.append("u.username > ?")
+                _ = arguments.append(contentsOf: [after])
+            }
+            if let prefix = query.prefix {
+                let pattern = Self.likePrefix(prefix)
+                conditions.append(#"(u.username LIKE ? ESCAPE '\' OR u.email LIKE ? ESCAPE '\')"#)
+                _ = arguments.append(contentsOf: [pattern, pattern])
+            }
+            _ = arguments.append(contentsOf: [query.limit])
+            let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+            return try Row.fetchAll(
+                db, sql: "\(Self.adminColumns) \(filter) ORDER BY u.username LIMIT ?", arguments: arguments
+            ).map(Self.adminRow)
+        }
+    }
+
+    /// `prefix` as a LIKE pattern matching text that starts with it (LIKE's own characters escaped).
+    static func likePrefix(_ prefix: String) -> String {
+        var pattern = ""
+        for c in prefix {
+            if c == "%" || c == "_" || c == "\\" { pattern.append("\\") }
+            pattern.append(c)
+        }
+        return pattern + "%"
+    }
+
+    /// One account as an admin sees it.
+    public func adminUser(id: Int64, now: Int64) async throws -> AdminUserRow? {
+        try await pool.read { db in
+            try Row.fetchOne(db, sql: "\(Self.adminColumns) WHERE u.id = ?", arguments: [now, id]).map(Self.adminRow)
+        }
+    }
+
+    /// Stores the suspension (replacing any) and its audit line in one transaction.
+    public func suspend(userID: Int64, _ suspension: Suspension, audit: AuditEntry) async throws {
+        try await pool.write { db in
+            try db.execute(
+                sql: """
+                    INSERT OR REPLACE INTO suspensions (user_id, reason, since, until, by_id) VALUES (?, ?, ?, ?, ?)
+                    """,
+                arguments: [userID, suspension.reason, suspension.since, suspension.until, audit.admin.id])
+            try Self.append(audit, db)
+        }
+    }
+
+    /// Deletes the suspension; when there was one, appends the audit line in the same transaction.
+    public func unsuspend(userID: Int64, audit: AuditEntry) async throws -> Bool {
+        try await pool.write { db in
+            try db.execute(sql: "DELETE FROM suspensions WHERE user_id = ?", arguments: [userID])
+            guard db.changesCount > 0 else { return false }
+            try Self.append(audit, db)
+            return true
+        }
+    }
+
+    /// The newest audit lines, newest first.
+    public func auditLog(before: Int64?, limit: Int) async throws -> [(id: Int64, entry: AuditEntry)] {
+        try await pool.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT a.*, coalesce(u.name, a.admin_name) AS name, u.is_guest FROM admin_audit a
+                    LEFT JOIN users u ON u.id = a.admin_id WHERE a.id < ? ORDER BY a.id DESC LIMIT ?
+                    """, arguments: [before ?? Int64.max, limit]
+            ).map { row in
+                let admin = User(
+                    id: row["admin_id"], username: row["admin_name"], name: row["name"],
+                    isGuest: row["is_guest"] ?? false)
+                return (
+                    row["id"],
+                    AuditEntry(
+                        at: row["at"], admin: admin, action: row["action"], targetKind: row["target_kind"],
+                        targetID: row["target_id"], targetName: row["target_name"], reason: row["reason"],
+                        detail: row["detail"])
+                )
+            }
+        }
+    }
+
+    private static func append(_ audit: AuditEntry, _ db: Database) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO admin_audit (at, admin_id, admin_name, action, target_kind, target_id, target_name,
+                  reason, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [
+                audit.at, audit.admin.id, audit.admin.username, audit.action, audit.targetKind, audit.targetID,
+                audit.targetName, audit.reason, audit.detail,
+            ])
+    }
+}

@@ -1,0 +1,20 @@
+// `cairn user grant-admin <username>`: gives an account the admin role, which lets it use the `admin.*` ops
+// (browse users, suspend them). A running hub sees the grant at the account's next admin request.
+import ArgumentParser
+
+struct GrantAdmin: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "grant-admin",
+        abstract: "Give an account the admin role (may browse and suspend users).")
+
+    @Argument(help: "The account's username.")
+    var username: String
+
+    @OptionGroup var directory: DataDirectoryOption
+
+    func run() throws {
+        try directory.changeRole({ try $0.grantAdmin(username: username) }) { changed in
+            changed ? "granted admin to '\(username)'" : "'\(username)' already has admin"
+        }
+    }
+}
