@@ -1,0 +1,127 @@
+// Accounts and the admin role in SQLite (migration v17-accounts-email-admin): emails unique among those given and
+// found by login, the admin role beside ops, the user list (prefix of username or email, keyset pages in username
+// order, guests only when asked, real figures), suspensions in force or run out, and the audit line that each
+// suspension and lifting writes in the same transaction.
+import CairnDomain
+import Foundation
+import Testing
+
+@testable import CairnStore
+
+struct SQLiteStoreAdminTests {
+    func newUser(_ store: SQLiteStore, _ name: String, email: String? = nil, guest: Bool = false) async throws -> User {
+        try await store.createUser(
+            NewUser(username: name, name: name, passwordHash: nil, isGuest: guest, createdAt: 1, email: email))
+    }
+
+    func withStore(_ body: (SQLiteStore) async throws -> Void) async throws {
+        let dir = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let store = try SQLiteStore(directory: dir)
+        try await body(store)
+        try store.close()
+    }
+
+    @Test func emailsAreUniqueWhenGivenAndFoundByLogin() async throws {
+        try await withStore { store in
+            let alice = try await newUser(store, "alice", email: "alice@example.org")
+            await #expect(throws: AccountStoreError.emailTaken) {
+                _ = try await newUser(store, "bob", email: "alice@example.org")
+            }
+            await #expect(throws: AccountStoreError.usernameTaken) {
+                _ = try await newUser(store, "alice", email: "other@example.org")
+            }
+            _ = try await newUser(store, "carol")
+            _ = try await newUser(store, "dave")
+            #expect(try await store.credentials(email: "alice@example.org")?.user == alice)
+            #expect(try await store.credentials(email: "nobody@example.org") == nil)
+        }
+    }
+
+    @Test func theAdminRoleIsItsOwn() async throws {
+        try await withStore { store in
+            let alice = try await newUser(store, "alice")
+            #expect(try store.grantRole(.admin, username: "alice", at: 1))
+            #expect(try await store.hasRole(.admin, userID: alice.id))
+            #expect(try await store.hasRole(.ops, userID: alice.id) == false)
+            #expect(try store.usernames(withRole: .admin) == ["alice"])
+            #expect(try await store.adminUser(id: alice.id, now: 1)?.isAdmin == true)
+            #expect(try store.revokeRole(.admin, username: "alice"))
+            #expect(try await store.adminUser(id: alice.id, now: 1)?.isAdmin == false)
+        }
+    }
+
+    @Test func usersArePagedByUsernameAndSearchedByPrefix() async throws {
+        try await withStore { store in
+            for name in ["anna", "andy", "bob", "amir", "a_b"] {
+                _ = try await newUser(store, name, email: "\(name)@example.org")
+            }
+            _ = try await newUser(store, "zed", email: "andrea@example.org")
+            _ = try await newUser(store, "guest-1", guest: true)
+            func names(_ q: AdminUserQuery) async throws -> [String] {
+                try await store.adminUsers(q, now: 1).map(\.user.username)
+            }
+            #expect(try await names(.init(prefix: "an", after: nil, guests: false, limit: 10)) == ["andy", "anna", "zed"])
+            #expect(try await names(.init(prefix: "an", after: "andy", guests: false, limit: 1)) == ["anna"])
+            // LIKE's own characters are literal.
+            #expect(try await names(.init(prefix: "a_", after: nil, guests: false, limit: 10)) == ["a_b"])
+            #expect(try await names(.init(prefix: nil, after: nil, guests: false, limit: 10)).count == 6)
+            #expect(try await names(.init(prefix: nil, after: nil, guests: true, limit: 10)).count == 7)
+            #expect(try await names(.init(prefix: nil, after: "bob", guests: true, limit: 10)) == ["guest-1", "zed"])
+        }
+    }
+
+    @Test func theFiguresCountFriendsOwnedBucketsAndRelics() async throws {
+        try await withStore { store in
+            let alice = try await newUser(store, "alice")
+            let bob = try await newUser(store, "bob")
+            let carol = try await newUser(store, "carol")
+            try await store.addFriendRequest(from: bob.id, to: alice.id, at: 1)
+            try await store.addFriendship(alice.id, bob.id, at: 1)
+            try await store.addFriendRequest(from: carol.id, to: alice.id, at: 1)
+            try await store.addFriendship(alice.id, carol.id, at: 1)
+            try await store.pool.write { db in
+                try db.execute(sql: "INSERT INTO buckets (id, name, privacy, created_at) VALUES (1, 'b', 'private', 1)")
+                try db.execute(sql: "INSERT INTO bucket_members VALUES (1, ?, 'owner'), (1, ?, 'viewer')",
+                    arguments: [alice.id, bob.id])
+                try db.execute(
+                    sql: """
+                        INSERT INTO relics (creator_id, lat, lon, radius, text, created_at) VALUES (?, 0, 0, 10, 't', 1)
+                        """, arguments: [alice.id])
+            }
+            let row = try #require(try await store.adminUser(id: alice.id, now: 1))
+            #expect((row.friends, row.buckets, row.relics) == (2, 1, 1))
+            let other = try #require(try await store.adminUser(id: bob.id, now: 1))
+            #expect((other.friends, other.buckets, other.relics) == (1, 0, 0))
+        }
+    }
+
+    @Test func aSuspensionHoldsUntilItRunsOutOrIsLiftedAndEachIsAudited() async throws {
+        try await withStore { store in
+            let root = try await newUser(store, "root")
+            let eve = try await newUser(store, "eve")
+            let audit = AuditEntry(
+                at: 100, admin: root, action: "user.suspend", targetKind: "user", targetID: eve.id, targetName: "eve",
+                reason: "spam", detail: "until=200")
+            try await store.suspend(userID: eve.id, Suspension(reason: "spam", since: 100, until: 200), audit: audit)
+            #expect(try await store.suspension(userID: eve.id, now: 150) == Suspension(reason: "spam", since: 100, until: 200))
+            #expect(try await store.suspension(userID: eve.id, now: 200) == nil)
+            #expect(try await store.adminUser(id: eve.id, now: 150)?.suspension?.reason == "spam")
+            #expect(try await store.adminUser(id: eve.id, now: 250)?.suspension == nil)
+            // Replaced by one until lifted, then lifted.
+            try await store.suspend(userID: eve.id, Suspension(reason: "again", since: 300, until: nil), audit: audit)
+            #expect(try await store.suspension(userID: eve.id, now: Int64.max - 1)?.reason == "again")
+            var lift = audit
+            lift.action = "user.unsuspend"
+            #expect(try await store.unsuspend(userID: eve.id, audit: lift))
+            #expect(try await store.unsuspend(userID: eve.id, audit: lift) == false)
+            #expect(try await store.suspension(userID: eve.id, now: 400) == nil)
+            let log = try await store.auditLog(before: nil, limit: 10)
+            #expect(log.map(\.entry.action) == ["user.unsuspend", "user.suspend", "user.suspend"])
+            #expect(log.first?.entry.admin.username == "root")
+            #expect(log.last?.entry.reason == "spam")
+            let older = try await store.auditLog(before: log[0].id, limit: 1)
+            #expect(older.map(\.id) == [log[1].id])
+        }
+    }
+}
