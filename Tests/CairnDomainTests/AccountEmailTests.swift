@@ -34,10 +34,14 @@ struct AccountEmailTests {
         #expect(store.state.withLock { $0.emails[session.user.id] } == "alice@example.org")
         let again = try await accounts.login(username: "ALICE@example.org", password: "password1", connection: 1)
         #expect(again.user == session.user)
-        #expect(await code { _ = try await accounts.login(username: "alice@example.org", password: "wrong", connection: 1) }
-            == .invalidCredentials)
-        #expect(await code { _ = try await accounts.login(username: "bob@example.org", password: "password1", connection: 1) }
-            == .invalidCredentials)
+        #expect(
+            await code { _ = try await accounts.login(username: "alice@example.org", password: "wrong", connection: 1) }
+                == .invalidCredentials)
+        #expect(
+            await code {
+                _ = try await accounts.login(username: "bob@example.org", password: "password1", connection: 1)
+            }
+                == .invalidCredentials)
     }
 
     @Test func aTakenEmailIsUsernameTakenWhateverItsCase() async throws {
@@ -90,8 +94,9 @@ struct AccountEmailTests {
         }
         #expect(await code { _ = try await accounts.authenticate(token: session.token) } == .suspended)
         // A wrong password still reads as a failed login: the refusal reveals the suspension to the owner only.
-        #expect(await code { _ = try await accounts.login(username: "alice", password: "nope", connection: 1) }
-            == .invalidCredentials)
+        #expect(
+            await code { _ = try await accounts.login(username: "alice", password: "nope", connection: 1) }
+                == .invalidCredentials)
         clock.advance(by: 60_000)
         #expect(try await accounts.authenticate(token: session.token) == session.user)
         _ = try await accounts.login(username: "alice", password: "password1", connection: 1)
@@ -101,7 +106,8 @@ struct AccountEmailTests {
         let error = Suspension(reason: "abuse", since: 0, until: nil).refusal
         #expect(error.code == .suspended)
         #expect(error.message == "Account suspended until lifted: abuse")
-        #expect(Suspension(reason: "x", since: 0, until: 1_700_000_000_000).refusal.message
-            == "Account suspended until 2023-11-14T22:13:20Z: x")
+        #expect(
+            Suspension(reason: "x", since: 0, until: 1_700_000_000_000).refusal.message
+                == "Account suspended until 2023-11-14T22:13:20Z: x")
     }
 }

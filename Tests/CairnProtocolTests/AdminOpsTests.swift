@@ -13,7 +13,8 @@ import Testing
 @MainActor
 struct AdminOpsTests {
     /// Registers `name` (with an email) on `connection` and returns its id.
-    func member(_ h: HubHarness, _ connection: ConnectionID, _ name: String, admin: Bool = false) async throws -> Int64 {
+    func member(_ h: HubHarness, _ connection: ConnectionID, _ name: String, admin: Bool = false) async throws -> Int64
+    {
         h.router.connectionOpened(connection, token: nil)
         let reply = try await h.request(
             connection,
@@ -116,8 +117,9 @@ struct AdminOpsTests {
         #expect(audit.allSatisfy { $0.admin.id == root && $0.targetID == mallory && $0.targetName == "mallory" })
         #expect(audit.first?.reason == "spam")
         let log = try await h.request(1, #"{"id":4,"op":"admin.audit"}"#, id: 4, completions: 1)
-        #expect((log["entries"] as? [[String: Any]])?.compactMap { $0["action"] as? String }
-            == ["user.unsuspend", "user.suspend"])
+        #expect(
+            (log["entries"] as? [[String: Any]])?.compactMap { $0["action"] as? String }
+                == ["user.unsuspend", "user.suspend"])
     }
 
     @Test func aSuspensionForATimeRunsOut() async throws {
@@ -161,7 +163,8 @@ struct AdminOpsTests {
         let rootLogs = try await h.request(1, #"{"id":31,"op":"admin.audit"}"#, id: 31, completions: 1)
         #expect((rootLogs["entries"] as? [Any])?.isEmpty == true)
         #expect(h.outbound.closes.isEmpty)
-        let none = try await h.request(1, #"{"id":30,"op":"admin.user.unsuspend","user":\#(bob)}"#, id: 30, completions: 1)
+        let none = try await h.request(
+            1, #"{"id":30,"op":"admin.user.unsuspend","user":\#(bob)}"#, id: 30, completions: 1)
         #expect(none["lifted"] as? Bool == false)
         let noAudit = h.store.state.withLock { $0.audit.isEmpty }
         #expect(noAudit)

@@ -36,7 +36,8 @@ extension ServerIntegration {
 
             let suspended = try root.requestOK(
                 "admin.user.suspend", ["user": malloryID, "reason": "spam", "for": 3600])
-            #expect(((suspended["user"] as? [String: Any])?["suspended"] as? [String: Any])?["reason"] as? String == "spam")
+            #expect(
+                ((suspended["user"] as? [String: Any])?["suspended"] as? [String: Any])?["reason"] as? String == "spam")
             #expect(try mallory.expectClose(timeout: 10).code == 4503)
 
             let again = try hub.client()

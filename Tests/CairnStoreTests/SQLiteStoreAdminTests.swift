@@ -61,7 +61,8 @@ struct SQLiteStoreAdminTests {
             func names(_ q: AdminUserQuery) async throws -> [String] {
                 try await store.adminUsers(q, now: 1).map(\.user.username)
             }
-            #expect(try await names(.init(prefix: "an", after: nil, guests: false, limit: 10)) == ["andy", "anna", "zed"])
+            #expect(
+                try await names(.init(prefix: "an", after: nil, guests: false, limit: 10)) == ["andy", "anna", "zed"])
             #expect(try await names(.init(prefix: "an", after: "andy", guests: false, limit: 1)) == ["anna"])
             // LIKE's own characters are literal.
             #expect(try await names(.init(prefix: "a_", after: nil, guests: false, limit: 10)) == ["a_b"])
@@ -82,7 +83,8 @@ struct SQLiteStoreAdminTests {
             try await store.addFriendship(alice.id, carol.id, at: 1)
             try await store.pool.write { db in
                 try db.execute(sql: "INSERT INTO buckets (id, name, privacy, created_at) VALUES (1, 'b', 'private', 1)")
-                try db.execute(sql: "INSERT INTO bucket_members VALUES (1, ?, 'owner'), (1, ?, 'viewer')",
+                try db.execute(
+                    sql: "INSERT INTO bucket_members VALUES (1, ?, 'owner'), (1, ?, 'viewer')",
                     arguments: [alice.id, bob.id])
                 try db.execute(
                     sql: """
@@ -104,7 +106,9 @@ struct SQLiteStoreAdminTests {
                 at: 100, admin: root, action: "user.suspend", targetKind: "user", targetID: eve.id, targetName: "eve",
                 reason: "spam", detail: "until=200")
             try await store.suspend(userID: eve.id, Suspension(reason: "spam", since: 100, until: 200), audit: audit)
-            #expect(try await store.suspension(userID: eve.id, now: 150) == Suspension(reason: "spam", since: 100, until: 200))
+            #expect(
+                try await store.suspension(userID: eve.id, now: 150)
+                    == Suspension(reason: "spam", since: 100, until: 200))
             #expect(try await store.suspension(userID: eve.id, now: 200) == nil)
             #expect(try await store.adminUser(id: eve.id, now: 150)?.suspension?.reason == "spam")
             #expect(try await store.adminUser(id: eve.id, now: 250)?.suspension == nil)

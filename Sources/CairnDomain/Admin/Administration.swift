@@ -73,7 +73,9 @@ public final class Administration {
         _ done: @escaping Outcome<AdminUserPage>
     ) {
         let prefix = query.map { $0.trimmingWhitespace().lowercased() }.flatMap { $0.isEmpty ? nil : $0 }
-        if let prefix, prefix.utf8.count > 254 { return done(.failure(.badRequest("field 'q' must be at most 254 bytes"))) }
+        if let prefix, prefix.utf8.count > 254 {
+            return done(.failure(.badRequest("field 'q' must be at most 254 bytes")))
+        }
         if let cursor, cursor.isEmpty || cursor.utf8.count > 64 {
             return done(.failure(.badRequest("field 'cursor' is not a cursor this op gave")))
         }

@@ -1,7 +1,7 @@
 // Account ops: register, login, guest, auth and logout (allowed before authentication; `logout {all: true}` revokes
 // every token of the account) and whoami. `register` takes an optional `email`; `login` takes an email in
-// `username` (or in `email` when `username` is left out). Each binds or unbinds the connection through `Sessions`; the rules live
-// in `Accounts`.
+// `username` (or in `email` when `username` is left out). Each binds or unbinds the connection through
+// `Sessions`; the rules live in `Accounts`.
 import CairnDomain
 import CairnWire
 
