@@ -122,6 +122,23 @@ struct AdminOpsTests {
                 == ["user.unsuspend", "user.suspend"])
     }
 
+    @Test func anAccountCheckInFlightWhenTheSuspensionLandsDoesNotStartASession() async throws {
+        let h = HubHarness()
+        _ = try await member(h, 1, "mallory")
+        let mallory = try #require(h.hub.sessions.user(of: 1))
+        h.router.connectionOpened(2, token: nil)
+        // A login of mallory's began (at revocation epoch 0) and read no suspension; the suspension commits now.
+        h.hub.sessions.suspended(mallory.id)
+        #expect(h.outbound.closes[1]?.code == .suspended)
+        h.hub.sessions.bind(2, to: mallory, token: "late", checkedFrom: 0)
+        #expect(h.hub.sessions.user(of: 2) == nil)
+        #expect(h.outbound.closes[2]?.code == .suspended)
+        // A check that began after it (and so met no suspension: it was lifted) binds.
+        h.router.connectionOpened(3, token: nil)
+        h.hub.sessions.bind(3, to: mallory, token: "later", checkedFrom: 1)
+        #expect(h.hub.sessions.user(of: 3) == mallory)
+    }
+
     @Test func aSuspensionForATimeRunsOut() async throws {
         let h = HubHarness()
         _ = try await member(h, 1, "root", admin: true)
