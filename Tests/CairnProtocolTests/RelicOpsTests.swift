@@ -255,6 +255,9 @@ struct HubRelicsTests {
         #expect(expired["id"] as? Int == id)
         #expect(h.outbound.take(1).contains { $0["ev"] as? String == "relic.expired" }, "the creator is told too")
         #expect(h.hub.liveRelics == 0)
+        // The tick's own store work (the expiry's write, the purges) finishes first, so the one job awaited below is
+        // the open's lookup.
+        while h.hub.operationsInFlight > 0 { try await h.scheduler.run() }
         let open = try await h.request(2, #"{"id":9,"op":"relic.open","relic":\#(id)}"#, id: 9, completions: 1)
         #expect(errorCode(open) == "expired")
         let nearby = try await h.request(2, #"{"id":4,"op":"relic.nearby"}"#, id: 4)
