@@ -38,11 +38,7 @@ extension ServerIntegration {
             #expect(errorCode(try bob.0.request("bucket.update", ["bucket": bucket, "name": "Mine"])) == "not_owner")
 
             // A tracker on the Bike reports; the viewer watches items and hears it.
-            let pair = try alice.0.requestOK("tracker.pair", ["item": bike, "device": "bike-9"])
-            let tracker = try #require(pair["tracker"] as? [String: Any])
-            let trackerID = try #require(tracker["id"] as? Int)
-            let key = try #require(tracker["key"] as? String)
-            _ = try alice.0.requestOK("tracker.activate", ["tracker": trackerID])
+            let (trackerID, key) = try hub.activeTracker(alice.0, item: bike, device: "bike-9")
             _ = try bob.0.requestOK("items.watch")
             let now = Int(Date().timeIntervalSince1970)
             func report(_ lat: Double, _ ts: Int) throws -> Int {

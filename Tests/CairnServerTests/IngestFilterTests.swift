@@ -12,15 +12,8 @@ extension ServerIntegration {
             let hub = try RunningHub()
             defer { hub.removeData() }
             let alice = try hub.member("alice")
-            let bucket = try alice.0.requestOK("bucket.create", ["name": "Gear"])
-            let bucketID = try #require((bucket["bucket"] as? [String: Any])?["id"] as? Int)
-            let item = try alice.0.requestOK("item.create", ["bucket": bucketID, "name": "Bike"])
-            let itemID = try #require((item["item"] as? [String: Any])?["id"] as? Int)
-            let pair = try alice.0.requestOK("tracker.pair", ["item": itemID, "device": "123456"])
-            let tracker = try #require(pair["tracker"] as? [String: Any])
-            let id = try #require(tracker["id"] as? Int)
-            let key = try #require(tracker["key"] as? String)
-            _ = try alice.0.requestOK("tracker.activate", ["tracker": id])
+            let bike = try hub.item(alice.0, bucket: try hub.bucket(alice.0, "Gear"), "Bike")
+            let (id, key) = try hub.activeTracker(alice.0, item: bike, device: "123456")
             func send(_ query: String) throws -> Int {
                 try HTTPClient.get(port: hub.port, path: "/v1/ingest/osmand?id=123456&key=\(key)&" + query).status
             }
@@ -60,15 +53,8 @@ extension ServerIntegration {
             }
             defer { hub.removeData() }
             let alice = try hub.member("alice")
-            let bucket = try alice.0.requestOK("bucket.create", ["name": "Gear"])
-            let bucketID = try #require((bucket["bucket"] as? [String: Any])?["id"] as? Int)
-            let item = try alice.0.requestOK("item.create", ["bucket": bucketID, "name": "Bike"])
-            let itemID = try #require((item["item"] as? [String: Any])?["id"] as? Int)
-            let pair = try alice.0.requestOK("tracker.pair", ["item": itemID, "device": "654321"])
-            let tracker = try #require(pair["tracker"] as? [String: Any])
-            let id = try #require(tracker["id"] as? Int)
-            let key = try #require(tracker["key"] as? String)
-            _ = try alice.0.requestOK("tracker.activate", ["tracker": id])
+            let bike = try hub.item(alice.0, bucket: try hub.bucket(alice.0, "Gear"), "Bike")
+            let (id, key) = try hub.activeTracker(alice.0, item: bike, device: "654321")
             func send(_ query: String) throws -> Int {
                 try HTTPClient.get(port: hub.port, path: "/v1/ingest/osmand?id=654321&key=\(key)&" + query).status
             }
