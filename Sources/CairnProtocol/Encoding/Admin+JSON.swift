@@ -23,12 +23,7 @@ extension AdminUserRow {
     /// relics}`.
     func write(to w: inout JSONWriter) {
         w.beginObject()
-        w.key("id")
-        w.int(user.id)
-        w.key("username")
-        w.string(user.username)
-        w.key("name")
-        w.string(user.name)
+        user.writeFields(to: &w)
         if let email {
             w.key("email")
             w.string(email)

@@ -7,13 +7,18 @@ extension User {
     /// Writes `{"id":…,"username":…,"name":…}`.
     func write(to w: inout JSONWriter) {
         w.beginObject()
+        writeFields(to: &w)
+        w.endObject()
+    }
+
+    /// Writes `"id":…,"username":…,"name":…` into an open object (objects that extend the user add their own).
+    func writeFields(to w: inout JSONWriter) {
         w.key("id")
         w.int(id)
         w.key("username")
         w.string(username)
         w.key("name")
         w.string(name)
-        w.endObject()
     }
 }
 
@@ -21,12 +26,7 @@ extension FriendEntry {
     /// Writes `{"id":…,"username":…,"name":…,"online":…}`.
     func write(to w: inout JSONWriter) {
         w.beginObject()
-        w.key("id")
-        w.int(user.id)
-        w.key("username")
-        w.string(user.username)
-        w.key("name")
-        w.string(user.name)
+        user.writeFields(to: &w)
         w.key("online")
         w.bool(online)
         w.endObject()
