@@ -50,6 +50,8 @@ public final class CairnApp: Sendable {
     private let logger: Logger
     /// Held from before the store opens until it is closed: one hub per data directory.
     private let lock: DataDirectoryLock
+    /// Reads the places again from the store, on the loop; safe from any thread (SIGHUP).
+    public let reloadPlaces: @Sendable () -> Void
 
     /// Locks the data directory, opens the store and builds the hub; nothing listens until `start`. Throws
     /// `DataDirectoryLockError.held` when another process (a hub, `cairn seed`) holds the directory.
@@ -73,6 +75,7 @@ public final class CairnApp: Sendable {
             trackers: store, safeZones: store,
             scheduler: loop.scheduler,
             clock: clock, random: random, configuration: configuration.hub, roles: store, admin: store,
+            places: store,
             confinement: loop.confinement)
         let snapshot = try store.loadSocial()
         hub.restore(snapshot)
@@ -82,11 +85,24 @@ public final class CairnApp: Sendable {
         hub.trackers.restore(items)
         hub.trackers.restore(alerts: try store.loadItemAlerts())
         hub.safeZones.restore(try store.loadSafeZones())
+        let places = try store.loadPlaceSummariesNow()
+        hub.places.restore(places)
+        // SIGHUP (and `places.reload`) read the places again, e.g. after `cairn places import`; on the loop.
+        reloadPlaces = { [scheduler = loop.scheduler, logger] in
+            scheduler.execute {
+                hub.places.reloadFromStore { result in
+                    switch result {
+                    case .success(let count): logger.info("places reloaded: \(count) place(s)")
+                    case .failure(let error): logger.error("reloading places failed: \(error.message)")
+                    }
+                }
+            }
+        }
         hub.mediaSigner = mediaLinks
         let friendships = snapshot.friendships.count
         let positions = snapshot.positions.count
         let restored = "\(friendships) friendship(s), \(positions) position(s), \(relics.count) relic(s)"
-        logger.info("restored \(restored), \(items.count) item position(s)")
+        logger.info("restored \(restored), \(items.count) item position(s), \(places.count) place(s)")
         media = MediaLibrary(
             store: store, accounts: accounts, links: mediaLinks, clock: clock,
             rules: MediaRules(

@@ -11,6 +11,7 @@
 //   Buckets     shared collections of items (store only)
 //   Trackers    devices bound to items, their keys; items' live positions, finding them, left-behind alerts
 //   SafeZones   each user's safe zones (in memory for the left-behind rule)
+//   Places      places of interest: nearest, search, operators' writes (in memory, loaded from the store)
 //   Operations  the stats channel and the figures behind it
 //   Administration  the admin role's ops: browsing users, suspending them (audited)
 //
@@ -58,6 +59,8 @@ public final class Hub: @unchecked Sendable {
     public let trackerIngest: TrackerIngest
     /// Trackers found by key, and what an OwnTracks device is shown (the HTTP ingest endpoints call it).
     public let trackerLookup: TrackerLookup
+    /// Places of interest.
+    public let places: Places
     /// The stats channel.
     public let operations: Operations
     /// The admin ops.
@@ -71,8 +74,9 @@ public final class Hub: @unchecked Sendable {
     private var finalFlushStarted = false
     private var drained: (() -> Void)?
 
-    /// Creates a hub. `roles` decides who may watch the stats channel and who is an admin; without it nobody may.
-    /// `admin` stores what the admin ops read and write; without it they are refused.
+    /// Creates a hub. `roles` decides who may watch the stats channel, who is an admin and who may write places;
+    /// without it nobody may. `admin` stores what the admin ops read and write; without it they are refused.
+    /// Without `places` the hub has no places (nearest answers nothing, writes fail).
     public init(
         accounts: Accounts, social: any SocialStore, relics: any RelicStore, chat: any ChatStore,
         profiles: any ProfileStore, buckets: any BucketStore, trackers: any TrackerStore,
@@ -80,6 +84,7 @@ public final class Hub: @unchecked Sendable {
         random: any RandomSource = SecureRandom(),
         configuration: HubConfiguration = HubConfiguration(), roles: (any RoleStore)? = nil,
         admin: (any AdminStore)? = nil,
+        places: (any PlaceStore)? = nil,
         confinement: LoopConfinement = LoopConfinement(name: "the hub's loop thread"),
         logger: Logger = Logger(label: "cairn.hub")
     ) {
@@ -116,6 +121,7 @@ public final class Hub: @unchecked Sendable {
             store: trackers, clock: clock, filters: configuration.ingestFilters,
             committed: { tracker, fix in scheduler.execute { onLoop.moved(tracker, fix) } })
         trackerLookup = TrackerLookup(store: trackers, counters: trackerIngest.counters)
+        self.places = Places(store: places, roles: roles, work: work)
         operations = Operations(
             roles: roles, work: work, clock: clock, sessions: sessions, liveMap: liveMap,
             telemetry: telemetry)
@@ -168,6 +174,7 @@ public final class Hub: @unchecked Sendable {
         buckets.itemChanged = { item, owners in trackers.itemChanged(item, owners: owners) }
         buckets.ownersChanged = { bucket, owners in trackers.ownersChanged(bucket: bucket, owners: owners) }
         buckets.accessLost = { bucket, users in trackers.accessLost(bucket: bucket, users: users) }
+        places.position = { user in liveMap.point(of: user) }
         let guests = self.guestExpiry
         sessions.guestSeen = { user in guests.seen(user) }
         guests.purged = { purge in

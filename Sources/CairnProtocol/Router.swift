@@ -81,6 +81,7 @@ public final class Router: ConnectionHandler {
         BucketOps.register(in: &table, buckets: hub.buckets)
         TrackerOps.register(in: &table, trackers: hub.trackers)
         SafeZoneOps.register(in: &table, safeZones: hub.safeZones)
+        PlaceOps.register(in: &table, places: hub.places)
         StatsOps.register(in: &table, operations: hub.operations)
         AdminOps.register(in: &table, administration: hub.administration)
         self.table = table

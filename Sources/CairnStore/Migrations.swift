@@ -277,6 +277,22 @@ enum Migrations {
             }
             try db.create(index: "admin_audit_target", on: "admin_audit", columns: ["target_kind", "target_id", "id"])
         }
+        migrator.registerMigration("v18-places") { db in
+            // Places of interest (seed 001), written by operators: `cairn places import` upserts by (source,
+            // external id), so re-importing a newer file updates rather than duplicates. Attributes are a JSON
+            // object as text (SQLite's json_object / json_each read and write it).
+            try db.create(table: "places") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("source", .text).notNull()
+                t.column("external_id", .text)
+                t.column("name", .text).notNull()
+                t.column("category", .text).notNull()
+                t.column("lat", .double).notNull()
+                t.column("lon", .double).notNull()
+                t.column("attributes", .text).notNull().defaults(to: "{}")
+                t.uniqueKey(["source", "external_id"])
+            }
+        }
         return migrator
     }
 

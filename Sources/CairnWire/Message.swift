@@ -206,8 +206,9 @@ public struct Message: Sendable {
         return value
     }
 
-    /// The decoded top-level keys in order, for tests and the fuzz target (allocates).
-    var keyNames: [String] {
+    /// The decoded top-level keys in order, for free-form objects (a place's attributes), tests and the fuzz
+    /// target (allocates).
+    public var keyNames: [String] {
         text.withUnsafeBufferPointer { text in
             buffers.keys.side.withUnsafeBufferPointer { side in
                 buffers.fields.map { field in

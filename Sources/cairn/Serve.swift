@@ -28,11 +28,13 @@ struct Serve: ParsableCommand {
     func run() throws {
         // Block SIGINT and SIGTERM before any thread exists: every thread inherits the mask, so a signal can only
         // wait as pending until the waiter below takes it with sigwait. None is lost at startup, none kills the
-        // process half-way, and no handler runs at an unsafe moment.
+        // process half-way, and no handler runs at an unsafe moment. SIGHUP re-reads the places (after
+        // `cairn places import`); it does not stop the hub.
         var shutdownSignals = sigset_t()
         sigemptyset(&shutdownSignals)
         sigaddset(&shutdownSignals, SIGINT)
         sigaddset(&shutdownSignals, SIGTERM)
+        sigaddset(&shutdownSignals, SIGHUP)
         pthread_sigmask(SIG_BLOCK, &shutdownSignals, nil)
         let config = try SettingsLoader.resolve(configFile: config, arguments: settings).app
 
@@ -48,7 +50,9 @@ struct Serve: ParsableCommand {
         let waiter = Thread {
             var set = signals
             var received: Int32 = 0
-            while sigwait(&set, &received) == 0 { app.requestShutdown() }
+            while sigwait(&set, &received) == 0 {
+                if received == SIGHUP { app.reloadPlaces() } else { app.requestShutdown() }
+            }
         }
         waiter.name = "cairn-signals"
         waiter.start()
