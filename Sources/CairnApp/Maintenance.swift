@@ -19,6 +19,8 @@ public enum MaintenanceError: Error, Equatable, Sendable, CustomStringConvertibl
     case noDatabase(String)
     /// The operation needs the data directory to itself, and it was opened `besideHub`.
     case needsExclusiveAccess
+    /// A file to read could not be read.
+    case unreadableFile(String)
 
     /// A readable explanation.
     public var description: String {
@@ -27,6 +29,7 @@ public enum MaintenanceError: Error, Equatable, Sendable, CustomStringConvertibl
         case .usernameTaken: "a username to be created is taken"
         case .noDatabase(let directory): "no database in \(directory) (is this the hub's data directory?)"
         case .needsExclusiveAccess: "this needs the data directory to itself (open it with exclusive access)"
+        case .unreadableFile(let path): "cannot read \(path)"
         }
     }
 }
@@ -55,7 +58,7 @@ public enum MaintenanceAccess: Sendable {
 
 /// A data directory opened for maintenance.
 public final class Maintenance: Sendable {
-    private let store: SQLiteStore
+    let store: SQLiteStore
     private let lock: DataDirectoryLock?
     /// The data directory.
     public let dataDirectory: String

@@ -17,6 +17,7 @@ struct Cairn: ParsableCommand {
         version: CairnVersion.current,
         subcommands: [
             Serve.self, Config.self, Backup.self, Health.self, Seed.self, StatsCommand.self, UserCommand.self,
+            PlacesCommand.self,
         ],
         defaultSubcommand: Serve.self)
 
