@@ -18,6 +18,7 @@ final class HubHarness {
     let buckets = MemoryBucketStore()
     let trackers: MemoryTrackerStore
     let safeZones = MemorySafeZoneStore()
+    let places = MemoryPlaceStore()
     let scheduler = CollectingScheduler()
     let outbound = RecordingOutbound()
     let hub: Hub
@@ -33,7 +34,7 @@ final class HubHarness {
             trackers: trackers, safeZones: safeZones,
             scheduler: scheduler,
             clock: clock, random: random,
-            configuration: config, roles: roles ? store : nil, admin: roles ? store : nil)
+            configuration: config, roles: roles ? store : nil, admin: roles ? store : nil, places: places)
         router = Router(hub: hub)
         router.outbound = outbound
     }

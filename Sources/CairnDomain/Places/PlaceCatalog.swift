@@ -58,8 +58,9 @@ struct PlaceCatalog: Sendable {
     /// Removes one place; false when it was not there.
     @discardableResult
     mutating func remove(_ id: Int64) -> Bool {
-        guard summaries.removeValue(forKey: id) != nil else { return false }
+        guard summaries[id] != nil else { return false }
         dropFromTrees(id)
+        summaries.removeValue(forKey: id)
         pending.removeValue(forKey: id)
         changed.insert(id)
         return true
