@@ -1,0 +1,76 @@
+// Places end to end with the real binary: `cairn places import` into a stopped hub's data directory (bad rows named
+// by line, the rest imported), a hub started on it answering places.nearest over a WebSocket, then a second import
+// while the hub runs, which the command hands to the hub with SIGHUP so that places.search finds the new place.
+import CairnTestSupport
+import Foundation
+import Glibc
+import Testing
+
+extension ServerIntegration {
+    @Suite struct PlacesCommandTests {
+        func names(_ reply: [String: Any]) -> [String] {
+            (reply["places"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
+        }
+
+        @Test func importedPlacesAreServedAndAReimportReachesARunningHub() throws {
+            let data = NSTemporaryDirectory() + "cairn-places-\(UUID().uuidString)"
+            let csv = data + ".csv"
+            let geojson = data + ".geojson"
+            defer {
+                for path in [data, csv, geojson] { try? FileManager.default.removeItem(atPath: path) }
+            }
+            let rows = """
+                lat,lon,name,id,elevation
+                46.02,7.75,Zermatt,z,1620
+                46.10,7.23,Verbier,v,1500
+                north,7.0,Nowhere,n,1
+                -33.86,151.21,"Thredbo, NSW",t,1365
+                """
+            try rows.write(toFile: csv, atomically: true, encoding: .utf8)
+            let first = try TestServerProcess(arguments: [
+                "places", "import", csv, "--category", "ski_area", "--source", "ski", "--data", data,
+            ])
+            #expect(try first.waitForExit(timeout: 60) == 0, "output: \(first.output)")
+            #expect(first.output.contains("line 4: lat 'north' is not a number"), "\(first.output)")
+            #expect(first.output.contains("3 new"), "\(first.output)")
+
+            let (server, port) = try startServeProcess(data: data)
+            let (client, _) = try registerMember(port: port, "skier")
+            let near = try client.requestOK("places.nearest", ["lat": 46.0, "lon": 7.7, "limit": 2])
+            #expect(names(near) == ["Zermatt", "Verbier"])
+            let places = try #require(near["places"] as? [[String: Any]])
+            #expect(places.first?["category"] as? String == "ski_area")
+            let distance = try #require(places.first?["distance"] as? Double)
+            #expect(abs(distance - 4456) < 5)
+            let place = try #require(places.first?["place"] as? Int)
+            let got = try client.requestOK("place.get", ["place": place])
+            let attributes = (got["place"] as? [String: Any])?["attributes"] as? [String: Any]
+            #expect(attributes?["elevation"] as? Double == 1620)
+
+            // While the hub runs: the import writes beside it and signals it to reload.
+            let feature = """
+                {"type":"FeatureCollection","features":[
+                {"type":"Feature","id":"s","geometry":{"type":"Point","coordinates":[7.93,46.11]},
+                 "properties":{"name":"Saas-Fée","category":"ski_area"}},
+                {"type":"Feature","geometry":{"type":"LineString","coordinates":[[0,0],[1,1]]},"properties":{}}
+                ]}
+                """
+            try feature.write(toFile: geojson, atomically: true, encoding: .utf8)
+            let second = try TestServerProcess(arguments: [
+                "places", "import", geojson, "--source", "ski", "--data", data,
+            ])
+            #expect(try second.waitForExit(timeout: 60) == 0, "output: \(second.output)")
+            #expect(second.output.contains("line 4: the geometry is a LineString"), "\(second.output)")
+            var found: [String] = []
+            for _ in 0..<100 {
+                found = names(try client.requestOK("places.search", ["q": "saas-fee"]))
+                if !found.isEmpty { break }
+                usleep(100_000)
+            }
+            #expect(found == ["Saas-Fée"])
+
+            server.signal(SIGTERM)
+            #expect(try server.waitForExit(timeout: 15) == 0)
+        }
+    }
+}
