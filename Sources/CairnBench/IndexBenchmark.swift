@@ -44,7 +44,7 @@ private struct IndexBenchmarkError: Error, CustomStringConvertible {
     var description: String
 }
 
-private struct IndexBenchmark {
+struct IndexBenchmark {
     enum Scenario: String, CaseIterable {
         case city, world
         case worldCoarse = "world-coarse"
@@ -329,7 +329,7 @@ private struct IndexBenchmark {
 
     // MARK: - Measurement helpers
 
-    private static func now() -> UInt64 {
+    static func now() -> UInt64 {
         var time = timespec()
         clock_gettime(CLOCK_MONOTONIC, &time)
         return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
@@ -344,7 +344,7 @@ private struct IndexBenchmark {
     /// called as a C function returning `struct stat`: any C struct of 80 bytes or more is returned through
     /// caller-provided memory, so the ABI matches, and mallinfo2's ten size_t fields are read from its first
     /// 80 bytes. Returns nil where mallinfo2 is missing.
-    private static func heapBytesInUse() -> Int? {
+    static func heapBytesInUse() -> Int? {
         #if os(Linux) && canImport(Glibc)
         typealias MallinfoFunction = @convention(c) () -> stat
         guard MemoryLayout<stat>.size >= 10 * MemoryLayout<Int>.size,

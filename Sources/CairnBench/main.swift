@@ -13,12 +13,14 @@ let usage = """
            cairn-bench index [options: see docs/BENCHMARKS.md]
            cairn-bench snapshot [--positions N] [--rounds R]
            cairn-bench fanout [--friends K] [--positions N] [--rounds R] [--relics N]
+           cairn-bench places [--points N] [--queries N] [--brute N] [--limit K] [--radius M]
       codec     decode+encode of one position message: CairnWire against Foundation's JSONDecoder/JSONEncoder.
                 --only runs a single codec for exactly --iterations operations, without timing output, so that
                 `valgrind --tool=memcheck` heap totals at two iteration counts give allocations per operation.
       index     the spatial grid index over 1M points against a brute-force scan in the same run.
       snapshot  the longest event-loop stall while N changed positions are flushed to SQLite (default 100,000).
       fanout    the hub's cost per position and per delivery: one user with K watching friends (default 20).
+      places    k-nearest over 1M worldwide places (SphereTree) against a brute-force haversine scan.
     """
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -39,6 +41,7 @@ case "codec": run { try CodecBenchmark(arguments: rest).run() }
 case "index": runIndexBenchmark(arguments: rest)
 case "fanout": run { try runFanoutBenchmark(arguments: rest) }
 case "snapshot": run { try runSnapshotBenchmark(arguments: rest) }
+case "places": run { try runPlacesBenchmark(arguments: rest) }
 default:
     print(usage)
     exit(arguments.isEmpty || arguments.first == "--help" ? 0 : 2)
