@@ -5,6 +5,7 @@
 // only. A share of the query centres sits near the poles and the antimeridian. Memory per place is glibc's count
 // of bytes in use (mallinfo2) before and after building the tree.
 
+import CairnApp
 import CairnGeo
 import CairnSeed
 import CairnSpatial
@@ -14,10 +15,13 @@ import Glibc
 #endif
 
 let placesBenchmarkUsage = """
-    usage: cairn-bench places [--points N] [--queries N] [--brute N] [--limit K] [--radius M] [--seed S]
-      Builds a SphereTree of --points (1,000,000) uniform worldwide points and times --queries (20,000) k-nearest
-      queries (--limit, default 20), unbounded and within --radius metres (default 50,000), against --brute (20)
-      brute-force scans whose answers must be identical.
+    usage: cairn-bench places [--points N | --csv FILE] [--queries N] [--brute N] [--limit K] [--radius M]
+                              [--seed S] [--near yes|no]
+      Builds a SphereTree of --points (1,000,000) uniform worldwide points, or of the places in a CSV file in
+      `cairn places import` format (--csv), and times --queries (20,000) k-nearest queries (--limit, default 20),
+      unbounded and within --radius metres (default 50,000), against --brute (20) brute-force scans whose answers
+      must be identical. Query centres are anywhere on the sphere (a tenth near the antimeridian, a tenth near the
+      north pole), or with --near yes within about 50 km of a random place.
     """
 
 /// `cairn-bench places`: see the file comment.
@@ -28,6 +32,8 @@ func runPlacesBenchmark(arguments: [String]) throws {
     var limit = 20
     var radius = 50_000.0
     var seed: UInt64 = 13
+    var csv: String?
+    var near = false
     var i = 0
     while i < arguments.count {
         guard i + 1 < arguments.count else { throw BenchOptionError("\(arguments[i]) needs a value") }
@@ -39,6 +45,8 @@ func runPlacesBenchmark(arguments: [String]) throws {
         case "--limit": limit = try positive(value, arguments[i])
         case "--radius": radius = Double(try positive(value, arguments[i]))
         case "--seed": seed = UInt64(try positive(value, arguments[i]))
+        case "--csv": csv = value
+        case "--near": near = value == "yes"
         default: throw BenchOptionError("unknown option \(arguments[i])\n\(placesBenchmarkUsage)")
         }
         i += 2
@@ -55,13 +63,40 @@ func runPlacesBenchmark(arguments: [String]) throws {
         default: return uniform()
         }
     }
-    let places = (0..<points).map { (id: Int64($0 + 1), point: uniform()) }
+    var places = (0..<(csv == nil ? points : 0)).map { (id: Int64($0 + 1), point: uniform()) }
+    var what = "\(points) uniform worldwide points"
+    if let csv {
+        let fd = open(csv, O_RDONLY)
+        guard fd >= 0 else { throw BenchOptionError("cannot read \(csv)") }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n <= 0 { break }
+            bytes += chunk[0..<n]
+        }
+        close(fd)
+        let parsed = PlaceCSV.parse(bytes)
+        places = parsed.places.enumerated().map {
+            (Int64($0.offset + 1), GeoPoint(lat: $0.element.lat, lon: $0.element.lon)!)
+        }
+        points = places.count
+        what = "\(points) places from \(csv)"
+    }
     let heapBefore = IndexBenchmark.heapBytesInUse()
     let buildStart = IndexBenchmark.now()
     let tree = SphereTree(places)
     let buildSeconds = Double(IndexBenchmark.now() - buildStart) / 1e9
     let heapAfter = IndexBenchmark.heapBytesInUse()
-    let centres = (0..<queries).map { centre($0) }
+    // --near yes: where users are, next to places (a random place, moved up to ~50 km); otherwise anywhere.
+    let centres = (0..<queries).map { n -> GeoPoint in
+        guard near else { return centre(n) }
+        let p = places[Int.random(in: 0..<places.count, using: &rng)].point
+        let lat = min(90, max(-90, p.lat + .random(in: -0.45...0.45, using: &rng)))
+        var lon = p.lon + .random(in: -0.45...0.45, using: &rng)
+        if lon > 180 { lon -= 360 } else if lon < -180 { lon += 360 }
+        return GeoPoint(lat: lat, lon: lon)!
+    }
 
     func timeTree(within: Double) -> (Double, Int) {
         var found = 0
@@ -81,7 +116,8 @@ func runPlacesBenchmark(arguments: [String]) throws {
         best.reserveCapacity(limit + 1)
         for p in places {
             let d = c.distance(to: p.point)
-            if best.count == limit, let last = best.last, !(d < last.distance || (d == last.distance && p.id < last.id)) {
+            if best.count == limit, let last = best.last, !(d < last.distance || (d == last.distance && p.id < last.id))
+            {
                 continue
             }
             var at = best.count
@@ -93,13 +129,14 @@ func runPlacesBenchmark(arguments: [String]) throws {
         }
         bruteNanos += IndexBenchmark.now() - start
         let answer = tree.nearest(limit, to: c)
-        if answer.count == best.count && zip(answer, best).allSatisfy({ $0.id == $1.id && $0.distance == $1.distance }) {
+        if answer.count == best.count && zip(answer, best).allSatisfy({ $0.id == $1.id && $0.distance == $1.distance })
+        {
             identical += 1
         }
     }
     let bruteMicros = Double(bruteNanos) / 1e3 / Double(brute)
     let heapText = heapBefore.flatMap { b in heapAfter.map { String(format2((Double($0 - b)) / Double(points))) } }
-    print("places: \(points) uniform worldwide points, seed \(seed), \(limit)-nearest")
+    print("places: \(what), seed \(seed), \(limit)-nearest")
     print("build:   \(format2(buildSeconds)) s; \(heapText ?? "?") B/place heap in use (mallinfo2)")
     print("tree:    \(format2(treeMicros)) µs/query unbounded (\(queries) queries, \(treeFound) results)")
     print("         \(format2(radiusMicros)) µs/query within \(Int(radius)) m (\(radiusFound) results)")

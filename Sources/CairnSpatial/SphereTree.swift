@@ -1,3 +1,5 @@
+import CairnGeo
+
 // An exact k-nearest index for points that rarely change (places of interest): a static 3D kd-tree over unit
 // vectors. The chord between two unit vectors grows strictly with the great-circle angle, so the tree prunes by
 // chord and needs no special case at the antimeridian or the poles: there is no seam on the sphere in 3D.
@@ -13,7 +15,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import CairnGeo
 
 /// A static kd-tree of points on the sphere, answering exact k-nearest queries by great-circle distance.
 public struct SphereTree: Sendable {

@@ -62,7 +62,9 @@ struct PlaceFileParserTests {
     }
 
     @Test func documentsThatAreNotGeoJSON() {
-        #expect(PlaceGeoJSON.parse(Array("{\"type\": \"Feature\"".utf8)).problems.first?.reason.hasPrefix("not JSON") == true)
+        #expect(
+            PlaceGeoJSON.parse(Array("{\"type\": \"Feature\"".utf8)).problems.first?.reason.hasPrefix("not JSON")
+                == true)
         #expect(PlaceGeoJSON.parse(Array("[1,2]".utf8)).problems.count == 1)
         let deep = String(repeating: "[", count: 10_000)
         #expect(PlaceGeoJSON.parse(Array(deep.utf8)).problems.first?.reason.contains("nested deeper") == true)

@@ -77,9 +77,13 @@ public final class MemoryPlaceStore: PlaceStore {
     public func placeCounts() async throws -> [PlaceCount] {
         state.withLock { s in
             var counts: [String: [String: Int]] = [:]
-            for place in s.places.values { counts[place.draft.source, default: [:]][place.draft.category, default: 0] += 1 }
+            for place in s.places.values {
+                counts[place.draft.source, default: [:]][place.draft.category, default: 0] += 1
+            }
             return counts.keys.sorted().flatMap { source in
-                counts[source]!.keys.sorted().map { PlaceCount(source: source, category: $0, count: counts[source]![$0]!) }
+                counts[source]!.keys.sorted().map {
+                    PlaceCount(source: source, category: $0, count: counts[source]![$0]!)
+                }
             }
         }
     }

@@ -23,7 +23,8 @@ struct PlaceCatalogTests {
 
     func randomPlace(_ id: Int64, _ g: inout Generator) -> PlaceSummary {
         let lat = Double.random(in: -90...90, using: &g)
-        let lon = Bool.random(using: &g) ? Double.random(in: -180...180, using: &g) : 180 - .random(in: 0...1, using: &g)
+        let lon =
+            Bool.random(using: &g) ? Double.random(in: -180...180, using: &g) : 180 - .random(in: 0...1, using: &g)
         let name = Self.words.randomElement(using: &g)! + " \(Int.random(in: 0..<50, using: &g))"
         return PlaceSummary(
             id: id, name: name, category: Self.categories.randomElement(using: &g)!, lat: lat, lon: lon)!

@@ -12,8 +12,8 @@ import Testing
 
 @MainActor
 struct PlaceOpsTests {
-    func seeded() -> HubHarness {
-        let h = HubHarness()
+    func seeded(configure: (inout HubConfiguration) -> Void = { _ in }) -> HubHarness {
+        let h = HubHarness(configure: configure)
         h.places.state.withLock { s in
             let rows: [(String, String, Double, Double)] = [
                 ("Zermatt", "ski_area", 46.02, 7.75), ("Verbier", "ski_area", 46.10, 7.23),
@@ -47,7 +47,9 @@ struct PlaceOpsTests {
         _ = try await h.user(1, "alice")
         let none = try await h.request(1, #"{"id":2,"op":"places.nearest"}"#, id: 2)
         #expect(errorCode(none) == "bad_request")
-        #expect((none["error"] as? [String: Any])?["message"] as? String == "no position: give 'lat' and 'lon', or report one with 'pos' first")
+        #expect(
+            (none["error"] as? [String: Any])?["message"] as? String
+                == "no position: give 'lat' and 'lon', or report one with 'pos' first")
         h.move(1, lat: 46.0, lon: 7.7)
         let mine = try await h.request(1, #"{"id":3,"op":"places.nearest","limit":3}"#, id: 3)
         #expect(names(mine) == ["Matterhorn", "Zermatt", "Sion"])
@@ -167,5 +169,46 @@ struct PlaceOpsTests {
         #expect(reply["count"] as? Int == 7)
         let after = try await h.request(1, #"{"id":5,"op":"places.search","q":"aletsch"}"#, id: 5)
         #expect(names(after) == ["Aletsch"])
+    }
+
+    @Test func manyWritesRebuildTheIndexWithoutLosingAny() async throws {
+        let h = seeded { config in  // one connection sends them all, faster than a client may
+            config.messagesPerSecond = 0
+        }
+        try await ops(h, 1, "operator")
+        var state: UInt64 = 99
+        func next() -> Double {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Double(state >> 11) / Double(1 << 53)
+        }
+        // 400 writes pass the rebuild threshold (256) while queries and removals go on; the rebuild runs off the
+        // loop while more writes land, and they must be replayed onto the new index.
+        for i in 0..<400 {
+            let lat = next() * 180 - 90
+            let lon = next() * 360 - 180
+            let upsert =
+                #"{"id":2,"op":"place.upsert","name":"P\#(i)","external":"p\#(i % 350)","lat":\#(lat),"lon":\#(lon)}"#
+            _ = try await h.request(1, upsert, id: 2, completions: 1)
+            if i % 37 == 0 {
+                let victim = h.places.state.withLock { $0.places.keys.sorted()[Int(next() * 6)] }
+                _ = try await h.request(1, #"{"id":3,"op":"place.remove","place":\#(victim)}"#, id: 3, completions: 1)
+            }
+        }
+        while h.hub.operationsInFlight > 0 { try await h.scheduler.run() }
+        let stored = h.places.state.withLock { $0.places }
+        #expect(h.hub.places.count == stored.count)
+        for q in 0..<30 {
+            let lat = next() * 180 - 90
+            let lon = next() * 360 - 180
+            let reply = try await h.request(
+                1, #"{"id":\#(10 + q),"op":"places.nearest","lat":\#(lat),"lon":\#(lon),"limit":15}"#, id: 10 + q)
+            let ids = (reply["places"] as? [[String: Any]] ?? []).compactMap { $0["place"] as? Int }
+            let centre = PlaceSummary(id: 0, name: "c", category: "c", lat: lat, lon: lon)!.point
+            var all: [(id: Int64, distance: Double)] = []
+            for place in stored.values { all.append((place.id, centre.distance(to: place.summary!.point))) }
+            all.sort { $0.distance < $1.distance || ($0.distance == $1.distance && $0.id < $1.id) }
+            let expected = all.prefix(15).map { Int($0.id) }
+            #expect(ids == expected, "query \(q)")
+        }
     }
 }

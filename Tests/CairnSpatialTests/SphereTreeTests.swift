@@ -7,11 +7,11 @@
 import CairnGeo
 import Testing
 
+@testable import CairnSpatial
+
 #if canImport(Glibc)
 import Glibc
 #endif
-
-@testable import CairnSpatial
 
 struct SphereTreeTests {
     private typealias Found = [(id: Int64, distance: Double)]
@@ -43,7 +43,8 @@ struct SphereTreeTests {
             let lon: Double = [-180, 180, 0][Int.random(in: 0..<3, using: &g)]
             return GeoPoint(lat: lat, lon: lon)!
         case 5:  // a dense city: many near-ties
-            return GeoPoint(lat: 46.0 + .random(in: 0...0.001, using: &g), lon: 7.0 + .random(in: 0...0.001, using: &g))!
+            return GeoPoint(
+                lat: 46.0 + .random(in: 0...0.001, using: &g), lon: 7.0 + .random(in: 0...0.001, using: &g))!
         default:
             // Uniform on the sphere.
             let z = Double.random(in: -1...1, using: &g)

@@ -19,7 +19,8 @@ struct SQLiteStorePlacesTests {
         let zermatt = PlaceDraft(
             source: "alps", externalID: "z", name: "Zermatt", category: "ski_area", lat: 46.02, lon: 7.75,
             attributes: attributes)
-        let peak = PlaceDraft(source: "alps", externalID: "m", name: "Matterhorn", category: "peak", lat: 45.98, lon: 7.66)
+        let peak = PlaceDraft(
+            source: "alps", externalID: "m", name: "Matterhorn", category: "peak", lat: 45.98, lon: 7.66)
         let loose = PlaceDraft(source: "ops", externalID: nil, name: "Hut", category: "hut", lat: 45.9, lon: 7.6)
         #expect(try await store.upsertPlaces([zermatt, peak, loose, loose]) == 4)  // no external id: always new
         var moved = zermatt

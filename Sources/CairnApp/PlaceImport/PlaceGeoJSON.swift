@@ -49,7 +49,9 @@ public enum PlaceGeoJSON {
         guard let geometry = feature["geometry"], case .string(let kind)? = geometry["type"] else {
             return .failure(.init("the feature has no geometry"))
         }
-        guard kind == "Point" else { return .failure(.init("the geometry is a \(ParsedChecks.clip(kind)), not a Point")) }
+        guard kind == "Point" else {
+            return .failure(.init("the geometry is a \(ParsedChecks.clip(kind)), not a Point"))
+        }
         guard case .array(let coordinates)? = geometry["coordinates"], coordinates.count >= 2,
             case .number(let lon) = coordinates[0], case .number(let lat) = coordinates[1]
         else { return .failure(.init("the point's coordinates are not [lon, lat]")) }

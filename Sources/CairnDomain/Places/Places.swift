@@ -171,7 +171,9 @@ public final class Places {
                 return stored
             },
             then: { result in
-                if case .success(let stored) = result, let summary = stored.summary { self.written(summary, id: stored.id) }
+                if case .success(let stored) = result, let summary = stored.summary {
+                    self.written(summary, id: stored.id)
+                }
                 done(result)
             })
     }
@@ -273,7 +275,9 @@ public final class Places {
                 }
                 if let again = self.buildAgain {
                     self.buildAgain = nil
-                    self.rebuild(reload: again.reload) { result in again.done.forEach { $0(result) } }
+                    self.rebuild(reload: again.reload) { result in
+                        for waiting in again.done { waiting(result) }
+                    }
                 }
             })
     }

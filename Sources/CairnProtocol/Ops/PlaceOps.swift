@@ -39,7 +39,8 @@ enum PlaceOps {
                 w.endArray()
             })
         table.slow(
-            "place.get", decode: placeID, handle: { caller, place, done in places.get(caller.member, place: place, done) },
+            "place.get", decode: placeID,
+            handle: { caller, place, done in places.get(caller.member, place: place, done) },
             encode: writePlace)
         table.slow(
             "place.upsert", decode: { m throws(WireError) in (try draft(m), try m.int("place")) },
