@@ -1,4 +1,4 @@
-// The places table of migration v15-places: upsert by (source, external id) updates instead of duplicating,
+// The places table of migration v18-places: upsert by (source, external id) updates instead of duplicating,
 // attributes (text, numbers, booleans) round-trip through SQLite's JSON in order, update by id, removal by id and
 // by source, counts by source and category; read back from a reopened store, as after a restart.
 import CairnDomain
