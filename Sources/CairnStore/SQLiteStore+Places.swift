@@ -57,6 +57,14 @@ extension SQLiteStore: PlaceStore {
     }
 
     public func upsertPlace(_ draft: PlaceDraft, id: Int64?) async throws -> Place? {
+        do { return try await writePlace(draft, id: id) } catch let error as DatabaseError
+            where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE
+        {
+            throw PlaceStoreError.keyTaken
+        }
+    }
+
+    private func writePlace(_ draft: PlaceDraft, id: Int64?) async throws -> Place? {
         try await pool.write { db in
             let stored: Int64?
             if let id {

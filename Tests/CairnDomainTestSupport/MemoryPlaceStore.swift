@@ -27,6 +27,13 @@ public final class MemoryPlaceStore: PlaceStore {
             if s.failWrites { throw InjectedFailure() }
             if let id {
                 guard s.places[id] != nil else { return nil }
+                if let external = draft.externalID,
+                    s.places.values.contains(where: {
+                        $0.id != id && $0.draft.source == draft.source && $0.draft.externalID == external
+                    })
+                {
+                    throw PlaceStoreError.keyTaken
+                }
                 s.places[id] = Place(id: id, draft: draft)
                 return s.places[id]
             }

@@ -146,6 +146,20 @@ struct PlaceOpsTests {
             2, #"{"id":5,"op":"place.upsert","name":"X","category":"a b","lat":1,"lon":1}"#, id: 5)
         #expect(errorCode(bad) == "bad_request")
 
+        // Another place may not take Saas Fee's (source, external id).
+        let other = try await h.request(
+            2, #"{"id":9,"op":"place.upsert","name":"Y","category":"hut","lat":1,"lon":1,"external":"y"}"#, id: 9,
+            completions: 1)
+        let otherID = try #require((other["place"] as? [String: Any])?["place"] as? Int)
+        let clash = try await h.request(
+            2,
+            #"{"id":9,"op":"place.upsert","place":\#(otherID),"name":"Y","category":"hut","lat":1,"lon":1,"#
+                + #""external":"sf"}"#, id: 9, completions: 1)
+        #expect(errorCode(clash) == "bad_request")
+        #expect(
+            (clash["error"] as? [String: Any])?["message"] as? String
+                == "another place already has source 'ops' and id 'sf'")
+
         let removed = try await h.request(2, #"{"id":6,"op":"place.remove","place":\#(id)}"#, id: 6, completions: 1)
         #expect(removed["place"] as? Int == id)
         let gone = try await h.request(1, #"{"id":7,"op":"places.nearest","lat":46.11,"lon":7.93,"limit":1}"#, id: 7)

@@ -41,6 +41,11 @@ struct SQLiteStorePlacesTests {
         renamed.name = "Cervino"
         #expect(try await store.upsertPlace(renamed, id: summaries[1].id)?.draft.name == "Cervino")
         #expect(try await store.upsertPlace(renamed, id: 999) == nil)
+        // Giving it Zermatt's (source, external id) is refused, and changes nothing.
+        var clash = renamed
+        clash.externalID = "z"
+        await #expect(throws: PlaceStoreError.keyTaken) { try await store.upsertPlace(clash, id: summaries[1].id) }
+        #expect(try await store.place(id: summaries[1].id)?.draft == renamed)
         #expect(
             try await store.placeCounts() == [
                 PlaceCount(source: "alps", category: "peak", count: 1),

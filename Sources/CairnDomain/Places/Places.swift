@@ -166,8 +166,15 @@ public final class Places {
         operatorOnly(
             caller, doing: "write places",
             { () async throws(DomainError) -> Place in
-                guard let stored = try await LoopWork.storage({ try await store.upsertPlace(draft, id: place) })
-                else { throw DomainError(.notFound, "no such place") }
+                let written: Place?
+                do { written = try await store.upsertPlace(draft, id: place) } catch PlaceStoreError.keyTaken {
+                    throw DomainError.badRequest(
+                        "another place already has source '\(draft.source)' and id '\(draft.externalID ?? "")'")
+                } catch {
+                    hubLogger.error("storage failure: \(error)")
+                    throw DomainError.storageFailure
+                }
+                guard let stored = written else { throw DomainError(.notFound, "no such place") }
                 return stored
             },
             then: { result in
