@@ -47,6 +47,11 @@ extension ServerIntegration {
             #expect(errorCode(try again.request("auth", ["token": token])) == "suspended")
             let onUpgrade = try hub.client(headers: ["Authorization": "Bearer \(token)"])
             #expect(try onUpgrade.expectClose(timeout: 10).code == 4503)
+            // An upload with the token is refused as suspended (403), not as a bad token.
+            let upload = try HTTPClient.post(
+                port: hub.port, path: "/v1/media", body: MediaTests.png, contentType: "image/png",
+                headers: ["Authorization": "Bearer \(token)"])
+            #expect(upload.status == 403 && upload.text.contains("suspended"))
 
             let lifted = try root.requestOK("admin.user.unsuspend", ["user": malloryID])
             #expect(lifted["lifted"] as? Bool == true)

@@ -7,6 +7,8 @@ public enum MediaError: Error, Equatable, Sendable {
     case missingToken
     /// The token is not one the hub issued, or it was revoked.
     case invalidToken
+    /// The token's account is suspended (the message says until when and why); nothing was stored.
+    case suspended(String)
     /// The accounts store failed while checking the token; nothing was stored.
     case accountsUnavailable
     /// The declared type is not one Cairn accepts (`MediaType`).

@@ -63,7 +63,11 @@ public final class MediaLibrary: Sendable {
         do {
             return try await accounts.authenticate(token: token)
         } catch {
-            throw error.code == .internal ? .accountsUnavailable : .invalidToken
+            switch error.code {
+            case .internal: throw .accountsUnavailable
+            case .suspended: throw .suspended(error.message)
+            default: throw .invalidToken
+            }
         }
     }
 

@@ -88,6 +88,7 @@ public struct MediaEndpoint: HTTPService {
         switch error {
         case .missingToken: return Self.error(401, "bearer token required", headers: challenge)
         case .invalidToken: return Self.error(401, "invalid or revoked token", headers: challenge)
+        case .suspended(let message): return Self.error(403, message)
         case .accountsUnavailable: return Self.error(500, "storage failure; try again")
         case .unsupportedType:
             let accepted = MediaType.allCases.map(\.rawValue).joined(separator: ", ")
