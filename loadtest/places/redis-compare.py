@@ -5,18 +5,74 @@
 # `redis-server` (Debian's) on loopback gets them with pipelined GEOADD. The same query centres are then asked of
 # both from one client process (one core), pipelined: Redis `GEOSEARCH key FROMLONLAT lon lat BYRADIUS r m ASC
 # COUNT 20 WITHDIST` in batches on one connection, Cairn `places.nearest {lat, lon, radius: r, limit: 20}` in
-# batches of newline-separated requests in one WebSocket frame. Both clients parse every reply in C (hiredis's
-# reader, json.loads) and check its length. Reported: queries per second seen by the client, server CPU time per
-# query (utime + stime from /proc, which the client's own speed does not distort), and memory per place (Redis:
-# INFO used_memory before and after loading; Cairn: resident set of the hub with the places minus that of the same
-# hub with none). Redis cannot store latitudes beyond ±85.05°, so the generated places stay within ±85°.
+# batches of newline-separated requests in one WebSocket frame. Reported: queries per second seen by the client,
+# server CPU time per query (utime + stime from /proc, which the client's own speed does not distort), and memory
+# per place (Redis: INFO used_memory before and after loading; Cairn: resident set of the hub with the places minus
+# that of the same hub with none). Redis cannot store latitudes beyond ±85.05°, so the generated places stay within
+# ±85°.
 #
-#   python3 -m venv /tmp/v && /tmp/v/bin/pip install hiredis
-#   /tmp/v/bin/python loadtest/places/redis-compare.py --cairn .build/release/cairn [--places N] [--queries N]
-#       [--batch B] [--radius M] [--csv FILE]
+# The client is `places-qps` (loadtest/places/places-qps.c, built here with cc), one thread pinned to one core
+# (--client-cpu, default the last CPU): requests preformatted, Redis replies parsed fully, Cairn replies scanned
+# for "ok" and counted by their places. `--client python` runs the old loops in this process instead (hiredis's
+# reader, json.loads), where the client's own core is the bottleneck on Cairn's side.
+#
+#   python3 loadtest/places/redis-compare.py --cairn .build/release/cairn [--places N] [--queries N]
+#       [--batch B] [--depth D,D...] [--radius M] [--csv FILE] [--client c|python]
+#   (--client python needs hiredis: python3 -m venv /tmp/v && /tmp/v/bin/pip install hiredis, then /tmp/v/bin/python)
 import argparse, base64, json, math, os, random, re, socket, struct, subprocess, sys, tempfile, time
 
-import hiredis
+try:
+    import hiredis
+except ImportError:  # only the Python client's timed loops need it
+    hiredis = None
+
+
+class RespReader:
+    """RESP replies for the setup (GEOADD, INFO, the agreement sample) when hiredis is not installed."""
+
+    def __init__(self):
+        self.buffer = b""
+
+    def feed(self, data):
+        self.buffer += data
+
+    def _value(self, at):
+        end = self.buffer.find(b"\r\n", at)
+        if end < 0:
+            return None
+        kind, line = self.buffer[at:at + 1], self.buffer[at + 1:end]
+        at = end + 2
+        if kind == b"+":
+            return line, at
+        if kind == b"-":
+            raise RuntimeError(line.decode())
+        if kind == b":":
+            return int(line), at
+        if kind == b"$":
+            n = int(line)
+            if n < 0:
+                return None, at
+            if len(self.buffer) < at + n + 2:
+                return None
+            return self.buffer[at:at + n], at + n + 2
+        if kind == b"*":
+            items = []
+            for _ in range(int(line)):
+                got = self._value(at)
+                if got is None:
+                    return None
+                item, at = got
+                items.append(item)
+            return items, at
+        raise RuntimeError(f"unexpected RESP type {kind!r}")
+
+    def gets(self):
+        got = self._value(0)
+        if got is None:
+            return False
+        value, at = got
+        self.buffer = self.buffer[at:]
+        return value
 
 
 def cpu_seconds(pid):
@@ -86,7 +142,7 @@ class Redis:
     def __init__(self, port):
         self.sock = socket.create_connection(("127.0.0.1", port))
         self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        self.reader = hiredis.Reader()
+        self.reader = hiredis.Reader() if hiredis else RespReader()
 
     @staticmethod
     def encode(*args):
@@ -119,7 +175,15 @@ def main():
     ap.add_argument("--radius", type=float, default=100_000)
     ap.add_argument("--limit", type=int, default=20)
     ap.add_argument("--seed", type=int, default=13)
+    ap.add_argument("--client", choices=("c", "python"), default="c",
+                    help="c: places-qps, one native thread on one core; python: the loops of this script")
+    ap.add_argument("--depth", default="1,4",
+                    help="batches in flight, a comma-separated list: one C client run each (the C client only)")
+    ap.add_argument("--client-cpu", type=int, default=os.cpu_count() - 1, help="the core of the C client")
+    ap.add_argument("--rounds", type=int, default=3)
     args = ap.parse_args()
+    if args.client == "python" and hiredis is None:
+        sys.exit("redis-compare.py: --client python needs hiredis (pip install hiredis)")
     rng = random.Random(args.seed)
     work = tempfile.mkdtemp(prefix="cairn-redis-")
     csv_path = os.path.join(work, "places.csv")
@@ -238,21 +302,50 @@ def main():
                          "limit": args.limit})
         same += sorted(int(x) for x in rr) == sorted(int(p["name"][1:]) for p in cr["places"])
 
-    results = {"redis": [], "cairn": []}
-    for _ in range(3):  # alternate, so both see the same machine
-        results["redis"].append(run_redis())
-        results["cairn"].append(run_cairn())
-    print(f"places: {n}, queries: {len(centres)} per round, batch {args.batch}, radius {args.radius:.0f} m, "
-          f"limit {args.limit}")
-    for name in ("redis", "cairn"):
-        rounds = results[name]
-        qps = sorted(x[0] for x in rounds)[1]
-        cpu = sorted(x[1] for x in rounds)[1]
-        print(f"{name:6} {qps:10.0f} queries/s (client)   {cpu * 1e6:7.2f} µs server CPU/query   "
-              f"results {rounds[0][2]}   rounds: " + ", ".join(f"{x[0]:.0f}" for x in rounds))
-    cq = sorted(x[0] for x in results["cairn"])[1] / sorted(x[0] for x in results["redis"])[1]
-    cc = sorted(x[1] for x in results["redis"])[1] / sorted(x[1] for x in results["cairn"])[1]
-    print(f"ratio cairn/redis: {cq:.2f}× queries/s, {cc:.2f}× less server CPU per query")
+    median = lambda xs: sorted(xs)[len(xs) // 2]
+    runs = []  # (label, summary)
+    if args.client == "python":
+        results = {"redis": [], "cairn": []}
+        for _ in range(args.rounds):  # alternate, so both see the same machine
+            results["redis"].append(run_redis())
+            results["cairn"].append(run_cairn())
+        summary = {}
+        for name in ("redis", "cairn"):
+            rounds = results[name]
+            summary[name] = {"qps": median([x[0] for x in rounds]),
+                             "server_cpu_per_query": median([x[1] for x in rounds]),
+                             "results": rounds[0][2], "rounds_qps": [x[0] for x in rounds], "client_cpu": None}
+        runs.append(("client python", summary))
+    else:
+        binary = os.path.join(work, "places-qps")
+        subprocess.run(["cc", "-O2", "-Wall", "-o", binary, os.path.join(os.path.dirname(__file__), "places-qps.c")],
+                       check=True)
+        centres_path = os.path.join(work, "centres.txt")
+        with open(centres_path, "w") as f:
+            for lat, lon in centres:
+                f.write(f"{lat!r} {lon!r}\n")
+        for depth in [int(d) for d in args.depth.split(",")]:
+            out = subprocess.run(
+                [binary, "--centres", centres_path, "--redis", str(redis_port), "--redis-pid", str(redis.pid),
+                 "--cairn", str(port), "--cairn-pid", str(proc.pid), "--username", "bench", "--password", "password1",
+                 "--batch", str(args.batch), "--depth", str(depth), "--radius", repr(args.radius),
+                 "--limit", str(args.limit), "--rounds", str(args.rounds), "--cpu", str(args.client_cpu)],
+                check=True, stdout=subprocess.PIPE, text=True).stdout
+            lines = out.strip().split("\n")
+            print("\n".join(lines[:-1]), file=sys.stderr)
+            runs.append((f"depth {depth}, client places-qps on cpu {args.client_cpu}", json.loads(lines[-1])))
+    for label, summary in runs:
+        print(f"places: {n}, queries: {len(centres)} per round, batch {args.batch}, {label}, "
+              f"radius {args.radius:.0f} m, limit {args.limit}")
+        for name in ("redis", "cairn"):
+            x = summary[name]
+            own = f"   client CPU {x['client_cpu'] * 100:.0f}%" if x.get("client_cpu") is not None else ""
+            print(f"{name:6} {x['qps']:10.0f} queries/s (client)   {x['server_cpu_per_query'] * 1e6:7.2f} µs server "
+                  f"CPU/query{own}   results {x['results']}   rounds: "
+                  + ", ".join(f"{q:.0f}" for q in x["rounds_qps"]))
+        cq = summary["cairn"]["qps"] / summary["redis"]["qps"]
+        cc = summary["redis"]["server_cpu_per_query"] / summary["cairn"]["server_cpu_per_query"]
+        print(f"ratio cairn/redis: {cq:.2f}× queries/s, {cc:.2f}× less server CPU per query")
     print(f"memory per place: redis {redis_bytes:.0f} B (used_memory), "
           f"cairn {(cairn_rss - empty_rss) / n:.0f} B (resident set over an empty hub)")
     print(f"same result sets on {same}/{len(sample)} sampled queries")
