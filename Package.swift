@@ -147,6 +147,7 @@ let package = Package(
             name: "CairnProtocolTests",
             dependencies: [
                 "CairnLoop", "CairnGeo", "CairnDomain", "CairnProtocol", "CairnWire", "CairnDomainTestSupport",
+                "CairnTestSupport",
             ]),
         .testTarget(name: "CairnStoreTests", dependencies: ["CairnStore", "CairnDomain", "CairnCrypto"]),
         .testTarget(name: "CairnMetricsTests", dependencies: ["CairnMetrics", "CairnDomain", "CairnTestSupport"]),

@@ -1,5 +1,6 @@
 import CairnDomainTestSupport
 import CairnLoop
+import CairnTestSupport
 import Testing
 
 // Reading Overland batches, with the body of Overland's README (aaronpk/Overland-iOS, "API"): `Authorization: Bearer`,
@@ -12,41 +13,8 @@ import Testing
 
 @MainActor
 struct OverlandParsingTests {
-    /// Overland's README example, verbatim apart from the elided `current`/`trip`.
-    static let readme = """
-        {
-          "locations": [
-            {
-              "type": "Feature",
-              "geometry": {
-                "type": "Point",
-                "coordinates": [
-                  -122.030581, 
-                  37.331800
-                ]
-              },
-              "properties": {
-                "timestamp": "2015-10-01T08:00:00-0700",
-                "altitude": 0,
-                "speed": 4,
-                "horizontal_accuracy": 30,
-                "vertical_accuracy": -1,
-                "motion": ["driving","stationary"],
-                "pauses": false,
-                "activity": "other_navigation",
-                "desired_accuracy": 100,
-                "deferred": 1000,
-                "significant_change": "disabled",
-                "locations_in_payload": 1,
-                "battery_state": "charging",
-                "battery_level": 0.89,
-                "device_id": "",
-                "wifi": ""
-              }
-            }
-          ]
-        }
-        """
+    /// Overland's README example, as the app posts it.
+    static let readme = AppExamples.overlandReadme
 
     static func point(_ lon: Double, _ lat: Double, _ time: String, extra: String = "") -> String {
         #"{"type":"Feature","geometry":{"type":"Point","coordinates":[\#(lon),\#(lat)]},"#

@@ -40,7 +40,7 @@ extension ServerIntegration {
             _ = try alice.0.requestOK("bucket.share", ["bucket": gear, "user": bob.1, "role": "viewer"])
             _ = try bob.0.requestOK("items.watch")
             // The README's example, as the app sends it.
-            let readme = try Self.post(hub, OverlandParsingExample.readme, key: tracker.key)
+            let readme = try Self.post(hub, AppExamples.overlandReadme, key: tracker.key)
             #expect(readme.status == 200)
             #expect(String(decoding: readme.body, as: UTF8.self) == #"{"result":"ok"}"#)
             let first = try #require(try await hub.app.store.trackerFix(tracker: Int64(tracker.id)))
@@ -98,42 +98,4 @@ extension ServerIntegration {
             alice.0.close()
         }
     }
-}
-
-/// Overland's README example (aaronpk/Overland-iOS, "API"), as the app posts it.
-enum OverlandParsingExample {
-    static let readme = """
-        {
-          "locations": [
-            {
-              "type": "Feature",
-              "geometry": {
-                "type": "Point",
-                "coordinates": [
-                  -122.030581,
-                  37.331800
-                ]
-              },
-              "properties": {
-                "timestamp": "2015-10-01T08:00:00-0700",
-                "altitude": 0,
-                "speed": 4,
-                "horizontal_accuracy": 30,
-                "vertical_accuracy": -1,
-                "motion": ["driving","stationary"],
-                "pauses": false,
-                "activity": "other_navigation",
-                "desired_accuracy": 100,
-                "deferred": 1000,
-                "significant_change": "disabled",
-                "locations_in_payload": 1,
-                "battery_state": "charging",
-                "battery_level": 0.89,
-                "device_id": "",
-                "wifi": ""
-              }
-            }
-          ]
-        }
-        """
 }
