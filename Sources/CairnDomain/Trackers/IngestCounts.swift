@@ -30,6 +30,9 @@ final class IngestCounters: Sendable {
     /// A copy of the counters now.
     var current: IngestCounts { counts.withLock { $0 } }
 
+    /// Counts one refusal.
+    func refused(_ refusal: IngestRefusal) { counts.withLock { $0.refused[refusal.label, default: 0] &+= 1 } }
+
     /// Adds what one report did.
     func add(_ report: IngestCounts) {
         counts.withLock { c in

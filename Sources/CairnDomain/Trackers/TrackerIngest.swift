@@ -14,6 +14,7 @@
 // the same stored latest; the store keeps the newer fix, and the later commit's count of speed rejections wins (apps
 // send one report at a time). Once committed, the fix is handed to `committed` (the hub brings it to the loop for the
 // live map of items).
+import CairnCrypto
 
 /// Why a report was refused; each maps to one HTTP status.
 public enum IngestRefusal: Error, Equatable, Sendable {
@@ -103,11 +104,7 @@ public final class TrackerIngest: Sendable {
     public var counts: IngestCounts { counters.current }
 
     /// Counts a refusal made before a report reached `report` (an endpoint that could not read the request).
-    public func refused(_ refusal: IngestRefusal) {
-        var counts = IngestCounts()
-        counts.refused[refusal.label] = 1
-        counters.add(counts)
-    }
+    public func refused(_ refusal: IngestRefusal) { counters.refused(refusal) }
 
     /// Authenticates the report, checks every fix, filters them and commits the newest accepted; says what became of
     /// it.
@@ -136,7 +133,7 @@ public final class TrackerIngest: Sendable {
             hubLogger.error("storage failure: \(error)")
             throw .unavailable
         }
-        guard let found, Self.same(found.keyDigest, digest) else { throw .badCredentials }
+        guard let found, Digest.constantTimeEqual(found.keyDigest, digest) else { throw .badCredentials }
         guard found.record.active else { throw .inactive }
         let now = clock.now()
         // Range checks first, for the whole report: one malformed position refuses it all. The future bound is a
@@ -192,13 +189,5 @@ public final class TrackerIngest: Sendable {
         let receipt = IngestReceipt(
             tracker: found.record, fixes: checked.map(\.fix), verdicts: verdicts, latest: latest ? newest : nil)
         return (receipt, counts)
-    }
-
-    /// Equal digests, compared in time independent of where they differ.
-    private static func same(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        guard a.count == b.count else { return false }
-        var diff: UInt8 = 0
-        for i in a.indices { diff |= a[i] ^ b[i] }
-        return diff == 0
     }
 }

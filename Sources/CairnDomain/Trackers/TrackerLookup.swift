@@ -40,7 +40,7 @@ public final class TrackerLookup: Sendable {
     /// failed.
     public func tracker(key: String) async throws(IngestRefusal) -> TrackerRecord {
         do { return try await find(key: key) } catch {
-            count(error)
+            counters.refused(error)
             throw error
         }
     }
@@ -61,16 +61,10 @@ public final class TrackerLookup: Sendable {
     public func tracker(device: String, key: String) async throws(IngestRefusal) -> TrackerRecord {
         let found = try await tracker(key: key)
         guard found.device == device else {
-            count(.badCredentials)
+            counters.refused(.badCredentials)
             throw .badCredentials
         }
         return found
-    }
-
-    private func count(_ refusal: IngestRefusal) {
-        var counts = IngestCounts()
-        counts.refused[refusal.label] = 1
-        counters.add(counts)
     }
 
     /// The other items of `item`'s bucket that have a tracker position and are not hidden, by item id (`item` itself
