@@ -37,7 +37,7 @@ extension SQLiteStore: AdminStore {
                 _ = arguments.append(contentsOf: [after])
             }
             if let prefix = query.prefix {
-                let pattern = Self.likePrefix(prefix)
+                let pattern = Self.escapeLike(prefix) + "%"
                 conditions.append(#"(u.username LIKE ? ESCAPE '\' OR u.email LIKE ? ESCAPE '\')"#)
                 _ = arguments.append(contentsOf: [pattern, pattern])
             }
@@ -47,16 +47,6 @@ extension SQLiteStore: AdminStore {
                 db, sql: "\(Self.adminColumns) \(filter) ORDER BY u.username LIMIT ?", arguments: arguments
             ).map(Self.adminRow)
         }
-    }
-
-    /// `prefix` as a LIKE pattern matching text that starts with it (LIKE's own characters escaped).
-    static func likePrefix(_ prefix: String) -> String {
-        var pattern = ""
-        for c in prefix {
-            if c == "%" || c == "_" || c == "\\" { pattern.append("\\") }
-            pattern.append(c)
-        }
-        return pattern + "%"
     }
 
     /// One account as an admin sees it.

@@ -73,9 +73,7 @@ extension SQLiteStore: TrackerStore {
             ).map { row in
                 BucketMate(
                     item: row["id"], name: row["name"],
-                    fix: Fix(
-                        lat: row["lat"], lon: row["lon"], acc: row["acc"], alt: row["alt"], spd: row["spd"],
-                        hdg: row["hdg"], bat: row["bat"], ts: row["ts"]))
+                    fix: Self.trackerPosition(row))
             }
         }
     }
@@ -115,9 +113,7 @@ extension SQLiteStore: TrackerStore {
                 db, sql: "SELECT lat, lon, acc, alt, spd, hdg, bat, ts FROM tracker_positions WHERE tracker_id = ?",
                 arguments: [tracker]
             ).map { row in
-                Fix(
-                    lat: row["lat"], lon: row["lon"], acc: row["acc"], alt: row["alt"], spd: row["spd"],
-                    hdg: row["hdg"], bat: row["bat"], ts: row["ts"])
+                Self.trackerPosition(row)
             }
         }
     }
@@ -137,9 +133,7 @@ extension SQLiteStore: TrackerStore {
             let digest: Data = row["key_hash"]
             let ts: Int64? = row["ts"]
             let latest = ts.map { ts in
-                Fix(
-                    lat: row["lat"], lon: row["lon"], acc: row["acc"], alt: row["alt"], spd: row["spd"],
-                    hdg: row["hdg"], bat: row["bat"], ts: ts)
+                Self.trackerPosition(row, ts: ts)
             }
             return TrackerIngestState(
                 record: Self.tracker(row), keyDigest: [UInt8](digest), latest: latest,
@@ -188,11 +182,16 @@ extension SQLiteStore: TrackerStore {
             ).map { row in
                 ItemPosition(
                     item: row["item_id"],
-                    fix: Fix(
-                        lat: row["lat"], lon: row["lon"], acc: row["acc"], alt: row["alt"], spd: row["spd"],
-                        hdg: row["hdg"], bat: row["bat"], ts: row["ts"]))
+                    fix: Self.trackerPosition(row))
             }
         }
+    }
+
+    /// A tracker position from a row of `tracker_positions`' columns (`ts` given when already read).
+    private static func trackerPosition(_ row: Row, ts: Int64? = nil) -> Fix {
+        Fix(
+            lat: row["lat"], lon: row["lon"], acc: row["acc"], alt: row["alt"], spd: row["spd"], hdg: row["hdg"],
+            bat: row["bat"], ts: ts ?? row["ts"])
     }
 
     private static func tracker(_ row: Row) -> TrackerRecord {

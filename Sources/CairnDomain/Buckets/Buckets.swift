@@ -479,7 +479,7 @@ public final class Buckets {
             then: { result in
                 let stale = result.map { $0.map { self.epochs.isStale(since: since, bucket: $0.1, item: item) } }
                 self.epochs.end()
-                let noItem = DomainError(.notFound, "no item \(item)")
+                let noItem = Self.noItem(item)
                 switch (result, stale) {
                 case (.failure(let error), _): done(.failure(error))
                 case (.success(nil), _): done(.failure(noItem))

@@ -20,6 +20,8 @@ struct PlaceCatalog: Sendable {
     private var names: [(folded: String, id: Int64)] = []
     /// Places written since the build: not in the trees, scanned by every query.
     private var pending: [Int64: PlaceSummary] = [:]
+    /// The folded names of the places in `pending`, folded once when written rather than by every search.
+    private var pendingNames: [Int64: String] = [:]
     /// Places written or removed since the build: their entry in `names` is stale.
     private var changed: Set<Int64> = []
     /// Slots marked removed in the trees since the build.
@@ -52,6 +54,7 @@ struct PlaceCatalog: Sendable {
         dropFromTrees(place.id)
         summaries[place.id] = place
         pending[place.id] = place
+        pendingNames[place.id] = NameFold.fold(place.name)
         changed.insert(place.id)
     }
 
@@ -62,6 +65,7 @@ struct PlaceCatalog: Sendable {
         dropFromTrees(id)
         summaries.removeValue(forKey: id)
         pending.removeValue(forKey: id)
+        pendingNames.removeValue(forKey: id)
         changed.insert(id)
         return true
     }
@@ -110,10 +114,7 @@ struct PlaceCatalog: Sendable {
             if !changed.contains(names[i].id) { found.append(names[i]) }
             i += 1
         }
-        for place in pending.values {
-            let name = NameFold.fold(place.name)
-            if name.utf8.starts(with: folded.utf8) { found.append((name, place.id)) }
-        }
+        for (id, name) in pendingNames where name.utf8.starts(with: folded.utf8) { found.append((name, id)) }
         found.sort { Self.precedes($0, $1) }
         return found.prefix(limit).compactMap { summaries[$0.id] }
     }

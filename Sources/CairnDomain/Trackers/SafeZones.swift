@@ -78,10 +78,7 @@ public final class SafeZones {
         let me = caller.user.id
         work.run(
             { () async throws(DomainError) -> Bool in
-                do { return try await store.removeSafeZone(id: zone, owner: me) } catch {
-                    hubLogger.error("storage failure: \(error)")
-                    throw DomainError.storageFailure
-                }
+                try await LoopWork.storage { try await store.removeSafeZone(id: zone, owner: me) }
             },
             then: { result in
                 switch result {

@@ -24,9 +24,7 @@ enum IngestReplies {
 
     /// A plain-text answer.
     static func text(_ status: Int, _ body: String, headers: [(name: String, value: String)] = []) -> HTTPReply {
-        HTTPReply(
-            status: status, contentType: "text/plain; charset=utf-8",
-            headers: headers + [("X-Content-Type-Options", "nosniff")], body: .bytes(Array(body.utf8)))
+        .plainText(status, body, headers: headers)
     }
 
     /// A 200 with a JSON body.

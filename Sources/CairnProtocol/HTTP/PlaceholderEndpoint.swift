@@ -33,25 +33,17 @@ public struct PlaceholderEndpoint: HTTPService {
     /// Serves the two images; 404 for other names, 405 for methods other than GET and HEAD.
     public func handle(_ request: HTTPRequest) async -> HTTPReply {
         guard request.method == "GET" || request.method == "HEAD" else {
-            return Self.text(405, "method not allowed\n", headers: [("Allow", "GET, HEAD")])
+            return HTTPReply.plainText(405, "method not allowed\n", headers: [("Allow", "GET, HEAD")])
         }
         let image: [UInt8]
         switch request.path {
         case Placeholders.user: image = Self.user
         case Placeholders.item: image = Self.item
-        default: return Self.text(404, "not found\n")
+        default: return HTTPReply.plainText(404, "not found\n")
         }
         return HTTPReply(
             status: 200, contentType: "image/svg+xml",
             headers: [("Cache-Control", "public, max-age=86400"), ("X-Content-Type-Options", "nosniff")],
             body: .bytes(image))
-    }
-
-    private static func text(_ status: Int, _ body: String, headers: [(name: String, value: String)] = [])
-        -> HTTPReply
-    {
-        HTTPReply(
-            status: status, contentType: "text/plain; charset=utf-8",
-            headers: headers + [("X-Content-Type-Options", "nosniff")], body: .bytes(Array(body.utf8)))
     }
 }
