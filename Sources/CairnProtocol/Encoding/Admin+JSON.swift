@@ -6,14 +6,9 @@ extension Suspension {
     /// Writes `{"reason":…,"since":…,"until":…?}`.
     func write(to w: inout JSONWriter) {
         w.beginObject()
-        w.key("reason")
-        w.string(reason)
-        w.key("since")
-        w.int(since)
-        if let until {
-            w.key("until")
-            w.int(until)
-        }
+        w.field("reason", reason)
+        w.field("since", since)
+        w.field("until", until)
         w.endObject()
     }
 }
@@ -24,30 +19,18 @@ extension AdminUserRow {
     func write(to w: inout JSONWriter) {
         w.beginObject()
         user.writeFields(to: &w)
-        if let email {
-            w.key("email")
-            w.string(email)
-        }
-        w.key("guest")
-        w.bool(user.isGuest)
-        w.key("admin")
-        w.bool(isAdmin)
-        w.key("created")
-        w.int(createdAt)
-        if let lastSeenAt {
-            w.key("last_seen")
-            w.int(lastSeenAt)
-        }
+        w.field("email", email)
+        w.field("guest", user.isGuest)
+        w.field("admin", isAdmin)
+        w.field("created", createdAt)
+        w.field("last_seen", lastSeenAt)
         if let suspension {
             w.key("suspended")
             suspension.write(to: &w)
         }
-        w.key("friends")
-        w.int(friends)
-        w.key("buckets")
-        w.int(buckets)
-        w.key("relics")
-        w.int(relics)
+        w.field("friends", friends)
+        w.field("buckets", buckets)
+        w.field("relics", relics)
         w.endObject()
     }
 }
@@ -56,33 +39,19 @@ extension AuditEntry {
     /// Writes `{id, ts, admin: {user}, action, target: {kind, id, name?}, reason?, detail?}`.
     func write(id: Int64, to w: inout JSONWriter) {
         w.beginObject()
-        w.key("id")
-        w.int(id)
-        w.key("ts")
-        w.int(at)
+        w.field("id", id)
+        w.field("ts", at)
         w.key("admin")
         admin.write(to: &w)
-        w.key("action")
-        w.string(action)
+        w.field("action", action)
         w.key("target")
         w.beginObject()
-        w.key("kind")
-        w.string(targetKind)
-        w.key("id")
-        w.int(targetID)
-        if let targetName {
-            w.key("name")
-            w.string(targetName)
-        }
+        w.field("kind", targetKind)
+        w.field("id", targetID)
+        w.field("name", targetName)
         w.endObject()
-        if let reason {
-            w.key("reason")
-            w.string(reason)
-        }
-        if let detail {
-            w.key("detail")
-            w.string(detail)
-        }
+        w.field("reason", reason)
+        w.field("detail", detail)
         w.endObject()
     }
 }

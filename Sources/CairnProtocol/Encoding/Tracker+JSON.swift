@@ -44,14 +44,14 @@ extension ItemLocation {
             w.beginObject()
             w.field("lat", fix.lat)
             w.field("lon", fix.lon)
-            if let v = fix.acc { w.field("acc", v) }
+            w.field("acc", fix.acc)
             w.field("ts", fix.ts)
-            if let v = fix.bat { w.field("bat", v) }
+            w.field("bat", fix.bat)
             w.endObject()
         } else {
             w.null()
         }
-        if let distance { w.field("distance", distance) }
+        w.field("distance", distance)
         if let navigate {
             w.key("navigate")
             w.beginObject()

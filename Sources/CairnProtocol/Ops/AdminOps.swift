@@ -18,10 +18,7 @@ enum AdminOps {
                 w.beginArray()
                 for row in page.users { row.write(to: &w) }
                 w.endArray()
-                if let cursor = page.cursor {
-                    w.key("cursor")
-                    w.string(cursor)
-                }
+                w.field("cursor", page.cursor)
             })
 
         table.slow(
@@ -53,10 +50,7 @@ enum AdminOps {
                 w.beginArray()
                 for (id, entry) in page.entries { entry.write(id: id, to: &w) }
                 w.endArray()
-                if let next = page.next {
-                    w.key("before")
-                    w.int(next)
-                }
+                w.field("before", page.next)
             })
     }
 }
