@@ -120,7 +120,7 @@ public final class Hub: @unchecked Sendable {
         trackerIngest = TrackerIngest(
             store: trackers, clock: clock, filters: configuration.ingestFilters,
             committed: { tracker, fix in scheduler.execute { onLoop.moved(tracker, fix) } })
-        trackerLookup = TrackerLookup(store: trackers, counters: trackerIngest.counters)
+        trackerLookup = TrackerLookup(store: trackers, clock: clock, counters: trackerIngest.counters)
         self.places = Places(store: places, roles: roles, work: work)
         operations = Operations(
             roles: roles, work: work, clock: clock, sessions: sessions, liveMap: liveMap,

@@ -118,18 +118,28 @@ extension SQLiteStore: TrackerStore {
         }
     }
 
-    public func trackerIngestState(device: String) async throws -> TrackerIngestState? {
+    /// True (1) when no owner of the bucket of the item `t.item_id` is free of a suspension in force at `?` (now).
+    /// Owners are found by the bucket's primary key, suspensions by theirs: a few index lookups.
+    private static let ownersSuspendedColumn = """
+        NOT EXISTS (
+          SELECT 1 FROM items i JOIN bucket_members m ON m.bucket_id = i.bucket_id AND m.role = 'owner'
+          WHERE i.id = t.item_id AND NOT EXISTS (
+            SELECT 1 FROM suspensions s WHERE s.user_id = m.user_id AND (s.until IS NULL OR s.until > ?)))
+        """
+
+    public func trackerIngestState(device: String, now: Int64) async throws -> TrackerIngestState? {
         try await pool.read { db in
             // Every report reads this: the statement is prepared once per connection (cached), not per call.
             let statement = try db.cachedStatement(
                 sql: """
                     SELECT t.id, t.device, t.item_id, t.active, t.created_at, t.key_hash, t.shows_items,
                       t.speed_rejections,
-                      p.lat, p.lon, p.acc, p.alt, p.spd, p.hdg, p.bat, p.ts
+                      p.lat, p.lon, p.acc, p.alt, p.spd, p.hdg, p.bat, p.ts,
+                      \(Self.ownersSuspendedColumn) AS owners_suspended
                     FROM trackers t LEFT JOIN tracker_positions p ON p.tracker_id = t.id
                     WHERE t.device = ?
                     """)
-            guard let row = try Row.fetchOne(statement, arguments: [device]) else { return nil }
+            guard let row = try Row.fetchOne(statement, arguments: [now, device]) else { return nil }
             let digest: Data = row["key_hash"]
             let ts: Int64? = row["ts"]
             let latest = ts.map { ts in
@@ -137,7 +147,15 @@ extension SQLiteStore: TrackerStore {
             }
             return TrackerIngestState(
                 record: Self.tracker(row), keyDigest: [UInt8](digest), latest: latest,
-                speedRejections: row["speed_rejections"])
+                speedRejections: row["speed_rejections"], ownersSuspended: row["owners_suspended"])
+        }
+    }
+
+    public func trackerOwnersSuspended(item: Int64, now: Int64) async throws -> Bool {
+        try await pool.read { db in
+            try Bool.fetchOne(
+                db, sql: "SELECT \(Self.ownersSuspendedColumn) FROM (SELECT ? AS item_id) t", arguments: [now, item]
+            ) ?? false
         }
     }
 

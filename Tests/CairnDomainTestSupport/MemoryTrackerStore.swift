@@ -6,9 +6,21 @@ import Synchronization
 
 public final class MemoryTrackerStore: TrackerStore {
     private let items: MemoryBucketStore
+    /// Whose suspensions count (nil: nobody is suspended).
+    private let accounts: MemoryAccountStore?
 
-    /// Creates an empty one whose items are those of `items`.
-    public init(items: MemoryBucketStore) { self.items = items }
+    /// Creates an empty one whose items are those of `items` and whose owners' suspensions are those of `accounts`.
+    public init(items: MemoryBucketStore, accounts: MemoryAccountStore? = nil) {
+        self.items = items
+        self.accounts = accounts
+    }
+
+    public func trackerOwnersSuspended(item: Int64, now: Int64) async throws -> Bool {
+        guard let accounts else { return false }
+        let owners = items.state.withLock { s in s.items[item].flatMap { s.buckets[$0.bucket]?.owners } ?? [] }
+        let suspensions = accounts.state.withLock { $0.suspensions }
+        return owners.allSatisfy { suspensions[$0]?.holds(at: now) == true }
+    }
 
     public struct State {
         public var trackers: [Int64: TrackerRecord] = [:]
@@ -100,14 +112,17 @@ public final class MemoryTrackerStore: TrackerStore {
 
     public func trackerFix(tracker: Int64) async throws -> Fix? { state.withLock { $0.fixes[tracker] } }
 
-    public func trackerIngestState(device: String) async throws -> TrackerIngestState? {
-        state.withLock { s in
+    public func trackerIngestState(device: String, now: Int64) async throws -> TrackerIngestState? {
+        let found = state.withLock { s in
             s.trackers.values.first { $0.device == device }.map {
                 TrackerIngestState(
                     record: $0, keyDigest: s.digests[$0.id] ?? [], latest: s.fixes[$0.id],
                     speedRejections: s.speedRejections[$0.id] ?? 0)
             }
         }
+        guard var found else { return nil }
+        found.ownersSuspended = try await trackerOwnersSuspended(item: found.record.item, now: now)
+        return found
     }
 
     public func recordTrackerIngest(tracker: Int64, fix: Fix?, speedRejections: Int) async throws -> Bool {

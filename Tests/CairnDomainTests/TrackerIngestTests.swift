@@ -25,15 +25,18 @@ struct TrackerIngestTests {
     final class Rig {
         let clock = ManualClock()
         let store: MemoryTrackerStore
+        let items = MemoryBucketStore()
+        let accounts = MemoryAccountStore()
+        let bucket: Int64
         let tracker: Int64
         let committed = Committed()
         var ingest: TrackerIngest!
 
         init(_ configure: (inout IngestFilters) -> Void = { _ in }) async throws {
-            let items = MemoryBucketStore()
-            let bucket = try await items.createBucket(name: "Gear", privacy: .private, owner: 1, at: 1)
-            let item = try await items.createItem(bucket: bucket.id, name: "Bike", note: nil, photo: nil, at: 2)
-            store = MemoryTrackerStore(items: items)
+            let created = try await items.createBucket(name: "Gear", privacy: .private, owner: 1, at: 1)
+            bucket = created.id
+            let item = try await items.createItem(bucket: bucket, name: "Bike", note: nil, photo: nil, at: 2)
+            store = MemoryTrackerStore(items: items, accounts: accounts)
             let digest = try #require(Trackers.keyDigest(TrackerIngestTests.key))
             tracker = try await store.pairTracker(item: item.id, device: "dev-1", keyDigest: digest, at: 3).id
             _ = try await store.setTrackerActive(id: tracker, active: true)
@@ -325,5 +328,28 @@ struct TrackerIngestTests {
         #expect(rig.stored == nil)
         #expect(rig.counts.refused == ["credentials": 1, "unavailable": 1])
         #expect(rig.counts.dropped == [.zero: 1] && rig.counts.stored == 0)
+    }
+
+    @Test func aTrackerWhoseOwnersAreAllSuspendedIsRefusedUntilTheSuspensionRunsOut() async throws {
+        let rig = try await Rig()
+        let until = rig.at(600)
+        rig.accounts.state.withLock { $0.suspensions[1] = Suspension(reason: "spam", since: 0, until: until) }
+        await #expect(throws: IngestRefusal.suspended) { try await rig.send(lat: 1, lon: 1, ts: rig.at(-10)) }
+        #expect(rig.stored == nil && rig.committed.all.isEmpty)
+        #expect(rig.counts.refused == ["suspended": 1])
+        // The suspension ends by itself at `until`, on the injected clock: no one lifts it.
+        rig.clock.advance(by: 600_000)
+        #expect(try await rig.send(lat: 1, lon: 1, ts: rig.at(-10)) == .accepted(nil))
+        #expect(rig.stored?.lat == 1)
+    }
+
+    @Test func aCoOwnerInGoodStandingKeepsTheTrackerReporting() async throws {
+        let rig = try await Rig()
+        _ = try await rig.items.setMember(bucket: rig.bucket, user: 2, role: .owner)
+        rig.accounts.state.withLock { $0.suspensions[1] = Suspension(reason: "spam", since: 0, until: nil) }
+        #expect(try await rig.send(lat: 1, lon: 1, ts: rig.at(-20)) == .accepted(nil))
+        rig.accounts.state.withLock { $0.suspensions[2] = Suspension(reason: "spam", since: 0, until: nil) }
+        await #expect(throws: IngestRefusal.suspended) { try await rig.send(lat: 2, lon: 2, ts: rig.at(-10)) }
+        #expect(rig.stored?.lat == 1)
     }
 }

@@ -81,9 +81,9 @@ struct SQLiteStoreTrackerTests {
         let bike = try await store.createItem(bucket: gear.id, name: "Bike", note: nil, photo: nil, at: 3)
         let digest = [UInt8](repeating: 7, count: 32)
         let tracker = try await store.pairTracker(item: bike.id, device: "dev-1", keyDigest: digest, at: 4)
-        let fresh = try #require(try await store.trackerIngestState(device: "dev-1"))
+        let fresh = try #require(try await store.trackerIngestState(device: "dev-1", now: 0))
         #expect(fresh == TrackerIngestState(record: tracker, keyDigest: digest, latest: nil, speedRejections: 0))
-        #expect(try await store.trackerIngestState(device: "nobody") == nil)
+        #expect(try await store.trackerIngestState(device: "nobody", now: 0) == nil)
         // An inactive tracker's report writes nothing: the active check is part of the write.
         await #expect(throws: TrackerStoreError.notActive) {
             try await store.recordTrackerIngest(
@@ -108,12 +108,12 @@ struct SQLiteStoreTrackerTests {
         try store.close()
 
         store = try SQLiteStore(directory: dir)
-        let read = try #require(try await store.trackerIngestState(device: "dev-1"))
+        let read = try #require(try await store.trackerIngestState(device: "dev-1", now: 0))
         #expect(read.latest == fix)
         #expect(read.speedRejections == 4)
         #expect(read.keyDigest == digest && read.record == active)
         #expect(try await store.unpairTracker(id: tracker.id))
-        #expect(try await store.trackerIngestState(device: "dev-1") == nil)
+        #expect(try await store.trackerIngestState(device: "dev-1", now: 0) == nil)
         try store.close()
     }
 

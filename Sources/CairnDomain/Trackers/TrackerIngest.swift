@@ -9,6 +9,10 @@
 // the stored one (an app replaying a queue out of order) is committed nowhere and still answered 200, so the newest
 // fix stays the latest; a batch's fixes may arrive in any order and are judged oldest first.
 //
+// A tracker reports for an item, and an item belongs to its bucket's owners: while every one of them is suspended
+// (docs/PROTOCOL.md, Administration) its reports are refused (403 `suspended`) and nothing is stored; a bucket with
+// an owner in good standing keeps its trackers. A timed suspension ends by itself: the store is asked with `now`.
+//
 // It runs off the loop, in the HTTP service's task, like `MediaLibrary`: authentication and the write are store calls.
 // A key is compared by its SHA-256 digest in constant time. Two reports of one device at once are both judged against
 // the same stored latest; the store keeps the newer fix, and the later commit's count of speed rejections wins (apps
@@ -26,9 +30,11 @@ public enum IngestRefusal: Error, Equatable, Sendable {
     case inactive
     /// The store failed; nothing was applied (503).
     case unavailable
+    /// Every owner of the tracker's bucket is suspended (403).
+    case suspended
 
     /// Every label, in the order /metrics lists them.
-    public static let labels = ["malformed", "credentials", "inactive", "unavailable"]
+    public static let labels = ["malformed", "credentials", "inactive", "unavailable", "suspended"]
 
     /// Its label in `cairn_ingest_refused_total`.
     public var label: String {
@@ -37,6 +43,7 @@ public enum IngestRefusal: Error, Equatable, Sendable {
         case .badCredentials: "credentials"
         case .inactive: "inactive"
         case .unavailable: "unavailable"
+        case .suspended: "suspended"
         }
     }
 }
@@ -128,14 +135,15 @@ public final class TrackerIngest: Sendable {
         guard Trackers.isDeviceID(report.device), let digest = Trackers.keyDigest(report.key) else {
             throw .badCredentials
         }
+        let now = clock.now()
         let found: TrackerIngestState?
-        do { found = try await store.trackerIngestState(device: report.device) } catch {
+        do { found = try await store.trackerIngestState(device: report.device, now: now) } catch {
             hubLogger.error("storage failure: \(error)")
             throw .unavailable
         }
         guard let found, Digest.constantTimeEqual(found.keyDigest, digest) else { throw .badCredentials }
         guard found.record.active else { throw .inactive }
-        let now = clock.now()
+        guard !found.ownersSuspended else { throw .suspended }
         // Range checks first, for the whole report: one malformed position refuses it all. The future bound is a
         // filter here, not a refusal: a tracker whose clock runs ahead must not be made to resend forever.
         var checked: [(fix: Fix, invalid: Bool)] = []

@@ -28,11 +28,13 @@ public struct BucketMate: Sendable, Equatable {
 /// Finds trackers by their key and the positions their devices are shown. Safe from any thread.
 public final class TrackerLookup: Sendable {
     private let store: any TrackerStore
+    private let clock: any Clock
     /// The ingest's counters: a refusal here is counted in `cairn_ingest_refused_total` like one of the ingest's.
     private let counters: IngestCounters
 
-    init(store: any TrackerStore, counters: IngestCounters) {
+    init(store: any TrackerStore, clock: any Clock, counters: IngestCounters) {
         self.store = store
+        self.clock = clock
         self.counters = counters
     }
 
@@ -57,12 +59,23 @@ public final class TrackerLookup: Sendable {
         return found
     }
 
-    /// The active tracker of `device` if `key` is its key (a message with nothing to store still proves who sent it).
+    /// The active tracker of `device` if `key` is its key (a message with nothing to store still proves who sent it);
+    /// 403 `suspended` when every owner of its bucket is suspended, as a report would be.
     public func tracker(device: String, key: String) async throws(IngestRefusal) -> TrackerRecord {
         let found = try await tracker(key: key)
         guard found.device == device else {
             counters.refused(.badCredentials)
             throw .badCredentials
+        }
+        let suspended: Bool
+        do { suspended = try await store.trackerOwnersSuspended(item: found.item, now: clock.now()) } catch {
+            hubLogger.error("storage failure: \(error)")
+            counters.refused(.unavailable)
+            throw .unavailable
+        }
+        if suspended {
+            counters.refused(.suspended)
+            throw .suspended
         }
         return found
     }

@@ -37,8 +37,11 @@ public protocol TrackerStore: Sendable {
     func recordTrackerFix(tracker: Int64, fix: Fix) async throws -> Bool
     /// The tracker's latest position.
     func trackerFix(tracker: Int64) async throws -> Fix?
-    /// What the ingest reads of a device's tracker before judging its report, in one read.
-    func trackerIngestState(device: String) async throws -> TrackerIngestState?
+    /// What the ingest reads of a device's tracker before judging its report, in one read; `now` decides which
+    /// suspensions hold (`TrackerIngestState.ownersSuspended`).
+    func trackerIngestState(device: String, now: Int64) async throws -> TrackerIngestState?
+    /// True when every owner of `item`'s bucket is suspended at `now` (the tracker's reports are then refused).
+    func trackerOwnersSuspended(item: Int64, now: Int64) async throws -> Bool
     /// Commits what a report did to its tracker in one transaction: the count of consecutive speed rejections, and
     /// `fix` as the latest position unless a newer one is stored. True when `fix` became the latest. Throws
     /// `TrackerStoreError.notActive`, writing nothing, when the tracker is gone or inactive at the time of the write,
@@ -56,9 +59,14 @@ public struct TrackerIngestState: Sendable, Equatable {
     public var latest: Fix?
     /// Fixes dropped by the speed filter since the last accepted one.
     public var speedRejections: Int
+    /// True when every owner of the item's bucket is suspended: the report is refused (`IngestRefusal.suspended`).
+    public var ownersSuspended: Bool
 
     /// Creates the value.
-    public init(record: TrackerRecord, keyDigest: [UInt8], latest: Fix?, speedRejections: Int) {
+    public init(
+        record: TrackerRecord, keyDigest: [UInt8], latest: Fix?, speedRejections: Int, ownersSuspended: Bool = false
+    ) {
+        self.ownersSuspended = ownersSuspended
         self.record = record
         self.keyDigest = keyDigest
         self.latest = latest

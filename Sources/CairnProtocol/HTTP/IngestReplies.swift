@@ -1,8 +1,8 @@
 // What the three ingest endpoints (OsmAnd, OwnTracks, Overland) share around their parsers: a parsed position becomes
 // the domain's `PositionReport`, a parsing problem the domain's `IngestRefusal`, and every refusal the same answer —
 // 400 with the reason, 401 with a `WWW-Authenticate` challenge in the scheme the app speaks, 403 for an inactive
-// tracker, 503 with `Retry-After` when the store failed, 405 for a method the endpoint does not take. Bodies of
-// refusals are plain text, one line.
+// tracker or one whose owners are all suspended, 503 with `Retry-After` when the store failed, 405 for a method the
+// endpoint does not take. Bodies of refusals are plain text, one line.
 import CairnDomain
 import CairnLoop
 
@@ -13,6 +13,7 @@ enum IngestReplies {
         case .malformed(let reason): text(400, reason + "\n")
         case .badCredentials: text(401, "unknown device or wrong key\n", headers: [("WWW-Authenticate", challenge)])
         case .inactive: text(403, "this tracker is not active\n")
+        case .suspended: text(403, "suspended: every owner of this tracker's bucket is suspended\n")
         case .unavailable: text(503, "could not store the report; retry\n", headers: [("Retry-After", "5")])
         }
     }
