@@ -110,14 +110,24 @@ public final class CairnApp: Sendable {
                 garbageGraceMs: configuration.media.garbageGraceMs,
                 quotaBytes: configuration.media.quotaBytes > 0
                     ? configuration.media.quotaBytes : nil))
+        // Live settings: each feature registers its own; admins' stored overrides replace the configured defaults.
+        // Daily figures: each feature adds its provider.
+        media.register(in: hub.settings)
+        hub.settings.restore(try store.loadAdminSettingsNow())
+        hub.statistics.add(store.accountDailyStats)
         let router = Router(hub: hub)
         server = TransportServer(
             configuration: configuration.server, loop: loop, handler: router,
             observer: TelemetryObserver(hub.telemetry),
             services: [
+                // The upload limit is live (`max_upload_bytes`): the endpoint refuses a declared length over it from
+                // the headers, and the mount's own limit is the setting's ceiling.
                 HTTPMount(
                     prefix: MediaLinks.pathPrefix, service: MediaEndpoint(library: media),
-                    maxBodyBytes: configuration.media.maxBytes),
+                    maxBodyBytes: MediaLibrary.maxBytesCeiling),
+                HTTPMount(
+                    prefix: AdminStatsEndpoint.pathPrefix, service: AdminStatsEndpoint(statistics: hub.statistics),
+                    maxBodyBytes: 0),
                 HTTPMount(prefix: Placeholders.pathPrefix, service: PlaceholderEndpoint(), maxBodyBytes: 0),
                 HTTPMount(
                     prefix: OsmAndEndpoint.path, service: OsmAndEndpoint(ingest: hub.trackerIngest),

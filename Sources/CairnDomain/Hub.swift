@@ -13,7 +13,7 @@
 //   SafeZones   each user's safe zones (in memory for the left-behind rule)
 //   Places      places of interest: nearest, search, operators' writes (in memory, loaded from the store)
 //   Operations  the stats channel and the figures behind it
-//   Administration  the admin role's ops: browsing users, suspending them (audited)
+//   Administration  the admin role's ops: browsing users, suspending them (audited), live settings, daily figures
 //
 // Features learn of each other's changes through hooks wired here (a session ending, a user going offline, a view
 // changing, a user moving), never by reading each other's stored properties. What the domain tells the outside
@@ -65,6 +65,12 @@ public final class Hub: @unchecked Sendable {
     public let operations: Operations
     /// The admin ops.
     public let administration: Administration
+    /// Live settings: features register theirs here; admins change them with `admin.settings.set`.
+    public var settings: AdminSettings { administration.settings }
+    /// The daily figures: features add their `DailyStatsProvider` here.
+    public var statistics: AdminStatistics { administration.statistics }
+    /// Who was active on which day (the `active_users` figure).
+    let activity: ActivityLog
     /// Guests' last activity and the purge of inactive guests.
     let guestExpiry: GuestExpiry
 
@@ -125,7 +131,10 @@ public final class Hub: @unchecked Sendable {
         operations = Operations(
             roles: roles, work: work, clock: clock, sessions: sessions, liveMap: liveMap,
             telemetry: telemetry)
-        administration = Administration(roles: roles, store: admin, work: work, clock: clock, sessions: sessions)
+        administration = Administration(
+            roles: roles, store: admin, work: work, clock: clock, sessions: sessions, settings: AdminSettings(),
+            statistics: AdminStatistics(accounts: accounts, roles: roles, clock: clock))
+        activity = ActivityLog(store: admin, work: work, now: clock.now())
         guestExpiry = GuestExpiry(
             store: accounts.store, work: work, sessions: sessions, configuration: configuration,
             now: clock.now())
@@ -177,6 +186,9 @@ public final class Hub: @unchecked Sendable {
         places.position = { user in liveMap.point(of: user) }
         let guests = self.guestExpiry
         sessions.guestSeen = { user in guests.seen(user) }
+        let activity = self.activity
+        sessions.bound = { user in activity.note(user) }
+        chat.register(in: settings)
         guests.purged = { purge in
             sessions.endSessions(of: purge.users)  // connected after the purge began: their account is gone
             relics.purged(purge.relics)
@@ -200,6 +212,9 @@ public final class Hub: @unchecked Sendable {
         trackers.events = events
         operations.events = events
     }
+
+    /// `user` sent an op: counts them active today (`ActivityLog`; a set insertion, once a day more).
+    public func noteActive(_ user: User) { activity.note(user) }
 
     /// Restores the friend graph, sharing rules and last positions; call once, before serving.
     public func restore(_ snapshot: SocialSnapshot) {
@@ -281,6 +296,7 @@ public final class Hub: @unchecked Sendable {
         relics.purgeOld(now: now)
         liveMap.purgeHistory(now: now)
         guestExpiry.tick(now: now)
+        activity.tick(now: now)
         trackers.tickLeftBehind(now: now)
         liveMap.flushIfDue(now: now)
     }
@@ -291,6 +307,7 @@ public final class Hub: @unchecked Sendable {
         confinement.assertOnLoop()
         draining = true
         drained = done
+        activity.flush()  // the day's marks not yet written
         // The last snapshot starts now, beside whatever is still in flight (no request moves anyone any more):
         // even if the transport stops waiting for slow requests, the positions are already on their way.
         startFinalFlush()

@@ -221,6 +221,7 @@ public final class Router: ConnectionHandler {
         }
         let user = hub.sessions.user(of: connection)
         if entry.access == .member && user == nil { throw DomainError.unauthenticated.wire }
+        if let user { hub.noteActive(user) }  // active today: a set insertion
         let answer = Answer(router: self, connection: connection, id: id, op: op)
         guard entry.slow else {
             try entry.run(message, connection, user, answer, nil)

@@ -293,6 +293,24 @@ enum Migrations {
                 t.uniqueKey(["source", "external_id"])
             }
         }
+        migrator.registerMigration("v20-admin-settings") { db in
+            // Administration (docs/PROTOCOL.md): the settings admins changed, as text by key (absent: the
+            // configured default holds); which registered accounts were active on which UTC day (the daily
+            // figures' `active_users`), one row per account and day; and an index on users' creation time for
+            // the figures' `new_users`.
+            try db.create(table: "admin_settings") { t in
+                t.primaryKey("key", .text)
+                t.column("value", .text).notNull()
+                t.column("updated_at", .integer).notNull()
+                t.column("updated_by", .integer)
+            }
+            try db.create(table: "activity", options: [.withoutRowID]) { t in
+                t.column("day", .integer).notNull()
+                t.column("user_id", .integer).notNull()
+                t.primaryKey(["day", "user_id"])
+            }
+            try db.create(index: "users_created_at", on: "users", columns: ["created_at"])
+        }
         return migrator
     }
 

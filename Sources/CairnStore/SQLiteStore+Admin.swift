@@ -102,7 +102,7 @@ extension SQLiteStore: AdminStore {
         }
     }
 
-    private static func append(_ audit: AuditEntry, _ db: Database) throws {
+    static func append(_ audit: AuditEntry, _ db: Database) throws {
         try db.execute(
             sql: """
                 INSERT INTO admin_audit (at, admin_id, admin_name, action, target_kind, target_id, target_name,

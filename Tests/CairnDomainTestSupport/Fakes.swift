@@ -54,6 +54,10 @@ public final class MemoryAccountStore: AccountStore, SocialStore, RoleStore, Pro
         public var profiles: [Int64: (bio: String?, photo: String?)] = [:]
         /// (media id, owner) pairs uploaded, as "id/owner".
         public var media: Set<String> = []
+        /// Admins' settings, key → value as text.
+        public var settings: [String: String] = [:]
+        /// (day, user) pairs recorded active.
+        public var activity: Set<[Int64]> = []
     }
     public let state = Mutex(State())
 

@@ -96,7 +96,7 @@ public struct AuditEntry: Sendable, Equatable {
 }
 
 /// Durable storage of the admin feature.
-public protocol AdminStore: Sendable {
+public protocol AdminStore: AdminSettingsStore, ActivityStore {
     /// A page of accounts in username order, with suspensions in force at `now`.
     func adminUsers(_ query: AdminUserQuery, now: Int64) async throws -> [AdminUserRow]
     /// One account as an admin sees it, or nil when there is none.

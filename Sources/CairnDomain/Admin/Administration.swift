@@ -25,25 +25,34 @@ public final class Administration {
     /// The longest reason, in bytes of UTF-8.
     public static let maxReasonBytes = 500
 
-    private let roles: (any RoleStore)?
-    private let store: (any AdminStore)?
-    private let work: LoopWork
-    private let clock: any Clock
-    private let sessions: Sessions
+    let roles: (any RoleStore)?
+    let store: (any AdminStore)?
+    let work: LoopWork
+    let clock: any Clock
+    let sessions: Sessions
+    /// The live settings (`Administration+Settings`).
+    public let settings: AdminSettings
+    /// The daily figures (`Administration+Stats`).
+    public let statistics: AdminStatistics
 
-    init(roles: (any RoleStore)?, store: (any AdminStore)?, work: LoopWork, clock: any Clock, sessions: Sessions) {
+    init(
+        roles: (any RoleStore)?, store: (any AdminStore)?, work: LoopWork, clock: any Clock, sessions: Sessions,
+        settings: AdminSettings, statistics: AdminStatistics
+    ) {
         self.roles = roles
         self.store = store
         self.work = work
         self.clock = clock
         self.sessions = sessions
+        self.settings = settings
+        self.statistics = statistics
     }
 
     static let notAdmin = DomainError(.forbidden, "admin ops are for admins (cairn user grant-admin)")
 
     /// Runs `body` off the loop once the caller is confirmed an admin, then `then` on the loop if the caller's
     /// connection is still theirs.
-    private func asAdmin<T: Sendable>(
+    func asAdmin<T: Sendable>(
         _ caller: Caller, _ body: @escaping @Sendable (any AdminStore) async throws(DomainError) -> T,
         then: @escaping Outcome<T>
     ) {

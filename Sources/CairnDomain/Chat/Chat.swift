@@ -22,6 +22,8 @@ public final class Chat {
     private let clock: any Clock
     private let social: Social
     private let configuration: HubConfiguration
+    /// The longest message in bytes: `chat.text_limit` at start, then the live setting `chat_text_limit`.
+    private var textLimit: Int
     var events: (any HubEvents)?
 
     init(
@@ -34,6 +36,15 @@ public final class Chat {
         self.clock = clock
         self.social = social
         self.configuration = configuration
+        self.textLimit = configuration.chatTextLimit
+    }
+
+    /// Registers the live setting `chat_text_limit` (the configured limit is its default).
+    func register(in settings: AdminSettings) {
+        settings.registerInteger(
+            "chat_text_limit", range: 1...65_536, default: Int64(configuration.chatTextLimit),
+            help: "Longest chat message in bytes (UTF-8); longer ones are refused."
+        ) { [unowned self] limit in self.textLimit = Int(limit) }
     }
 
     /// Sends a message to a friend.
@@ -43,9 +54,8 @@ public final class Chat {
         guard !text.trimmingWhitespace().isEmpty else {
             return done(.failure(.badRequest("field 'text' must not be empty")))
         }
-        guard text.utf8.count <= configuration.chatTextLimit else {
-            return done(
-                .failure(.badRequest("field 'text' must be at most \(configuration.chatTextLimit) bytes (UTF-8)")))
+        guard text.utf8.count <= textLimit else {
+            return done(.failure(.badRequest("field 'text' must be at most \(textLimit) bytes (UTF-8)")))
         }
         guard social.areFriends(me, to) else {
             return done(

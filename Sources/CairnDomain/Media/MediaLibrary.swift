@@ -3,8 +3,10 @@
 // up to a size limit), who may download (holders of a signed URL, `MediaLinks`, checked without any lookup), and
 // what is collected (uploads no relic of their owner names, once older than a grace period). The bytes and rows
 // live behind `MediaStore`; the HTTP mapping is CairnProtocol's `MediaEndpoint`. Sendable and async: media work
-// runs off the event loop, and nothing here touches live state.
+// runs off the event loop, and nothing here touches live state. The size limit is the one exception to "fixed at
+// start": it is the live admin setting `max_upload_bytes` (`register(in:)`), held in an atomic that uploads read.
 import Logging
+import Synchronization
 
 /// Limits on uploads and how long unused uploads are kept.
 public struct MediaRules: Sendable {
@@ -39,9 +41,15 @@ public final class MediaLibrary: Sendable {
     /// Issues and checks signed URLs.
     public let links: MediaLinks
     private let clock: any Clock
-    /// The limits in force.
+    /// The limits it was made with (`maxBytes` is only the default of the live limit, `maxBytes`).
     public let rules: MediaRules
     private let logger: Logger
+    private let liveMaxBytes: Atomic<Int>
+
+    /// The most the live limit may be set to: the transport's body limit for the media mount, fixed at start.
+    public static let maxBytesCeiling = 1 << 30
+    /// The largest upload accepted now, in bytes.
+    public var maxBytes: Int { liveMaxBytes.load(ordering: .relaxed) }
 
     /// Creates the feature over a store, the accounts that tokens are checked against, a URL signer and a clock.
     public init(
@@ -54,6 +62,16 @@ public final class MediaLibrary: Sendable {
         self.clock = clock
         self.rules = rules
         self.logger = logger
+        self.liveMaxBytes = Atomic(rules.maxBytes)
+    }
+
+    /// Registers the live setting `max_upload_bytes` (its default: `rules.maxBytes`, the configured limit). Call
+    /// on the loop, while the hub is assembled.
+    public func register(in settings: AdminSettings) {
+        settings.registerInteger(
+            "max_upload_bytes", range: 1024...Int64(Self.maxBytesCeiling), default: Int64(rules.maxBytes),
+            help: "Largest media upload in bytes (POST /v1/media); bigger ones are refused with 413."
+        ) { [self] limit in liveMaxBytes.store(Int(limit), ordering: .relaxed) }
     }
 
     /// The account that may upload with `token`: checked from the request's headers, before its body is read,
@@ -76,7 +94,8 @@ public final class MediaLibrary: Sendable {
     public func upload(_ bytes: [UInt8], contentType: String?, token: String?) async throws(MediaError) -> String {
         let user = try await uploader(token: token)
         guard let type = contentType.flatMap(MediaType.init(contentType:)) else { throw .unsupportedType }
-        guard bytes.count <= rules.maxBytes else { throw .tooLarge(limit: rules.maxBytes) }
+        let limit = maxBytes
+        guard bytes.count <= limit else { throw .tooLarge(limit: limit) }
         guard type.matches(bytes) else { throw .contentMismatch(type) }
         do {
             return try await store.storeMedia(

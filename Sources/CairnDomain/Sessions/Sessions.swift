@@ -63,6 +63,8 @@ public final class Sessions {
     var connectionGone: ((ConnectionID) -> Void)?
     /// A guest's session began or their last one ended: their last activity is worth recording (`GuestExpiry`).
     var guestSeen: ((Int64) -> Void)?
+    /// A connection was bound to an account (it authenticated): it counts as active today (`ActivityLog`).
+    var bound: ((User) -> Void)?
 
     init(accounts: Accounts, work: LoopWork, clock: any Clock, configuration: HubConfiguration) {
         self.accounts = accounts
@@ -461,6 +463,7 @@ public final class Sessions {
             return
         }
         if user.isGuest { guestSeen?(user.id) }
+        bound?(user)
         if state.user?.id == user.id {
             connections[connection]?.token = token  // the same user again (e.g. a fresh login): no presence change
             return

@@ -14,15 +14,20 @@ public struct MediaEndpoint: HTTPService {
     /// Creates the endpoint over the media feature.
     public init(library: MediaLibrary) { self.library = library }
 
-    /// An upload's token is checked on its headers: without a valid one the body is never read (401).
+    /// An upload's token is checked on its headers: without a valid one the body is never read (401). Nor is a
+    /// body whose declared length is over the live limit (413; the mount's own limit is the setting's ceiling).
     public func admit(_ request: HTTPRequest) async -> HTTPReply? {
         guard request.method == "POST" else { return nil }
         do {
             _ = try await library.uploader(token: Self.bearerToken(request.authorization))
-            return nil
         } catch {
             return Self.reply(to: error, uploading: true)
         }
+        let limit = library.maxBytes
+        if let length = request.contentLength, length > limit {
+            return Self.reply(to: .tooLarge(limit: limit), uploading: true)
+        }
+        return nil
     }
 
     /// Routes one request.

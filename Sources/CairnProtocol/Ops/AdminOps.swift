@@ -1,5 +1,7 @@
-// The admin role's ops (docs/PROTOCOL.md, Administration): admin.users, admin.user.suspend, admin.user.unsuspend
-// and admin.audit. All of them are `forbidden` to accounts without the role; the rules live in `Administration`.
+// The admin role's ops (docs/PROTOCOL.md, Administration): admin.users, admin.user.suspend, admin.user.unsuspend,
+// admin.audit, admin.settings.get / .set and admin.stats. All of them are `forbidden` to accounts without the role;
+// the rules live in `Administration`. `admin.settings.set` reads each value with the type its setting was
+// registered with, so a wrong type is refused naming the key before the domain sees the request.
 import CairnDomain
 import CairnWire
 
@@ -40,6 +42,45 @@ enum AdminOps {
             encode: { lifted, w in
                 w.key("lifted")
                 w.bool(lifted)
+            })
+
+        table.slow(
+            "admin.settings.get", decode: Fields.none,
+            handle: { caller, _, done in administration.settingsInForce(caller.member, done) },
+            encode: { reading, w in reading.writeFields(to: &w) })
+
+        let settings = administration.settings
+        table.slow(
+            "admin.settings.set",
+            decode: { m throws(WireError) -> [AdminSettingChange] in
+                guard let object = try m.object("settings") else { throw .badRequest("missing field 'settings'") }
+                var changes: [AdminSettingChange] = []
+                for key in object.keyNames {
+                    if object.isNull(key) {
+                        changes.append((key, nil))  // back to the default
+                        continue
+                    }
+                    switch settings.setting(key)?.kind {
+                    case .integer: changes.append((key, .integer(try object.requireInt(key))))
+                    case .boolean: changes.append((key, .boolean(try object.requireBool(key))))
+                    case nil:
+                        let known = settings.all.map(\.key).joined(separator: ", ")
+                        throw .badRequest("unknown setting '\(key)' (known: \(known))")
+                    }
+                }
+                return changes
+            },
+            handle: { caller, changes, done in administration.changeSettings(caller.member, changes, done) },
+            encode: { reading, w in reading.writeFields(to: &w) })
+
+        table.slow(
+            "admin.stats", decode: { m throws(WireError) in try m.int("days") },
+            handle: { caller, days, done in administration.stats(caller.member, days: days, done) },
+            encode: { rows, w in
+                w.key("rows")
+                w.beginArray()
+                for row in rows { row.write(to: &w) }
+                w.endArray()
             })
 
         table.slow(

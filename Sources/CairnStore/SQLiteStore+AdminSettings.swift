@@ -1,0 +1,84 @@
+// Admins' live settings and the daily figures in the store (migration v20-admin-settings): overrides by key, written
+// with their audit lines in one transaction; each day's active accounts, written in batches (`ActivityLog`); and the
+// accounts' part of the daily figures (`accountDailyStats`: new and active users), one grouped query per column over
+// an index, so a year's figures cost two range scans.
+import CairnDomain
+import GRDB
+
+extension SQLiteStore: AdminSettingsStore, ActivityStore {
+    /// The stored overrides, read synchronously while the hub is assembled.
+    public func loadAdminSettingsNow() throws -> [String: String] {
+        try pool.read { db in try Self.settings(db) }
+    }
+
+    public func adminSettings() async throws -> [String: String] {
+        try await pool.read { db in try Self.settings(db) }
+    }
+
+    private static func settings(_ db: Database) throws -> [String: String] {
+        var settings: [String: String] = [:]
+        for row in try Row.fetchAll(db, sql: "SELECT key, value FROM admin_settings") {
+            settings[row["key"]] = row["value"]
+        }
+        return settings
+    }
+
+    public func saveAdminSettings(set: [String: String], reset: [String], audit: [AuditEntry]) async throws {
+        let at = audit.first?.at
+        let by = audit.first?.admin.id
+        try await pool.write { db in
+            for (key, value) in set.sorted(by: { $0.key < $1.key }) {
+                try db.execute(
+                    sql: """
+                        INSERT OR REPLACE INTO admin_settings (key, value, updated_at, updated_by) VALUES (?, ?, ?, ?)
+                        """, arguments: [key, value, at ?? 0, by])
+            }
+            for key in reset {
+                try db.execute(sql: "DELETE FROM admin_settings WHERE key = ?", arguments: [key])
+            }
+            for line in audit { try Self.append(line, db) }
+        }
+    }
+
+    public func recordActivity(_ users: [Int64: [Int64]]) async throws {
+        try await pool.write { db in
+            let statement = try db.cachedStatement(sql: "INSERT OR IGNORE INTO activity (day, user_id) VALUES (?, ?)")
+            for (day, ids) in users {
+                for id in ids { try statement.execute(arguments: [day, id]) }
+            }
+        }
+    }
+
+    /// The accounts' daily figures: `new_users` and `active_users`.
+    public var accountDailyStats: any DailyStatsProvider { AccountDailyStats(pool: pool) }
+}
+
+/// New registered accounts per day (by creation time, over `users_created_at`) and active ones (`activity`).
+struct AccountDailyStats: DailyStatsProvider {
+    let pool: DatabasePool
+
+    var columns: [DailyStatColumn] { [.newUsers, .activeUsers] }
+
+    func dailyStats(_ range: DailyStatsRange) async throws -> [DailyStatColumn: [Int64?]] {
+        try await pool.read { db in
+            var created = [Int64?](repeating: 0, count: range.days)
+            for row in try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT created_at / \(DailyStatsRange.dayMs) AS day, COUNT(*) AS n FROM users
+                    WHERE created_at >= ? AND created_at < ? AND NOT is_guest GROUP BY day
+                    """, arguments: [range.startMs, range.endMs])
+            {
+                if let n = range.index(of: row["day"]) { created[n] = row["n"] }
+            }
+            var active = [Int64?](repeating: 0, count: range.days)
+            for row in try Row.fetchAll(
+                db, sql: "SELECT day, COUNT(*) AS n FROM activity WHERE day BETWEEN ? AND ? GROUP BY day",
+                arguments: [range.firstDay, range.lastDay])
+            {
+                if let n = range.index(of: row["day"]) { active[n] = row["n"] }
+            }
+            return [.newUsers: created, .activeUsers: active]
+        }
+    }
+}
