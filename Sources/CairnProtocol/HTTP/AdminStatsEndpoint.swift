@@ -9,7 +9,7 @@ import CairnLoop
 /// The HTTP service for the daily figures as CSV.
 public struct AdminStatsEndpoint: HTTPService {
     /// Where it is mounted.
-    public static let pathPrefix = "/v1/admin/"
+    public static let pathPrefix = "/v1/admin"
     /// The one path it serves.
     public static let path = "/v1/admin/stats.csv"
 
