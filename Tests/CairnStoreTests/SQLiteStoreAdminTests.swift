@@ -129,3 +129,82 @@ struct SQLiteStoreAdminTests {
         }
     }
 }
+
+/// Migration v20-admin-settings: settings stored, replaced and deleted with their audit lines in one transaction and
+/// read back after reopening; activity recorded once per (day, account); the accounts' daily figures count
+/// registrations by UTC day (guests left out) and active accounts; a tracker's owners count as suspended only while
+/// every one of them is, and only until a timed suspension runs out.
+struct SQLiteStoreAdminSettingsTests {
+    @Test func settingsAreStoredWithTheirAuditAndSurviveReopening() async throws {
+        let dir = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let store = try SQLiteStore(directory: dir)
+        let root = try await SQLiteStoreAdminTests().newUser(store, "root")
+        func line(_ key: String, _ detail: String) -> AuditEntry {
+            AuditEntry(
+                at: 5, admin: root, action: "setting.set", targetKind: "setting", targetID: 0, targetName: key,
+                reason: nil, detail: detail)
+        }
+        try await store.saveAdminSettings(
+            set: ["a": "1", "b": "true"], reset: [], audit: [line("a", "0 → 1"), line("b", "false → true")])
+        try await store.saveAdminSettings(set: ["a": "2"], reset: ["b"], audit: [line("a", "1 → 2")])
+        #expect(try await store.adminSettings() == ["a": "2"])
+        let audit = try await store.auditLog(before: nil, limit: 10)
+        #expect(audit.map(\.entry.detail) == ["1 → 2", "false → true", "0 → 1"])
+        try store.close()
+        let reopened = try SQLiteStore(directory: dir)
+        #expect(try reopened.loadAdminSettingsNow() == ["a": "2"])
+        try reopened.close()
+    }
+
+    @Test func theAccountsDailyFiguresCountRegistrationsAndActivity() async throws {
+        let dir = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let store = try SQLiteStore(directory: dir)
+        let day: Int64 = 20_000
+        let ms = day * DailyStatsRange.dayMs
+        for (name, at, guest) in [("a", ms - 1, false), ("b", ms, false), ("c", ms + 5, false), ("g", ms, true)] {
+            _ = try await store.createUser(
+                NewUser(username: name, name: name, passwordHash: nil, isGuest: guest, createdAt: at))
+        }
+        try await store.recordActivity([day - 1: [1], day: [1, 2]])
+        try await store.recordActivity([day: [2, 3]])  // again: counted once
+        let figures = try await store.accountDailyStats.dailyStats(DailyStatsRange(firstDay: day - 1, days: 3))
+        #expect(figures[.newUsers] == [1, 2, 0])
+        #expect(figures[.activeUsers] == [1, 3, 0])
+        try store.close()
+    }
+
+    @Test func aTrackersOwnersAreSuspendedOnlyWhileEveryOneIs() async throws {
+        let dir = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let store = try SQLiteStore(directory: dir)
+        let admins = SQLiteStoreAdminTests()
+        let root = try await admins.newUser(store, "root")
+        let alice = try await admins.newUser(store, "alice")
+        let bob = try await admins.newUser(store, "bob")
+        let bucket = try await store.createBucket(name: "Gear", privacy: .private, owner: alice.id, at: 1, limit: 10)
+        let item = try await store.createItem(bucket: bucket.id, name: "Bike", note: nil, photo: nil, at: 2, limit: 10)
+        _ = try await store.pairTracker(item: item.id, device: "dev-1", keyDigest: [1], at: 3)
+        func suspended(_ now: Int64) async throws -> (Bool, Bool?) {
+            (
+                try await store.trackerOwnersSuspended(item: item.id, now: now),
+                try await store.trackerIngestState(device: "dev-1", now: now)?.ownersSuspended
+            )
+        }
+        func audit(_ target: User) -> AuditEntry {
+            AuditEntry(
+                at: 1, admin: root, action: "user.suspend", targetKind: "user", targetID: target.id,
+                targetName: nil, reason: "x", detail: nil)
+        }
+        #expect(try await suspended(100) == (false, false))
+        try await store.suspend(userID: alice.id, Suspension(reason: "x", since: 1, until: 1_000), audit: audit(alice))
+        #expect(try await suspended(100) == (true, true))
+        #expect(try await suspended(1_000) == (false, false))  // ran out
+        _ = try await store.setMember(bucket: bucket.id, user: bob.id, role: .owner)
+        #expect(try await suspended(100) == (false, false))  // a co-owner in good standing
+        try await store.suspend(userID: bob.id, Suspension(reason: "x", since: 1, until: nil), audit: audit(bob))
+        #expect(try await suspended(100) == (true, true))
+        try store.close()
+    }
+}
