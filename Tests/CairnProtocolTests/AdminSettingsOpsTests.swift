@@ -40,7 +40,8 @@ struct AdminSettingsOpsTests {
         let bob = try await member(h, 3, "carol")
         let get = try await h.request(1, #"{"id":2,"op":"admin.settings.get"}"#, id: 2, completions: 1)
         #expect(settings(get)["chat_text_limit"] as? Int == 4_000)
-        let definition = try #require((get["definitions"] as? [[String: Any]])?.first { $0["key"] as? String == "chat_text_limit" })
+        let definition = try #require(
+            (get["definitions"] as? [[String: Any]])?.first { $0["key"] as? String == "chat_text_limit" })
         #expect(definition["type"] as? String == "integer" && definition["min"] as? Int == 1)
         #expect(definition["default"] as? Int == 4_000)
 
@@ -56,7 +57,8 @@ struct AdminSettingsOpsTests {
         let long = try await h.request(
             2, #"{"id":4,"op":"chat.send","to":\#(bob),"text":"eleven byte"}"#, id: 4)
         #expect(errorCode(long) == "bad_request")
-        #expect((long["error"] as? [String: Any])?["message"] as? String == "field 'text' must be at most 10 bytes (UTF-8)")
+        #expect(
+            (long["error"] as? [String: Any])?["message"] as? String == "field 'text' must be at most 10 bytes (UTF-8)")
         let short = try await h.request(2, #"{"id":5,"op":"chat.send","to":\#(bob),"text":"hi"}"#, id: 5)
         #expect(errorCode(short) == "not_friends")
 

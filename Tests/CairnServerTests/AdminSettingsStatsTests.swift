@@ -18,14 +18,19 @@ extension ServerIntegration {
             try AdminTests().grantAdmin("root", in: hub)
             let (_, token) = try hub.registered("alice")
             let media = MediaTests()
-            #expect(try media.upload(hub, token: token, body: MediaTests.jpeg(size: 4096), type: "image/jpeg").status == 201)
+            #expect(
+                try media.upload(hub, token: token, body: MediaTests.jpeg(size: 4096), type: "image/jpeg").status == 201
+            )
 
             let set = try root.requestOK("admin.settings.set", ["settings": ["max_upload_bytes": 2048]])
             #expect((set["settings"] as? [String: Any])?["max_upload_bytes"] as? Int == 2048)
-            let over = try media.upload(hub, token: token, body: MediaTests.jpeg(size: 4096, seed: 2), type: "image/jpeg")
+            let over = try media.upload(
+                hub, token: token, body: MediaTests.jpeg(size: 4096, seed: 2), type: "image/jpeg")
             #expect(over.status == 413)
             #expect(over.text.contains("2048"))
-            #expect(try media.upload(hub, token: token, body: MediaTests.jpeg(size: 2048), type: "image/jpeg").status == 201)
+            #expect(
+                try media.upload(hub, token: token, body: MediaTests.jpeg(size: 2048), type: "image/jpeg").status == 201
+            )
             let bad = try root.request("admin.settings.set", ["settings": ["max_upload_bytes": 10]])
             #expect(errorCode(bad) == "bad_request")
             #expect(errorMessage(bad).contains("max_upload_bytes"))
@@ -42,7 +47,8 @@ extension ServerIntegration {
             _ = try admin.requestOK("login", ["username": "root", "password": "password1"])
             let read = try admin.requestOK("admin.settings.get")
             #expect((read["settings"] as? [String: Any])?["max_upload_bytes"] as? Int == 2048)
-            let after = try media.upload(again, token: token, body: MediaTests.jpeg(size: 4096, seed: 3), type: "image/jpeg")
+            let after = try media.upload(
+                again, token: token, body: MediaTests.jpeg(size: 4096, seed: 3), type: "image/jpeg")
             #expect(after.status == 413)
         }
 
@@ -78,13 +84,16 @@ extension ServerIntegration {
             #expect(lines.count == 8)
             #expect(
                 lines.first
-                    == "date,new_users,active_users,pictures_posted,likes,reports_opened,reports_resolved,median_resolve_s")
+                    == "date,new_users,active_users,pictures_posted,likes,"
+                        + "reports_opened,reports_resolved,median_resolve_s"
+            )
             let today = try #require(lines.last)
             let iso = ISO8601DateFormatter()
             #expect(today.hasPrefix(String(iso.string(from: Date()).prefix(10))))
-            #expect(today.split(separator: ",", omittingEmptySubsequences: false).dropFirst().map(String.init) == [
-                "2", "2", "0", "0", "0", "0", "",
-            ])
+            #expect(
+                today.split(separator: ",", omittingEmptySubsequences: false).dropFirst().map(String.init) == [
+                    "2", "2", "0", "0", "0", "0", "",
+                ])
             #expect(try csv(token: rootToken).text.split(separator: "\r\n").count == 31)
 
             let rows = try #require(try root.requestOK("admin.stats", ["days": 7])["rows"] as? [[String: Any]])

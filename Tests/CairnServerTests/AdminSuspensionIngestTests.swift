@@ -34,7 +34,8 @@ extension ServerIntegration {
             #expect(try OwnTracksIngestTests.post(hub, location, basic).status == 403)
             // A message with nothing to store is refused the same way: the device learns it is shut out.
             #expect(try OwnTracksIngestTests.post(hub, #"{"_type":"lwt","tst":1}"#, basic).status == 403)
-            let batch = #"{"locations":[\#(OverlandIngestTests.point(2.35, 48.87, OverlandIngestTests.iso(now - 10)))]}"#
+            let batch =
+                #"{"locations":[\#(OverlandIngestTests.point(2.35, 48.87, OverlandIngestTests.iso(now - 10)))]}"#
             #expect(try OverlandIngestTests.post(hub, batch, key: tracker.key).status == 403)
             let stored = try #require(try await hub.app.store.trackerFix(tracker: Int64(tracker.id)))
             #expect(stored.ts == Int64(now - 60) * 1000)

@@ -20,7 +20,8 @@ extension Administration {
 
     /// Every setting and its value in force, for an admin.
     public func settingsInForce(_ caller: Caller, _ done: @escaping Outcome<AdminSettingsReading>) {
-        asAdmin(caller, { _ async throws(DomainError) in }, then: { result in done(result.map { self.settingsReading }) })
+        asAdmin(
+            caller, { _ async throws(DomainError) in }, then: { result in done(result.map { self.settingsReading }) })
     }
 
     /// Changes some settings (a nil value: back to the default), all or none; committed with its audit lines before
