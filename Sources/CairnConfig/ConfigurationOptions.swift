@@ -307,7 +307,7 @@ public enum ConfigurationOptions {
         // [media]
         .integer(
             "media.max_bytes", flag: "media-max-bytes", default: 20 << 20, range: 1024...(1 << 30), unit: "bytes",
-            help: "Largest media upload (POST /v1/media); bigger ones are refused with 413."
+            help: "Largest media upload, 413 if bigger; the default of the live admin setting max_upload_bytes."
         ) { $0.media.maxBytes = $1 },
         .integer(
             "media.quota_per_user", flag: "media-quota-per-user", default: 1 << 30, range: 0...(1 << 50),
