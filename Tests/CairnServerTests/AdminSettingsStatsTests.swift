@@ -85,7 +85,7 @@ extension ServerIntegration {
             #expect(
                 lines.first
                     == "date,new_users,active_users,pictures_posted,likes,"
-                        + "reports_opened,reports_resolved,median_resolve_s"
+                    + "reports_opened,reports_resolved,median_resolve_s"
             )
             let today = try #require(lines.last)
             let iso = ISO8601DateFormatter()

@@ -19,6 +19,8 @@ final class ActivityLog {
     private var day: Int64
     /// Users noted today.
     private var today: Set<Int64> = []
+    /// The user noted last: a run of one user's ops (a stream of `pos`) costs a comparison each.
+    private var last: Int64 = 0
     /// Marks not yet written, by day.
     private var pending: [Int64: [Int64]] = [:]
     private var writing = false
@@ -31,6 +33,8 @@ final class ActivityLog {
 
     /// `user` authenticated or sent an op. Guests are not counted.
     func note(_ user: User) {
+        guard user.id != last else { return }
+        last = user.id
         guard !user.isGuest, today.insert(user.id).inserted else { return }
         pending[day, default: []].append(user.id)
     }
@@ -41,6 +45,7 @@ final class ActivityLog {
         if current != day {
             day = current
             today = []
+            last = 0
         }
         flush()
     }
