@@ -295,9 +295,10 @@ enum Migrations {
         }
         migrator.registerMigration("v20-admin-settings") { db in
             // Administration (docs/PROTOCOL.md): the settings admins changed, as text by key (absent: the
-            // configured default holds); which registered accounts were active on which UTC day (the daily
-            // figures' `active_users`), one row per account and day; and an index on users' creation time for
-            // the figures' `new_users`.
+            // configured default holds); the daily figures' `active_users`, counted per UTC day in
+            // `activity_days`, with `activity` keeping which accounts were already counted on the last two days
+            // (older rows are deleted as days pass); and an index on registered accounts' creation time for
+            // `new_users` (partial: guests are not counted, and the query needs no table row).
             try db.create(table: "admin_settings") { t in
                 t.primaryKey("key", .text)
                 t.column("value", .text).notNull()
@@ -309,7 +310,11 @@ enum Migrations {
                 t.column("user_id", .integer).notNull()
                 t.primaryKey(["day", "user_id"])
             }
-            try db.create(index: "users_created_at", on: "users", columns: ["created_at"])
+            try db.create(table: "activity_days") { t in
+                t.primaryKey("day", .integer)
+                t.column("users", .integer).notNull()
+            }
+            try db.execute(sql: "CREATE INDEX users_created_at ON users(created_at) WHERE NOT is_guest")
         }
         return migrator
     }

@@ -1,7 +1,8 @@
 // Admins' live settings and the daily figures in the store (migration v20-admin-settings): overrides by key, written
-// with their audit lines in one transaction; each day's active accounts, written in batches (`ActivityLog`); and the
-// accounts' part of the daily figures (`accountDailyStats`: new and active users), one grouped query per column over
-// an index, so a year's figures cost two range scans.
+// with their audit lines in one transaction; each day's count of active accounts, written in batches (`ActivityLog`),
+// where `activity` remembers who was already counted (yesterday and today only: that is all a batch can name) so a
+// restart does not count anyone twice; and the accounts' part of the daily figures (`accountDailyStats`): new users
+// from a range scan of a covering partial index, active users from one row per day.
 import CairnDomain
 import GRDB
 
@@ -41,11 +42,24 @@ extension SQLiteStore: AdminSettingsStore, ActivityStore {
     }
 
     public func recordActivity(_ users: [Int64: [Int64]]) async throws {
+        guard let newest = users.keys.max() else { return }
         try await pool.write { db in
-            let statement = try db.cachedStatement(sql: "INSERT OR IGNORE INTO activity (day, user_id) VALUES (?, ?)")
-            for (day, ids) in users {
-                for id in ids { try statement.execute(arguments: [day, id]) }
+            let mark = try db.cachedStatement(sql: "INSERT OR IGNORE INTO activity (day, user_id) VALUES (?, ?)")
+            let count = try db.cachedStatement(
+                sql: """
+                    INSERT INTO activity_days (day, users) VALUES (?, ?)
+                    ON CONFLICT (day) DO UPDATE SET users = users + excluded.users
+                    """)
+            for (day, ids) in users.sorted(by: { $0.key < $1.key }) {
+                var added = 0
+                for id in ids {
+                    try mark.execute(arguments: [day, id])
+                    added += db.changesCount
+                }
+                if added > 0 { try count.execute(arguments: [day, added]) }
             }
+            // Marks can only name today or yesterday (the day turns on the tick): older ones are done with.
+            try db.execute(sql: "DELETE FROM activity WHERE day < ?", arguments: [newest - 1])
         }
     }
 
@@ -53,7 +67,7 @@ extension SQLiteStore: AdminSettingsStore, ActivityStore {
     public var accountDailyStats: any DailyStatsProvider { AccountDailyStats(pool: pool) }
 }
 
-/// New registered accounts per day (by creation time, over `users_created_at`) and active ones (`activity`).
+/// New registered accounts per day (by creation time, over `users_created_at`) and active ones (`activity_days`).
 struct AccountDailyStats: DailyStatsProvider {
     let pool: DatabasePool
 
@@ -73,7 +87,7 @@ struct AccountDailyStats: DailyStatsProvider {
             }
             var active = [Int64?](repeating: 0, count: range.days)
             for row in try Row.fetchAll(
-                db, sql: "SELECT day, COUNT(*) AS n FROM activity WHERE day BETWEEN ? AND ? GROUP BY day",
+                db, sql: "SELECT day, users AS n FROM activity_days WHERE day BETWEEN ? AND ?",
                 arguments: [range.firstDay, range.lastDay])
             {
                 if let n = range.index(of: row["day"]) { active[n] = row["n"] }

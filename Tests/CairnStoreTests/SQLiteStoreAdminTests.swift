@@ -131,7 +131,8 @@ struct SQLiteStoreAdminTests {
 }
 
 /// Migration v20-admin-settings: settings stored, replaced and deleted with their audit lines in one transaction and
-/// read back after reopening; activity recorded once per (day, account); the accounts' daily figures count
+/// read back after reopening; activity counted once per (day, account), its marks kept for two days only; the
+/// accounts' daily figures count
 /// registrations by UTC day (guests left out) and active accounts; a tracker's owners count as suspended only while
 /// every one of them is, and only until a timed suspension runs out.
 struct SQLiteStoreAdminSettingsTests {
@@ -172,6 +173,12 @@ struct SQLiteStoreAdminSettingsTests {
         let figures = try await store.accountDailyStats.dailyStats(DailyStatsRange(firstDay: day - 1, days: 3))
         #expect(figures[.newUsers] == [1, 2, 0])
         #expect(figures[.activeUsers] == [1, 3, 0])
+        // Two days on, the marks of the older days are deleted; their counts stay.
+        try await store.recordActivity([day + 2: [1]])
+        let marks = try await store.pool.read { db in try Int64.fetchAll(db, sql: "SELECT DISTINCT day FROM activity") }
+        #expect(marks == [day + 2])
+        let later = try await store.accountDailyStats.dailyStats(DailyStatsRange(firstDay: day - 1, days: 4))
+        #expect(later[.activeUsers] == [1, 3, 0, 1])
         try store.close()
     }
 
