@@ -68,6 +68,7 @@ extension ServerIntegration {
             #expect(anonymous.headers["www-authenticate"] == "Bearer")
             #expect(try csv(token: String(repeating: "x", count: 43)).status == 401)
             #expect(try csv(token: aliceToken).status == 403)
+            #expect(try csv("?days=0", token: nil).status == 401)  // who asks is checked first
             #expect(try csv("?days=0", token: rootToken).status == 400)
             #expect(try csv("?days=367", token: rootToken).status == 400)
 

@@ -25,8 +25,8 @@ public struct AdminStatsEndpoint: HTTPService {
             return .plainText(405, "method not allowed\n", headers: [("Allow", "GET, HEAD")])
         }
         do throws(DomainError) {
-            let days = try AdminStatistics.checkedDays(try Self.days(request.query))
             _ = try await statistics.admin(token: MediaEndpoint.bearerToken(request.authorization))
+            let days = try AdminStatistics.checkedDays(try Self.days(request.query))
             let rows = try await statistics.rows(days: days)
             return HTTPReply(
                 status: 200, contentType: "text/csv; charset=utf-8; header=present",
