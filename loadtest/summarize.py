@@ -33,8 +33,8 @@ def table(runs, bound, share, fixed):
     lines = [
         f"| users | server | highest sustained deliveries/s (p99 ≤ {bound:g} ms) | at rate Hz | "
         f"p50 / p90 / p99 / p99.9 / max ms at {fixed:g} Hz | deliveries/s at {fixed:g} Hz | "
-        f"server CPU s (window) | CPU µs per delivery | peak RSS MiB | KiB per user |",
-        "|---:|---|---:|---:|---|---:|---:|---:|---:|---:|",
+        f"server CPU s (window) | CPU µs per delivery | tester CPU µs per delivery | peak RSS MiB | KiB per user |",
+        "|---:|---|---:|---:|---|---:|---:|---:|---:|---:|---:|",
     ]
     ratios = []
     for n in users:
@@ -53,7 +53,12 @@ def table(runs, bound, share, fixed):
             cpu = cost.get("windowCpuSeconds")
             per = (cpu / (f["deliveriesPerSecond"] * f["windowSeconds"]) * 1e6
                    if f and cpu and f["deliveriesPerSecond"] > 0 else None)
-            lines.append("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |".format(
+            # The tester's own CPU over the same window (reports before 2026-11-23 lack it): on two cores it competes
+            # with the server, and its share differs between the WebSocket and the MQTT side.
+            tester = ((f or {}).get("clientCost") or {}).get("windowCpuSeconds")
+            tester_per = (tester / (f["deliveriesPerSecond"] * f["windowSeconds"]) * 1e6
+                          if f and tester and f["deliveriesPerSecond"] > 0 else None)
+            lines.append("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |".format(
                 n, kind,
                 f"{top['deliveriesPerSecond']:,.0f}" if top else "none",
                 f"{top['setup']['rateHz']:g}" if top else "–",
@@ -61,6 +66,7 @@ def table(runs, bound, share, fixed):
                 f"{f['deliveriesPerSecond']:,.0f}" if f else "–",
                 f"{cpu:.2f}" if cpu is not None else "–",
                 f"{per:.1f}" if per is not None else "–",
+                f"{tester_per:.1f}" if tester_per is not None else "–",
                 f"{cost['peakRssKiB'] / 1024:.1f}" if cost.get("peakRssKiB") else "–",
                 f"{cost['bytesPerUser'] / 1024:.1f}" if cost.get("bytesPerUser") else "–",
             ))

@@ -127,6 +127,8 @@ public struct LoadReport: Codable, Sendable {
     public struct ClientCost: Codable, Sendable {
         /// CPU seconds used by this process.
         public var cpuSeconds: Double
+        /// CPU seconds used by this process during the measured window only (the server's window, same instants).
+        public var windowCpuSeconds: Double
         /// Peak resident set, KiB.
         public var peakRssKiB: Int
     }
@@ -218,7 +220,12 @@ public struct LoadReport: Codable, Sendable {
                         + "\(f(s.bytesPerUser / 1024, 1)) KiB per user"
                 ))
         }
-        rows.append(("load tester", "cpu \(f(clientCost.cpuSeconds)) s, peak \(clientCost.peakRssKiB) KiB"))
+        rows.append(
+            (
+                "load tester",
+                "cpu \(f(clientCost.cpuSeconds)) s (window \(f(clientCost.windowCpuSeconds))), "
+                    + "peak \(clientCost.peakRssKiB) KiB"
+            ))
         let width = rows.map(\.0.count).max() ?? 0
         return rows.map { $0.0.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + $0.1 }
             .joined(separator: "\n")

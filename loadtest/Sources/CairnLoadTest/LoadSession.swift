@@ -75,6 +75,9 @@ public final class LoadSession {
     private var lastProgress = (sends: 0, deliveries: 0)
     private var serverStart: ProcessSample?
     private var serverWindowStart: ProcessSample?
+    /// This process's CPU seconds when the window began and when it ended.
+    private var ownWindowStartCpu = 0.0
+    private var ownWindowEndCpu: Double?
     private var serverAtLoad: ProcessSample?
     private var readyAtLoad = 0
     private let output: (String) -> Void
@@ -201,6 +204,7 @@ public final class LoadSession {
     private func beginWindow(now: UInt64) {
         phase = .measure
         windowStartNs = now
+        ownWindowStartCpu = Self.ownCpuSeconds()
         if let pid = configuration.serverPID { serverWindowStart = ServerProcessStats.sample(pid: pid) }
     }
 
@@ -222,6 +226,7 @@ public final class LoadSession {
     private func finish(_ outcome: RunOutcome, _ message: String, now: UInt64) {
         if phase == .measure {
             windowEndNs = now
+            ownWindowEndCpu = Self.ownCpuSeconds()
             sampleServerAtLoad()
         }
         if windowEndNs == 0 { windowEndNs = windowStartNs }
@@ -402,9 +407,7 @@ public final class LoadSession {
         }
         var usage = rusage()
         getrusage(RUSAGE_SELF.rawValue, &usage)
-        let cpu =
-            Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
-            + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
+        let cpu = Self.ownCpuSeconds()
         let c = counters
         return LoadReport(
             outcome: outcome, message: outcomeMessage, setup: setup, windowSeconds: window, counters: c,
@@ -412,6 +415,17 @@ public final class LoadSession {
             deliveriesPerSecond: window > 0 ? Double(c.deliveries) / window : 0,
             deliveredShare: c.expectedDeliveries > 0 ? Double(c.deliveries) / Double(c.expectedDeliveries) : 1,
             latency: latency.summary, connectTime: connectTime.summary, perSecond: seconds,
-            serverCost: serverCost, clientCost: .init(cpuSeconds: cpu, peakRssKiB: Int(usage.ru_maxrss)))
+            serverCost: serverCost,
+            clientCost: .init(
+                cpuSeconds: cpu, windowCpuSeconds: ownWindowEndCpu.map { $0 - ownWindowStartCpu } ?? 0,
+                peakRssKiB: Int(usage.ru_maxrss)))
+    }
+
+    /// User plus system CPU seconds of this process so far.
+    static func ownCpuSeconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
+            + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
     }
 }
