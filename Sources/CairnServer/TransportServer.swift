@@ -229,7 +229,12 @@ public final class TransportServer: @unchecked Sendable {
         protocols[0].name = UnsafePointer(keep(strdup("cairn.v1")))
         protocols[0].callback = cairnLwsCallback
         protocols[0].per_session_data_size = MemoryLayout<UInt64>.size
-        protocols[0].rx_buffer_size = 16 * 1024
+        // lws allocates `rx_buffer_size` bytes per connection for the frame being parsed, and the first and last
+        // pages of that buffer stay resident: 16 KiB cost about 5 KiB of RSS per idle connection. A larger message
+        // arrives in several chunks, which WebSocketEndpoint assembles within the size cap anyway. lws 4.1 also
+        // caps each send at `tx_packet_size` (or, when that is 0, `rx_buffer_size`): keep sends at 16 KiB.
+        protocols[0].rx_buffer_size = Self.receiveChunkBytes
+        protocols[0].tx_packet_size = 16 * 1024
         self.protocols = protocols
 
         let retry = UnsafeMutablePointer<lws_retry_bo_t>.allocate(capacity: 1)
@@ -271,6 +276,9 @@ public final class TransportServer: @unchecked Sendable {
         }
         return lws_create_context(&info)
     }
+
+    /// Bytes lws parses a WebSocket frame into before it hands them over (per connection; see `createContext`).
+    static let receiveChunkBytes = 512
 
     private func keep(_ p: UnsafeMutablePointer<CChar>?) -> UnsafeMutablePointer<CChar> {
         cStrings.append(p!)

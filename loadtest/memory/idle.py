@@ -6,6 +6,7 @@ waits for its reply, then stays open and silent. Plain python3, no libraries: th
 are written by hand, replies are only looked for, never parsed in full.
 
 Usage: loadtest/memory/idle.py --pid PID --port PORT --tokens FILE [--steps 1000,5000] [--settle 2] [--no-watch]
+       [--hold SECONDS]
 Prints one line per step and a JSON line last.
 """
 import argparse
@@ -127,6 +128,7 @@ def main():
     p.add_argument("--settle", type=float, default=2)
     p.add_argument("--timeout", type=float, default=60)
     p.add_argument("--no-watch", action="store_true")
+    p.add_argument("--hold", type=float, default=0, help="seconds to keep the connections open at the end")
     a = p.parse_args()
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
@@ -146,7 +148,8 @@ def main():
         per = (rss - baseline) * 1024 / target
         print(f"{target:>7} connections: VmRSS {rss:>8} KiB, {per:8.0f} bytes per connection over the baseline")
         rows.append({"connections": target, "rss_kib": rss, "bytes_per_connection": round(per)})
-    print(json.dumps({"watch": not a.no_watch, "steps": rows}))
+    print(json.dumps({"watch": not a.no_watch, "steps": rows}), flush=True)
+    time.sleep(a.hold)
     for c in connections:
         c.sock.close()
     return 0

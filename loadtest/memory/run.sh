@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
 # Memory per connected user (docs/BENCHMARKS.md, "Memory per connection"): seeds USERS accounts, starts a release
 # `cairn serve` on CPU 0 from a fresh copy of the data each round, opens idle authenticated connections in STEPS
-# with idle.py (on CPU 1) and prints the hub's VmRSS after each step. REPEAT rounds, each on a fresh hub.
+# with idle.py (on CPU 1) and prints the hub's VmRSS after each step. REPEAT rounds, each on a fresh hub; the medians
+# of the bytes per connection at each step, and of the step from the first to the last count, come last.
 #
 #   loadtest/memory/run.sh
-#   USERS=5000 STEPS=1000,5000 REPEAT=2 loadtest/memory/run.sh
+#   USERS=5000 STEPS=1000,5000 REPEAT=3 WATCH=1 loadtest/memory/run.sh
 #   CAIRN=/path/to/cairn loadtest/memory/run.sh        # measure that binary instead of building one
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 USERS=${USERS:-5000}
 STEPS=${STEPS:-1000,5000}
-REPEAT=${REPEAT:-2}
+REPEAT=${REPEAT:-3}
 OUT=${OUT:-$(mktemp -d -p /tmp cairn-memory.XXXXXX)}
 WATCH=${WATCH:-1}
 
@@ -50,4 +51,16 @@ for round in $(seq 1 "$REPEAT"); do
         --steps "$STEPS" "${extra[@]}" | tee "$OUT/round-$round.txt"
     stop_hub
 done
+python3 - "$OUT"/round-*.txt <<'PY'
+import json, statistics, sys
+rounds = [json.loads([l for l in open(p) if l.startswith("{")][-1])["steps"] for p in sys.argv[1:]]
+print(f"medians over {len(rounds)} round(s):")
+for i, step in enumerate(rounds[0][1:], start=1):
+    print(f'  {step["connections"]:>6} connections: '
+          f'{statistics.median(r[i]["bytes_per_connection"] for r in rounds):6.0f} bytes per connection over the baseline')
+if len(rounds[0]) > 2:
+    first, last = rounds[0][1]["connections"], rounds[0][-1]["connections"]
+    marginal = [(r[-1]["rss_kib"] - r[1]["rss_kib"]) * 1024 / (last - first) for r in rounds]
+    print(f"  from {first} to {last}: {statistics.median(marginal):6.0f} bytes per added connection")
+PY
 echo "run.sh: outputs in $OUT"

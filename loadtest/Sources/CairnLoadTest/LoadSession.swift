@@ -159,6 +159,7 @@ public final class LoadSession {
             }
             if schedule.nextDue == nil && t >= configuration.duration {
                 windowEndNs = now
+                ownWindowEndCpu = Self.ownCpuSeconds()
                 sampleServerAtLoad()
                 phase = .drain
                 drainEndNs = now + UInt64(configuration.drain * 1e9)
