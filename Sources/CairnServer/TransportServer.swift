@@ -230,7 +230,7 @@ public final class TransportServer: @unchecked Sendable {
         protocols[0].callback = cairnLwsCallback
         protocols[0].per_session_data_size = MemoryLayout<UInt64>.size
         // lws allocates `rx_buffer_size` bytes per connection for the frame being parsed, and the first and last
-        // pages of that buffer stay resident: 16 KiB cost about 5 KiB of RSS per idle connection. A larger message
+        // pages of that buffer stay resident: 16 KiB cost about 4 KiB of RSS per idle connection. A larger message
         // arrives in several chunks, which WebSocketEndpoint assembles within the size cap anyway. lws 4.1 also
         // caps each send at `tx_packet_size` (or, when that is 0, `rx_buffer_size`): keep sends at 16 KiB.
         protocols[0].rx_buffer_size = Self.receiveChunkBytes

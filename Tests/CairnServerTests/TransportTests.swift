@@ -155,6 +155,18 @@ extension ServerIntegration {
             #expect(try c.nextReply(id: 1)["ok"] as? Bool == true)
         }
 
+        @Test func messageOfManyReceiveChunksUnderTheDefaultCapIsAccepted() throws {
+            // lws hands a frame over in pieces of the per-connection receive buffer (512 bytes): a 60 KiB message
+            // arrives in over a hundred of them and must still be one message.
+            let hub = try RunningHub()
+            defer { hub.removeData() }
+            let c = try hub.client()
+            let padding = String(repeating: "w", count: 60 * 1024)
+            try c.sendText(#"{"id":2,"op":"guest","pad":"\#(padding)"}"#)
+            #expect(try c.nextReply(id: 2)["ok"] as? Bool == true)
+            #expect(try c.request("whoami")["ok"] as? Bool == true)
+        }
+
         @Test func idleUnauthenticatedConnectionClosesWith4508() throws {
             let hub = try RunningHub { $0.hub.authTimeoutMs = 1000 }
             defer { hub.removeData() }

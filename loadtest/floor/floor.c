@@ -47,7 +47,8 @@ static void pin(int cpu) {
     cpu_set_t set;
     CPU_ZERO(&set);
     CPU_SET(cpu, &set);
-    if (pthread_setaffinity_np(pthread_self(), sizeof set, &set) != 0) fprintf(stderr, "floor: cannot pin to %d\n", cpu);
+    if (pthread_setaffinity_np(pthread_self(), sizeof set, &set) != 0)
+        fprintf(stderr, "floor: cannot pin to %d\n", cpu);
 }
 
 // Opens `connections` loopback TCP connections: wfd[i] is the writing (client) end, rfd[i] the accepted end.

@@ -26,7 +26,9 @@ ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 "$HUB" seed --users "$USERS" --friends 10 --graph random --seed 1 --data "$OUT/seed" --out "$OUT/tokens.json" \
     >/dev/null
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
+free_port() {
+    python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
+}
 PID=""
 stop_hub() {
     if [ -n "$PID" ] && kill -0 "$PID" 2>/dev/null; then kill -TERM "$PID"; wait "$PID" 2>/dev/null || true; fi
@@ -56,8 +58,8 @@ import json, statistics, sys
 rounds = [json.loads([l for l in open(p) if l.startswith("{")][-1])["steps"] for p in sys.argv[1:]]
 print(f"medians over {len(rounds)} round(s):")
 for i, step in enumerate(rounds[0][1:], start=1):
-    print(f'  {step["connections"]:>6} connections: '
-          f'{statistics.median(r[i]["bytes_per_connection"] for r in rounds):6.0f} bytes per connection over the baseline')
+    median = statistics.median(r[i]["bytes_per_connection"] for r in rounds)
+    print(f'  {step["connections"]:>6} connections: {median:6.0f} bytes per connection over the baseline')
 if len(rounds[0]) > 2:
     first, last = rounds[0][1]["connections"], rounds[0][-1]["connections"]
     marginal = [(r[-1]["rss_kib"] - r[1]["rss_kib"]) * 1024 / (last - first) for r in rounds]

@@ -1,9 +1,10 @@
 // Drives Cairn: one libwebsockets client context, one thread, every simulated user a WebSocket connection to
-// `/ws?token=…` with subprotocol `cairn.v1`. lws runs on a libev loop (epoll), as the hub does and as the MQTT side
-// runs on epoll, so the tester's own wake-ups do not scan every descriptor (lws' poll() would) and its queueing does
-// not count as the hub's latency; the loop is ours, turned once per iteration before the session's tick. Each user sends `friends.watch` when its connection opens, becomes
+// `/ws?token=…` with subprotocol `cairn.v1`. Each user sends `friends.watch` when its connection opens, becomes
 // ready on the reply, then writes a `pos` whenever the session says one is due (one lws_write per writable
 // callback, as lws requires). Incoming frames are split into lines; `pos` events are matched to their send.
+// lws runs on a libev loop (epoll), as the hub does and as the MQTT side runs on epoll, so the tester's wake-ups do
+// not scan every descriptor (lws' poll() would) and its own queueing does not count as the hub's latency. The loop
+// is ours: turned once per iteration, before the session's tick.
 import CLws
 import Glibc
 

@@ -88,6 +88,9 @@ import Testing
         #expect(abs(report.deliveriesPerSecond * report.windowSeconds - Double(c.deliveries)) < 1)
         let cost = try #require(report.serverCost)
         #expect(cost.cpuSeconds > 0 && cost.peakRssKiB > 0)
+        // The tester's own CPU over the window is part of the run's, and the run's is more than nothing.
+        let own = report.clientCost
+        #expect(own.windowCpuSeconds > 0 && own.windowCpuSeconds <= own.cpuSeconds)
         let decoded = try JSONDecoder().decode(LoadReport.self, from: try report.json())
         #expect(decoded.counters == c)
         #expect(report.summary().contains("\(c.deliveries) of \(c.expectedDeliveries) expected"))
