@@ -115,9 +115,14 @@ try:
 except Exception:
     sys.exit(1)
 ok = r["outcome"] == "completed" and r["latency"]["p99"] <= float(sys.argv[2]) and r["deliveredShare"] >= float(sys.argv[3])
+delivered = r["deliveriesPerSecond"] * r["windowSeconds"]
+def per(cpu):
+    return f'{cpu / delivered * 1e6:5.1f}' if cpu and delivered > 0 else '    –'
+cpu = f'CPU µs/delivery server {per((r.get("serverCost") or {}).get("windowCpuSeconds"))} ' \
+      f'tester {per(r["clientCost"].get("windowCpuSeconds"))}'
 print(f'  {r["setup"]["server"]:9} users {r["setup"]["users"]:6} rate {r["setup"]["rateHz"]:5} Hz: '
       f'{r["deliveriesPerSecond"]:9.0f} deliveries/s, p99 {r["latency"]["p99"]:8.2f} ms, '
-      f'delivered {100*r["deliveredShare"]:5.1f}%  {"ok" if ok else "NOT SUSTAINED"}')
+      f'delivered {100*r["deliveredShare"]:5.1f}%, {cpu}  {"ok" if ok else "NOT SUSTAINED"}')
 sys.exit(0 if ok else 1)
 PY
 }
