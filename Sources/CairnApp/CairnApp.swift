@@ -86,7 +86,6 @@ public final class CairnApp: Sendable {
         hub.trackers.restore(alerts: try store.loadItemAlerts())
         hub.safeZones.restore(try store.loadSafeZones())
         let places = try store.loadPlaceSummariesNow()
-        hub.places.restore(places)
         // SIGHUP (and `places.reload`) read the places again, e.g. after `cairn places import`; on the loop.
         reloadPlaces = { [scheduler = loop.scheduler, logger] in
             scheduler.execute {
@@ -116,6 +115,8 @@ public final class CairnApp: Sendable {
         hub.settings.restore(try store.loadAdminSettingsNow())
         hub.statistics.add(store.accountDailyStats)
         let router = Router(hub: hub)
+        // After the router, which gives the places their wire form: the catalog is built once, with it.
+        hub.places.restore(places)
         server = TransportServer(
             configuration: configuration.server, loop: loop, handler: router,
             observer: TelemetryObserver(hub.telemetry),
@@ -146,6 +147,7 @@ public final class CairnApp: Sendable {
         // /metrics: the exporter hears every latency sample and renders a fresh reading per scrape, on the loop.
         let exporter = PrometheusExporter()
         hub.telemetry.sink = exporter
+        hub.places.nearestTimed = { [exporter] in exporter.recordPlacesNearest(nanoseconds: $0) }
         hub.relicCount = { [unowned hub] in hub.liveRelics }
         server.metricsRenderer = { [unowned server = self.server, unowned hub] in
             exporter.render(hub.statsSnapshot(transport: TransportGauges(server.transportGauges())))

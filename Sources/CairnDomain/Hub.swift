@@ -268,6 +268,7 @@ public final class Hub: @unchecked Sendable {
         confinement.assertOnLoop()
         var reading = operations.snapshot(transport: transport)
         reading.ingest = trackerIngest.counts
+        reading.places = places.counts
         return reading
     }
 

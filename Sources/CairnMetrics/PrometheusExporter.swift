@@ -22,6 +22,12 @@ public final class PrometheusExporter: TelemetrySink, @unchecked Sendable {
         .microseconds(2500), .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50),
         .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .milliseconds(2500),
     ]
+    /// Upper bounds of the places.nearest latency buckets (validation and search, in the hub).
+    public static let placesNearestBuckets: [Duration] = [
+        .microseconds(1), .microseconds(2), .microseconds(5), .microseconds(10), .microseconds(20),
+        .microseconds(50), .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1),
+        .milliseconds(5),
+    ]
     /// Upper bounds of the event-loop lag buckets.
     public static let loopLagBuckets: [Duration] = [
         .microseconds(100), .microseconds(500), .milliseconds(1), .milliseconds(5), .milliseconds(10),
@@ -57,6 +63,7 @@ public final class PrometheusExporter: TelemetrySink, @unchecked Sendable {
     private let ingestFiltered: [(reason: IngestDrop, counter: CoreMetrics.Counter)]
     private let ingestReanchors: [(cause: SpeedReanchor, counter: CoreMetrics.Counter)]
     private let ingestRefused: [(reason: String, counter: CoreMetrics.Counter)]
+    private let places: PlaceMetrics
 
     /// The totals at the previous scrape.
     private var last = Totals()
@@ -162,6 +169,23 @@ public final class PrometheusExporter: TelemetrySink, @unchecked Sendable {
                         + "(403), store unavailable (503).", labels: [("reason", reason)])
             )
         }
+        places = PlaceMetrics(
+            nearest: counter("cairn_places_nearest_total", "places.nearest queries answered."),
+            nearestSeconds: histogram(
+                "cairn_places_nearest_seconds", Self.placesNearestBuckets,
+                "Time the hub spent answering one places.nearest query (validation and search, not the encoding)."),
+            searches: counter("cairn_places_searches_total", "places.search queries answered."),
+            upserts: counter("cairn_places_upserts_total", "Places written by operators over WebSocket."),
+            removals: counter("cairn_places_removals_total", "Places removed by operators over WebSocket."),
+            reloads: counter(
+                "cairn_places_reloads_total",
+                "Places read again from the store (places.reload or SIGHUP, e.g. after cairn places import)."),
+            reloadFailures: counter(
+                "cairn_places_reload_failures_total", "Reloads of the places that failed (memory unchanged)."),
+            loaded: gauge("cairn_places_loaded", "Places read by the last load from the store (start or reload)."),
+            byCategory: { category in
+                gauge("cairn_places", "Places in memory, by category.", labels: [("category", category)])
+            })
     }
 
     /// A metric's full name and HELP text as swift-prometheus describes them (no namespace or unit suffix is
@@ -177,6 +201,9 @@ public final class PrometheusExporter: TelemetrySink, @unchecked Sendable {
 
     /// Records one event-loop lag sample.
     public func recordLoopLag(nanoseconds: Int64) { loopLag.recordNanoseconds(nanoseconds) }
+
+    /// Records how long one places.nearest query took.
+    public func recordPlacesNearest(nanoseconds: Int64) { places.nearestSeconds.recordNanoseconds(nanoseconds) }
 
     // MARK: Rendering
 
@@ -232,6 +259,7 @@ public final class PrometheusExporter: TelemetrySink, @unchecked Sendable {
             grow(counter, lastIngest.refused[reason] ?? 0, ingest.refused[reason] ?? 0)
         }
         lastIngest = ingest
+        places.update(s.places)
 
         positionsLive.set(s.positionsLive)
         if let relics = s.relicsLive {

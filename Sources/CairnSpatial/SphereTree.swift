@@ -12,6 +12,11 @@ import CairnGeo
 // Layout: flat arrays in tree order (an implicit tree: the node of the range [lo, hi) is its middle element, its
 // children the halves on either side), small ranges scanned as leaves. A query allocates only its result (the
 // heap and the walk live in stack-allocated scratch). Removal marks a slot dead; the owner rebuilds when many are.
+//
+// Groups (the places' categories): each point may carry a small group number, and each inner node the union of
+// its subtree's groups as a 64-bit mask (groups from 63 up share the last bit), so a query for one group skips
+// every subtree without it and checks the group of each point it measures: one tree serves every category,
+// exactly, instead of a tree per category. The id-to-slot map for removal is two sorted arrays, not a dictionary.
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -28,8 +33,13 @@ public struct SphereTree: Sendable {
     private var axes: [UInt8] = []
     /// Slots removed since the tree was built.
     private var dead: [Bool] = []
-    /// Slot of each id.
-    private var slotOf: [Int64: Int32] = [:]
+    /// The group of each slot (empty when the tree was built without groups).
+    private var groups: [UInt16] = []
+    /// The groups under each inner node (its range's slots), one bit each (`groupBit`); empty without groups.
+    private var masks: [UInt64] = []
+    /// The ids in ascending order, and the slot of each: the id-to-slot map, searched by bisection.
+    private var sortedIDs: [Int64] = []
+    private var slotsOfSorted: [Int32] = []
     /// Live points.
     public private(set) var count = 0
 
@@ -42,8 +52,10 @@ public struct SphereTree: Sendable {
     /// An empty tree.
     public init() {}
 
-    /// Builds the tree over `points`; an id given twice keeps its last point.
-    public init(_ points: [(id: Int64, point: GeoPoint)]) {
+    /// Builds the tree over `points`; an id given twice keeps its last point. With `groups` (one per point), a
+    /// query can ask for one group only.
+    public init(_ points: [(id: Int64, point: GeoPoint)], groups pointGroups: [UInt16]? = nil) {
+        precondition(pointGroups == nil || pointGroups!.count == points.count, "one group per point")
         var last: [Int64: Int] = [:]
         last.reserveCapacity(points.count)
         for (i, p) in points.enumerated() { last[p.id] = i }
@@ -65,7 +77,7 @@ public struct SphereTree: Sendable {
         vectors.reserveCapacity(3 * n)
         terms.reserveCapacity(3 * n)
         ids.reserveCapacity(n)
-        slotOf.reserveCapacity(n)
+        if pointGroups != nil { groups.reserveCapacity(n) }
         for slot in 0..<n {
             let j = Int(perm[slot])
             let point = points[Int(order[j])].point
@@ -76,19 +88,56 @@ public struct SphereTree: Sendable {
             terms.append(φ)
             terms.append(cos(φ))
             terms.append(point.lon)
-            let id = points[Int(order[j])].id
-            ids.append(id)
-            slotOf[id] = Int32(slot)
+            ids.append(points[Int(order[j])].id)
+            if let pointGroups { groups.append(pointGroups[Int(order[j])]) }
         }
         axes = axisOf
         dead = [Bool](repeating: false, count: n)
         count = n
+        if !groups.isEmpty {
+            masks = [UInt64](repeating: 0, count: n)
+            _ = Self.fillMasks(&masks, groups: groups, lo: 0, hi: n)
+        }
+        let bySorted = (0..<n).sorted { ids[$0] < ids[$1] }
+        sortedIDs = bySorted.map { ids[$0] }
+        slotsOfSorted = bySorted.map { Int32($0) }
+    }
+
+    /// The bit of a group in a node's mask.
+    @inline(__always)
+    static func groupBit(_ group: UInt16) -> UInt64 { 1 << UInt64(min(group, 63)) }
+
+    /// Stores at each inner node the groups of its range and returns those of [lo, hi).
+    private static func fillMasks(_ masks: inout [UInt64], groups: [UInt16], lo: Int, hi: Int) -> UInt64 {
+        guard hi - lo > leafSize else {
+            var mask: UInt64 = 0
+            for slot in lo..<hi { mask |= groupBit(groups[slot]) }
+            return mask
+        }
+        let mid = (lo + hi) >> 1
+        let mask =
+            fillMasks(&masks, groups: groups, lo: lo, hi: mid) | groupBit(groups[mid])
+            | fillMasks(&masks, groups: groups, lo: mid + 1, hi: hi)
+        masks[mid] = mask
+        return mask
+    }
+
+    /// The slot of `id`, if it is in the tree (removed or not).
+    private func slot(of id: Int64) -> Int? {
+        var lo = 0
+        var hi = sortedIDs.count
+        while lo < hi {
+            let mid = (lo + hi) >> 1
+            if sortedIDs[mid] < id { lo = mid + 1 } else { hi = mid }
+        }
+        guard lo < sortedIDs.count, sortedIDs[lo] == id else { return nil }
+        return Int(slotsOfSorted[lo])
     }
 
     /// True when `id` is in the tree and not removed.
     public func contains(_ id: Int64) -> Bool {
-        guard let slot = slotOf[id] else { return false }
-        return !dead[Int(slot)]
+        guard let slot = slot(of: id) else { return false }
+        return !dead[slot]
     }
 
     /// Slots in the tree, live or removed (the owner rebuilds when too many are removed).
@@ -97,8 +146,8 @@ public struct SphereTree: Sendable {
     /// Removes `id`; false when it was not there.
     @discardableResult
     public mutating func remove(_ id: Int64) -> Bool {
-        guard let slot = slotOf[id], !dead[Int(slot)] else { return false }
-        dead[Int(slot)] = true
+        guard let slot = slot(of: id), !dead[slot] else { return false }
+        dead[slot] = true
         count -= 1
         return true
     }
@@ -180,10 +229,12 @@ public struct SphereTree: Sendable {
 
     /// The `k` points nearest to `center` within `maxRadius` metres (great-circle), nearest first, ties broken by
     /// smaller id; distances are `center.distance(to:)` exactly. None when `k` ≤ 0 or `maxRadius` is negative or NaN.
-    public func nearest(_ k: Int, to center: GeoPoint, within maxRadius: Double = .infinity)
+    /// With `group`, only the points of that group (none when the tree was built without groups).
+    public func nearest(_ k: Int, to center: GeoPoint, within maxRadius: Double = .infinity, group: UInt16? = nil)
         -> [(id: Int64, distance: Double)]
     {
         guard k > 0, maxRadius >= 0, count > 0 else { return [] }
+        if group != nil && groups.isEmpty { return [] }
         let capacity = min(k, count)
         return withUnsafeTemporaryAllocation(of: Neighbor.self, capacity: capacity) { storage in
             var search = TreeSearch(center: center, maxRadius: maxRadius, heap: ScratchHeap(storage))
@@ -193,7 +244,17 @@ public struct SphereTree: Sendable {
                         axes.withUnsafeBufferPointer { a in
                             dead.withUnsafeBufferPointer { d in
                                 let tree = TreeArrays(vectors: v, terms: t, ids: idp, axes: a, dead: d)
-                                search.visit(tree, lo: 0, hi: ids.count)
+                                if let group {
+                                    groups.withUnsafeBufferPointer { g in
+                                        masks.withUnsafeBufferPointer { m in
+                                            search.visit(
+                                                tree, groups: g, masks: m, group: group,
+                                                bit: Self.groupBit(group), lo: 0, hi: ids.count)
+                                        }
+                                    }
+                                } else {
+                                    search.visit(tree, lo: 0, hi: ids.count)
+                                }
                             }
                         }
                     }
@@ -258,6 +319,34 @@ private struct TreeSearch {
         } else {
             visit(tree, lo: mid + 1, hi: hi)
             if diff * diff <= bound { visit(tree, lo: lo, hi: mid) }
+        }
+    }
+
+    /// `visit` for the points of one group only: subtrees whose mask lacks the group's bit are skipped.
+    mutating func visit(
+        _ tree: TreeArrays, groups: UnsafeBufferPointer<UInt16>, masks: UnsafeBufferPointer<UInt64>, group: UInt16,
+        bit: UInt64, lo: Int, hi: Int
+    ) {
+        if hi - lo <= SphereTree.leafSize {
+            for slot in lo..<hi where groups[slot] == group { consider(tree, slot) }
+            return
+        }
+        let mid = (lo + hi) >> 1
+        guard masks[mid] & bit != 0 else { return }
+        let axis = Int(tree.axes[mid])
+        let q = axis == 0 ? qx : (axis == 1 ? qy : qz)
+        let diff = q - tree.vectors[3 * mid + axis]
+        if groups[mid] == group { consider(tree, mid) }
+        if diff < 0 {
+            visit(tree, groups: groups, masks: masks, group: group, bit: bit, lo: lo, hi: mid)
+            if diff * diff <= bound {
+                visit(tree, groups: groups, masks: masks, group: group, bit: bit, lo: mid + 1, hi: hi)
+            }
+        } else {
+            visit(tree, groups: groups, masks: masks, group: group, bit: bit, lo: mid + 1, hi: hi)
+            if diff * diff <= bound {
+                visit(tree, groups: groups, masks: masks, group: group, bit: bit, lo: lo, hi: mid)
+            }
         }
     }
 

@@ -145,6 +145,13 @@ public struct JSONWriter: Sendable {
         bytes.append(contentsOf: json)
     }
 
+    /// Splices pre-encoded members (`"a":1,"b":"x"`, no braces) into the open object, unchecked; the caller
+    /// guarantees they are valid JSON members, at least one. Later fields are separated by a comma as usual.
+    public mutating func rawMembers(_ json: UnsafeRawBufferPointer) {
+        if needsComma() { bytes.append(UInt8(ascii: ",")) }
+        bytes.append(contentsOf: json)
+    }
+
     /// Splices in one pre-encoded JSON value given as bytes, unchecked.
     public mutating func raw(_ json: [UInt8]) {
         if needsComma() { bytes.append(UInt8(ascii: ",")) }

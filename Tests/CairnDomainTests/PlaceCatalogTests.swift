@@ -61,7 +61,7 @@ struct PlaceCatalogTests {
                 let removed = catalog.remove(id)
                 #expect(removed == (reference.removeValue(forKey: id) != nil))
             case 4 where step % 50 == 0:
-                catalog = PlaceCatalog(Array(catalog.summaries.values))
+                catalog = PlaceCatalog(catalog.allSummaries())
             default:
                 let center = randomPlace(0, &g).point
                 let k = Int.random(in: 1...30, using: &g)
@@ -84,12 +84,45 @@ struct PlaceCatalogTests {
         #expect(catalog.count == reference.count)
     }
 
+    @Test func keepsEachPlaceWholeWithItsWireFormThroughChanges() {
+        let render: PlaceWireForm = { Array("\($0.id)|\($0.name)|\($0.category)|\($0.lat)|\($0.lon)".utf8) }
+        var g = Generator(state: 7)
+        var reference: [Int64: PlaceSummary] = [:]
+        for id in 1...300 { reference[Int64(id)] = randomPlace(Int64(id), &g) }
+        let shadowed = randomPlace(5, &g)  // the same id given twice: the later one stays
+        var catalog = PlaceCatalog([shadowed] + reference.values.shuffled(using: &g), wireForm: render)
+        for _ in 0..<40 {
+            let id = Int64.random(in: 1...320, using: &g)
+            if Bool.random(using: &g) {
+                reference[id] = randomPlace(id, &g)
+                catalog.upsert(reference[id]!)
+            } else {
+                #expect(catalog.remove(id) == (reference.removeValue(forKey: id) != nil))
+            }
+        }
+        let found = catalog.nearest(400, to: GeoPoint(lat: 10, lon: 10)!, category: nil, radius: nil)
+        #expect(found.count == reference.count && catalog.count == reference.count)
+        for i in found.indices {
+            let place = found[i].place
+            #expect(place == reference[place.id])
+            var wire: [UInt8] = []
+            #expect(found.withWire(at: i) { wire = Array($0) })
+            #expect(wire == render(place))
+        }
+        #expect(catalog.categoryCounts == Dictionary(grouping: reference.values, by: \.category).mapValues(\.count))
+        #expect(Set(catalog.allSummaries().map(\.id)) == Set(reference.keys))
+        let plain = PlaceCatalog(Array(reference.values))
+        let some = plain.nearest(3, to: GeoPoint(lat: 0, lon: 0)!, category: nil, radius: nil)
+        #expect(!some.withWire(at: 0) { _ in })
+        #expect(plain.nearest(3, to: GeoPoint(lat: 0, lon: 0)!, category: "none", radius: nil).isEmpty)
+    }
+
     @Test func foldingDropsAccentsAndCase() {
         #expect(NameFold.fold("Val d'Isère") == "val d'isere")
         #expect(NameFold.fold("  ZÜRICH   Flughafen ") == "zurich flughafen")
         #expect(NameFold.fold("Łódź") == "lodz")
         #expect(NameFold.fold("Cafe\u{301}") == "cafe")  // decomposed
         #expect(NameFold.fold("Ærøskøbing") == "aeroskobing")
-        #expect(NameFold.fold("Σίφνος") == "σίφνος")  // other scripts: case only
+        #expect(NameFold.fold("Σίφνος") == "σιφνοσ")  // Greek accents and the final sigma
     }
 }

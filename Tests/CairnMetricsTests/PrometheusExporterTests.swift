@@ -54,6 +54,44 @@ struct PrometheusExporterTests {
         #expect(text.value("cairn_snapshot_rows") == 300)
     }
 
+    @Test func placesMetricsFollowTheReadings() throws {
+        let exporter = PrometheusExporter()
+        var s = StatsSnapshot(ts: 1000)
+        let empty = try parse(exporter.render(s))
+        #expect(empty.types["cairn_places_nearest_total"] == "counter")
+        #expect(empty.types["cairn_places_nearest_seconds"] == "histogram")
+        #expect(empty.types["cairn_places_reloads_total"] == "counter")
+        #expect(empty.value("cairn_places_nearest_total") == 0)
+        s.places.byCategory = ["ski_area": 3, "peak": 5]
+        s.places.nearest = 4
+        s.places.searches = 2
+        s.places.reloads = 1
+        s.places.loaded = 8
+        exporter.recordPlacesNearest(nanoseconds: 3_000)
+        exporter.recordPlacesNearest(nanoseconds: 70_000)
+        let first = try parse(exporter.render(s))
+        #expect(first.types["cairn_places"] == "gauge")
+        #expect(first.value("cairn_places", ["category": "ski_area"]) == 3)
+        #expect(first.value("cairn_places", ["category": "peak"]) == 5)
+        #expect(first.value("cairn_places_nearest_total") == 4)
+        #expect(first.value("cairn_places_searches_total") == 2)
+        #expect(first.value("cairn_places_reloads_total") == 1)
+        #expect(first.value("cairn_places_loaded") == 8)
+        #expect(first.value("cairn_places_nearest_seconds_count") == 2)
+        #expect(first.value("cairn_places_nearest_seconds_bucket", ["le": "0.000005"]) == 1)
+        #expect(first.value("cairn_places_nearest_seconds_bucket", ["le": "0.0001"]) == 2)
+        s.places.byCategory = ["peak": 6]  // the last ski area removed: its series stays, at 0
+        s.places.nearest = 9
+        s.places.upserts = 1
+        s.places.removals = 3
+        let second = try parse(exporter.render(s))
+        #expect(second.value("cairn_places", ["category": "ski_area"]) == 0)
+        #expect(second.value("cairn_places", ["category": "peak"]) == 6)
+        #expect(second.value("cairn_places_nearest_total") == 9)
+        #expect(second.value("cairn_places_upserts_total") == 1)
+        #expect(second.value("cairn_places_removals_total") == 3)
+    }
+
     @Test func ingestCountersAreLabelledAndGrow() throws {
         let exporter = PrometheusExporter()
         var s = StatsSnapshot(ts: 1000)

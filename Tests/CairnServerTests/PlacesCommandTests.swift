@@ -69,6 +69,17 @@ extension ServerIntegration {
             }
             #expect(found == ["Saas-Fée"])
 
+            // /metrics: places by category, the queries answered and timed, the reload the import caused.
+            let response = try HTTPClient.get(port: port, path: "/metrics")
+            #expect(response.status == 200)
+            let metrics = try PrometheusText(response.text)
+            #expect(metrics.value("cairn_places", ["category": "ski_area"]) == 4)
+            #expect(try #require(metrics.value("cairn_places_nearest_total")) >= 1)
+            #expect(try #require(metrics.value("cairn_places_nearest_seconds_count")) >= 1)
+            #expect(try #require(metrics.value("cairn_places_searches_total")) >= 1)
+            #expect(try #require(metrics.value("cairn_places_reloads_total")) >= 1)
+            #expect(metrics.value("cairn_places_loaded") == 4)
+
             server.signal(SIGTERM)
             #expect(try server.waitForExit(timeout: 15) == 0)
         }

@@ -88,6 +88,38 @@ struct SphereTreeTests {
         }
     }
 
+    @Test func groupQueriesAgreeWithBruteForceOverThatGroup() {
+        let points = dataset(5000, seed: 31)
+        var g = SeededGenerator(seed: 3101)
+        // Skewed groups, and more than 64 of them so several share the last mask bit: 0 common, 1 rare, 2…80.
+        let groups: [UInt16] = points.map { _ in
+            switch Int.random(in: 0..<100, using: &g) {
+            case 0..<60: return 0
+            case 60: return 1
+            default: return UInt16.random(in: 2...80, using: &g)
+            }
+        }
+        var tree = SphereTree(points, groups: groups)
+        var live = Array(zip(points, groups))
+        for _ in 0..<300 {  // removals too
+            let victim = live.remove(at: Int.random(in: 0..<live.count, using: &g))
+            let removed = tree.remove(victim.0.id)
+            #expect(removed)
+        }
+        for q in 0..<900 {
+            let group: UInt16 = [0, 1, 2, 63, 64, 80, 81][Int.random(in: 0..<7, using: &g)]
+            let center = q % 2 == 0 ? live[Int.random(in: 0..<live.count, using: &g)].0.point : randomPoint(&g)
+            let k = [1, 5, 20, 100][Int.random(in: 0..<4, using: &g)]
+            let radius = [1000, 250_000, .infinity][Int.random(in: 0..<3, using: &g)]
+            let members = live.filter { $0.1 == group }.map(\.0)
+            let found = tree.nearest(k, to: center, within: radius, group: group)
+            #expect(same(found, brute(members, k, to: center, within: radius)), "query \(q): group \(group) k \(k)")
+            if !same(found, brute(members, k, to: center, within: radius)) { return }
+        }
+        #expect(SphereTree(points).nearest(5, to: points[0].point, group: 0).isEmpty)  // built without groups
+        #expect(tree.nearest(5, to: points[0].point).count == 5)  // no group: every point
+    }
+
     @Test func removedPointsAreNeverAnswered() {
         var points = dataset(3000, seed: 99)
         var tree = SphereTree(points)

@@ -96,6 +96,8 @@ public struct StatsSnapshot: Sendable {
     public var uptimeSeconds: Double
     /// What became of trackers' reports and fixes since start.
     public var ingest = IngestCounts()
+    /// Places by category, and what the places feature has done since start.
+    public var places = PlaceCounts()
 }
 
 extension StatsSnapshot {

@@ -1,8 +1,12 @@
-// Folding a place name for search, so "zermatt" finds "Zermatt" and "les 2 alpes" finds "Les 2 Alpes" as well as
-// "réserve" finds "Réserve", without Foundation (the domain does not import it). Three steps on each scalar:
-// combining marks are dropped (a name written decomposed), precomposed Latin letters become their base letter
-// ("LATIN CAPITAL LETTER E WITH ACUTE" → e, also ø, ł, đ, and æ → ae, œ → oe), and everything else is lowercased
-// by the standard library's Unicode case mapping. Other scripts fold case only. Whitespace runs become one space.
+// Folding a place name for search, so "zermatt" finds "Zermatt", "reserve" finds "Réserve", "ΣΙΦΝΟΣ" finds "Σίφνος"
+// and "strasse" finds "Straße", without Foundation (the domain does not import it). Each scalar in turn:
+// combining marks are dropped (a name written decomposed, and what a case mapping leaves, as İ → i + dot above);
+// a letter with diacritics becomes its base letter, in Latin ("LATIN CAPITAL LETTER E WITH ACUTE" → e, also ø, ł,
+// đ, and æ → ae, œ → oe), Greek (ά → α, ΐ → ι) and Cyrillic (ѐ → е, ӱ → у, and ё → е, which Russian often writes
+// as е; й, ї and the other letters of their own stay); a few letters fold as case folding does rather than
+// lowercasing (ß and ẞ → ss, final ς → σ, ſ → s, Turkish dotless ı → i so "diyarbakir" finds "Diyarbakır");
+// full-width ASCII becomes ASCII; everything else is lowercased by the standard library's Unicode case mapping, so
+// scripts without case (CJK, Arabic, …) are unchanged. Whitespace runs become one space.
 
 /// Folds names for accent- and case-insensitive prefix search.
 public enum NameFold {
@@ -28,40 +32,82 @@ public enum NameFold {
                 pendingSpace = !out.isEmpty
                 continue
             }
-            switch scalar.properties.generalCategory {
-            case .nonspacingMark, .spacingMark, .enclosingMark: continue
-            default: break
-            }
+            if isMark(scalar) { continue }
             if pendingSpace {
                 out.append(" ")
                 pendingSpace = false
             }
-            if let base = latinBase[value] {
-                out.append(contentsOf: base.unicodeScalars)
+            if let folded = table[value] {
+                out.append(contentsOf: folded.unicodeScalars)
             } else {
-                out.append(contentsOf: scalar.properties.lowercaseMapping.unicodeScalars)
+                for lower in scalar.properties.lowercaseMapping.unicodeScalars where !isMark(lower) {
+                    out.append(lower)
+                }
             }
         }
         return String(out)
     }
 
-    /// Precomposed Latin letters (Latin-1 Supplement, Extended-A and -B, Extended Additional) to their lowercase
-    /// base letters, read from the scalars' Unicode names once.
-    static let latinBase: [UInt32: String] = {
+    @inline(__always)
+    private static func isMark(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .nonspacingMark, .spacingMark, .enclosingMark: return true
+        default: return false
+        }
+    }
+
+    /// Scalars whose folded form is not simply their lowercase mapping, to that form; built once from the
+    /// scalars' Unicode names and a few explicit letters.
+    static let table: [UInt32: String] = {
         var table: [UInt32: String] = [:]
-        let ranges: [ClosedRange<UInt32>] = [0x00C0...0x024F, 0x1E00...0x1EFF]
-        for range in ranges {
+        for range: ClosedRange<UInt32> in [0x00C0...0x024F, 0x1E00...0x1EFF] {
             for value in range {
                 guard let scalar = Unicode.Scalar(value), let name = scalar.properties.name else { continue }
-                guard let base = baseLetters(ofName: name) else { continue }
+                guard let base = latinBase(ofName: name) else { continue }
                 table[value] = base
             }
+        }
+        // Greek and Cyrillic: "GREEK SMALL LETTER ALPHA WITH PSILI AND OXIA" → the letter named
+        // "GREEK SMALL LETTER ALPHA", lowercased.
+        let scripts: [ClosedRange<UInt32>] = [0x0370...0x03FF, 0x1F00...0x1FFF, 0x0400...0x052F]
+        var byName: [String: Unicode.Scalar] = [:]
+        for range in scripts {
+            for value in range {
+                guard let scalar = Unicode.Scalar(value), let name = scalar.properties.name else { continue }
+                byName[name] = scalar
+            }
+        }
+        for range in scripts {
+            for value in range {
+                guard let scalar = Unicode.Scalar(value), let name = scalar.properties.name,
+                    let with = name.firstRange(of: " WITH "), let base = byName[String(name[..<with.lowerBound])]
+                else { continue }
+                table[value] = lowercased(base)
+            }
+        }
+        let explicit: [UInt32: String] = [
+            0x00DF: "ss", 0x1E9E: "ss",  // ß, ẞ
+            0x0131: "i", 0x0130: "i",  // Turkish ı and İ
+            0x017F: "s",  // ſ
+            0x03C2: "σ",  // final sigma
+            0x0451: "е", 0x0401: "е",  // ё, Ё
+        ]
+        table.merge(explicit) { _, new in new }
+        // Full-width ASCII (U+FF01…U+FF5E) as ASCII.
+        for value: UInt32 in 0xFF01...0xFF5E {
+            table[value] = lowercased(Unicode.Scalar(value - 0xFEE0)!)
         }
         return table
     }()
 
+    private static func lowercased(_ scalar: Unicode.Scalar) -> String {
+        var out = String.UnicodeScalarView()
+        for lower in scalar.properties.lowercaseMapping.unicodeScalars where !isMark(lower) { out.append(lower) }
+        return String(out)
+    }
+
     /// "LATIN SMALL LETTER O WITH STROKE" → "o"; "LATIN CAPITAL LETTER AE" → "ae"; nil when not such a name.
-    private static func baseLetters(ofName name: String) -> String? {
+    private static func latinBase(ofName name: String) -> String? {
         let prefixes = ["LATIN SMALL LETTER ", "LATIN CAPITAL LETTER "]
         guard let prefix = prefixes.first(where: { name.hasPrefix($0) }) else { return nil }
         let rest = name.dropFirst(prefix.count)

@@ -1,126 +1,175 @@
-// The places in memory and their indexes: one `SphereTree` over every place plus one per category (so a category
-// filter is applied before the limit, never after), and the folded names sorted for prefix search. The trees are
-// static; a place written since they were built sits in a small side buffer (`pending`) that every query scans
-// linearly, and its old slot is marked removed in the trees. When the buffer and the removed slots together pass
-// `rebuildThreshold`, `Places` builds a fresh catalog off the loop from the current summaries and swaps it in.
+// The places in memory and their indexes: the places in compact rows (`PlaceRows`: ids, points, interned
+// categories, names and folded names in contiguous buffers, each place's wire form), and one `SphereTree` over
+// every row whose points carry their category as a group, so a category filter is applied inside the search,
+// before the limit, never after. The rows and the tree are static; a place written since they were built sits in a
+// small side buffer (`pending`) that every query scans linearly, and its old row is marked stale (and removed from
+// the tree). When the buffer and the stale rows together pass a threshold, `Places` builds a fresh catalog off
+// the loop from the current places and swaps it in.
 //
-// A catalog is a value: building one (sorting a million points into trees) runs off the loop, and the loop keeps
+// A catalog is a value: building one (sorting a million points into a tree) runs off the loop, and the loop keeps
 // answering from the old one meanwhile.
 import CairnGeo
 import CairnSpatial
 
 /// The places and their indexes.
 struct PlaceCatalog: Sendable {
-    /// Every place by id.
-    private(set) var summaries: [Int64: PlaceSummary] = [:]
-    /// All places in the trees when they were built.
-    private var all = SphereTree()
-    private var byCategory: [String: SphereTree] = [:]
-    /// Folded names of the places the trees were built with, sorted by UTF-8 then id.
-    private var names: [(folded: String, id: Int64)] = []
-    /// Places written since the build: not in the trees, scanned by every query.
-    private var pending: [Int64: PlaceSummary] = [:]
-    /// The folded names of the places in `pending`, folded once when written rather than by every search.
-    private var pendingNames: [Int64: String] = [:]
-    /// Places written or removed since the build: their entry in `names` is stale.
-    private var changed: Set<Int64> = []
-    /// Slots marked removed in the trees since the build.
-    private var removedSlots = 0
+    /// The places the tree was built with.
+    private var rows = PlaceRows()
+    /// Every row, its category as the point's group; tree ids are rows.
+    private var tree = SphereTree()
+    /// Category to group (index into `rows.categories`).
+    private var groupOf: [String: UInt16] = [:]
+    /// Places written since the build: not in the rows, scanned by every query.
+    private var pending: [Int64: PendingPlace] = [:]
+    /// Rows written or removed since the build: stale, and gone from the tree.
+    private var staleRows: Set<Int32> = []
+    /// How the protocol layer renders a place, if it does.
+    private let wireForm: PlaceWireForm?
+    /// Places now.
+    private(set) var count = 0
+    /// Places now, by category.
+    private(set) var categoryCounts: [String: Int] = [:]
 
     /// Empty.
-    init() {}
-
-    /// Builds the indexes over `places` (slow for many: call off the loop).
-    init(_ places: [PlaceSummary]) {
-        summaries.reserveCapacity(places.count)
-        for place in places { summaries[place.id] = place }
-        let current = Array(summaries.values)
-        all = SphereTree(current.map { ($0.id, $0.point) })
-        var groups: [String: [(id: Int64, point: GeoPoint)]] = [:]
-        for place in current { groups[place.category, default: []].append((place.id, place.point)) }
-        for (category, points) in groups { byCategory[category] = SphereTree(points) }
-        names = current.map { (NameFold.fold($0.name), $0.id) }
-        names.sort { Self.precedes($0, $1) }
+    init(wireForm: PlaceWireForm? = nil) {
+        self.wireForm = wireForm
     }
 
-    /// How many places.
-    var count: Int { summaries.count }
+    /// Builds the indexes over `places`, an id given twice keeping its last (slow for many: call off the loop).
+    init(_ places: [PlaceSummary], wireForm: PlaceWireForm? = nil) {
+        self.wireForm = wireForm
+        let order = places.indices.sorted { a, b in
+            places[a].id < places[b].id || (places[a].id == places[b].id && a < b)
+        }
+        var unique: [PlaceSummary] = []
+        unique.reserveCapacity(places.count)
+        for (k, i) in order.enumerated() where k + 1 == order.count || places[order[k + 1]].id != places[i].id {
+            unique.append(places[i])
+        }
+        rows = PlaceRows(unique, wireForm: wireForm)
+        for (group, category) in rows.categories.enumerated() { groupOf[category] = UInt16(group) }
+        tree = SphereTree(rows.points.indices.map { (Int64($0), rows.points[$0]) }, groups: rows.categoryOf)
+        count = rows.count
+        for group in rows.categoryOf { categoryCounts[rows.categories[Int(group)], default: 0] += 1 }
+    }
 
-    /// True when the side buffer and removed slots have grown enough that a rebuild pays.
-    var needsRebuild: Bool { pending.count + removedSlots > max(256, summaries.count / 32) }
+    /// True when the side buffer and stale rows have grown enough that a rebuild pays.
+    var needsRebuild: Bool { pending.count + staleRows.count > max(256, count / 32) }
+
+    /// The place with `id`, if there is one.
+    func summary(of id: Int64) -> PlaceSummary? {
+        if let written = pending[id] { return written.summary }
+        guard let row = rows.row(of: id), !staleRows.contains(Int32(row)) else { return nil }
+        return rows.summary(row)
+    }
+
+    /// True when there is a place with `id`.
+    func contains(_ id: Int64) -> Bool {
+        if pending[id] != nil { return true }
+        guard let row = rows.row(of: id) else { return false }
+        return !staleRows.contains(Int32(row))
+    }
+
+    /// Every place (for a rebuild; slow for many).
+    func allSummaries() -> [PlaceSummary] {
+        var all: [PlaceSummary] = []
+        all.reserveCapacity(count)
+        for row in 0..<rows.count where !staleRows.contains(Int32(row)) { all.append(rows.summary(row)) }
+        for written in pending.values { all.append(written.summary) }
+        return all
+    }
 
     /// Writes one place (new or changed).
     mutating func upsert(_ place: PlaceSummary) {
-        dropFromTrees(place.id)
-        summaries[place.id] = place
-        pending[place.id] = place
-        pendingNames[place.id] = NameFold.fold(place.name)
-        changed.insert(place.id)
+        if let old = summary(of: place.id) {
+            uncount(old.category)
+        } else {
+            count += 1
+        }
+        markStale(place.id)
+        pending[place.id] = PendingPlace(
+            summary: place, folded: NameFold.fold(place.name), wire: wireForm.map { $0(place) })
+        categoryCounts[place.category, default: 0] += 1
     }
 
     /// Removes one place; false when it was not there.
     @discardableResult
     mutating func remove(_ id: Int64) -> Bool {
-        guard summaries[id] != nil else { return false }
-        dropFromTrees(id)
-        summaries.removeValue(forKey: id)
+        guard let old = summary(of: id) else { return false }
+        uncount(old.category)
+        count -= 1
+        markStale(id)
         pending.removeValue(forKey: id)
-        pendingNames.removeValue(forKey: id)
-        changed.insert(id)
         return true
     }
 
-    private mutating func dropFromTrees(_ id: Int64) {
-        guard let old = summaries[id], pending[id] == nil else { return }
-        if all.remove(id) { removedSlots += 1 }
-        byCategory[old.category]?.remove(id)
+    private mutating func uncount(_ category: String) {
+        let left = (categoryCounts[category] ?? 1) - 1
+        categoryCounts[category] = left > 0 ? left : nil
+    }
+
+    private mutating func markStale(_ id: Int64) {
+        guard let row = rows.row(of: id), staleRows.insert(Int32(row)).inserted else { return }
+        tree.remove(Int64(row))
     }
 
     /// The `limit` places nearest to `center` (of `category` when given, within `radius` metres when given),
     /// nearest first, ties broken by id.
-    func nearest(_ limit: Int, to center: GeoPoint, category: String?, radius: Double?) -> [NearbyPlace] {
+    func nearest(_ limit: Int, to center: GeoPoint, category: String?, radius: Double?) -> NearbyPlaces {
         let within = radius ?? .infinity
-        let fromTrees: [(id: Int64, distance: Double)]
+        var hits: [NearbyPlaces.Hit]
         if let category {
-            fromTrees = byCategory[category]?.nearest(limit, to: center, within: within) ?? []
-        } else {
-            fromTrees = all.nearest(limit, to: center, within: within)
-        }
-        var found = fromTrees.map { NearbyPlace(place: summaries[$0.id]!, distance: $0.distance) }
-        if !pending.isEmpty {
-            for place in pending.values where category == nil || place.category == category {
-                let distance = center.distance(to: place.point)
-                if distance <= within { found.append(NearbyPlace(place: place, distance: distance)) }
+            if let group = groupOf[category] {
+                hits = tree.nearest(limit, to: center, within: within, group: group)
+            } else {
+                hits = []
             }
-            found.sort { $0.distance < $1.distance || ($0.distance == $1.distance && $0.place.id < $1.place.id) }
-            if found.count > limit { found.removeLast(found.count - limit) }
+        } else {
+            hits = tree.nearest(limit, to: center, within: within)
         }
-        return found
+        guard !pending.isEmpty else { return NearbyPlaces(rows: rows, hits: hits, extras: []) }
+        var extras: [PendingPlace] = []
+        for written in pending.values where category == nil || written.summary.category == category {
+            let distance = center.distance(to: written.summary.point)
+            guard distance <= within else { continue }
+            extras.append(written)
+            hits.append((-Int64(extras.count), distance))
+        }
+        guard !extras.isEmpty else { return NearbyPlaces(rows: rows, hits: hits, extras: []) }
+        let rows = self.rows
+        func placeID(_ hit: NearbyPlaces.Hit) -> Int64 {
+            hit.id >= 0 ? rows.ids[Int(hit.id)] : extras[Int(-hit.id - 1)].summary.id
+        }
+        hits.sort { $0.distance < $1.distance || ($0.distance == $1.distance && placeID($0) < placeID($1)) }
+        if hits.count > limit { hits.removeLast(hits.count - limit) }
+        return NearbyPlaces(rows: rows, hits: hits, extras: extras)
     }
 
     /// Up to `limit` places whose folded name starts with the folded `prefix`, by folded name then id.
     func search(_ prefix: String, limit: Int) -> [PlaceSummary] {
-        let folded = NameFold.fold(prefix)
-        var found: [(folded: String, id: Int64)] = []
+        let folded = Array(NameFold.fold(prefix).utf8)
+        var found: [(folded: ArraySlice<UInt8>, id: Int64, row: Int)] = []
         // The first name not before the prefix, then every one that starts with it.
         var lo = 0
-        var hi = names.count
+        var hi = rows.count
         while lo < hi {
             let mid = (lo + hi) / 2
-            if names[mid].folded.utf8.lexicographicallyPrecedes(folded.utf8) { lo = mid + 1 } else { hi = mid }
+            if rows.foldedName(mid).lexicographicallyPrecedes(folded) { lo = mid + 1 } else { hi = mid }
         }
         var i = lo
-        while i < names.count, names[i].folded.utf8.starts(with: folded.utf8), found.count < limit {
-            if !changed.contains(names[i].id) { found.append(names[i]) }
+        while i < rows.count, found.count < limit {
+            let name = rows.foldedName(i)
+            guard name.starts(with: folded) else { break }
+            let row = Int(rows.byName[i])
+            if !staleRows.contains(Int32(row)) { found.append((name, rows.ids[row], row)) }
             i += 1
         }
-        for (id, name) in pendingNames where name.utf8.starts(with: folded.utf8) { found.append((name, id)) }
-        found.sort { Self.precedes($0, $1) }
-        return found.prefix(limit).compactMap { summaries[$0.id] }
-    }
-
-    private static func precedes(_ a: (folded: String, id: Int64), _ b: (folded: String, id: Int64)) -> Bool {
-        if a.folded.utf8.elementsEqual(b.folded.utf8) { return a.id < b.id }
-        return a.folded.utf8.lexicographicallyPrecedes(b.folded.utf8)
+        for written in pending.values where written.folded.utf8.starts(with: folded) {
+            found.append((ArraySlice(written.folded.utf8), written.summary.id, -1))
+        }
+        found.sort { a, b in
+            a.folded.elementsEqual(b.folded) ? a.id < b.id : a.folded.lexicographicallyPrecedes(b.folded)
+        }
+        return found.prefix(limit).map { $0.row >= 0 ? rows.summary($0.row) : pending[$0.id]!.summary }
     }
 }

@@ -39,24 +39,55 @@ public final class Places {
     /// The caller's last position, wired by the Hub (the live map's).
     var position: ((Int64) -> GeoPoint?)?
 
-    init(store: (any PlaceStore)?, roles: (any RoleStore)?, work: LoopWork) {
+    /// How the protocol layer renders a place in a list, kept per place so an answer copies it rather than
+    /// encoding each field again (set by the op table before serving; setting it rebuilds the catalog).
+    public var wireForm: PlaceWireForm? {
+        didSet { catalog = PlaceCatalog(catalog.allSummaries(), wireForm: wireForm) }
+    }
+
+    /// What the places feature has done since start, and the places by category now.
+    public var counts: PlaceCounts {
+        var counts = tally
+        counts.byCategory = catalog.categoryCounts
+        return counts
+    }
+    private var tally = PlaceCounts()
+    /// A monotonic clock in nanoseconds, to time nearest queries.
+    private let nanoseconds: () -> UInt64
+    /// Receives each nearest query's duration in nanoseconds (the Prometheus exporter's histogram).
+    public var nearestTimed: ((Int64) -> Void)?
+
+    init(
+        store: (any PlaceStore)?, roles: (any RoleStore)?, work: LoopWork,
+        nanoseconds: @escaping () -> UInt64 = Places.monotonicNanoseconds
+    ) {
         self.store = store
         self.roles = roles
         self.work = work
+        self.nanoseconds = nanoseconds
     }
+
+    /// Nanoseconds on the continuous clock since the first call.
+    public static func monotonicNanoseconds() -> UInt64 {
+        let (seconds, attoseconds) = clockStart.duration(to: .now).components
+        return UInt64(max(0, seconds)) &* 1_000_000_000 &+ UInt64(max(0, attoseconds / 1_000_000_000))
+    }
+    private static let clockStart = ContinuousClock.now
 
     /// Places in memory.
     public var count: Int { catalog.count }
 
     /// Loads the places read from the store at start; call once, before serving.
     public func restore(_ places: [PlaceSummary]) {
-        catalog = PlaceCatalog(places)
+        catalog = PlaceCatalog(places, wireForm: wireForm)
+        tally.loaded = UInt64(catalog.count)
     }
 
     // MARK: Reading
 
     /// The nearest places to the given position, or to the caller's last one.
-    public func nearest(_ caller: Caller, _ request: NearestPlacesRequest) throws(DomainError) -> [NearbyPlace] {
+    public func nearest(_ caller: Caller, _ request: NearestPlacesRequest) throws(DomainError) -> NearbyPlaces {
+        let started = nanoseconds()
         let limit = request.limit ?? Int64(Self.defaultLimit)
         guard limit >= 1 && limit <= Int64(Self.maxLimit) else {
             throw .badRequest("field 'limit' must be 1-\(Self.maxLimit)")
@@ -84,7 +115,12 @@ public final class Places {
         case (nil, _): throw .badRequest("field 'lat' is missing ('lat' and 'lon' go together)")
         case (_, nil): throw .badRequest("field 'lon' is missing ('lat' and 'lon' go together)")
         }
-        return catalog.nearest(Int(limit), to: center, category: request.category, radius: request.radius)
+        let found = catalog.nearest(Int(limit), to: center, category: request.category, radius: request.radius)
+        let took = nanoseconds() &- started
+        tally.nearest &+= 1
+        tally.nearestNanoseconds &+= took
+        nearestTimed?(Int64(clamping: took))
+        return found
     }
 
     /// Places whose name starts with `query`, accents and case folded.
@@ -94,13 +130,14 @@ public final class Places {
             throw .badRequest("field 'limit' must be 1-\(Self.maxLimit)")
         }
         guard !NameFold.fold(query).isEmpty else { throw .badRequest("field 'q' must not be empty") }
+        tally.searches &+= 1
         return catalog.search(query, limit: Int(limit))
     }
 
     /// One place with its attributes.
     public func get(_ caller: Caller, place: Int64, _ done: @escaping Outcome<Place>) {
         guard place > 0 else { return done(.failure(.badRequest("field 'place' must be a positive place id"))) }
-        guard let store, catalog.summaries[place] != nil else {
+        guard let store, catalog.contains(place) else {
             return done(.failure(DomainError(.notFound, "no such place")))
         }
         work.run(
@@ -242,7 +279,13 @@ public final class Places {
 
     /// Applies a committed write to memory: `summary` nil when the place was removed.
     private func written(_ summary: PlaceSummary?, id: Int64) {
-        if let summary { catalog.upsert(summary) } else { catalog.remove(id) }
+        if let summary {
+            catalog.upsert(summary)
+            tally.upserts &+= 1
+        } else {
+            catalog.remove(id)
+            tally.removals &+= 1
+        }
         writtenDuringBuild?.insert(id)
         if catalog.needsRebuild && writtenDuringBuild == nil { rebuild(reload: false) { _ in } }
     }
@@ -259,14 +302,15 @@ public final class Places {
         }
         writtenDuringBuild = []
         let store = self.store
-        let current = Array(catalog.summaries.values)
+        let current = catalog
+        let wireForm = self.wireForm
         work.run(
             { () async throws(DomainError) -> PlaceCatalog in
                 if reload, let store {
                     let loaded = try await LoopWork.storage { try await store.loadPlaceSummaries() }
-                    return PlaceCatalog(loaded)
+                    return PlaceCatalog(loaded, wireForm: wireForm)
                 }
-                return PlaceCatalog(current)
+                return PlaceCatalog(current.allSummaries(), wireForm: wireForm)
             },
             then: { result in
                 let written = self.writtenDuringBuild ?? []
@@ -274,11 +318,21 @@ public final class Places {
                 switch result {
                 case .success(var fresh):
                     for id in written {
-                        if let summary = self.catalog.summaries[id] { fresh.upsert(summary) } else { fresh.remove(id) }
+                        if let summary = self.catalog.summary(of: id) {
+                            fresh.upsert(summary)
+                        } else {
+                            fresh.remove(id)
+                        }
                     }
                     self.catalog = fresh
+                    if reload {
+                        self.tally.reloads &+= 1
+                        self.tally.loaded = UInt64(fresh.count)
+                    }
                     done(.success(fresh.count))
-                case .failure(let error): done(.failure(error))
+                case .failure(let error):
+                    if reload { self.tally.reloadFailures &+= 1 }
+                    done(.failure(error))
                 }
                 if let again = self.buildAgain {
                     self.buildAgain = nil

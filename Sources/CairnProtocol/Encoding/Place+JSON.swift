@@ -13,6 +13,16 @@ extension PlaceSummary {
         w.field("lat", lat)
         w.field("lon", lon)
     }
+
+    /// The same fields as bytes (`"place":1,"name":…,"lon":7.75`, no braces): the wire form the places catalog
+    /// keeps per place, so a nearest answer copies them rather than encoding them again.
+    @Sendable static func wireMembers(_ place: PlaceSummary) -> [UInt8] {
+        var w = JSONWriter(capacity: 128)
+        w.beginObject()
+        place.write(to: &w)
+        w.endObject()
+        return Array(w.bytes.dropFirst().dropLast())
+    }
 }
 
 extension Place {

@@ -6,6 +6,7 @@ import CairnWire
 
 enum PlaceOps {
     static func register(in table: inout OpTable, places: Places) {
+        places.wireForm = PlaceSummary.wireMembers
         table.fast(
             "places.nearest",
             decode: { m throws(WireError) in
@@ -17,10 +18,11 @@ enum PlaceOps {
             encode: { found, w in
                 w.key("places")
                 w.beginArray()
-                for nearby in found {
+                for i in found.indices {
                     w.beginObject()
-                    nearby.place.write(to: &w)
-                    w.field("distance", nearby.distance)
+                    // Each place's members as rendered once when the catalog was built, then its distance.
+                    if !found.withWire(at: i, { w.rawMembers($0) }) { found[i].place.write(to: &w) }
+                    w.field("distance", found.distance(at: i))
                     w.endObject()
                 }
                 w.endArray()
