@@ -6,6 +6,8 @@
 struct Neighbor {
     var id: Int64
     var distance: Double
+    /// Where the index holds it (the SphereTree's slot; unused elsewhere).
+    var slot: Int32 = 0
 
     /// The total order of results: nearer first, then smaller id.
     @inline(__always)

@@ -122,8 +122,11 @@ public struct SphereTree: Sendable {
         return mask
     }
 
+    /// The id in `slot` (0..<slotCount, tree order: points near each other in space are mostly near in it).
+    public func id(atSlot slot: Int) -> Int64 { ids[slot] }
+
     /// The slot of `id`, if it is in the tree (removed or not).
-    private func slot(of id: Int64) -> Int? {
+    public func slot(of id: Int64) -> Int? {
         var lo = 0
         var hi = sortedIDs.count
         while lo < hi {
@@ -233,6 +236,21 @@ public struct SphereTree: Sendable {
     public func nearest(_ k: Int, to center: GeoPoint, within maxRadius: Double = .infinity, group: UInt16? = nil)
         -> [(id: Int64, distance: Double)]
     {
+        search(k, to: center, within: maxRadius, group: group) { $0.map { ($0.id, $0.distance) } }
+    }
+
+    /// `nearest`, answering each point's slot instead of its id (same order), so an owner that keeps its data in
+    /// slot order (`id(atSlot:)`) reads the answer's neighbours close together.
+    public func nearestSlots(
+        _ k: Int, to center: GeoPoint, within maxRadius: Double = .infinity, group: UInt16? = nil
+    ) -> [(slot: Int64, distance: Double)] {
+        search(k, to: center, within: maxRadius, group: group) { $0.map { (Int64($0.slot), $0.distance) } }
+    }
+
+    private func search<R>(
+        _ k: Int, to center: GeoPoint, within maxRadius: Double, group: UInt16?,
+        _ answer: (UnsafeMutableBufferPointer<Neighbor>) -> [R]
+    ) -> [R] {
         guard k > 0, maxRadius >= 0, count > 0 else { return [] }
         if group != nil && groups.isEmpty { return [] }
         let capacity = min(k, count)
@@ -260,7 +278,7 @@ public struct SphereTree: Sendable {
                     }
                 }
             }
-            return search.heap.sorted()
+            return answer(search.heap.sorted())
         }
     }
 }
@@ -361,7 +379,7 @@ private struct TreeSearch {
             φ1: φ, cosφ1: cosφ, lon1: lon, φ2: tree.terms[3 * slot], cosφ2: tree.terms[3 * slot + 1],
             lon2: tree.terms[3 * slot + 2])
         guard distance <= maxRadius else { return }
-        if heap.offer(Neighbor(id: tree.ids[slot], distance: distance)) && heap.isFull {
+        if heap.offer(Neighbor(id: tree.ids[slot], distance: distance, slot: Int32(slot))) && heap.isFull {
             bound = min(radiusBound, SphereTree.chordSquared(metres: heap.worstDistance) + SphereTree.chordSlack)
         }
     }
@@ -407,10 +425,10 @@ struct ScratchHeap {
         return true
     }
 
-    /// The neighbours held, nearest first (the scratch is left sorted).
-    func sorted() -> [(id: Int64, distance: Double)] {
+    /// The neighbours held, nearest first (sorted in place in the scratch).
+    func sorted() -> UnsafeMutableBufferPointer<Neighbor> {
         var held = UnsafeMutableBufferPointer(rebasing: items[0..<count])
         held.sort { $0.precedes($1) }
-        return held.map { ($0.id, $0.distance) }
+        return held
     }
 }

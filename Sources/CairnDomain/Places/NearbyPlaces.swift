@@ -5,8 +5,8 @@
 
 /// The places nearest to a position, nearest first.
 public struct NearbyPlaces: Sendable, RandomAccessCollection {
-    /// A hit: a row of `rows` (id ≥ 0), or `extras[-id - 1]`.
-    typealias Hit = (id: Int64, distance: Double)
+    /// A hit: a row of `rows` (slot ≥ 0), or `extras[-slot - 1]`.
+    typealias Hit = (slot: Int64, distance: Double)
 
     let rows: PlaceRows
     let hits: [Hit]
@@ -31,7 +31,7 @@ public struct NearbyPlaces: Sendable, RandomAccessCollection {
     /// The i-th place and its distance.
     public subscript(i: Int) -> NearbyPlace {
         let hit = hits[i]
-        let place = hit.id >= 0 ? rows.summary(Int(hit.id)) : extras[Int(-hit.id - 1)].summary
+        let place = hit.slot >= 0 ? rows.summary(Int(hit.slot)) : extras[Int(-hit.slot - 1)].summary
         return NearbyPlace(place: place, distance: hit.distance)
     }
 
@@ -43,12 +43,12 @@ public struct NearbyPlaces: Sendable, RandomAccessCollection {
     @inline(__always)
     public func withWire(at i: Int, _ body: (UnsafeRawBufferPointer) -> Void) -> Bool {
         let hit = hits[i]
-        if hit.id >= 0 {
+        if hit.slot >= 0 {
             guard rows.hasWire else { return false }
-            rows.withWire(Int(hit.id), body)
+            rows.withWire(Int(hit.slot), body)
             return true
         }
-        let extra = extras[Int(-hit.id - 1)]
+        let extra = extras[Int(-hit.slot - 1)]
         guard let wire = extra.wire else { return false }
         wire.withUnsafeBytes(body)
         return true

@@ -15,7 +15,7 @@ import CairnSpatial
 struct PlaceCatalog: Sendable {
     /// The places the tree was built with.
     private var rows = PlaceRows()
-    /// Every row, its category as the point's group; tree ids are rows.
+    /// Every place, its category as the point's group; a place's slot is its row.
     private var tree = SphereTree()
     /// Category to group (index into `rows.categories`).
     private var groupOf: [String: UInt16] = [:]
@@ -46,9 +46,27 @@ struct PlaceCatalog: Sendable {
         for (k, i) in order.enumerated() where k + 1 == order.count || places[order[k + 1]].id != places[i].id {
             unique.append(places[i])
         }
-        rows = PlaceRows(unique, wireForm: wireForm)
-        for (group, category) in rows.categories.enumerated() { groupOf[category] = UInt16(group) }
-        tree = SphereTree(rows.points.indices.map { (Int64($0), rows.points[$0]) }, groups: rows.categoryOf)
+        var categories: [String] = []
+        let groups = unique.map { place in
+            if let known = groupOf[place.category] { return known }
+            precondition(categories.count < PlaceRows.maxCategories, "more than 65,536 place categories")
+            categories.append(place.category)
+            groupOf[place.category] = UInt16(categories.count - 1)
+            return UInt16(categories.count - 1)
+        }
+        tree = SphereTree(unique.map { ($0.id, $0.point) }, groups: groups)
+        // Rows in slot order: `unique` is sorted by id, so each slot's place is found by bisection.
+        let bySlot = (0..<tree.slotCount).map { slot in
+            let id = tree.id(atSlot: slot)
+            var lo = 0
+            var hi = unique.count
+            while lo < hi {
+                let mid = (lo + hi) >> 1
+                if unique[mid].id < id { lo = mid + 1 } else { hi = mid }
+            }
+            return unique[lo]
+        }
+        rows = PlaceRows(bySlot, categories: categories, groupOf: groupOf, wireForm: wireForm)
         count = rows.count
         for group in rows.categoryOf { categoryCounts[rows.categories[Int(group)], default: 0] += 1 }
     }
@@ -59,14 +77,14 @@ struct PlaceCatalog: Sendable {
     /// The place with `id`, if there is one.
     func summary(of id: Int64) -> PlaceSummary? {
         if let written = pending[id] { return written.summary }
-        guard let row = rows.row(of: id), !staleRows.contains(Int32(row)) else { return nil }
+        guard let row = tree.slot(of: id), !staleRows.contains(Int32(row)) else { return nil }
         return rows.summary(row)
     }
 
     /// True when there is a place with `id`.
     func contains(_ id: Int64) -> Bool {
         if pending[id] != nil { return true }
-        guard let row = rows.row(of: id) else { return false }
+        guard let row = tree.slot(of: id) else { return false }
         return !staleRows.contains(Int32(row))
     }
 
@@ -109,8 +127,8 @@ struct PlaceCatalog: Sendable {
     }
 
     private mutating func markStale(_ id: Int64) {
-        guard let row = rows.row(of: id), staleRows.insert(Int32(row)).inserted else { return }
-        tree.remove(Int64(row))
+        guard let row = tree.slot(of: id), staleRows.insert(Int32(row)).inserted else { return }
+        tree.remove(id)
     }
 
     /// The `limit` places nearest to `center` (of `category` when given, within `radius` metres when given),
@@ -120,12 +138,12 @@ struct PlaceCatalog: Sendable {
         var hits: [NearbyPlaces.Hit]
         if let category {
             if let group = groupOf[category] {
-                hits = tree.nearest(limit, to: center, within: within, group: group)
+                hits = tree.nearestSlots(limit, to: center, within: within, group: group)
             } else {
                 hits = []
             }
         } else {
-            hits = tree.nearest(limit, to: center, within: within)
+            hits = tree.nearestSlots(limit, to: center, within: within)
         }
         guard !pending.isEmpty else { return NearbyPlaces(rows: rows, hits: hits, extras: []) }
         var extras: [PendingPlace] = []
@@ -138,7 +156,7 @@ struct PlaceCatalog: Sendable {
         guard !extras.isEmpty else { return NearbyPlaces(rows: rows, hits: hits, extras: []) }
         let rows = self.rows
         func placeID(_ hit: NearbyPlaces.Hit) -> Int64 {
-            hit.id >= 0 ? rows.ids[Int(hit.id)] : extras[Int(-hit.id - 1)].summary.id
+            hit.slot >= 0 ? rows.ids[Int(hit.slot)] : extras[Int(-hit.slot - 1)].summary.id
         }
         hits.sort { $0.distance < $1.distance || ($0.distance == $1.distance && placeID($0) < placeID($1)) }
         if hits.count > limit { hits.removeLast(hits.count - limit) }

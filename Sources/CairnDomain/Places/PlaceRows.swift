@@ -1,5 +1,6 @@
 // The places a catalog was built with, in compact column arrays rather than a dictionary of structs with their own
-// strings: a place is a row (its position in ascending id order), its category a 16-bit index into the interned
+// strings: a place is a row (its slot in the catalog's SphereTree, so the places of one answer, near each other
+// in space, mostly lie near each other in memory too), its category a 16-bit index into the interned
 // categories, its name and its folded name slices of two contiguous UTF-8 buffers (the folded ones in name order,
 // for prefix search by bisection), and, when the protocol layer supplies a `PlaceWireForm`, the bytes it renders
 // for the place once at build time (a nearest answer then copies them instead of encoding each field again).
@@ -9,12 +10,12 @@ import CairnGeo
 /// How the protocol layer renders a place once, at build time; opaque bytes to the domain.
 public typealias PlaceWireForm = @Sendable (PlaceSummary) -> [UInt8]
 
-/// Places in rows, ordered by id. Immutable.
+/// Places in rows, in the order of the catalog's tree. Immutable.
 final class PlaceRows: Sendable {
     /// Most distinct categories (a row keeps its category in 16 bits).
     static let maxCategories = 65_536
 
-    /// Ids, ascending.
+    /// Ids by row.
     let ids: [Int64]
     /// Points by row.
     let points: [GeoPoint]
@@ -34,12 +35,10 @@ final class PlaceRows: Sendable {
     private let wireEnds: [UInt32]
 
     /// No places.
-    convenience init() { self.init([], wireForm: nil) }
+    convenience init() { self.init([], categories: [], groupOf: [:], wireForm: nil) }
 
-    /// Rows for `places`, which must have distinct ids in ascending order.
-    init(_ places: [PlaceSummary], wireForm: PlaceWireForm?) {
-        var categories: [String] = []
-        var index: [String: UInt16] = [:]
+    /// Rows for `places` in this order, each category one of `categories` (`groupOf` its index).
+    init(_ places: [PlaceSummary], categories: [String], groupOf: [String: UInt16], wireForm: PlaceWireForm?) {
         var categoryOf: [UInt16] = []
         categoryOf.reserveCapacity(places.count)
         var names: [UInt8] = []
@@ -50,15 +49,7 @@ final class PlaceRows: Sendable {
         var foldedNames: [(name: [UInt8], row: Int32)] = []
         foldedNames.reserveCapacity(places.count)
         for (row, place) in places.enumerated() {
-            if let known = index[place.category] {
-                categoryOf.append(known)
-            } else {
-                precondition(categories.count < Self.maxCategories, "more than 65,536 place categories")
-                let new = UInt16(categories.count)
-                categories.append(place.category)
-                index[place.category] = new
-                categoryOf.append(new)
-            }
+            categoryOf.append(groupOf[place.category]!)
             names.append(contentsOf: place.name.utf8)
             nameEnds.append(Self.offset(names.count))
             if let wireForm {
@@ -68,7 +59,8 @@ final class PlaceRows: Sendable {
             foldedNames.append((Array(NameFold.fold(place.name).utf8), Int32(row)))
         }
         foldedNames.sort { a, b in
-            a.name.elementsEqual(b.name) ? a.row < b.row : a.name.lexicographicallyPrecedes(b.name)
+            a.name.elementsEqual(b.name)
+                ? places[Int(a.row)].id < places[Int(b.row)].id : a.name.lexicographicallyPrecedes(b.name)
         }
         var folded: [UInt8] = []
         var foldedEnds: [UInt32] = []
@@ -97,17 +89,6 @@ final class PlaceRows: Sendable {
 
     /// How many rows.
     var count: Int { ids.count }
-
-    /// The row of `id`, if it is one.
-    func row(of id: Int64) -> Int? {
-        var lo = 0
-        var hi = ids.count
-        while lo < hi {
-            let mid = (lo + hi) >> 1
-            if ids[mid] < id { lo = mid + 1 } else { hi = mid }
-        }
-        return lo < ids.count && ids[lo] == id ? lo : nil
-    }
 
     /// The place in `row`.
     func summary(_ row: Int) -> PlaceSummary {

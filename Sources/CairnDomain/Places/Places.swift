@@ -14,6 +14,10 @@
 import CairnGeo
 import CairnLoop
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The places feature. Loop thread only.
 public final class Places {
     /// Most places one answer carries.
@@ -81,6 +85,18 @@ public final class Places {
     public func restore(_ places: [PlaceSummary]) {
         catalog = PlaceCatalog(places, wireForm: wireForm)
         tally.loaded = UInt64(catalog.count)
+        Self.returnFreedMemory()
+    }
+
+    /// Loading leaves freed pages behind (the rows read from the store, the build's scratch): before serving,
+    /// glibc's `malloc_trim` hands them back rather than keeping them resident. malloc.h is not part of Swift's
+    /// Glibc module, so the function is looked up by name (absent elsewhere: nothing happens).
+    private static func returnFreedMemory() {
+        #if canImport(Glibc)
+        guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "malloc_trim") else { return }
+        typealias Trim = @convention(c) (Int) -> Int32
+        _ = unsafeBitCast(symbol, to: Trim.self)(0)
+        #endif
     }
 
     // MARK: Reading
