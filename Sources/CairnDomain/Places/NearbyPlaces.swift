@@ -23,6 +23,7 @@ public struct NearbyPlaces: Sendable, RandomAccessCollection {
         self.rows = rows
         self.hits = hits
         self.extras = extras
+        rows.touchWire(hits)
     }
 
     public var startIndex: Int { 0 }

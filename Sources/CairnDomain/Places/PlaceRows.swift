@@ -106,6 +106,23 @@ final class PlaceRows: Sendable {
     /// True when the rows carry wire forms.
     var hasWire: Bool { !wireEnds.isEmpty }
 
+    /// Reads the first and last byte of the wire form of each row in `slots` (the non-negative ones), so the
+    /// cache misses of an answer's places overlap instead of coming one at a time as each form is copied.
+    func touchWire(_ slots: [(slot: Int64, distance: Double)]) {
+        guard hasWire else { return }
+        var sum: UInt8 = 0
+        wire.withUnsafeBufferPointer { bytes in
+            for hit in slots where hit.slot >= 0 {
+                let row = Int(hit.slot)
+                let start = row == 0 ? 0 : Int(wireEnds[row - 1])
+                sum &+= bytes[start] &+ bytes[Int(wireEnds[row]) - 1]
+            }
+        }
+        Self.touched = sum
+    }
+    /// Where `touchWire` leaves its sum, so the reads are not optimised away.
+    nonisolated(unsafe) private static var touched: UInt8 = 0
+
     /// Calls `body` with the wire form of `row` (rows built with a `PlaceWireForm` only).
     @inline(__always)
     func withWire<R>(_ row: Int, _ body: (UnsafeRawBufferPointer) -> R) -> R {
