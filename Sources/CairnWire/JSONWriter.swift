@@ -121,8 +121,24 @@ public struct JSONWriter: Sendable {
             return count + (comma ? 1 : 0)
         }
         guard written == 0 else { return }
-        // The general algorithm: the standard library's shortest round-trip formatting, streamed as ASCII.
         if comma { bytes.append(UInt8(ascii: ",")) }
+        writeGeneral(value)
+    }
+
+    /// Writes a double like `double(_:)`, without trying the fast path first: for values that seldom take it,
+    /// computed ones with all their digits (a distance in metres), where the attempt is only a cost.
+    public mutating func computedDouble(_ value: Double) {
+        let comma = needsComma()
+        guard value.isFinite else {
+            appendLiteral("null", comma: comma)
+            return
+        }
+        if comma { bytes.append(UInt8(ascii: ",")) }
+        writeGeneral(value)
+    }
+
+    /// The general algorithm: the standard library's shortest round-trip formatting, streamed as ASCII.
+    private mutating func writeGeneral(_ value: Double) {
         var sink = ByteSink()
         swap(&sink.bytes, &bytes)
         value.write(to: &sink)

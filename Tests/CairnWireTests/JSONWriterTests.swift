@@ -89,6 +89,41 @@ import Testing
         )
     }
 
+    @Test func computedDoublesAreWrittenAsDoublesAre() {
+        let values: [Double] = [
+            4456.123456789012, 37937.2, 0, -0.0, 3.0, 1e-7, 5e300, .nan, .infinity, 12_345_678.901234567, 0.1,
+        ]
+        var plain = JSONWriter()
+        var computed = JSONWriter()
+        plain.beginObject()
+        computed.beginObject()
+        for (i, value) in values.enumerated() {
+            plain.key("d\(i)")
+            plain.double(value)
+            computed.key("d\(i)")
+            computed.computedDouble(value)
+        }
+        plain.endObject()
+        computed.endObject()
+        #expect(text(computed) == text(plain))
+        #expect(text(computed).hasPrefix(#"{"d0":4456.123456789012,"d1":37937.2,"d2":0.0,"d3":-0.0,"#))
+    }
+
+    @Test func membersAreSplicedIntoAnOpenObject() {
+        let members = Array(#""place":1,"name":"Zermatt""#.utf8)
+        var w = JSONWriter()
+        w.beginArray()
+        for _ in 0..<2 {
+            w.beginObject()
+            members.withUnsafeBytes { w.rawMembers($0) }
+            w.field("distance", 4.5)
+            w.endObject()
+        }
+        w.endArray()
+        let one = #"{"place":1,"name":"Zermatt","distance":4.5}"#
+        #expect(text(w) == "[\(one),\(one)]")
+    }
+
     @Test func nonFiniteDoublesAreNull() {
         var w = JSONWriter()
         w.beginArray()

@@ -22,7 +22,8 @@ enum PlaceOps {
                     w.beginObject()
                     // Each place's members as rendered once when the catalog was built, then its distance.
                     if !found.withWire(at: i, { w.rawMembers($0) }) { found[i].place.write(to: &w) }
-                    w.field("distance", found.distance(at: i))
+                    w.key("distance")
+                    w.computedDouble(found.distance(at: i))
                     w.endObject()
                 }
                 w.endArray()
