@@ -1,7 +1,8 @@
 // What the transport keeps per WebSocket connection: the message being assembled from fragments and the bytes
-// waiting for the next writable callback. Outbound objects are joined with "\n" into one buffer that starts with
-// LWS_PRE bytes of headroom, so everything pending goes out as one frame in one lws_write. Each latest-wins slot
-// carries the monotonic time its position's frame was received, so the write can time the fan-out.
+// waiting to be written (at the end of the loop turn that queued them, or from a writable callback when lws still
+// holds part of an earlier frame). Outbound objects are joined with "\n" into one buffer that starts with LWS_PRE
+// bytes of headroom, so everything pending goes out as one frame in one lws_write. Each latest-wins slot carries
+// the monotonic time its position's frame was received, so the write can time the fan-out.
 import CLws
 import CairnLoop
 
@@ -19,6 +20,12 @@ final class ConnectionState {
     var latest: [Int64: LatestSlot] = [:]
     var pendingClose: (code: UInt16, reason: String)?
     var closing = false
+    /// On the endpoint's list of connections to flush at the end of this loop turn.
+    var isQueued = false
+    /// A writable callback was requested for the pending bytes; until it comes, nothing is written directly.
+    var awaitingWritable = false
+    /// The connection is gone (CLOSED): a flush still holding it skips it.
+    var isGone = false
 
     init(id: ConnectionID, wsi: OpaquePointer) {
         self.id = id
@@ -27,6 +34,9 @@ final class ConnectionState {
     }
 
     var hasOutbound: Bool { outbound.count > Self.pre }
+
+    /// Something is waiting to be written: plain objects or latest-wins slots.
+    var hasPending: Bool { hasOutbound || !latest.isEmpty }
 
     /// Bytes waiting to be written.
     var pendingBytes: Int { outbound.count - Self.pre + latest.values.reduce(0) { $0 + $1.bytes.count + 1 } }

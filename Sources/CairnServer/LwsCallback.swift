@@ -40,6 +40,10 @@ let cairnLwsCallback:
             guard let state = webSockets.connection(for: user) else { return 0 }
             return webSockets.writable(state) ? 0 : -1
 
+        case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
+            if let state = webSockets.connection(for: user) { webSockets.peerClosing(state) }
+            return 0  // lws answers the close
+
         case LWS_CALLBACK_CLOSED:
             // An upgrade can fail after the filter stored a token (lws then reports CLOSED, not CLOSED_HTTP).
             webSockets.forget(wsi)

@@ -8,7 +8,8 @@
 //
 // Event loop: by default lws runs on a libev loop (epoll) that this class owns and turns once per iteration of
 // the service loop (lws' own `lws_service` would run a libev loop until it is stopped); `server.event_loop = poll`
-// falls back to lws' built-in poll() loop, turned by `lws_service`. Either way each turn ends in the shutdown checks.
+// falls back to lws' built-in poll() loop, turned by `lws_service`. Either way each turn ends by writing what the
+// turn queued for each WebSocket connection (`WebSocketEndpoint.flush`), then the shutdown checks.
 //
 // Lifecycle: `start()` creates the context on the service thread and returns the bound port; `requestShutdown()`
 // (any thread, e.g. a signal handler) lets in-flight work reply, closes every client with 1001 and a reason,
@@ -177,6 +178,8 @@ public final class TransportServer: @unchecked Sendable {
             } else if lws_service(context, 0) < 0 {
                 break
             }
+            // The end of the turn: what it queued for each connection goes out now, one frame per connection.
+            webSockets.flush()
             if shutdownRequested.load(ordering: .acquiring) && !draining { beginShutdown() }
             if draining && !closingAll && Date() >= drainDeadline! {
                 logger.error(

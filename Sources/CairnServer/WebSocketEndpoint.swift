@@ -1,8 +1,14 @@
 // The WebSocket side of the port: the table of open connections, upgrades (only on `/ws`, with an optional bearer
-// token), inbound messages assembled from fragments within the size cap, outbound bytes and latest-wins slots
-// written as one frame per writable callback, and closes with a code and a reason. It hands every connection event
-// to the `ConnectionHandler` and is that handler's `Outbound`; it knows frames, not what a message means.
-// Everything here runs on the service thread; the entry points assert it.
+// token), inbound messages assembled from fragments within the size cap, outbound bytes and latest-wins slots, and
+// closes with a code and a reason. It hands every connection event to the `ConnectionHandler` and is that
+// handler's `Outbound`; it knows frames, not what a message means. Everything here runs on the service thread; the
+// entry points assert it.
+//
+// Writing: what a loop turn queues for a connection is gathered and written as one frame when the turn ends
+// (`flush`, called by the service loop), straight from there when lws holds nothing of an earlier frame. Only when
+// lws still buffers the unsent part of an earlier frame (the socket would not take it all) does the connection wait
+// for a writable callback, which lws withholds until that part has drained; so frames never interleave, and a
+// slow reader's pending bytes stay with us, bounded (`maxOutboundBytes`, latest-wins slots).
 import CLws
 import CairnLoop
 import CairnWire
@@ -26,6 +32,10 @@ final class WebSocketEndpoint {
     private var currentReceiptAt: UInt64 = 0
     /// Scratch for the receipt times of the positions in one write (reused, so timing allocates nothing).
     private var writeReceipts: [UInt64] = []
+    /// Connections given something to write in this loop turn, each once, in the order they were first given it.
+    private var queued: [ConnectionState] = []
+    /// The list being flushed (swapped with `queued`, so neither allocates per turn).
+    private var flushing: [ConnectionState] = []
 
     init(
         configuration: ServerConfiguration, handler: any ConnectionHandler, observer: any TransportObserver,
@@ -139,20 +149,13 @@ final class WebSocketEndpoint {
         state.resetInbound()
     }
 
-    /// Writes everything pending as one frame, or performs a pending close. Returns false to close.
+    /// The writable callback: writes everything pending as one frame, or performs a pending close. Returns false to
+    /// close.
     func writable(_ state: ConnectionState) -> Bool {
-        state.collectLatest(receivedAt: &writeReceipts)
-        if state.hasOutbound {
-            let length = state.outbound.count - ConnectionState.pre
-            let written = state.outbound.withUnsafeMutableBytes { buffer in
-                lws_write(
-                    state.wsi, buffer.baseAddress!.assumingMemoryBound(to: UInt8.self) + ConnectionState.pre,
-                    length, LWS_WRITE_TEXT)
-            }
-            state.resetOutbound()
-            recordWrite(bytes: length)
-            if written < length { return false }
-            if state.pendingClose != nil { lws_callback_on_writable(state.wsi) }
+        state.awaitingWritable = false
+        if state.hasPending {
+            guard write(state) else { return false }
+            if state.pendingClose != nil { requestWritable(state) }
             return true
         }
         if let close = state.pendingClose {
@@ -162,10 +165,66 @@ final class WebSocketEndpoint {
         return true
     }
 
+    /// The end of a loop turn: writes what the turn queued, one frame per connection. A connection whose earlier
+    /// frame lws has not finished sending, or that already waits for a writable callback, or that is closing
+    /// (its close waits for one), is left to that callback, which writes everything pending then.
+    func flush() {
+        confinement.assertOnLoop()
+        guard !queued.isEmpty else { return }
+        swap(&queued, &flushing)
+        for state in flushing {
+            state.isQueued = false
+            guard !state.isGone, !state.closing, !state.awaitingWritable, state.hasPending else { continue }
+            if lws_partial_buffered(state.wsi) != 0 {
+                requestWritable(state)
+            } else if !write(state) {
+                // Outside a callback a failed write cannot return -1: have lws close the connection on its next turn.
+                lws_set_timeout(state.wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC)
+            }
+        }
+        flushing.removeAll(keepingCapacity: flushing.count <= 4096)
+    }
+
+    /// A peer sent a close frame: lws answers it and drops the connection; nothing more is queued for it.
+    func peerClosing(_ state: ConnectionState) {
+        state.closing = true
+        state.resetOutbound()
+        state.latest.removeAll()
+    }
+
+    /// Writes the plain objects and the latest-wins slots as one text frame. lws sends what the socket takes and
+    /// keeps the rest itself (then the next frame waits for a writable callback, see `flush`). False on an error.
+    private func write(_ state: ConnectionState) -> Bool {
+        state.collectLatest(receivedAt: &writeReceipts)
+        let length = state.outbound.count - ConnectionState.pre
+        let written = state.outbound.withUnsafeMutableBytes { buffer in
+            lws_write(
+                state.wsi, buffer.baseAddress!.assumingMemoryBound(to: UInt8.self) + ConnectionState.pre,
+                length, LWS_WRITE_TEXT)
+        }
+        state.resetOutbound()
+        recordWrite(bytes: length)
+        return written >= length
+    }
+
+    /// Asks lws for a writable callback (a flag in lws, so asking twice is harmless).
+    private func requestWritable(_ state: ConnectionState) {
+        state.awaitingWritable = true
+        lws_callback_on_writable(state.wsi)
+    }
+
+    /// Puts the connection on this turn's flush list (once).
+    private func queue(_ state: ConnectionState) {
+        guard !state.isQueued else { return }
+        state.isQueued = true
+        queued.append(state)
+    }
+
     func closed(_ session: UnsafeMutableRawPointer?) {
         guard let session else { return }
         let id = session.load(as: UInt64.self)
-        guard id != 0, connections.removeValue(forKey: id) != nil else { return }
+        guard id != 0, let state = connections.removeValue(forKey: id) else { return }
+        state.isGone = true
         session.storeBytes(of: 0, as: UInt64.self)
         handler.connectionClosed(id)
     }
@@ -179,7 +238,7 @@ final class WebSocketEndpoint {
         guard !state.closing else { return }
         state.closing = true
         state.pendingClose = (code, reason)
-        lws_callback_on_writable(state.wsi)
+        requestWritable(state)
         // The close frame goes out from a writable callback; a client that stopped reading never gives one, so
         // lws drops the connection after a few seconds regardless.
         lws_set_timeout(state.wsi, pending_timeout(rawValue: PENDING_TIMEOUT_USER_REASON_BASE.rawValue + 1), 5)
@@ -218,7 +277,7 @@ final class WebSocketEndpoint {
 }
 
 extension WebSocketEndpoint: Outbound {
-    /// Queues one JSON object for a connection and asks lws for a writable callback.
+    /// Queues one JSON object for a connection, to be written at the end of this loop turn.
     func send(_ connection: ConnectionID, _ json: UnsafeRawBufferPointer) {
         confinement.assertOnLoop()
         guard let state = connections[connection], !state.closing else { return }
@@ -228,7 +287,7 @@ extension WebSocketEndpoint: Outbound {
             return
         }
         state.append(json)
-        lws_callback_on_writable(state.wsi)
+        queue(state)
     }
 
     /// Replaces whatever is pending for the connection under `key`; the slot is bounded by the number of keys.
@@ -238,7 +297,7 @@ extension WebSocketEndpoint: Outbound {
         // The receipt of the frame being handled; a position sent from elsewhere (a job) is timed from now.
         let receivedAt = currentReceiptAt != 0 ? currentReceiptAt : MonotonicTime.now()
         state.latest[key] = LatestSlot(bytes: json, receivedAt: receivedAt)
-        lws_callback_on_writable(state.wsi)
+        queue(state)
     }
 
     /// Drops what is pending under `key`.
