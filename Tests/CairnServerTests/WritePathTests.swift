@@ -31,9 +31,10 @@ extension ServerIntegration {
         }
 
         @Test func burstToSlowReaderKeepsFramesWholeAndInOrder() throws {
-            // Several MiB for one client that does not read: far more than the kernel buffers hold, so lws keeps
-            // the unsent part of a frame while later replies queue behind it. The outbound cap is raised so the
-            // burst is held rather than refused (the cap itself is the next test's).
+            // About 5 MiB for one client that does not read: more than the kernel buffers hold on loopback (the
+            // send buffer grows to a few MiB), so lws keeps the unsent part of a frame while later replies queue
+            // behind it. The outbound cap is raised so the burst is held rather than refused (the cap is the next
+            // test's).
             let hub = try RunningHub {
                 $0.hub.messagesPerSecond = 0
                 $0.server.maxOutboundBytes = 64 << 20
@@ -46,7 +47,7 @@ extension ServerIntegration {
 
             // The slow client asks for many replies without reading them, while alice moves: replies and position
             // events are written to one connection in many frames, turn after turn.
-            let requests = 20_000
+            let requests = 60_000
             let positions = 2_000
             var nextID = 1
             var nextPosition = 1
@@ -108,8 +109,8 @@ extension ServerIntegration {
             }
             defer { hub.removeData() }
             let slow = try hub.member("stalled", receiveBufferSize: 2048).0
-            // Far more replies than the kernel buffers and the 64 KiB cap hold together.
-            for round in 0..<100 {
+            // About 5 MiB of replies: more than the kernel buffers (a few MiB on loopback) and the cap hold together.
+            for round in 0..<300 {
                 let batch: [[String: Any]] = (0..<200).map { ["id": 10_000 + round * 200 + $0, "op": "whoami"] }
                 try slow.sendLines(batch)
             }
