@@ -27,10 +27,13 @@ if [ ! -f "$WORK/tokens.json" ]; then
     --out "$WORK/tokens.json" > /dev/null
 fi
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
+}
 
-EVENTS=raw_syscalls:sys_enter,syscalls:sys_enter_sendto,syscalls:sys_enter_epoll_ctl,syscalls:sys_enter_epoll_wait
-EVENTS=$EVENTS,syscalls:sys_enter_epoll_pwait,syscalls:sys_enter_recvfrom,syscalls:sys_enter_write,syscalls:sys_enter_writev
+EVENTS=raw_syscalls:sys_enter,syscalls:sys_enter_sendto,syscalls:sys_enter_epoll_ctl
+EVENTS=$EVENTS,syscalls:sys_enter_epoll_wait,syscalls:sys_enter_epoll_pwait,syscalls:sys_enter_recvfrom
+EVENTS=$EVENTS,syscalls:sys_enter_write,syscalls:sys_enter_writev
 
 run() {  # label bin run
   local label=$1 bin=$2 n=$3 out="$WORK/$1-u$USERS-r$RATE-$3"
@@ -72,7 +75,8 @@ print(f'{label} users {r["setup"]["users"]} rate {r["setup"]["rateHz"]} Hz: {rat
       f'server CPU {r["serverCost"]["windowCpuSeconds"]:.2f} s = {cpu_us:.1f} us/delivery, '
       f'events/frame at tester {r["counters"]["messagesReceived"] / max(1, r["counters"]["framesReceived"]):.2f}; '
       f'per delivery: syscalls {per("sys_enter"):.2f}, sendto {per("sendto"):.2f}, '
-      f'epoll_ctl {per("epoll_ctl"):.2f}, epoll_wait {per("epoll_wait") + per("epoll_pwait"):.2f}, recvfrom {per("recvfrom"):.2f}')
+      f'epoll_ctl {per("epoll_ctl"):.2f}, epoll_wait {per("epoll_wait") + per("epoll_pwait"):.2f}, '
+      f'recvfrom {per("recvfrom"):.2f}')
 PY
 }
 
