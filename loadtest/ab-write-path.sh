@@ -8,6 +8,7 @@
 #   A=/path/to/bin-before B=/path/to/bin-after USERS=1000 RATE=1 RUNS=2 loadtest/ab-write-path.sh
 #
 # A and B are directories holding `cairn`; the tester is $TESTER (default: $A/cairn-loadtest). Loopback only.
+# NICE=-10 runs server and tester at that niceness (root), so that other work on a shared machine starves them less.
 set -euo pipefail
 
 A=${A:?directory of build A}
@@ -18,6 +19,7 @@ RATE=${RATE:-1}
 RUNS=${RUNS:-2}
 DURATION=${DURATION:-10}
 COUNT_SECONDS=${COUNT_SECONDS:-7}
+NICE=${NICE:-0}
 WORK=${WORK:-/tmp/cairn-ab-$USERS}
 mkdir -p "$WORK"
 ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)" || true
@@ -40,11 +42,11 @@ run() {  # label bin run
   rm -rf "$WORK/data"
   cp -r "$WORK/seed" "$WORK/data"
   local port; port=$(free_port)
-  taskset -c 0 "$bin/cairn" serve --host 127.0.0.1 --port "$port" --data "$WORK/data" --log-level warning \
+  nice -n "$NICE" taskset -c 0 "$bin/cairn" serve --host 127.0.0.1 --port "$port" --data "$WORK/data" --log-level warning \
     > "$out.serve.log" 2>&1 &
   local pid=$!
   for _ in $(seq 1 300); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
-  taskset -c 1 "$TESTER" --port "$port" --server-pid "$pid" --tokens "$WORK/tokens.json" --rate "$RATE" \
+  nice -n "$NICE" taskset -c 1 "$TESTER" --port "$port" --server-pid "$pid" --tokens "$WORK/tokens.json" --rate "$RATE" \
     --duration "$DURATION" --ramp 1000 --seed 1 --json "$out.json" > "$out.txt" 2> "$out.progress" &
   local tester=$!
   until grep -q measure "$out.progress" 2>/dev/null; do
