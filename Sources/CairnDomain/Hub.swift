@@ -308,7 +308,7 @@ public final class Hub: @unchecked Sendable {
         confinement.assertOnLoop()
         draining = true
         drained = done
-        activity.flush()  // the day's marks not yet written
+        activity.flushBeforeShutdown()  // the day's marks not yet written
         // The last snapshot starts now, beside whatever is still in flight (no request moves anyone any more):
         // even if the transport stops waiting for slow requests, the positions are already on their way.
         startFinalFlush()

@@ -89,6 +89,40 @@ public struct OpTable {
             }
         }
     }
+
+    /// Registers an op for admins only: to anyone else it is `forbidden` whatever the request holds, so a
+    /// malformed request tells a non-admin nothing of the op's fields or bounds. A request that decodes goes to the
+    /// handler, whose domain confirms the role before it looks at anything (`Administration`); one that does not is
+    /// answered `bad_request` only once `gate` has confirmed the caller is an admin.
+    public mutating func admin<Request, Response>(
+        _ name: String, gate: @escaping (Caller, @escaping Outcome<Void>) -> Void,
+        decode: @escaping (borrowing Message) throws(WireError) -> Request,
+        handle: @escaping (OpCaller, Request, @escaping Outcome<Response>) -> Void,
+        encode: @escaping (Response, inout JSONWriter) -> Void
+    ) {
+        precondition(entries[name] == nil, "op '\(name)' registered twice")
+        entries[name] = OpEntry(access: .member, slow: true) { message, connection, user, answer, done in
+            let caller = OpCaller(connection: connection, user: user)
+            let request: Request
+            do throws(WireError) { request = try decode(message) } catch {
+                gate(caller.member) { admitted in
+                    switch admitted {
+                    case .success: answer.fail(error)
+                    case .failure(let refusal): answer.fail(refusal.wire)
+                    }
+                    done?()
+                }
+                return
+            }
+            handle(caller, request) { result in
+                switch result {
+                case .success(let response): answer.ok { w in encode(response, &w) }
+                case .failure(let error): answer.fail(error.wire)
+                }
+                done?()
+            }
+        }
+    }
 }
 
 /// The caller as an op handler sees it: the connection and, for member ops, the account.

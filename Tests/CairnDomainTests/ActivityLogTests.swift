@@ -37,4 +37,18 @@ struct ActivityLogTests {
         try await h.scheduler.run()
         #expect(h.store.state.withLock { $0.activity } == [[day, 1], [day + 1, 1]])
     }
+
+    @Test func shuttingDownWritesWhatWasNotedWhileAWriteWasInFlight() async throws {
+        let h = DomainHarness()
+        let log = ActivityLog(store: h.store, work: h.hub.work, now: h.clock.now())
+        let day = DailyStatsRange.day(of: h.clock.now())
+        log.note(User(id: 1, username: "alice", name: "Alice", isGuest: false))
+        log.tick(now: h.clock.now())  // alice's write starts
+        log.note(User(id: 2, username: "bob", name: "Bob", isGuest: false))
+        log.flushBeforeShutdown()  // a write is in flight: bob waits for it
+        try await h.scheduler.run()  // alice's write ends, and bob's starts at once
+        try await h.scheduler.run()
+        #expect(h.store.state.withLock { $0.activity } == [[day, 1], [day, 2]])
+        #expect(h.scheduler.pending == 0)
+    }
 }

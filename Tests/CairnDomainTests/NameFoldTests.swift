@@ -23,6 +23,19 @@ struct NameFoldTests {
         #expect(NameFold.fold("Ё") == NameFold.fold("Е\u{308}"))  // decomposed
     }
 
+    @Test func foldsLettersOfTheirOwnAlikeWrittenPrecomposedOrDecomposed() {
+        #expect(NameFold.fold("И\u{306}ошкар-Ола") == "йошкар-ола")
+        #expect(NameFold.fold("Киі\u{308}в") == "київ")
+        #expect(NameFold.fold("У\u{306}збекистон") == NameFold.fold("Ўзбекистон"))
+        #expect(NameFold.fold("Г\u{301}орче") == NameFold.fold("Ѓорче"))
+        #expect(NameFold.fold("К\u{301}") == NameFold.fold("Ќ"))
+        #expect(NameFold.fold("か\u{3099}") == "が")
+        #expect(NameFold.fold("ハ\u{309A}リ") == "パリ")
+        #expect(NameFold.fold("ウ\u{3099}ェ") == "ヴェ")
+        // A mark that makes no letter of its own is still dropped.
+        #expect(NameFold.fold("и\u{301}") == "и")
+    }
+
     @Test func foldsSharpSAndTurkishI() {
         #expect(NameFold.fold("Straße") == "strasse")
         #expect(NameFold.fold("STRASSE") == NameFold.fold("Straße"))

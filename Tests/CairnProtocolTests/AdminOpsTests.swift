@@ -70,7 +70,7 @@ struct AdminOpsTests {
         #expect((all["users"] as? [[String: Any]])?.count == 6)
         let withGuests = try await h.request(1, #"{"id":6,"op":"admin.users","guests":true}"#, id: 6, completions: 1)
         #expect((withGuests["users"] as? [[String: Any]])?.count == 7)
-        let bad = try await h.request(1, #"{"id":7,"op":"admin.users","limit":0}"#, id: 7)
+        let bad = try await h.request(1, #"{"id":7,"op":"admin.users","limit":0}"#, id: 7, completions: 1)
         #expect(errorCode(bad) == "bad_request")
     }
 
@@ -161,14 +161,14 @@ struct AdminOpsTests {
         let root = try await member(h, 1, "root", admin: true)
         let other = try await member(h, 2, "other", admin: true)
         let bob = try await member(h, 3, "bob")
-        // (fields, code, whether the refusal needs the store: the role checks and the lookup do).
+        // (fields, code, jobs: every refusal confirms the role first, so it is told to admins only).
         let cases: [(String, String, Int)] = [
-            (#""user":\#(root),"reason":"x""#, "forbidden", 0),
+            (#""user":\#(root),"reason":"x""#, "forbidden", 1),
             (#""user":\#(other),"reason":"x""#, "forbidden", 1),
             (#""user":999,"reason":"x""#, "not_found", 1),
-            (#""user":\#(bob),"reason":"  ""#, "bad_request", 0),
-            (#""user":\#(bob),"reason":"x","for":0"#, "bad_request", 0),
-            (#""user":\#(bob)"#, "bad_request", 0),
+            (#""user":\#(bob),"reason":"  ""#, "bad_request", 1),
+            (#""user":\#(bob),"reason":"x","for":0"#, "bad_request", 1),
+            (#""user":\#(bob)"#, "bad_request", 1),
         ]
         for (i, (fields, code, jobs)) in cases.enumerated() {
             let reply = try await h.request(

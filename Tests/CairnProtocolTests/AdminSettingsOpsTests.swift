@@ -33,6 +33,42 @@ struct AdminSettingsOpsTests {
         #expect(untouched == (0, 0))
     }
 
+    @Test func aNonAdminIsForbiddenWhateverTheRequestHolds() async throws {
+        let h = HubHarness()
+        _ = try await member(h, 1, "alice")
+        let requests = [
+            #"{"id":2,"op":"admin.settings.set","settings":{"x":1}}"#,
+            #"{"id":2,"op":"admin.settings.set","settings":{"chat_text_limit":0}}"#,
+            #"{"id":2,"op":"admin.settings.set","settings":{"chat_text_limit":"ten"}}"#,
+            #"{"id":2,"op":"admin.settings.set"}"#,
+            #"{"id":2,"op":"admin.stats","days":0}"#,
+            #"{"id":2,"op":"admin.users","limit":0}"#,
+            #"{"id":2,"op":"admin.user.suspend","user":2,"reason":""}"#,
+            #"{"id":2,"op":"admin.user.suspend"}"#,
+            #"{"id":2,"op":"admin.audit","before":-1}"#,
+        ]
+        for request in requests {
+            let reply = try await h.request(1, request, id: 2, completions: 1)
+            #expect(errorCode(reply) == "forbidden", "\(request)")
+        }
+        // An admin is told what is wrong.
+        _ = try await member(h, 3, "root", admin: true)
+        let unknown = try await h.request(3, requests[0], id: 2, completions: 1)
+        #expect(errorCode(unknown) == "bad_request")
+        let days = try await h.request(3, requests[4], id: 2, completions: 1)
+        #expect(errorCode(days) == "bad_request")
+        #expect(h.store.state.withLock { ($0.settings.count, $0.audit.count) } == (0, 0))
+    }
+
+    @Test func aValueEqualToTheOneInForceIsNeitherStoredNorAudited() async throws {
+        let h = HubHarness()
+        _ = try await member(h, 1, "root", admin: true)
+        let same = try await h.request(
+            1, #"{"id":2,"op":"admin.settings.set","settings":{"chat_text_limit":4000}}"#, id: 2, completions: 1)
+        #expect(settings(same)["chat_text_limit"] as? Int == 4_000)
+        #expect(h.store.state.withLock { ($0.settings.count, $0.audit.count) } == (0, 0))
+    }
+
     @Test func aChangeIsAuditedCommittedAndInForceAtOnce() async throws {
         let h = HubHarness()
         let root = try await member(h, 1, "root", admin: true)
@@ -87,7 +123,7 @@ struct AdminSettingsOpsTests {
         ]
         for (n, (body, message)) in cases.enumerated() {
             let reply = try await h.request(
-                1, #"{"id":\#(n + 10),"op":"admin.settings.set","settings":\#(body)}"#, id: n + 10)
+                1, #"{"id":\#(n + 10),"op":"admin.settings.set","settings":\#(body)}"#, id: n + 10, completions: 1)
             #expect(errorCode(reply) == "bad_request", "\(body)")
             #expect((reply["error"] as? [String: Any])?["message"] as? String == message)
         }

@@ -55,7 +55,7 @@ struct AdminStatsOpsTests {
         _ = try await admins.member(h, 1, "root", admin: true)
         _ = try await admins.member(h, 2, "alice")
         for days in [0, 367, -1] {
-            let reply = try await h.request(1, #"{"id":3,"op":"admin.stats","days":\#(days)}"#, id: 3)
+            let reply = try await h.request(1, #"{"id":3,"op":"admin.stats","days":\#(days)}"#, id: 3, completions: 1)
             #expect(errorCode(reply) == "bad_request")
         }
         let most = try await h.request(1, #"{"id":4,"op":"admin.stats","days":366}"#, id: 4, completions: 1)

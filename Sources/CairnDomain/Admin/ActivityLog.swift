@@ -24,6 +24,8 @@ final class ActivityLog {
     /// Marks not yet written, by day.
     private var pending: [Int64: [Int64]] = [:]
     private var writing = false
+    /// Set by `flushBeforeShutdown`: a write that finishes then writes what was noted meanwhile at once.
+    private var finalFlush = false
 
     init(store: (any ActivityStore)?, work: LoopWork, now: Int64) {
         self.store = store
@@ -50,7 +52,15 @@ final class ActivityLog {
         flush()
     }
 
-    /// Writes the pending marks unless a write is running (its completion leaves the rest for the next tick).
+    /// The hub is shutting down: writes what is pending now, or as soon as the write in flight finishes (its
+    /// completion runs before the drain can end, so nothing noted is left behind).
+    func flushBeforeShutdown() {
+        finalFlush = true
+        flush()
+    }
+
+    /// Writes the pending marks unless a write is running (its completion leaves the rest for the next tick, or
+    /// writes it at once when shutting down).
     func flush() {
         guard let store, !writing, !pending.isEmpty else { return }
         writing = true
@@ -63,6 +73,8 @@ final class ActivityLog {
                 if case .failure(let error) = result {
                     hubLogger.error("recording daily activity failed: \(error)")
                     for (day, users) in batch { self.pending[day, default: []].append(contentsOf: users) }
+                } else if self.finalFlush {
+                    self.flush()
                 }
             })
     }

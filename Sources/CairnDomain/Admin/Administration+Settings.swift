@@ -3,7 +3,8 @@
 // changes nothing. Changes are written one at a time (`AdminSettings.oneAtATime`): each commits its values and one
 // audit line per value that changed (who, the key, `old → new`) in one transaction, and only then are the values put
 // in force and the owning features told, on the loop — even if the admin's connection has gone meanwhile, since
-// the change is on disk.
+// the change is on disk. A value equal to the one in force is left alone (neither stored nor audited), so an override
+// is only ever stored with the audit line that explains it.
 
 /// The settings as an admin reads them: each one's definition and its value in force, in registration order.
 public struct AdminSettingsReading {
@@ -30,7 +31,7 @@ extension Administration {
         _ caller: Caller, _ changes: [AdminSettingChange], _ done: @escaping Outcome<AdminSettingsReading>
     ) {
         let checked: [(AdminSetting, AdminSettingValue)]
-        do { checked = try settings.check(changes) } catch { return done(.failure(error)) }
+        do { checked = try settings.check(changes) } catch { return refuse(caller, error, done) }
         guard let roles, let store else { return done(.failure(Self.notAdmin)) }
         let admin = caller.user
         let connection = caller.connection
@@ -40,9 +41,10 @@ extension Administration {
             var set: [String: String] = [:]
             var audit: [AuditEntry] = []
             for (setting, value) in checked {
-                if !resets.contains(setting.key) { set[setting.key] = value.description }
                 let old = settings.value(setting.key) ?? setting.defaultValue
+                // A value equal to the one in force changes nothing: not stored, not audited.
                 guard old != value else { continue }
+                if !resets.contains(setting.key) { set[setting.key] = value.description }
                 audit.append(
                     AuditEntry(
                         at: now, admin: admin, action: "setting.set", targetKind: "setting", targetID: 0,

@@ -6,7 +6,7 @@ extension Administration {
     /// One row per UTC day of the last `days` days (default 30, at most 366), oldest first.
     public func stats(_ caller: Caller, days: Int64?, _ done: @escaping Outcome<[DailyStatsRow]>) {
         let count: Int
-        do { count = try AdminStatistics.checkedDays(days) } catch { return done(.failure(error)) }
+        do { count = try AdminStatistics.checkedDays(days) } catch { return refuse(caller, error, done) }
         let statistics = self.statistics
         asAdmin(
             caller, { _ async throws(DomainError) -> [DailyStatsRow] in try await statistics.rows(days: count) },

@@ -74,6 +74,21 @@ public final class Administration {
             })
     }
 
+    /// Answers success once the caller is confirmed an admin, `forbidden` otherwise: asked before a request that
+    /// cannot be read is answered `bad_request` (`OpTable.admin`).
+    public func admits(_ caller: Caller, _ done: @escaping Outcome<Void>) {
+        asAdmin(caller, { _ async throws(DomainError) in }, then: done)
+    }
+
+    /// Answers `error` (a request an admin got wrong) once the caller is confirmed an admin, `forbidden` otherwise:
+    /// what is wrong with a request is told to admins only.
+    func refuse<T>(_ caller: Caller, _ error: DomainError, _ done: @escaping Outcome<T>) {
+        admits(caller) { admitted in
+            if case .failure(let refusal) = admitted { return done(.failure(refusal)) }
+            done(.failure(error))
+        }
+    }
+
     // MARK: Browsing
 
     /// A page of accounts whose username or email starts with `query` (case-insensitive), after `cursor`.
@@ -83,14 +98,14 @@ public final class Administration {
     ) {
         let prefix = query.map { $0.trimmingWhitespace().lowercased() }.flatMap { $0.isEmpty ? nil : $0 }
         if let prefix, prefix.utf8.count > 254 {
-            return done(.failure(.badRequest("field 'q' must be at most 254 bytes")))
+            return refuse(caller, .badRequest("field 'q' must be at most 254 bytes"), done)
         }
         if let cursor, cursor.isEmpty || cursor.utf8.count > 64 {
-            return done(.failure(.badRequest("field 'cursor' is not a cursor this op gave")))
+            return refuse(caller, .badRequest("field 'cursor' is not a cursor this op gave"), done)
         }
         let size = limit ?? Int64(Self.defaultPageSize)
         guard (1...Int64(Self.maxPageSize)).contains(size) else {
-            return done(.failure(.badRequest("field 'limit' must be 1–\(Self.maxPageSize)")))
+            return refuse(caller, .badRequest("field 'limit' must be 1–\(Self.maxPageSize)"), done)
         }
         let query = AdminUserQuery(prefix: prefix, after: cursor, guests: guests, limit: Int(size) + 1)
         let now = clock.now()
@@ -113,19 +128,18 @@ public final class Administration {
         _ done: @escaping Outcome<AdminUserRow>
     ) {
         let reason = rawReason.trimmingWhitespace()
-        guard !reason.isEmpty else { return done(.failure(.badRequest("field 'reason' must not be empty"))) }
+        guard !reason.isEmpty else { return refuse(caller, .badRequest("field 'reason' must not be empty"), done) }
         guard reason.utf8.count <= Self.maxReasonBytes else {
-            return done(.failure(.badRequest("field 'reason' must be at most \(Self.maxReasonBytes) bytes")))
+            return refuse(caller, .badRequest("field 'reason' must be at most \(Self.maxReasonBytes) bytes"), done)
         }
         guard !reason.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-            return done(.failure(.badRequest("field 'reason' must not contain control characters")))
+            return refuse(caller, .badRequest("field 'reason' must not contain control characters"), done)
         }
         if let seconds, !(1...Self.maxSuspensionSeconds).contains(seconds) {
-            return done(
-                .failure(.badRequest("field 'for' must be 1–\(Self.maxSuspensionSeconds) seconds, or left out")))
+            return refuse(caller, .badRequest("field 'for' must be 1–\(Self.maxSuspensionSeconds) seconds, or left out"), done)
         }
         guard target != caller.user.id else {
-            return done(.failure(DomainError(.forbidden, "an admin cannot suspend themselves")))
+            return refuse(caller, DomainError(.forbidden, "an admin cannot suspend themselves"), done)
         }
         let now = clock.now()
         let suspension = Suspension(reason: reason, since: now, until: seconds.map { now + $0 * 1000 })
@@ -177,7 +191,7 @@ public final class Administration {
     public func audit(
         _ caller: Caller, before: Int64?, _ done: @escaping Outcome<(entries: [(Int64, AuditEntry)], next: Int64?)>
     ) {
-        if let before, before <= 0 { return done(.failure(.badRequest("field 'before' must be positive"))) }
+        if let before, before <= 0 { return refuse(caller, .badRequest("field 'before' must be positive"), done) }
         let size = Self.defaultPageSize
         asAdmin(
             caller,

@@ -22,7 +22,8 @@ public final class Chat {
     private let clock: any Clock
     private let social: Social
     private let configuration: HubConfiguration
-    /// The longest message in bytes: `chat.text_limit` at start, then the live setting `chat_text_limit`.
+    /// The longest message in bytes: the built-in default (4,000; no configuration option sets it) at start, then
+    /// the live setting `chat_text_limit`.
     private var textLimit: Int
     var events: (any HubEvents)?
 

@@ -6,6 +6,7 @@
 // for the place once at build time (a nearest answer then copies them instead of encoding each field again).
 // Immutable once built, and a class, so an answer can keep the rows it points into for one retain.
 import CairnGeo
+import Synchronization
 
 /// How the protocol layer renders a place once, at build time; opaque bytes to the domain.
 public typealias PlaceWireForm = @Sendable (PlaceSummary) -> [UInt8]
@@ -118,10 +119,11 @@ final class PlaceRows: Sendable {
                 sum &+= bytes[start] &+ bytes[Int(wireEnds[row]) - 1]
             }
         }
-        Self.touched = sum
+        Self.touched.store(sum, ordering: .relaxed)
     }
-    /// Where `touchWire` leaves its sum, so the reads are not optimised away.
-    nonisolated(unsafe) private static var touched: UInt8 = 0
+    /// Where `touchWire` leaves its sum, so the reads are not optimised away (atomic: catalogs on several threads,
+    /// as in parallel tests, may answer at once).
+    private static let touched = Atomic<UInt8>(0)
 
     /// Calls `body` with the wire form of `row` (rows built with a `PlaceWireForm` only).
     @inline(__always)

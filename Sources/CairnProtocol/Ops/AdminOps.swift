@@ -1,5 +1,6 @@
 // The admin role's ops (docs/PROTOCOL.md, Administration): admin.users, admin.user.suspend, admin.user.unsuspend,
-// admin.audit, admin.settings.get / .set and admin.stats. All of them are `forbidden` to accounts without the role;
+// admin.audit, admin.settings.get / .set and admin.stats. All of them are `forbidden` to accounts without the role,
+// whatever the request holds: each passes `Administration.admits` before its decoding is looked at (`OpTable.admin`);
 // the rules live in `Administration`. `admin.settings.set` reads each value with the type its setting was
 // registered with, so a wrong type is refused naming the key before the domain sees the request.
 import CairnDomain
@@ -7,8 +8,8 @@ import CairnWire
 
 enum AdminOps {
     static func register(in table: inout OpTable, administration: Administration) {
-        table.slow(
-            "admin.users",
+        table.admin(
+            "admin.users", gate: administration.admits,
             decode: { m throws(WireError) in
                 (try m.string("q"), try m.string("cursor"), try m.int("limit"), try m.bool("guests") ?? false)
             },
@@ -23,8 +24,8 @@ enum AdminOps {
                 w.field("cursor", page.cursor)
             })
 
-        table.slow(
-            "admin.user.suspend",
+        table.admin(
+            "admin.user.suspend", gate: administration.admits,
             decode: { m throws(WireError) in
                 (try m.requireInt("user"), try m.requireString("reason"), try m.int("for"))
             },
@@ -36,22 +37,23 @@ enum AdminOps {
                 row.write(to: &w)
             })
 
-        table.slow(
-            "admin.user.unsuspend", decode: { m throws(WireError) in try m.requireInt("user") },
+        table.admin(
+            "admin.user.unsuspend", gate: administration.admits,
+            decode: { m throws(WireError) in try m.requireInt("user") },
             handle: { caller, user, done in administration.unsuspend(caller.member, user: user, done) },
             encode: { lifted, w in
                 w.key("lifted")
                 w.bool(lifted)
             })
 
-        table.slow(
-            "admin.settings.get", decode: Fields.none,
+        table.admin(
+            "admin.settings.get", gate: administration.admits, decode: Fields.none,
             handle: { caller, _, done in administration.settingsInForce(caller.member, done) },
             encode: { reading, w in reading.writeFields(to: &w) })
 
         let settings = administration.settings
-        table.slow(
-            "admin.settings.set",
+        table.admin(
+            "admin.settings.set", gate: administration.admits,
             decode: { m throws(WireError) -> [AdminSettingChange] in
                 guard let object = try m.object("settings") else { throw .badRequest("missing field 'settings'") }
                 var changes: [AdminSettingChange] = []
@@ -73,8 +75,8 @@ enum AdminOps {
             handle: { caller, changes, done in administration.changeSettings(caller.member, changes, done) },
             encode: { reading, w in reading.writeFields(to: &w) })
 
-        table.slow(
-            "admin.stats", decode: { m throws(WireError) in try m.int("days") },
+        table.admin(
+            "admin.stats", gate: administration.admits, decode: { m throws(WireError) in try m.int("days") },
             handle: { caller, days, done in administration.stats(caller.member, days: days, done) },
             encode: { rows, w in
                 w.key("rows")
@@ -83,8 +85,8 @@ enum AdminOps {
                 w.endArray()
             })
 
-        table.slow(
-            "admin.audit", decode: { m throws(WireError) in try m.int("before") },
+        table.admin(
+            "admin.audit", gate: administration.admits, decode: { m throws(WireError) in try m.int("before") },
             handle: { caller, before, done in administration.audit(caller.member, before: before, done) },
             encode: { page, w in
                 w.key("entries")
