@@ -136,7 +136,8 @@ public final class Administration {
             return refuse(caller, .badRequest("field 'reason' must not contain control characters"), done)
         }
         if let seconds, !(1...Self.maxSuspensionSeconds).contains(seconds) {
-            return refuse(caller, .badRequest("field 'for' must be 1–\(Self.maxSuspensionSeconds) seconds, or left out"), done)
+            let message = "field 'for' must be 1–\(Self.maxSuspensionSeconds) seconds, or left out"
+            return refuse(caller, .badRequest(message), done)
         }
         guard target != caller.user.id else {
             return refuse(caller, DomainError(.forbidden, "an admin cannot suspend themselves"), done)

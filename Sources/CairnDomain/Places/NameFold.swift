@@ -4,10 +4,11 @@
 // a letter with diacritics becomes its base letter, in Latin ("LATIN CAPITAL LETTER E WITH ACUTE" → e, also ø, ł,
 // đ, and æ → ae, œ → oe), Greek (ά → α, ΐ → ι) and Cyrillic (ѐ → е, ӱ → у, and ё → е, which Russian often writes
 // as е; й, ї and the other letters of their own stay, also when written decomposed: и + breve is put back to й,
-// and kana with a separate voicing mark to the voiced kana, so NFC and NFD spellings fold alike); a few letters fold as case folding does rather than
-// lowercasing (ß and ẞ → ss, final ς → σ, ſ → s, Turkish dotless ı → i so "diyarbakir" finds "Diyarbakır");
-// full-width ASCII becomes ASCII; everything else is lowercased by the standard library's Unicode case mapping, so
-// scripts without case (CJK, Arabic, …) are unchanged. Whitespace runs become one space.
+// and kana with a separate voicing mark to the voiced kana, so NFC and NFD spellings fold alike); a few letters
+// fold as case folding does rather than lowercasing (ß and ẞ → ss, final ς → σ, ſ → s, Turkish dotless ı → i so
+// "diyarbakir" finds "Diyarbakır"); full-width ASCII becomes ASCII; everything else is lowercased by the standard
+// library's Unicode case mapping, so scripts without case (CJK, Arabic, …) are unchanged. Whitespace runs become one
+// space.
 
 /// Folds names for accent- and case-insensitive prefix search.
 public enum NameFold {

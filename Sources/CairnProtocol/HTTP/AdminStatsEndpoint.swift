@@ -2,7 +2,8 @@
 // a spreadsheet or a cron job, with the bearer token of an admin (`Authorization: Bearer <token>`). 401 without a
 // token or with one that is invalid, expired or revoked (with a Bearer challenge), 403 for an account that is not
 // an admin (or is suspended), 400 for a `days` outside 1–366, 404 for another path under the prefix, 405 for another
-// method without a body (the mount takes none, so the transport answers a body with 411 or 413 before this runs). The token and the role are checked and the figures read off the loop, in the service's task.
+// method without a body (the mount takes none, so the transport answers a body with 411 or 413 before this runs).
+// The token and the role are checked and the figures read off the loop, in the service's task.
 import CairnDomain
 import CairnLoop
 
