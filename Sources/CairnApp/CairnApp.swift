@@ -75,7 +75,7 @@ public final class CairnApp: Sendable {
             trackers: store, safeZones: store,
             scheduler: loop.scheduler,
             clock: clock, random: random, configuration: configuration.hub, roles: store, admin: store,
-            places: store,
+            places: store, pictures: store,
             confinement: loop.confinement)
         let snapshot = try store.loadSocial()
         hub.restore(snapshot)

@@ -14,6 +14,8 @@
 //   Places      places of interest: nearest, search, operators' writes (in memory, loaded from the store)
 //   Operations  the stats channel and the figures behind it
 //   Administration  the admin role's ops: browsing users, suspending them (audited), live settings, daily figures
+//   Pictures    pictures posted nearby or to events: likes, reports, pages, search, live watchers (store only)
+//   PictureEvents  events by hashtag, public or private with a password, and their members (store only)
 //
 // Features learn of each other's changes through hooks wired here (a session ending, a user going offline, a view
 // changing, a user moving), never by reading each other's stored properties. What the domain tells the outside
@@ -71,6 +73,10 @@ public final class Hub: @unchecked Sendable {
     public var statistics: AdminStatistics { administration.statistics }
     /// Who was active on which day (the `active_users` figure).
     let activity: ActivityLog
+    /// Pictures.
+    public let pictures: Pictures
+    /// Events (hashtags pictures are posted to).
+    public let pictureEvents: PictureEvents
     /// Guests' last activity and the purge of inactive guests.
     let guestExpiry: GuestExpiry
 
@@ -91,6 +97,7 @@ public final class Hub: @unchecked Sendable {
         configuration: HubConfiguration = HubConfiguration(), roles: (any RoleStore)? = nil,
         admin: (any AdminStore)? = nil,
         places: (any PlaceStore)? = nil,
+        pictures: (any PictureStore)? = nil,
         confinement: LoopConfinement = LoopConfinement(name: "the hub's loop thread"),
         logger: Logger = Logger(label: "cairn.hub")
     ) {
@@ -135,6 +142,13 @@ public final class Hub: @unchecked Sendable {
             roles: roles, store: admin, work: work, clock: clock, sessions: sessions, settings: AdminSettings(),
             statistics: AdminStatistics(accounts: accounts, roles: roles, clock: clock))
         activity = ActivityLog(store: admin, work: work, now: clock.now())
+        let pictureFeature = Pictures(
+            store: pictures, work: work, clock: clock, sessions: sessions, liveMap: liveMap,
+            configuration: configuration)
+        self.pictures = pictureFeature
+        pictureEvents = PictureEvents(
+            store: pictures, accounts: accounts, work: work, clock: clock, sessions: sessions,
+            pictures: pictureFeature)
         guestExpiry = GuestExpiry(
             store: accounts.store, work: work, sessions: sessions, configuration: configuration,
             now: clock.now())
@@ -149,13 +163,16 @@ public final class Hub: @unchecked Sendable {
         let relics = self.relics
         let operations = self.operations
         let trackers = self.trackers
+        let pictures = self.pictures
         sessions.sessionEnding = { connection, user in
+            pictures.stopWatching(connection)
             liveMap.stopWatching(connection, user: user)
             trackers.stopWatching(connection, withdraw: true)  // the connection stays: pending item.pos goes
             relics.forget(connection: connection)  // the markers it was shown were shown to that account
             operations.unwatch(connection)
         }
         sessions.connectionGone = { connection in
+            pictures.stopWatching(connection)
             trackers.stopWatching(connection)
             relics.forget(connection: connection)
             operations.unwatch(connection)
@@ -211,6 +228,7 @@ public final class Hub: @unchecked Sendable {
         buckets.events = events
         trackers.events = events
         operations.events = events
+        pictures.events = events
     }
 
     /// `user` sent an op: counts them active today (`ActivityLog`; a set insertion, once a day more).
@@ -256,6 +274,7 @@ public final class Hub: @unchecked Sendable {
             relics.mediaSigner = newValue
             profiles.mediaSigner = newValue
             buckets.mediaSigner = newValue
+            pictures.mediaSigner = newValue
         }
     }
     /// The last snapshot's start, rows and duration.

@@ -80,6 +80,8 @@ public final class Router: ConnectionHandler {
         ProfileOps.register(in: &table, profiles: hub.profiles)
         BucketOps.register(in: &table, buckets: hub.buckets)
         TrackerOps.register(in: &table, trackers: hub.trackers)
+        PictureOps.register(in: &table, pictures: hub.pictures)
+        EventOps.register(in: &table, events: hub.pictureEvents, pictures: hub.pictures)
         SafeZoneOps.register(in: &table, safeZones: hub.safeZones)
         PlaceOps.register(in: &table, places: hub.places)
         StatsOps.register(in: &table, operations: hub.operations)

@@ -316,6 +316,77 @@ enum Migrations {
             }
             try db.execute(sql: "CREATE INDEX users_created_at ON users(created_at) WHERE NOT is_guest")
         }
+        migrator.registerMigration("v19-pictures-events") { db in
+            // Pictures and events (seed 004). An event is a hashtag (canonical: lower case, no '#'); a password hash
+            // makes it private, and its members (creator first) are the only ones who see its pictures. A picture
+            // keeps `private_event` (its event's id when that event is private) so visibility is read from the
+            // indexes alone, and `cell` (a 0.01° grid cell) for nearby pages. The indexes cover what ordering
+            // and filtering read: the cell grid for nearby, likes and date for dense areas, the event's pictures.
+            try db.create(table: "events") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("tag", .text).notNull().unique()
+                t.column("title", .text)
+                t.column("owner_id", .integer).notNull().indexed().references("users", onDelete: .cascade)
+                t.column("password_hash", .text)
+                t.column("created_at", .integer).notNull()
+            }
+            try db.create(table: "event_members") { t in
+                t.column("event_id", .integer).notNull().references("events", onDelete: .cascade)
+                t.column("user_id", .integer).notNull().indexed().references("users", onDelete: .cascade)
+                t.column("joined_at", .integer).notNull()
+                t.primaryKey(["event_id", "user_id"])
+            }
+            try db.create(table: "pictures") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("by_id", .integer).notNull().references("users", onDelete: .cascade)
+                t.column("media_id", .text).notNull()
+                t.column("caption", .text)
+                t.column("event_id", .integer).references("events", onDelete: .cascade)
+                t.column("private_event", .integer)
+                t.column("lat", .double)
+                t.column("lon", .double)
+                t.column("cell", .integer)
+                t.column("likes", .integer).notNull().defaults(to: 0)
+                t.column("hidden", .integer).notNull().defaults(to: 0)
+                t.column("created_at", .integer).notNull()
+            }
+            try db.create(
+                index: "pictures_cell", on: "pictures",
+                columns: ["cell", "lat", "lon", "likes", "created_at", "hidden", "private_event"])
+            try db.create(
+                index: "pictures_likes", on: "pictures",
+                columns: ["likes", "id", "lat", "lon", "created_at", "hidden", "private_event"])
+            try db.create(
+                index: "pictures_date", on: "pictures",
+                columns: ["created_at", "id", "lat", "lon", "likes", "hidden", "private_event"])
+            try db.create(
+                index: "pictures_event", on: "pictures",
+                columns: ["event_id", "lat", "lon", "likes", "created_at", "hidden", "private_event"])
+            try db.create(index: "pictures_by", on: "pictures", columns: ["by_id", "created_at"])
+            try db.create(index: "pictures_media", on: "pictures", columns: ["media_id"])
+            try db.create(table: "picture_likes") { t in
+                t.column("picture_id", .integer).notNull().references("pictures", onDelete: .cascade)
+                t.column("user_id", .integer).notNull().indexed().references("users", onDelete: .cascade)
+                t.column("created_at", .integer).notNull()
+                t.primaryKey(["picture_id", "user_id"])
+            }
+            // Reports stay open until an admin resolves them (restores or removes the picture); only open reports
+            // of non-guests count toward hiding a picture from everyone.
+            try db.create(table: "picture_reports") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("picture_id", .integer).notNull().references("pictures", onDelete: .cascade)
+                t.column("reporter_id", .integer).notNull().indexed().references("users", onDelete: .cascade)
+                t.column("reporter_guest", .boolean).notNull()
+                t.column("reason", .text).notNull()
+                t.column("text", .text)
+                t.column("created_at", .integer).notNull()
+                t.column("state", .text).notNull().defaults(to: "open").check(sql: "state IN ('open', 'resolved')")
+                t.column("resolved_at", .integer)
+                t.column("resolved_by", .integer)
+                t.uniqueKey(["picture_id", "reporter_id"])
+            }
+            try db.create(index: "picture_reports_state", on: "picture_reports", columns: ["state", "created_at"])
+        }
         return migrator
     }
 

@@ -90,7 +90,8 @@ extension SQLiteStore: MediaStore {
         }
     }
 
-    /// Deletes media rows created before `cutoff` (ms) that no relic and no profile photo of their owner names,
+    /// Deletes media rows created before `cutoff` (ms) that no relic, profile photo, item photo or picture of their
+    /// owner names,
     /// then the files no row names any more (including files left without a row by a crash, if older than
     /// `cutoff`). Returns the number of rows deleted.
     @discardableResult
@@ -109,6 +110,7 @@ extension SQLiteStore: MediaStore {
                       AND NOT EXISTS (SELECT 1 FROM relics r WHERE r.media_id = m.id AND r.creator_id = m.owner_id)
                       AND NOT EXISTS (SELECT 1 FROM users u WHERE u.photo_media_id = m.id AND u.id = m.owner_id)
                       AND NOT EXISTS (SELECT 1 FROM items i WHERE i.photo_id = m.id AND i.photo_owner = m.owner_id)
+                      AND NOT EXISTS (SELECT 1 FROM pictures p WHERE p.media_id = m.id AND p.by_id = m.owner_id)
                     """, arguments: [cutoff])
             for row in victims {
                 try db.execute(

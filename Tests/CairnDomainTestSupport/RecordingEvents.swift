@@ -117,6 +117,7 @@ public final class RecordingEvents: HubEvents {
         case .relicAppeared: return "relic.appear"
         case .relicVanished: return "relic.vanish"
         case .relicExpired: return "relic.expired"
+        case .pictureNew: return "picture.new"
         case .bucketChanged: return "bucket.changed"
         case .bucketRemoved: return "bucket.removed"
         case .itemLeftBehind: return "item.left_behind"

@@ -143,6 +143,14 @@ public struct HubConfiguration: Sendable {
     /// Safe zones one user may have.
     public var safeZonesPerUser = 20
 
+    // Pictures and events.
+    /// The pictures settings at start (an admin may change them while the hub runs).
+    public var pictureSettings = PictureSettings()
+    /// Longest picture caption (and report text), in bytes of UTF-8.
+    public var pictureCaptionBytes = 500
+    /// Pictures per page of `picture.nearby` and `event.pictures` (and most results of `picture.search`).
+    public var picturePageSize = 50
+
     /// The defaults above.
     public init() {}
 }

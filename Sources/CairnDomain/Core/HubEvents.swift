@@ -80,6 +80,8 @@ public enum HubEvent: Sendable {
     case itemLeftBehind(item: Int64, distance: Double, lat: Double, lon: Double)
     /// The user is back with an item they had left behind.
     case itemReunited(item: Int64)
+    /// A picture was posted where (or to the event) the connection watches.
+    case pictureNew(PictureView)
     /// The stats channel's reading of the last second.
     case stats(StatsSnapshot, StatsRates?)
 }

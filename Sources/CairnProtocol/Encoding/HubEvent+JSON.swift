@@ -65,6 +65,11 @@ extension HubEvent {
             }
         case .itemReunited(let item):
             Envelope.event("item.reunited", into: &w) { w in w.field("item", item) }
+        case .pictureNew(let picture):
+            Envelope.event("picture.new", into: &w) { w in
+                w.key("picture")
+                picture.write(to: &w)
+            }
         case .stats(let snapshot, let rates):
             Envelope.event("stats", into: &w) { w in snapshot.write(rates: rates, to: &w) }
         }

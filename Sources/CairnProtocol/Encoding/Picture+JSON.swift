@@ -1,0 +1,60 @@
+// Pictures and events on the wire. A picture is the contract's `{id, by, caption?, event?, lat?, lon?, distance?,
+// likes, liked, created, url}` plus `download_url` (the same signed URL served as an attachment) and `private` for
+// a private event's picture; `by` is the poster as a user object. An event is `{id, tag, title?, owner, private,
+// created, member, pictures}`.
+import CairnDomain
+import CairnWire
+
+extension PictureView {
+    /// The picture object.
+    func write(to w: inout JSONWriter) {
+        w.beginObject()
+        w.field("id", record.id)
+        w.key("by")
+        record.by.write(to: &w)
+        w.field("caption", record.caption)
+        if let event = record.event {
+            w.field("event", event.tag)
+            if event.isPrivate { w.field("private", true) }
+        }
+        if let point = record.point {
+            w.field("lat", point.lat)
+            w.field("lon", point.lon)
+        }
+        if let distance { w.field("distance", distance.rounded()) }
+        w.field("likes", record.likes)
+        w.field("liked", record.liked)
+        w.field("created", record.createdAt)
+        w.field("url", url)
+        w.field("download_url", downloadURL)
+        w.endObject()
+    }
+}
+
+extension PicturePage {
+    /// `pictures: [...]` and `cursor` when there is a next page.
+    func write(to w: inout JSONWriter) {
+        w.key("pictures")
+        w.beginArray()
+        for picture in pictures { picture.write(to: &w) }
+        w.endArray()
+        w.field("cursor", cursor)
+    }
+}
+
+extension EventInfo {
+    /// The event object.
+    func write(to w: inout JSONWriter) {
+        w.beginObject()
+        w.field("id", id)
+        w.field("tag", tag)
+        w.field("title", title)
+        w.key("owner")
+        owner.write(to: &w)
+        w.field("private", isPrivate)
+        w.field("created", createdAt)
+        w.field("member", member)
+        w.field("pictures", pictures)
+        w.endObject()
+    }
+}

@@ -1,0 +1,46 @@
+// Event ops (seed 004): create, join, get, search, delete, and an event's pictures. An event is named by its
+// hashtag in `tag`.
+import CairnDomain
+import CairnWire
+
+enum EventOps {
+    static func register(in table: inout OpTable, events: PictureEvents, pictures: Pictures) {
+        table.slow(
+            "event.create",
+            decode: { m throws(WireError) in
+                (try m.requireString("tag"), try m.string("title"), try m.string("password"))
+            }, handle: { caller, r, done in events.create(caller.member, tag: r.0, title: r.1, password: r.2, done) },
+            encode: writeEvent)
+        table.slow(
+            "event.join", decode: { m throws(WireError) in (try m.requireString("tag"), try m.string("password")) },
+            handle: { caller, r, done in events.join(caller.member, tag: r.0, password: r.1, done) },
+            encode: writeEvent)
+        table.slow(
+            "event.get", decode: { m throws(WireError) in try m.requireString("tag") },
+            handle: { caller, tag, done in events.get(caller.member, tag: tag, done) }, encode: writeEvent)
+        table.slow(
+            "event.search", decode: { m throws(WireError) in try m.requireString("q") },
+            handle: { caller, q, done in events.search(caller.member, query: q, done) },
+            encode: { found, w in
+                w.key("events")
+                w.beginArray()
+                for event in found { event.write(to: &w) }
+                w.endArray()
+            })
+        table.slow(
+            "event.delete", decode: { m throws(WireError) in try m.requireString("tag") },
+            handle: { caller, tag, done in events.delete(caller.member, tag: tag, done) },
+            encode: { tag, w in w.field("tag", tag) })
+        table.slow(
+            "event.pictures",
+            decode: { m throws(WireError) in (try m.requireString("tag"), try m.string("sort"), try m.string("cursor")) },
+            handle: { caller, r, done in
+                pictures.eventPictures(caller.member, tag: r.0, sort: r.1, cursor: r.2, done)
+            }, encode: { page, w in page.write(to: &w) })
+    }
+
+    private static func writeEvent(_ event: EventInfo, _ w: inout JSONWriter) {
+        w.key("event")
+        event.write(to: &w)
+    }
+}

@@ -1,0 +1,531 @@
+// Pictures and events in SQLite, implementing the domain's `PictureStore`. A post checks in its own transaction
+// that the media is an image upload of the poster, that the poster is under the hourly limit and may post to the
+// event (creating a missing one), so nothing is half-applied.
+//
+// Nearby pages never scan the table. Each picture with a place carries a grid cell (0.01° of latitude by 0.01° of
+// longitude) and the covering index `pictures_cell (cell, lat, lon, likes, created_at, hidden, private_event)`:
+// a radius becomes one index range per latitude row of cells, bounded by the circle's exact bounding box.
+//   distance: the radius grows from a few hundred metres (doubling) until a page's worth of visible pictures lies
+//     within it; every picture within r is in r's box, so the first ones within r are the first ones overall.
+//   likes / date: when the box holds at most `denseLimit` pictures they are ordered in memory; otherwise the
+//     covering index of the order itself (`pictures_likes`, `pictures_date`) is walked from the cursor, keeping
+//     the rows inside the box, which then finds a page after reading about page × (all / in box) entries.
+// What the viewer may see (`PictureViewer`) is read once per request: the private events joined and the pictures
+// reported. Rows for the chosen ids are read last.
+import CairnDomain
+import CairnGeo
+import Foundation
+import GRDB
+
+extension SQLiteStore: PictureStore {
+    /// Cell size of the pictures grid, in degrees.
+    static let pictureCellDegrees = 0.01
+    /// Cells per latitude row (longitude columns, 360 / 0.01 + 1).
+    static let pictureCellColumns: Int64 = 36_001
+    /// Above this many pictures in a radius's box, likes and date pages walk their order's index instead.
+    static let denseLimit = 4_000
+    /// The first radius a distance page tries (m).
+    static let firstDistanceRadius = 250.0
+
+    /// The grid cell of a point.
+    static func pictureCell(_ point: GeoPoint) -> Int64 {
+        let row = Int64(((point.lat + 90) / pictureCellDegrees).rounded(.down))
+        let column = Int64(((point.lon + 180) / pictureCellDegrees).rounded(.down))
+        return row * pictureCellColumns + column
+    }
+
+    private static let candidateColumns = "id, lat, lon, likes, created_at, hidden, private_event"
+
+    private static func candidate(_ row: Row) -> PictureCandidate {
+        let lat: Double? = row["lat"]
+        let lon: Double? = row["lon"]
+        return PictureCandidate(
+            id: row["id"], point: lat.flatMap { la in lon.flatMap { GeoPoint(lat: la, lon: $0) } },
+            likes: row["likes"], createdAt: row["created_at"], hidden: row["hidden"] as Int64 != 0,
+            privateEvent: row["private_event"])
+    }
+
+    // MARK: Writes
+
+    /// Stores a picture after checking its media, the poster's hourly limit and the event.
+    public func postPicture(_ picture: NewPicture) async throws -> PostedPicture {
+        try await pool.write { db in
+            guard
+                let type = try String.fetchOne(
+                    db, sql: "SELECT content_type FROM media WHERE id = ? AND owner_id = ?",
+                    arguments: [picture.mediaID, picture.by])
+            else { throw PictureStoreError.mediaNotFound }
+            guard ["image/jpeg", "image/png", "image/webp"].contains(type) else {
+                throw PictureStoreError.notAnImage(contentType: type)
+            }
+            let recent =
+                try Int.fetchOne(
+                    db, sql: "SELECT count(*) FROM pictures WHERE by_id = ? AND created_at > ?",
+                    arguments: [picture.by, picture.createdAt - 3_600_000]) ?? 0
+            guard recent < picture.postsPerHour else { throw PictureStoreError.rateLimited(limit: picture.postsPerHour) }
+            var eventID: Int64?
+            var privateEvent: Int64?
+            var members: Set<Int64>?
+            if let tag = picture.eventTag {
+                if let row = try Row.fetchOne(
+                    db, sql: "SELECT id, password_hash IS NOT NULL AS private FROM events WHERE tag = ?",
+                    arguments: [tag])
+                {
+                    let id: Int64 = row["id"]
+                    eventID = id
+                    if row["private"] as Bool {
+                        let joined = try Set(
+                            Int64.fetchAll(db, sql: "SELECT user_id FROM event_members WHERE event_id = ?", arguments: [id]))
+                        guard joined.contains(picture.by) else { throw PictureStoreError.notMember }
+                        privateEvent = id
+                        members = joined
+                    }
+                } else {
+                    try db.execute(
+                        sql: "INSERT INTO events (tag, owner_id, created_at) VALUES (?, ?, ?)",
+                        arguments: [tag, picture.by, picture.createdAt])
+                    let id = db.lastInsertedRowID
+                    try db.execute(
+                        sql: "INSERT INTO event_members (event_id, user_id, joined_at) VALUES (?, ?, ?)",
+                        arguments: [id, picture.by, picture.createdAt])
+                    eventID = id
+                }
+            }
+            try db.execute(
+                sql: """
+                    INSERT INTO pictures (by_id, media_id, caption, event_id, private_event, lat, lon, cell, created_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    picture.by, picture.mediaID, picture.caption, eventID, privateEvent, picture.point?.lat,
+                    picture.point?.lon, picture.point.map(Self.pictureCell), picture.createdAt,
+                ])
+            let id = db.lastInsertedRowID
+            guard let record = try Self.records(db, ids: [id], viewer: picture.by).first else {
+                throw PictureStoreError.mediaNotFound
+            }
+            return PostedPicture(record: record, members: members)
+        }
+    }
+
+    /// Likes or unlikes; answers the likes.
+    public func setLike(picture: Int64, user: Int64, liked: Bool) async throws -> Int64 {
+        try await pool.write { db in
+            if liked {
+                try db.execute(
+                    sql: "INSERT OR IGNORE INTO picture_likes (picture_id, user_id, created_at) VALUES (?, ?, ?)",
+                    arguments: [picture, user, Int64(Date().timeIntervalSince1970 * 1000)])
+                if db.changesCount > 0 {
+                    try db.execute(sql: "UPDATE pictures SET likes = likes + 1 WHERE id = ?", arguments: [picture])
+                }
+            } else {
+                try db.execute(
+                    sql: "DELETE FROM picture_likes WHERE picture_id = ? AND user_id = ?", arguments: [picture, user])
+                if db.changesCount > 0 {
+                    try db.execute(sql: "UPDATE pictures SET likes = likes - 1 WHERE id = ?", arguments: [picture])
+                }
+            }
+            return try Int64.fetchOne(db, sql: "SELECT likes FROM pictures WHERE id = ?", arguments: [picture]) ?? 0
+        }
+    }
+
+    /// Deletes a picture (its likes and reports go with it).
+    public func deletePicture(id: Int64) async throws -> Bool {
+        try await pool.write { db in
+            try db.execute(sql: "DELETE FROM pictures WHERE id = ?", arguments: [id])
+            return db.changesCount > 0
+        }
+    }
+
+    /// Stores a report and hides the picture once enough distinct non-guests reported it.
+    public func report(_ report: NewReport) async throws -> Bool {
+        try await pool.write { db in
+            try db.execute(
+                sql: """
+                    INSERT OR IGNORE INTO picture_reports
+                      (picture_id, reporter_id, reporter_guest, reason, text, created_at)
+                    VALUES (?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    report.picture, report.reporter.id, report.reporter.isGuest, report.reason.rawValue, report.text,
+                    report.at,
+                ])
+            let reporters =
+                try Int.fetchOne(
+                    db,
+                    sql: """
+                        SELECT count(DISTINCT reporter_id) FROM picture_reports
+                        WHERE picture_id = ? AND state = 'open' AND reporter_guest = 0
+                        """, arguments: [report.picture]) ?? 0
+            if reporters >= report.threshold {
+                try db.execute(sql: "UPDATE pictures SET hidden = 1 WHERE id = ?", arguments: [report.picture])
+            }
+            return try Bool.fetchOne(db, sql: "SELECT hidden FROM pictures WHERE id = ?", arguments: [report.picture])
+                ?? false
+        }
+    }
+
+    // MARK: Reads
+
+    /// One picture as `viewer` may reach it.
+    public func picture(id: Int64, viewer: Int64) async throws -> PictureAccess? {
+        try await pool.read { db in
+            guard let record = try Self.records(db, ids: [id], viewer: viewer).first else { return nil }
+            let reported =
+                try Bool.fetchOne(
+                    db, sql: "SELECT EXISTS(SELECT 1 FROM picture_reports WHERE picture_id = ? AND reporter_id = ?)",
+                    arguments: [id, viewer]) ?? false
+            var member = true
+            if let event = record.event, event.isPrivate {
+                member =
+                    try Bool.fetchOne(
+                        db, sql: "SELECT EXISTS(SELECT 1 FROM event_members WHERE event_id = ? AND user_id = ?)",
+                        arguments: [event.id, viewer]) ?? false
+            }
+            return PictureAccess(record: record, reportedByViewer: reported, member: member)
+        }
+    }
+
+    /// A page of pictures in order.
+    public func pictures(_ query: PictureQuery) async throws -> [(record: PictureRecord, key: PictureKey)] {
+        try await pool.read { db in
+            let viewer = try Self.viewer(db, query.viewer)
+            let chosen: [(candidate: PictureCandidate, key: PictureKey)]
+            switch query.scope {
+            case .event(let event):
+                let all = try Row.fetchAll(
+                    db, sql: "SELECT \(Self.candidateColumns) FROM pictures WHERE event_id = ?", arguments: [event]
+                ).map(Self.candidate)
+                chosen = query.order.page(all, viewer: viewer, after: query.after, radius: nil, limit: query.limit)
+            case .nearby(let radius):
+                chosen = try Self.nearby(db, query, radius: radius, viewer: viewer)
+            }
+            let records = try Self.records(db, ids: chosen.map(\.candidate.id), viewer: query.viewer)
+            let byID = Dictionary(records.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+            return chosen.compactMap { c in byID[c.candidate.id].map { ($0, c.key) } }
+        }
+    }
+
+    /// The newest pictures the viewer sees matching every word and tag.
+    public func searchPictures(words: [String], tags: [String], viewer: Int64, limit: Int) async throws
+        -> [PictureRecord]
+    {
+        try await pool.read { db in
+            let seer = try Self.viewer(db, viewer)
+            var conditions: [String] = []
+            var arguments: [(any DatabaseValueConvertible)?] = []
+            for word in words {
+                conditions.append(#"lower(p.caption) LIKE ? ESCAPE '\'"#)
+                arguments.append("%\(Self.escapeLike(word))%")
+            }
+            for tag in tags {
+                conditions.append(#"(e.tag = ? OR lower(p.caption) LIKE ? ESCAPE '\')"#)
+                arguments.append(tag)
+                arguments.append("%#\(Self.escapeLike(tag))%")
+            }
+            let filter = conditions.isEmpty ? "1" : conditions.joined(separator: " AND ")
+            var found: [Int64] = []
+            var before: (Int64, Int64) = (.max, .max)
+            // Newest first, in chunks, until a page of visible matches (a hashtag must be a whole word).
+            while found.count < limit {
+                let rows = try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT p.id, p.lat, p.lon, p.likes, p.created_at, p.hidden, p.private_event, p.caption, e.tag
+                        FROM pictures p LEFT JOIN events e ON e.id = p.event_id
+                        WHERE (p.created_at, p.id) < (?, ?) AND \(filter)
+                        ORDER BY p.created_at DESC, p.id DESC LIMIT 500
+                        """, arguments: StatementArguments([before.0, before.1] + arguments))
+                for row in rows {
+                    let candidate = Self.candidate(row)
+                    before = (candidate.createdAt, candidate.id)
+                    guard seer.sees(candidate) else { continue }
+                    let caption: String? = row["caption"]
+                    let eventTag: String? = row["tag"]
+                    let captionTags = EventTag.hashtags(in: caption ?? "")
+                    guard tags.allSatisfy({ $0 == eventTag || captionTags.contains($0) }) else { continue }
+                    found.append(candidate.id)
+                    if found.count == limit { break }
+                }
+                if rows.count < 500 { break }
+            }
+            let records = try Self.records(db, ids: found, viewer: viewer)
+            let byID = Dictionary(records.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+            return found.compactMap { byID[$0] }
+        }
+    }
+
+    /// The private events `user` joined and the pictures they reported.
+    static func viewer(_ db: Database, _ user: Int64) throws -> PictureViewer {
+        let joined = try Int64.fetchAll(
+            db,
+            sql: """
+                SELECT m.event_id FROM event_members m JOIN events e ON e.id = m.event_id
+                WHERE m.user_id = ? AND e.password_hash IS NOT NULL
+                """, arguments: [user])
+        let reported = try Int64.fetchAll(
+            db, sql: "SELECT picture_id FROM picture_reports WHERE reporter_id = ?", arguments: [user])
+        return PictureViewer(user: user, joined: Set(joined), reported: Set(reported))
+    }
+
+    /// Full records of `ids` as `viewer` sees them (in no particular order).
+    static func records(_ db: Database, ids: [Int64], viewer: Int64) throws -> [PictureRecord] {
+        guard !ids.isEmpty else { return [] }
+        let marks = Array(repeating: "?", count: ids.count).joined(separator: ",")
+        return try Row.fetchAll(
+            db,
+            sql: """
+                SELECT p.id, p.by_id, u.username, u.name, u.is_guest, p.caption, p.event_id, e.tag,
+                       e.password_hash IS NOT NULL AS private, p.lat, p.lon, p.likes, p.created_at, p.media_id,
+                       p.hidden,
+                       EXISTS(SELECT 1 FROM picture_likes l WHERE l.picture_id = p.id AND l.user_id = ?) AS liked
+                FROM pictures p JOIN users u ON u.id = p.by_id LEFT JOIN events e ON e.id = p.event_id
+                WHERE p.id IN (\(marks))
+                """, arguments: StatementArguments([viewer] + ids)
+        ).map { row in
+            let lat: Double? = row["lat"]
+            let lon: Double? = row["lon"]
+            let eventID: Int64? = row["event_id"]
+            return PictureRecord(
+                id: row["id"],
+                by: User(id: row["by_id"], username: row["username"], name: row["name"], isGuest: row["is_guest"]),
+                caption: row["caption"],
+                event: eventID.map { EventRef(id: $0, tag: row["tag"], isPrivate: row["private"]) },
+                point: lat.flatMap { la in lon.flatMap { GeoPoint(lat: la, lon: $0) } }, likes: row["likes"],
+                liked: row["liked"], createdAt: row["created_at"], mediaID: row["media_id"],
+                hidden: row["hidden"] as Int64 != 0)
+        }
+    }
+
+    // MARK: Nearby
+
+    /// The bounding box of a circle: latitude bounds and one or two longitude ranges (two across ±180°).
+    struct PictureBox {
+        var latMin: Double
+        var latMax: Double
+        var lons: [(Double, Double)]
+
+        init(around origin: GeoPoint, radius: Double) {
+            let angle = radius / GeoPoint.earthRadius * 1.000_001 + 1e-12
+            let dLat = angle * 180 / .pi
+            latMin = max(-90, origin.lat - dLat)
+            latMax = min(90, origin.lat + dLat)
+            let c = cos(origin.lat * .pi / 180)
+            let s = sin(min(angle, .pi / 2))
+            guard latMin > -90, latMax < 90, c > 0, s < c else {
+                lons = [(-180, 180)]
+                return
+            }
+            let dLon = asin(s / c) * 180 / .pi
+            let west = origin.lon - dLon
+            let east = origin.lon + dLon
+            if dLon >= 180 {
+                lons = [(-180, 180)]
+            } else if west < -180 {
+                lons = [(west + 360, 180), (-180, east)]
+            } else if east > 180 {
+                lons = [(west, 180), (-180, east - 360)]
+            } else {
+                lons = [(west, east)]
+            }
+        }
+
+        /// One (cell range, latitude, longitude) condition per latitude row and longitude range.
+        var cellRanges: [(first: Int64, last: Int64, lonMin: Double, lonMax: Double)] {
+            let step = SQLiteStore.pictureCellDegrees
+            let firstRow = Int64(((latMin + 90) / step).rounded(.down))
+            let lastRow = Int64(((latMax + 90) / step).rounded(.down))
+            var ranges: [(Int64, Int64, Double, Double)] = []
+            for row in firstRow...lastRow {
+                for (west, east) in lons {
+                    let a = Int64(((west + 180) / step).rounded(.down))
+                    let b = Int64(((east + 180) / step).rounded(.down))
+                    ranges.append((row * SQLiteStore.pictureCellColumns + a, row * SQLiteStore.pictureCellColumns + b, west, east))
+                }
+            }
+            return ranges
+        }
+
+        /// The longitude condition for SQL, and its arguments.
+        var lonCondition: (String, [Double]) {
+            (
+                "(" + lons.map { _ in "lon BETWEEN ? AND ?" }.joined(separator: " OR ") + ")",
+                lons.flatMap { [$0.0, $0.1] }
+            )
+        }
+    }
+
+    static let cellSQL = """
+        SELECT \(candidateColumns) FROM pictures INDEXED BY pictures_cell
+        WHERE cell BETWEEN ? AND ? AND lat BETWEEN ? AND ? AND lon BETWEEN ? AND ?
+        """
+
+    /// The pictures in a box, at most `cap + 1` of them when `cap` is given.
+    static func boxCandidates(_ db: Database, _ box: PictureBox, cap: Int?) throws -> [PictureCandidate] {
+        var found: [PictureCandidate] = []
+        let statement = try db.cachedStatement(sql: cellSQL)
+        for range in box.cellRanges {
+            let rows = try Row.fetchCursor(
+                statement, arguments: [range.first, range.last, box.latMin, box.latMax, range.lonMin, range.lonMax])
+            while let row = try rows.next() {
+                found.append(candidate(row))
+                if let cap, found.count > cap { return found }
+            }
+        }
+        return found
+    }
+
+    /// The walk of an order's own index from the cursor, keeping the rows inside the box (dense areas).
+    static func walkSQL(_ sort: PictureSort, lon: String) -> String {
+        let (index, column) = sort == .likes ? ("pictures_likes", "likes") : ("pictures_date", "created_at")
+        return """
+            SELECT \(candidateColumns) FROM pictures INDEXED BY \(index)
+            WHERE (\(column), id) < (?, ?) AND lat BETWEEN ? AND ? AND \(lon)
+            ORDER BY \(column) DESC, id DESC LIMIT ?
+            """
+    }
+
+    static func nearby(_ db: Database, _ query: PictureQuery, radius: Double, viewer: PictureViewer) throws
+        -> [(candidate: PictureCandidate, key: PictureKey)]
+    {
+        guard let origin = query.order.origin else { return [] }
+        let order = query.order
+        if order.sort == .distance {
+            var r = min(radius, max(firstDistanceRadius, (query.after?.distance ?? 0) + firstDistanceRadius))
+            while true {
+                let all = try boxCandidates(db, PictureBox(around: origin, radius: r), cap: nil)
+                let page = order.page(all, viewer: viewer, after: query.after, radius: r, limit: query.limit)
+                if page.count >= query.limit || r >= radius { return page }
+                r = min(radius, r * 2)
+            }
+        }
+        let box = PictureBox(around: origin, radius: radius)
+        let some = try boxCandidates(db, box, cap: denseLimit)
+        if some.count <= denseLimit {
+            return order.page(some, viewer: viewer, after: query.after, radius: radius, limit: query.limit)
+        }
+        // Dense: walk the order's index from the cursor.
+        let (lon, lonArguments) = box.lonCondition
+        let statement = try db.cachedStatement(sql: walkSQL(order.sort, lon: lon))
+        var from = query.after.map { (-$0.rank, $0.id) } ?? (Int64.max, Int64.max)
+        var page: [(candidate: PictureCandidate, key: PictureKey)] = []
+        let chunk = 512
+        while page.count < query.limit {
+            var arguments: [(any DatabaseValueConvertible)?] = [from.0, from.1, box.latMin, box.latMax]
+            arguments += lonArguments.map { $0 }
+            arguments.append(chunk)
+            let rows = try Row.fetchAll(statement, arguments: StatementArguments(arguments))
+            for row in rows {
+                let candidate = candidate(row)
+                from = (order.sort == .likes ? candidate.likes : candidate.createdAt, candidate.id)
+                guard viewer.sees(candidate), order.distance(to: candidate.point) <= radius else { continue }
+                page.append((candidate, order.key(candidate)))
+                if page.count == query.limit { break }
+            }
+            if rows.count < chunk { break }
+        }
+        return page
+    }
+
+    /// The query plans of a nearby page's statements (the benchmark prints them).
+    public func explainPictureQueries() throws -> [(String, [String])] {
+        try pool.read { db in
+            var plans: [(String, [String])] = []
+            for (name, sql, count) in [
+                ("nearby cells (distance; likes or date when sparse)", Self.cellSQL, 6),
+                ("nearby walk by likes (dense)", Self.walkSQL(.likes, lon: "lon BETWEEN ? AND ?"), 7),
+                ("nearby walk by date (dense)", Self.walkSQL(.date, lon: "lon BETWEEN ? AND ?"), 7),
+            ] {
+                let rows = try Row.fetchAll(
+                    db, sql: "EXPLAIN QUERY PLAN " + sql,
+                    arguments: StatementArguments(Array(repeating: 0, count: count)))
+                plans.append((name, rows.map { $0["detail"] as String }))
+            }
+            return plans
+        }
+    }
+
+    // MARK: Events
+
+    private static let eventColumns = """
+        e.id, e.tag, e.title, e.owner_id, u.username, u.name, u.is_guest, e.password_hash, e.created_at,
+        (SELECT count(*) FROM pictures p WHERE p.event_id = e.id) AS pictures,
+        EXISTS(SELECT 1 FROM event_members m WHERE m.event_id = e.id AND m.user_id = ?) AS joined
+        """
+
+    private static func event(_ row: Row) -> (info: EventInfo, passwordHash: String?) {
+        let hash: String? = row["password_hash"]
+        let joined: Bool = row["joined"]
+        let info = EventInfo(
+            id: row["id"], tag: row["tag"], title: row["title"],
+            owner: User(id: row["owner_id"], username: row["username"], name: row["name"], isGuest: row["is_guest"]),
+            isPrivate: hash != nil, createdAt: row["created_at"], member: hash == nil || joined,
+            pictures: row["pictures"])
+        return (info, hash)
+    }
+
+    /// Stores an event; its owner becomes a member.
+    public func createEvent(_ event: NewEvent) async throws -> EventInfo {
+        try await pool.write { db in
+            let taken =
+                try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM events WHERE tag = ?)", arguments: [event.tag])
+                ?? false
+            guard !taken else { throw PictureStoreError.tagTaken }
+            try db.execute(
+                sql: "INSERT INTO events (tag, title, owner_id, password_hash, created_at) VALUES (?, ?, ?, ?, ?)",
+                arguments: [event.tag, event.title, event.owner, event.passwordHash, event.createdAt])
+            let id = db.lastInsertedRowID
+            try db.execute(
+                sql: "INSERT INTO event_members (event_id, user_id, joined_at) VALUES (?, ?, ?)",
+                arguments: [id, event.owner, event.createdAt])
+            let row = try Row.fetchOne(
+                db, sql: "SELECT \(Self.eventColumns) FROM events e JOIN users u ON u.id = e.owner_id WHERE e.id = ?",
+                arguments: [event.owner, id])
+            guard let row else { throw PictureStoreError.tagTaken }
+            return Self.event(row).info
+        }
+    }
+
+    /// An event by tag.
+    public func event(tag: String, viewer: Int64) async throws -> (info: EventInfo, passwordHash: String?)? {
+        try await pool.read { db in
+            try Row.fetchOne(
+                db,
+                sql: "SELECT \(Self.eventColumns) FROM events e JOIN users u ON u.id = e.owner_id WHERE e.tag = ?",
+                arguments: [viewer, tag]
+            ).map(Self.event)
+        }
+    }
+
+    /// Records a membership.
+    public func join(event: Int64, user: Int64, at: Int64) async throws {
+        try await pool.write { db in
+            try db.execute(
+                sql: "INSERT OR IGNORE INTO event_members (event_id, user_id, joined_at) VALUES (?, ?, ?)",
+                arguments: [event, user, at])
+        }
+    }
+
+    /// Events whose tag or title contains `text`.
+    public func searchEvents(text: String, viewer: Int64, limit: Int) async throws -> [EventInfo] {
+        try await pool.read { db in
+            let pattern = "%\(Self.escapeLike(text))%"
+            return try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT \(Self.eventColumns) FROM events e JOIN users u ON u.id = e.owner_id
+                    WHERE e.tag LIKE ? ESCAPE '\\' OR lower(e.title) LIKE ? ESCAPE '\\'
+                    ORDER BY e.tag LIMIT ?
+                    """, arguments: [viewer, pattern, pattern, limit]
+            ).map { Self.event($0).info }
+        }
+    }
+
+    /// Deletes an event, its pictures and its memberships.
+    public func deleteEvent(id: Int64) async throws {
+        try await pool.write { db in
+            try db.execute(sql: "DELETE FROM pictures WHERE event_id = ?", arguments: [id])
+            try db.execute(sql: "DELETE FROM events WHERE id = ?", arguments: [id])
+        }
+    }
+}
