@@ -402,6 +402,33 @@ public enum ConfigurationOptions {
             unit: "zones", help: "Safe zones one user may have; safe_zone.add beyond it is refused with bad_request."
         ) { $0.hub.safeZonesPerUser = $1 },
 
+        // [pictures]
+        .integer(
+            "pictures.report_threshold", flag: "picture-report-threshold", default: 3, range: 1...1_000,
+            unit: "reporters",
+            help: "Distinct non-guest users whose reports hide a picture from everyone (its reporters at once)."
+        ) { $0.hub.pictureSettings.reportThreshold = $1 },
+        .decimal(
+            "pictures.max_nearby_radius", flag: "picture-max-nearby-radius", default: 5_000, range: 10...100_000,
+            unit: "metres", help: "Largest radius picture.nearby and pictures.watch accept."
+        ) { $0.hub.pictureSettings.maxNearbyRadius = $1 },
+        .boolean(
+            "pictures.guests_may_post", flag: "picture-guests-may-post", default: false,
+            help: "Whether guest accounts may post pictures and create events (they may always browse and like)."
+        ) { $0.hub.pictureSettings.guestsMayPost = $1 },
+        .integer(
+            "pictures.posts_per_hour", flag: "picture-posts-per-hour", default: 30, range: 1...100_000,
+            unit: "pictures", help: "Pictures one user may post per hour; more are refused with rate_limited."
+        ) { $0.hub.pictureSettings.postsPerHour = $1 },
+        .integer(
+            "pictures.caption_bytes", flag: "picture-caption-bytes", default: 500, range: 1...10_000, unit: "bytes",
+            help: "Longest picture caption (and report text), in bytes of UTF-8; longer is refused with too_large."
+        ) { $0.hub.pictureCaptionBytes = $1 },
+        .integer(
+            "pictures.page_size", flag: "picture-page-size", default: 50, range: 1...500, unit: "pictures",
+            help: "Pictures per page of picture.nearby and event.pictures, and most results of picture.search."
+        ) { $0.hub.picturePageSize = $1 },
+
         // [log]
         .text(
             "log.level", flag: "log-level", kind: .choice(Logger.Level.allCases.map(\.rawValue)), default: "info",

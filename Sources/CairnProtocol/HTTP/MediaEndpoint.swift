@@ -72,10 +72,19 @@ public struct MediaEndpoint: HTTPService {
         }
         guard let file = HTTPFile.open(path: download.media.path) else { return Self.error(404, "media not found") }
         let maxAge = download.validForMs / 1000
-        return HTTPReply(
-            status: 200, contentType: download.media.contentType,
-            headers: [("Cache-Control", "private, max-age=\(maxAge)"), ("X-Content-Type-Options", "nosniff")],
-            body: .file(file))
+        var headers = [("Cache-Control", "private, max-age=\(maxAge)"), ("X-Content-Type-Options", "nosniff")]
+        // `download=1` (a picture's `download_url`): the original, to be saved rather than shown.
+        if Self.asksForAttachment(query) {
+            let ext = download.media.contentType.split(separator: "/").last.map(String.init) ?? "bin"
+            headers.append(("Content-Disposition", "attachment; filename=\"\(id.prefix(16)).\(ext)\""))
+        }
+        return HTTPReply(status: 200, contentType: download.media.contentType, headers: headers, body: .file(file))
+    }
+
+    /// True when the query holds `download=1`.
+    static func asksForAttachment(_ query: String?) -> Bool {
+        guard let query else { return false }
+        return query.split(separator: "&").contains("download=1")
     }
 
     /// The token of an `Authorization: Bearer <token>` header (scheme case-insensitive, blanks trimmed); nil for
