@@ -62,7 +62,9 @@ extension SQLiteStore: PictureStore {
                 try Int.fetchOne(
                     db, sql: "SELECT count(*) FROM pictures WHERE by_id = ? AND created_at > ?",
                     arguments: [picture.by, picture.createdAt - 3_600_000]) ?? 0
-            guard recent < picture.postsPerHour else { throw PictureStoreError.rateLimited(limit: picture.postsPerHour) }
+            guard recent < picture.postsPerHour else {
+                throw PictureStoreError.rateLimited(limit: picture.postsPerHour)
+            }
             var eventID: Int64?
             var privateEvent: Int64?
             var members: Set<Int64>?
@@ -75,7 +77,8 @@ extension SQLiteStore: PictureStore {
                     eventID = id
                     if row["private"] as Bool {
                         let joined = try Set(
-                            Int64.fetchAll(db, sql: "SELECT user_id FROM event_members WHERE event_id = ?", arguments: [id]))
+                            Int64.fetchAll(
+                                db, sql: "SELECT user_id FROM event_members WHERE event_id = ?", arguments: [id]))
                         guard joined.contains(picture.by) else { throw PictureStoreError.notMember }
                         privateEvent = id
                         members = joined
@@ -340,7 +343,9 @@ extension SQLiteStore: PictureStore {
                 for (west, east) in lons {
                     let a = Int64(((west + 180) / step).rounded(.down))
                     let b = Int64(((east + 180) / step).rounded(.down))
-                    ranges.append((row * SQLiteStore.pictureCellColumns + a, row * SQLiteStore.pictureCellColumns + b, west, east))
+                    ranges.append(
+                        (row * SQLiteStore.pictureCellColumns + a, row * SQLiteStore.pictureCellColumns + b, west, east)
+                    )
                 }
             }
             return ranges

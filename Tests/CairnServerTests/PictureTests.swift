@@ -103,18 +103,24 @@ extension ServerIntegration {
             let bob = try poster(hub, "bob")
             // Someone else's upload, a video, a missing position, a long caption, a bad tag, a guest.
             #expect(errorCode(try bob.client.request("picture.post", ["media": alice.media])) == "not_found")
-            let video = try upload(hub, bob.token, [0, 0, 0, 0x18] + Array("ftypmp42 a short clip".utf8), type: "video/mp4")
+            let video = try upload(
+                hub, bob.token, [0, 0, 0, 0x18] + Array("ftypmp42 a short clip".utf8), type: "video/mp4")
             #expect(errorCode(try bob.client.request("picture.post", ["media": video])) == "bad_request")
             let (carol, carolToken) = try hub.registered("carol")
-            let carolMedia = try upload(hub, carolToken, [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 1, 2], type: "image/png")
+            let carolMedia = try upload(
+                hub, carolToken, [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 1, 2], type: "image/png")
             let nowhere = try carol.request("picture.post", ["media": carolMedia])
             #expect(errorCode(nowhere) == "bad_request")
             #expect(errorMessage(nowhere).contains("pos"))
             // To an event, no position is needed.
             _ = try carol.requestOK("picture.post", ["media": carolMedia, "event": "#Picnic"])
             let long = String(repeating: "é", count: 251)  // 502 bytes
-            #expect(errorCode(try alice.client.request("picture.post", ["media": alice.media, "caption": long])) == "too_large")
-            #expect(errorCode(try alice.client.request("picture.post", ["media": alice.media, "event": "no spaces"])) == "bad_request")
+            #expect(
+                errorCode(try alice.client.request("picture.post", ["media": alice.media, "caption": long]))
+                    == "too_large")
+            #expect(
+                errorCode(try alice.client.request("picture.post", ["media": alice.media, "event": "no spaces"]))
+                    == "bad_request")
             #expect(errorCode(try alice.client.request("picture.post", ["caption": "no media"])) == "bad_request")
             let guest = try hub.client()
             _ = try guest.requestOK("guest")
@@ -137,9 +143,13 @@ extension ServerIntegration {
             let dave = try poster(hub, "dave")
             let id = try #require(try post(alice, caption: "spam spam")["id"] as? Int)
             let keep = try #require(try post(alice, caption: "fine")["id"] as? Int)
-            #expect(errorCode(try bob.client.request("picture.report", ["picture": id, "reason": "ugly"])) == "bad_request")
-            #expect(errorCode(try bob.client.request("picture.report", ["picture": id, "reason": "other"])) == "bad_request")
-            #expect(errorCode(try alice.client.request("picture.report", ["picture": id, "reason": "spam"])) == "forbidden")
+            #expect(
+                errorCode(try bob.client.request("picture.report", ["picture": id, "reason": "ugly"])) == "bad_request")
+            #expect(
+                errorCode(try bob.client.request("picture.report", ["picture": id, "reason": "other"])) == "bad_request"
+            )
+            #expect(
+                errorCode(try alice.client.request("picture.report", ["picture": id, "reason": "spam"])) == "forbidden")
             let first = try bob.client.requestOK("picture.report", ["picture": id, "reason": "spam"])
             #expect(first["hidden"] as? Bool == false)
             #expect(try nearby(bob.client) == [keep])  // hidden from its reporter at once
@@ -149,7 +159,8 @@ extension ServerIntegration {
             _ = try bob.client.requestOK("picture.report", ["picture": id, "reason": "other", "text": "still spam"])
             let guest = try hub.client()
             _ = try guest.requestOK("guest")
-            #expect(try guest.requestOK("picture.report", ["picture": id, "reason": "spam"])["hidden"] as? Bool == false)
+            #expect(
+                try guest.requestOK("picture.report", ["picture": id, "reason": "spam"])["hidden"] as? Bool == false)
             #expect(try nearby(carol.client) == [keep, id])
             let second = try dave.client.requestOK("picture.report", ["picture": id, "reason": "nudity"])
             #expect(second["hidden"] as? Bool == true)
@@ -211,7 +222,8 @@ extension ServerIntegration {
             let mixed = try bob.client.request("picture.nearby", ["radius": 2_000, "sort": "date", "cursor": cursor])
             #expect(errorCode(mixed) == "bad_request")
             #expect(errorCode(try bob.client.request("picture.nearby", ["radius": 100_000])) == "bad_request")
-            #expect(errorCode(try bob.client.request("picture.nearby", ["radius": 100, "sort": "size"])) == "bad_request")
+            #expect(
+                errorCode(try bob.client.request("picture.nearby", ["radius": 100, "sort": "size"])) == "bad_request")
         }
 
         @Test func aPrivateEventsPicturesNeverReachANonMember() throws {
@@ -229,7 +241,9 @@ extension ServerIntegration {
             _ = try bob.client.requestOK("pictures.watch", ["radius": 1_000])
             _ = try carol.client.requestOK("pictures.watch", ["radius": 1_000])
             #expect(errorCode(try bob.client.request("pictures.watch", ["event": "wedding"])) == "forbidden")
-            #expect(errorCode(try carol.client.request("event.join", ["tag": "wedding", "password": "no"])) == "wrong_password")
+            #expect(
+                errorCode(try carol.client.request("event.join", ["tag": "wedding", "password": "no"]))
+                    == "wrong_password")
             let joined = try carol.client.requestOK("event.join", ["tag": "wedding", "password": "rings"])
             #expect((joined["event"] as? [String: Any])?["member"] as? Bool == true)
             let picture = try post(alice, caption: "first dance #dance", event: "wedding")
@@ -248,12 +262,16 @@ extension ServerIntegration {
             #expect(errorCode(try bob.client.request("event.pictures", ["tag": "wedding"])) == "forbidden")
             #expect(errorCode(try bob.client.request("picture.get", ["picture": id])) == "forbidden")
             #expect(errorCode(try bob.client.request("picture.like", ["picture": id])) == "forbidden")
-            #expect(errorCode(try bob.client.request("picture.report", ["picture": id, "reason": "spam"])) == "forbidden")
+            #expect(
+                errorCode(try bob.client.request("picture.report", ["picture": id, "reason": "spam"])) == "forbidden")
             #expect(ids(try bob.client.requestOK("picture.search", ["q": "dance"])).isEmpty)
             #expect(ids(try bob.client.requestOK("picture.search", ["q": "#wedding"])).isEmpty)
-            #expect(errorCode(try bob.client.request("picture.post", ["media": bob.media, "event": "wedding"])) == "forbidden")
+            #expect(
+                errorCode(try bob.client.request("picture.post", ["media": bob.media, "event": "wedding"]))
+                    == "forbidden")
             // The event itself is findable (to join it), its pictures are not.
-            let found = try #require(try bob.client.requestOK("event.search", ["q": "wed"])["events"] as? [[String: Any]])
+            let found = try #require(
+                try bob.client.requestOK("event.search", ["q": "wed"])["events"] as? [[String: Any]])
             #expect(found.map { $0["tag"] as? String } == ["wedding"])
             #expect(found.first?["member"] as? Bool == false)
             // A public picture posted now reaches bob's watch; the private one never did.
@@ -298,7 +316,8 @@ extension ServerIntegration {
             _ = try bob.client.requestOK("event.get", ["tag": "party"])
             #expect(!bob.client.queuedObjects.contains { $0["ev"] as? String == "picture.new" })
             #expect(third > second)
-            let events = try #require(try bob.client.requestOK("event.search", ["q": "#par"])["events"] as? [[String: Any]])
+            let events = try #require(
+                try bob.client.requestOK("event.search", ["q": "#par"])["events"] as? [[String: Any]])
             #expect(events.count == 1)
         }
     }

@@ -12,7 +12,9 @@ public enum EventTag {
         var body = Substring(text)
         if body.hasPrefix("#") { body = body.dropFirst() }
         guard !body.isEmpty, body.utf8.count <= maxBytes,
-            body.unicodeScalars.allSatisfy({ $0 == "_" || $0.properties.isAlphabetic || $0.properties.numericType != nil })
+            body.unicodeScalars.allSatisfy({
+                $0 == "_" || $0.properties.isAlphabetic || $0.properties.numericType != nil
+            })
         else {
             throw .badRequest(
                 "field '\(field)' must be a hashtag: 1–\(maxBytes) bytes of letters, digits and '_' (a leading '#' "
@@ -33,7 +35,9 @@ public enum EventTag {
             if scalar == "#" {
                 end()
                 current = ""
-            } else if current != nil, scalar == "_" || scalar.properties.isAlphabetic || scalar.properties.numericType != nil {
+            } else if current != nil,
+                scalar == "_" || scalar.properties.isAlphabetic || scalar.properties.numericType != nil
+            {
                 current!.unicodeScalars.append(scalar)
             } else {
                 end()

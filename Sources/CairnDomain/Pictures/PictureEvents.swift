@@ -148,7 +148,9 @@ public final class PictureEvents {
         let user = caller.user.id
         run(
             { store async throws(DomainError) -> [EventInfo] in
-                try await Pictures.call { try await store.searchEvents(text: folded, viewer: user, limit: Self.searchLimit) }
+                try await Pictures.call {
+                    try await store.searchEvents(text: folded, viewer: user, limit: Self.searchLimit)
+                }
             }, then: done)
     }
 

@@ -14,9 +14,10 @@ public struct PictureSettings: Sendable, Equatable {
     public var postsPerHour: Int
 
     /// Creates the value.
-    public init(reportThreshold: Int = 3, maxNearbyRadius: Double = 5_000, guestsMayPost: Bool = false,
-        postsPerHour: Int = 30)
-    {
+    public init(
+        reportThreshold: Int = 3, maxNearbyRadius: Double = 5_000, guestsMayPost: Bool = false,
+        postsPerHour: Int = 30
+    ) {
         self.reportThreshold = reportThreshold
         self.maxNearbyRadius = maxNearbyRadius
         self.guestsMayPost = guestsMayPost

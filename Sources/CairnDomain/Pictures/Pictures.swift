@@ -134,7 +134,9 @@ public final class Pictures {
             by: user.id, mediaID: media, caption: caption, eventTag: tag, point: point, createdAt: now,
             postsPerHour: settings.postsPerHour)
         storeRun(
-            { store async throws(DomainError) -> PostedPicture in try await Self.call { try await store.postPicture(new) } },
+            { store async throws(DomainError) -> PostedPicture in
+                try await Self.call { try await store.postPicture(new) }
+            },
             then: { result in
                 switch result {
                 case .failure(let error): done(.failure(error))
@@ -362,7 +364,8 @@ public final class Pictures {
                 case .success(var rows):
                     let more = rows.count > query.limit
                     if more { rows.removeLast(rows.count - query.limit) }
-                    let next = more
+                    let next =
+                        more
                         ? rows.last.map {
                             PictureCursor(sort: query.order.sort, after: $0.1, origin: query.order.origin).text
                         } : nil
@@ -383,7 +386,9 @@ public final class Pictures {
         var tags: [String] = []
         for part in text.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }) {
             if part.hasPrefix("#") {
-                do { tags.append(try EventTag.canonical(String(part), field: "q")) } catch { return done(.failure(error)) }
+                do { tags.append(try EventTag.canonical(String(part), field: "q")) } catch {
+                    return done(.failure(error))
+                }
             } else {
                 words.append(part.lowercased())
             }

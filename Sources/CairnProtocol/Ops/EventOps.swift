@@ -33,7 +33,8 @@ enum EventOps {
             encode: { tag, w in w.field("tag", tag) })
         table.slow(
             "event.pictures",
-            decode: { m throws(WireError) in (try m.requireString("tag"), try m.string("sort"), try m.string("cursor")) },
+            decode: { m throws(WireError) in (try m.requireString("tag"), try m.string("sort"), try m.string("cursor"))
+            },
             handle: { caller, r, done in
                 pictures.eventPictures(caller.member, tag: r.0, sort: r.1, cursor: r.2, done)
             }, encode: { page, w in page.write(to: &w) })
