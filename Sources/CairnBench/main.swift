@@ -14,6 +14,7 @@ let usage = """
            cairn-bench snapshot [--positions N] [--rounds R]
            cairn-bench fanout [--friends K] [--positions N] [--rounds R] [--relics N]
            cairn-bench places [--points N] [--queries N] [--brute N] [--limit K] [--radius M]
+           cairn-bench pictures [--pictures N] [--queries N] [--check N]
       codec     decode+encode of one position message: CairnWire against Foundation's JSONDecoder/JSONEncoder.
                 --only runs a single codec for exactly --iterations operations, without timing output, so that
                 `valgrind --tool=memcheck` heap totals at two iteration counts give allocations per operation.
@@ -21,6 +22,7 @@ let usage = """
       snapshot  the longest event-loop stall while N changed positions are flushed to SQLite (default 100,000).
       fanout    the hub's cost per position and per delivery: one user with K watching friends (default 20).
       places    k-nearest over 1M worldwide places (SphereTree) against a brute-force haversine scan.
+      pictures  picture.nearby pages of 50 over 1M stored pictures in a city: query plans and latency per page.
     """
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -42,6 +44,7 @@ case "index": runIndexBenchmark(arguments: rest)
 case "fanout": run { try runFanoutBenchmark(arguments: rest) }
 case "snapshot": run { try runSnapshotBenchmark(arguments: rest) }
 case "places": run { try runPlacesBenchmark(arguments: rest) }
+case "pictures": run { try runPicturesBenchmark(arguments: rest) }
 default:
     print(usage)
     exit(arguments.isEmpty || arguments.first == "--help" ? 0 : 2)

@@ -320,8 +320,8 @@ enum Migrations {
             // Pictures and events (seed 004). An event is a hashtag (canonical: lower case, no '#'); a password hash
             // makes it private, and its members (creator first) are the only ones who see its pictures. A picture
             // keeps `private_event` (its event's id when that event is private) so visibility is read from the
-            // indexes alone, and `cell` (a 0.01° grid cell) for nearby pages. The indexes cover what ordering
-            // and filtering read: the cell grid for nearby, likes and date for dense areas, the event's pictures.
+            // indexes alone, and `strip` (its longitude strip, 0.001° wide) for nearby pages. The indexes cover what
+            // ordering and filtering read: strips for nearby, likes and date for dense areas, the event's pictures.
             try db.create(table: "events") { t in
                 t.autoIncrementedPrimaryKey("id")
                 t.column("tag", .text).notNull().unique()
@@ -345,14 +345,14 @@ enum Migrations {
                 t.column("private_event", .integer)
                 t.column("lat", .double)
                 t.column("lon", .double)
-                t.column("cell", .integer)
+                t.column("strip", .integer)
                 t.column("likes", .integer).notNull().defaults(to: 0)
                 t.column("hidden", .integer).notNull().defaults(to: 0)
                 t.column("created_at", .integer).notNull()
             }
             try db.create(
-                index: "pictures_cell", on: "pictures",
-                columns: ["cell", "lat", "lon", "likes", "created_at", "hidden", "private_event"])
+                index: "pictures_strip", on: "pictures",
+                columns: ["strip", "lat", "lon", "likes", "created_at", "hidden", "private_event"])
             try db.create(
                 index: "pictures_likes", on: "pictures",
                 columns: ["likes", "id", "lat", "lon", "created_at", "hidden", "private_event"])

@@ -2,14 +2,17 @@
 // that the media is an image upload of the poster, that the poster is under the hourly limit and may post to the
 // event (creating a missing one), so nothing is half-applied.
 //
-// Nearby pages never scan the table. Each picture with a place carries a grid cell (0.01° of latitude by 0.01° of
-// longitude) and the covering index `pictures_cell (cell, lat, lon, likes, created_at, hidden, private_event)`:
-// a radius becomes one index range per latitude row of cells, bounded by the circle's exact bounding box.
-//   distance: the radius grows from a few hundred metres (doubling) until a page's worth of visible pictures lies
-//     within it; every picture within r is in r's box, so the first ones within r are the first ones overall.
-//   likes / date: when the box holds at most `denseLimit` pictures they are ordered in memory; otherwise the
-//     covering index of the order itself (`pictures_likes`, `pictures_date`) is walked from the cursor, keeping
-//     the rows inside the box, which then finds a page after reading about page × (all / in box) entries.
+// Nearby pages never scan the table. Each picture with a place carries its longitude strip (0.001° wide, about
+// 73 m at 48°N) and the covering index `pictures_strip (strip, lat, lon, likes, created_at, hidden, private_event)`:
+// a radius becomes one index seek per strip of its exact bounding box (`strip = ? AND lat BETWEEN ? AND ?`), which
+// reads the rows of the box and little else.
+//   distance: the radius grows from 50 m (by the shortfall's square root, at least ×1.5) until a page's worth of
+//     visible pictures lies within it; every picture within r is in r's box, so the first ones within r are the
+//     first ones overall.
+//   likes / date: when the box holds at most `denseLimit` pictures (counted inside SQLite) they are ordered in
+//     memory; otherwise the covering index of the order itself (`pictures_likes`, `pictures_date`) is walked from
+//     the cursor, keeping the rows inside the circle, which finds a page after reading about page × (all / in box)
+//     entries.
 // What the viewer may see (`PictureViewer`) is read once per request: the private events joined and the pictures
 // reported. Rows for the chosen ids are read last.
 import CairnDomain
@@ -18,20 +21,18 @@ import Foundation
 import GRDB
 
 extension SQLiteStore: PictureStore {
-    /// Cell size of the pictures grid, in degrees.
-    static let pictureCellDegrees = 0.01
-    /// Cells per latitude row (longitude columns, 360 / 0.01 + 1).
-    static let pictureCellColumns: Int64 = 36_001
+    /// Width of a longitude strip, in degrees.
+    static let pictureStripDegrees = 0.001
+    /// Above this many strips a box is read with one range per longitude range instead (near the poles).
+    static let maxStripSeeks = 1_000
     /// Above this many pictures in a radius's box, likes and date pages walk their order's index instead.
     static let denseLimit = 4_000
     /// The first radius a distance page tries (m).
-    static let firstDistanceRadius = 250.0
+    static let firstDistanceRadius = 50.0
 
-    /// The grid cell of a point.
-    static func pictureCell(_ point: GeoPoint) -> Int64 {
-        let row = Int64(((point.lat + 90) / pictureCellDegrees).rounded(.down))
-        let column = Int64(((point.lon + 180) / pictureCellDegrees).rounded(.down))
-        return row * pictureCellColumns + column
+    /// The longitude strip of a point.
+    static func pictureStrip(_ point: GeoPoint) -> Int64 {
+        Int64(((point.lon + 180) / pictureStripDegrees).rounded(.down))
     }
 
     private static let candidateColumns = "id, lat, lon, likes, created_at, hidden, private_event"
@@ -96,12 +97,12 @@ extension SQLiteStore: PictureStore {
             }
             try db.execute(
                 sql: """
-                    INSERT INTO pictures (by_id, media_id, caption, event_id, private_event, lat, lon, cell, created_at)
+                    INSERT INTO pictures (by_id, media_id, caption, event_id, private_event, lat, lon, strip, created_at)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [
                     picture.by, picture.mediaID, picture.caption, eventID, privateEvent, picture.point?.lat,
-                    picture.point?.lon, picture.point.map(Self.pictureCell), picture.createdAt,
+                    picture.point?.lon, picture.point.map(Self.pictureStrip), picture.createdAt,
                 ])
             let id = db.lastInsertedRowID
             guard let record = try Self.records(db, ids: [id], viewer: picture.by).first else {
@@ -217,12 +218,14 @@ extension SQLiteStore: PictureStore {
             let seer = try Self.viewer(db, viewer)
             var conditions: [String] = []
             var arguments: [(any DatabaseValueConvertible)?] = []
-            for word in words {
-                conditions.append(#"lower(p.caption) LIKE ? ESCAPE '\'"#)
+            // LIKE ignores case for ASCII letters only: it narrows the rows by ASCII words, and every word is
+            // checked again below on the lower-cased caption.
+            for word in words where word.utf8.allSatisfy({ $0 < 0x80 }) {
+                conditions.append(#"p.caption LIKE ? ESCAPE '\'"#)
                 arguments.append("%\(Self.escapeLike(word))%")
             }
-            for tag in tags {
-                conditions.append(#"(e.tag = ? OR lower(p.caption) LIKE ? ESCAPE '\')"#)
+            for tag in tags where tag.utf8.allSatisfy({ $0 < 0x80 }) {
+                conditions.append(#"(e.tag = ? OR p.caption LIKE ? ESCAPE '\')"#)
                 arguments.append(tag)
                 arguments.append("%#\(Self.escapeLike(tag))%")
             }
@@ -245,7 +248,9 @@ extension SQLiteStore: PictureStore {
                     guard seer.sees(candidate) else { continue }
                     let caption: String? = row["caption"]
                     let eventTag: String? = row["tag"]
-                    let captionTags = EventTag.hashtags(in: caption ?? "")
+                    let folded = (caption ?? "").lowercased()
+                    guard words.allSatisfy({ folded.contains($0) }) else { continue }
+                    let captionTags = EventTag.hashtags(in: folded)
                     guard tags.allSatisfy({ $0 == eventTag || captionTags.contains($0) }) else { continue }
                     found.append(candidate.id)
                     if found.count == limit { break }
@@ -333,22 +338,23 @@ extension SQLiteStore: PictureStore {
             }
         }
 
-        /// One (cell range, latitude, longitude) condition per latitude row and longitude range.
-        var cellRanges: [(first: Int64, last: Int64, lonMin: Double, lonMax: Double)] {
-            let step = SQLiteStore.pictureCellDegrees
-            let firstRow = Int64(((latMin + 90) / step).rounded(.down))
-            let lastRow = Int64(((latMax + 90) / step).rounded(.down))
-            var ranges: [(Int64, Int64, Double, Double)] = []
-            for row in firstRow...lastRow {
-                for (west, east) in lons {
-                    let a = Int64(((west + 180) / step).rounded(.down))
-                    let b = Int64(((east + 180) / step).rounded(.down))
-                    ranges.append(
-                        (row * SQLiteStore.pictureCellColumns + a, row * SQLiteStore.pictureCellColumns + b, west, east)
-                    )
+        /// The strips to read, each with its longitude bounds: one seek per strip (`last` nil), or, when there
+        /// would be too many (near the poles), one range of strips per longitude range.
+        var strips: [(first: Int64, last: Int64?, lonMin: Double, lonMax: Double)] {
+            let step = SQLiteStore.pictureStripDegrees
+            var seeks: [(Int64, Int64?, Double, Double)] = []
+            var ranges: [(Int64, Int64?, Double, Double)] = []
+            var total = 0
+            for (west, east) in lons {
+                let a = Int64(((west + 180) / step).rounded(.down))
+                let b = Int64(((east + 180) / step).rounded(.down))
+                ranges.append((a, b, west, east))
+                total += Int(b - a) + 1
+                if total <= SQLiteStore.maxStripSeeks {
+                    for strip in a...b { seeks.append((strip, nil, west, east)) }
                 }
             }
-            return ranges
+            return total <= SQLiteStore.maxStripSeeks ? seeks : ranges
         }
 
         /// The longitude condition for SQL, and its arguments.
@@ -360,24 +366,64 @@ extension SQLiteStore: PictureStore {
         }
     }
 
-    static let cellSQL = """
-        SELECT \(candidateColumns) FROM pictures INDEXED BY pictures_cell
-        WHERE cell BETWEEN ? AND ? AND lat BETWEEN ? AND ? AND lon BETWEEN ? AND ?
+    static let stripSQL = """
+        SELECT \(candidateColumns) FROM pictures INDEXED BY pictures_strip
+        WHERE strip = ? AND lat BETWEEN ? AND ? AND lon BETWEEN ? AND ?
+        """
+    static let stripRangeSQL = """
+        SELECT \(candidateColumns) FROM pictures INDEXED BY pictures_strip
+        WHERE strip BETWEEN ? AND ? AND lat BETWEEN ? AND ? AND lon BETWEEN ? AND ?
         """
 
-    /// The pictures in a box, at most `cap + 1` of them when `cap` is given.
-    static func boxCandidates(_ db: Database, _ box: PictureBox, cap: Int?) throws -> [PictureCandidate] {
+    /// Every picture in a box.
+    static func boxCandidates(_ db: Database, _ box: PictureBox) throws -> [PictureCandidate] {
         var found: [PictureCandidate] = []
-        let statement = try db.cachedStatement(sql: cellSQL)
-        for range in box.cellRanges {
-            let rows = try Row.fetchCursor(
-                statement, arguments: [range.first, range.last, box.latMin, box.latMax, range.lonMin, range.lonMax])
-            while let row = try rows.next() {
-                found.append(candidate(row))
-                if let cap, found.count > cap { return found }
+        for strip in box.strips {
+            let rows: RowCursor
+            if let last = strip.last {
+                rows = try Row.fetchCursor(
+                    try db.cachedStatement(sql: stripRangeSQL),
+                    arguments: [strip.first, last, box.latMin, box.latMax, strip.lonMin, strip.lonMax])
+            } else {
+                rows = try Row.fetchCursor(
+                    try db.cachedStatement(sql: stripSQL),
+                    arguments: [strip.first, box.latMin, box.latMax, strip.lonMin, strip.lonMax])
             }
+            while let row = try rows.next() { found.append(candidate(row)) }
         }
         return found
+    }
+
+    static let stripCountSQL = """
+        SELECT count(*) FROM (
+          SELECT 1 FROM pictures INDEXED BY pictures_strip
+          WHERE strip = ? AND lat BETWEEN ? AND ? AND lon BETWEEN ? AND ? LIMIT ?)
+        """
+    static let stripRangeCountSQL = """
+        SELECT count(*) FROM (
+          SELECT 1 FROM pictures INDEXED BY pictures_strip
+          WHERE strip BETWEEN ? AND ? AND lat BETWEEN ? AND ? AND lon BETWEEN ? AND ? LIMIT ?)
+        """
+
+    /// Whether a box holds more than `limit` pictures, counted inside SQLite without reading the rows out.
+    static func boxHoldsMore(_ db: Database, _ box: PictureBox, than limit: Int) throws -> Bool {
+        var seen = 0
+        for strip in box.strips {
+            let left = limit + 1 - seen
+            if let last = strip.last {
+                seen +=
+                    try Int.fetchOne(
+                        try db.cachedStatement(sql: stripRangeCountSQL),
+                        arguments: [strip.first, last, box.latMin, box.latMax, strip.lonMin, strip.lonMax, left]) ?? 0
+            } else {
+                seen +=
+                    try Int.fetchOne(
+                        try db.cachedStatement(sql: stripCountSQL),
+                        arguments: [strip.first, box.latMin, box.latMax, strip.lonMin, strip.lonMax, left]) ?? 0
+            }
+            if seen > limit { return true }
+        }
+        return false
     }
 
     /// The walk of an order's own index from the cursor, keeping the rows inside the box (dense areas).
@@ -396,18 +442,20 @@ extension SQLiteStore: PictureStore {
         guard let origin = query.order.origin else { return [] }
         let order = query.order
         if order.sort == .distance {
-            var r = min(radius, max(firstDistanceRadius, (query.after?.distance ?? 0) + firstDistanceRadius))
+            var r = min(radius, (query.after?.distance ?? 0) + firstDistanceRadius)
             while true {
-                let all = try boxCandidates(db, PictureBox(around: origin, radius: r), cap: nil)
+                let all = try boxCandidates(db, PictureBox(around: origin, radius: r))
                 let page = order.page(all, viewer: viewer, after: query.after, radius: r, limit: query.limit)
                 if page.count >= query.limit || r >= radius { return page }
-                r = min(radius, r * 2)
+                // Grow by the shortfall: a page needs limit / found times the area.
+                let growth = page.isEmpty ? 4 : max(1.5, (Double(query.limit) / Double(page.count)).squareRoot() * 1.2)
+                r = min(radius, r * growth)
             }
         }
         let box = PictureBox(around: origin, radius: radius)
-        let some = try boxCandidates(db, box, cap: denseLimit)
-        if some.count <= denseLimit {
-            return order.page(some, viewer: viewer, after: query.after, radius: radius, limit: query.limit)
+        if try !boxHoldsMore(db, box, than: denseLimit) {
+            let all = try boxCandidates(db, box)
+            return order.page(all, viewer: viewer, after: query.after, radius: radius, limit: query.limit)
         }
         // Dense: walk the order's index from the cursor.
         let (lon, lonArguments) = box.lonCondition
@@ -437,7 +485,9 @@ extension SQLiteStore: PictureStore {
         try pool.read { db in
             var plans: [(String, [String])] = []
             for (name, sql, count) in [
-                ("nearby cells (distance; likes or date when sparse)", Self.cellSQL, 6),
+                ("nearby strip (distance; likes or date when sparse)", Self.stripSQL, 5),
+                ("nearby strip count (sparse or dense?)", Self.stripCountSQL, 6),
+                ("near a pole: a range of strips", Self.stripRangeSQL, 6),
                 ("nearby walk by likes (dense)", Self.walkSQL(.likes, lon: "lon BETWEEN ? AND ?"), 7),
                 ("nearby walk by date (dense)", Self.walkSQL(.date, lon: "lon BETWEEN ? AND ?"), 7),
             ] {

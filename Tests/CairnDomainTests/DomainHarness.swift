@@ -17,6 +17,7 @@ final class DomainHarness {
     let buckets = MemoryBucketStore()
     let trackers: MemoryTrackerStore
     let safeZones = MemorySafeZoneStore()
+    let pictures = MemoryPictureStore()
     let hub: Hub
     private(set) var users: [Int64: User] = [:]
 
@@ -29,7 +30,7 @@ final class DomainHarness {
             accounts: accounts, social: store, relics: content, chat: content, profiles: store,
             buckets: buckets, trackers: trackers, safeZones: safeZones, scheduler: scheduler,
             clock: clock,
-            configuration: config, roles: store)
+            configuration: config, roles: store, pictures: pictures)
         hub.attach(events)
     }
 
@@ -41,6 +42,7 @@ final class DomainHarness {
                     username: "user\(n)", name: "User \(n)", passwordHash: nil,
                     isGuest: false, createdAt: clock.now()))
             users[user.id] = user
+            pictures.add(user)
         }
     }
 

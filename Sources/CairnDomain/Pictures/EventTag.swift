@@ -28,7 +28,9 @@ public enum EventTag {
         var found: [String] = []
         var current: String?
         func end() {
-            if let tag = current, !tag.isEmpty, tag.utf8.count <= maxBytes, !found.contains(tag) { found.append(tag) }
+            if let tag = current?.lowercased(), !tag.isEmpty, tag.utf8.count <= maxBytes, !found.contains(tag) {
+                found.append(tag)
+            }
             current = nil
         }
         for scalar in text.unicodeScalars {
@@ -44,6 +46,6 @@ public enum EventTag {
             }
         }
         end()
-        return found.map { $0.lowercased() }
+        return found
     }
 }

@@ -1,0 +1,215 @@
+// An in-memory stand-in for the pictures part of the store, with the same contracts as the SQLite one (media an
+// image upload of the poster's, the hourly limit, events created when missing and public, members only for
+// private ones, likes once per user, hiding at the report threshold of distinct non-guests) and the same paging
+// (`PictureOrder`), so the hub's picture and event ops are tested without SQLite.
+import CairnDomain
+import CairnGeo
+import Synchronization
+
+public final class MemoryPictureStore: PictureStore {
+    /// Creates an empty one.
+    public init() {}
+
+    public struct Stored: Sendable {
+        public var by: User
+        public var picture: NewPicture
+        public var event: EventRef?
+        public var likes: Set<Int64> = []
+        public var reports: [Int64: Bool] = [:]
+        public var hidden = false
+    }
+
+    public struct Event: Sendable {
+        public var id: Int64
+        public var new: NewEvent
+        public var owner: User
+        public var members: Set<Int64>
+    }
+
+    public struct State: Sendable {
+        public var users: [Int64: User] = [:]
+        /// Uploads: media id and owner → content type.
+        public var media: [String: String] = [:]
+        public var pictures: [Int64: Stored] = [:]
+        public var events: [String: Event] = [:]
+        public var next: Int64 = 1
+    }
+    public let state = Mutex(State())
+
+    /// Makes `user` known (for the `by` of its pictures).
+    public func add(_ user: User) { state.withLock { $0.users[user.id] = user } }
+
+    /// Records an upload of `media` by `owner` as `type`.
+    public func upload(_ media: String, owner: Int64, type: String = "image/jpeg") {
+        state.withLock { $0.media["\(media)/\(owner)"] = type }
+    }
+
+    /// Pictures stored.
+    public var count: Int { state.withLock { $0.pictures.count } }
+
+    private static func record(_ id: Int64, _ s: Stored, viewer: Int64) -> PictureRecord {
+        PictureRecord(
+            id: id, by: s.by, caption: s.picture.caption, event: s.event, point: s.picture.point,
+            likes: Int64(s.likes.count), liked: s.likes.contains(viewer), createdAt: s.picture.createdAt,
+            mediaID: s.picture.mediaID, hidden: s.hidden)
+    }
+
+    public func postPicture(_ picture: NewPicture) async throws -> PostedPicture {
+        try state.withLock { s in
+            guard let type = s.media["\(picture.mediaID)/\(picture.by)"] else { throw PictureStoreError.mediaNotFound }
+            guard type.hasPrefix("image/") else { throw PictureStoreError.notAnImage(contentType: type) }
+            let recent = s.pictures.values.filter {
+                $0.by.id == picture.by && $0.picture.createdAt > picture.createdAt - 3_600_000
+            }
+            guard recent.count < picture.postsPerHour else {
+                throw PictureStoreError.rateLimited(limit: picture.postsPerHour)
+            }
+            var event: EventRef?
+            var members: Set<Int64>?
+            if let tag = picture.eventTag {
+                if s.events[tag] == nil {
+                    s.events[tag] = Event(
+                        id: s.next,
+                        new: NewEvent(
+                            tag: tag, title: nil, owner: picture.by, passwordHash: nil,
+                            createdAt: picture.createdAt),
+                        owner: s.users[picture.by]!, members: [picture.by])
+                    s.next += 1
+                }
+                let found = s.events[tag]!
+                let isPrivate = found.new.passwordHash != nil
+                if isPrivate {
+                    guard found.members.contains(picture.by) else { throw PictureStoreError.notMember }
+                    members = found.members
+                }
+                event = EventRef(id: found.id, tag: tag, isPrivate: isPrivate)
+            }
+            let id = s.next
+            s.next += 1
+            let stored = Stored(by: s.users[picture.by]!, picture: picture, event: event)
+            s.pictures[id] = stored
+            return PostedPicture(record: Self.record(id, stored, viewer: picture.by), members: members)
+        }
+    }
+
+    public func picture(id: Int64, viewer: Int64) async throws -> PictureAccess? {
+        state.withLock { s in
+            guard let p = s.pictures[id] else { return nil }
+            var member = true
+            if let event = p.event, event.isPrivate {
+                member = s.events[event.tag]?.members.contains(viewer) ?? false
+            }
+            return PictureAccess(
+                record: Self.record(id, p, viewer: viewer), reportedByViewer: p.reports[viewer] != nil, member: member)
+        }
+    }
+
+    public func setLike(picture: Int64, user: Int64, liked: Bool) async throws -> Int64 {
+        state.withLock { s in
+            if liked { s.pictures[picture]?.likes.insert(user) } else { s.pictures[picture]?.likes.remove(user) }
+            return Int64(s.pictures[picture]?.likes.count ?? 0)
+        }
+    }
+
+    public func deletePicture(id: Int64) async throws -> Bool {
+        state.withLock { $0.pictures.removeValue(forKey: id) != nil }
+    }
+
+    public func report(_ report: NewReport) async throws -> Bool {
+        state.withLock { s in
+            guard var p = s.pictures[report.picture] else { return false }
+            if p.reports[report.reporter.id] == nil { p.reports[report.reporter.id] = report.reporter.isGuest }
+            if p.reports.values.filter({ !$0 }).count >= report.threshold { p.hidden = true }
+            s.pictures[report.picture] = p
+            return p.hidden
+        }
+    }
+
+    private func candidates(_ s: State, viewer: Int64) -> ([PictureCandidate], PictureViewer) {
+        let joined = Set(s.events.values.filter { $0.new.passwordHash != nil && $0.members.contains(viewer) }.map(\.id))
+        let reported = Set(s.pictures.filter { $0.value.reports[viewer] != nil }.map(\.key))
+        let all = s.pictures.map { id, p in
+            PictureCandidate(
+                id: id, point: p.picture.point, likes: Int64(p.likes.count), createdAt: p.picture.createdAt,
+                hidden: p.hidden, privateEvent: p.event?.isPrivate == true ? p.event?.id : nil)
+        }
+        return (all, PictureViewer(user: viewer, joined: joined, reported: reported))
+    }
+
+    public func pictures(_ query: PictureQuery) async throws -> [(record: PictureRecord, key: PictureKey)] {
+        state.withLock { s in
+            var (all, viewer) = candidates(s, viewer: query.viewer)
+            var radius: Double?
+            switch query.scope {
+            case .nearby(let r): radius = r
+            case .event(let event): all = all.filter { s.pictures[$0.id]?.event?.id == event }
+            }
+            return query.order.page(all, viewer: viewer, after: query.after, radius: radius, limit: query.limit).map {
+                (Self.record($0.candidate.id, s.pictures[$0.candidate.id]!, viewer: query.viewer), $0.key)
+            }
+        }
+    }
+
+    public func searchPictures(words: [String], tags: [String], viewer: Int64, limit: Int) async throws
+        -> [PictureRecord]
+    {
+        state.withLock { s in
+            let (all, seer) = candidates(s, viewer: viewer)
+            let order = PictureOrder(sort: .date, origin: nil)
+            return order.page(all, viewer: seer, after: nil, radius: nil, limit: .max).compactMap { c in
+                let p = s.pictures[c.candidate.id]!
+                let caption = (p.picture.caption ?? "").lowercased()
+                let captionTags = EventTag.hashtags(in: caption)
+                guard words.allSatisfy({ caption.contains($0) }),
+                    tags.allSatisfy({ $0 == p.event?.tag || captionTags.contains($0) })
+                else { return nil }
+                return Self.record(c.candidate.id, p, viewer: viewer)
+            }.prefix(limit).map { $0 }
+        }
+    }
+
+    private static func info(_ e: Event, viewer: Int64, pictures: Int) -> EventInfo {
+        EventInfo(
+            id: e.id, tag: e.new.tag, title: e.new.title, owner: e.owner, isPrivate: e.new.passwordHash != nil,
+            createdAt: e.new.createdAt, member: e.new.passwordHash == nil || e.members.contains(viewer),
+            pictures: Int64(pictures))
+    }
+
+    public func createEvent(_ event: NewEvent) async throws -> EventInfo {
+        try state.withLock { s in
+            guard s.events[event.tag] == nil else { throw PictureStoreError.tagTaken }
+            let e = Event(id: s.next, new: event, owner: s.users[event.owner]!, members: [event.owner])
+            s.next += 1
+            s.events[event.tag] = e
+            return Self.info(e, viewer: event.owner, pictures: 0)
+        }
+    }
+
+    public func event(tag: String, viewer: Int64) async throws -> (info: EventInfo, passwordHash: String?)? {
+        state.withLock { s in
+            guard let e = s.events[tag] else { return nil }
+            let count = s.pictures.values.filter { $0.event?.id == e.id }.count
+            return (Self.info(e, viewer: viewer, pictures: count), e.new.passwordHash)
+        }
+    }
+
+    public func join(event: Int64, user: Int64, at: Int64) async throws {
+        state.withLock { s in
+            if let tag = s.events.first(where: { $0.value.id == event })?.key { s.events[tag]?.members.insert(user) }
+        }
+    }
+
+    public func searchEvents(text: String, viewer: Int64, limit: Int) async throws -> [EventInfo] {
+        state.withLock { s in
+            s.events.values.filter { $0.new.tag.contains(text) || ($0.new.title?.lowercased().contains(text) ?? false) }
+                .sorted { $0.new.tag < $1.new.tag }.prefix(limit).map { Self.info($0, viewer: viewer, pictures: 0) }
+        }
+    }
+
+    public func deleteEvent(id: Int64) async throws {
+        state.withLock { s in
+            s.pictures = s.pictures.filter { $0.value.event?.id != id }
+            s.events = s.events.filter { $0.value.id != id }
+        }
+    }
+}
