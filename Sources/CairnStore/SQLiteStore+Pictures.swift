@@ -97,7 +97,8 @@ extension SQLiteStore: PictureStore {
             }
             try db.execute(
                 sql: """
-                    INSERT INTO pictures (by_id, media_id, caption, event_id, private_event, lat, lon, strip, created_at)
+                    INSERT INTO pictures
+                      (by_id, media_id, caption, event_id, private_event, lat, lon, strip, created_at)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [
