@@ -114,6 +114,7 @@ public final class CairnApp: Sendable {
         media.register(in: hub.settings)
         hub.settings.restore(try store.loadAdminSettingsNow())
         hub.statistics.add(store.accountDailyStats)
+        hub.statistics.add(store.pictureDailyStats)
         let router = Router(hub: hub)
         // After the router, which gives the places their wire form: the catalog is built once, with it.
         hub.places.restore(places)

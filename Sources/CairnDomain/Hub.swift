@@ -206,6 +206,7 @@ public final class Hub: @unchecked Sendable {
         let activity = self.activity
         sessions.bound = { user in activity.note(user) }
         chat.register(in: settings)
+        pictures.register(in: settings)
         guests.purged = { purge in
             sessions.endSessions(of: purge.users)  // connected after the purge began: their account is gone
             relics.purged(purge.relics)

@@ -26,7 +26,7 @@ extension SQLiteStore: PictureStore {
     /// Above this many strips a box is read with one range per longitude range instead (near the poles).
     static let maxStripSeeks = 1_000
     /// Above this many pictures in a radius's box, likes and date pages walk their order's index instead.
-    static let denseLimit = 4_000
+    static let denseLimit = 2_500
     /// The first radius a distance page tries (m).
     static let firstDistanceRadius = 50.0
 
@@ -37,13 +37,14 @@ extension SQLiteStore: PictureStore {
 
     private static let candidateColumns = "id, lat, lon, likes, created_at, hidden, private_event"
 
+    /// A candidate from a row whose first columns are `candidateColumns`, read by position (the hot path of a page).
     private static func candidate(_ row: Row) -> PictureCandidate {
-        let lat: Double? = row["lat"]
-        let lon: Double? = row["lon"]
+        let lat: Double? = row[1]
+        let lon: Double? = row[2]
+        let hidden: Int64 = row[5]
         return PictureCandidate(
-            id: row["id"], point: lat.flatMap { la in lon.flatMap { GeoPoint(lat: la, lon: $0) } },
-            likes: row["likes"], createdAt: row["created_at"], hidden: row["hidden"] as Int64 != 0,
-            privateEvent: row["private_event"])
+            id: row[0], point: lat.flatMap { la in lon.flatMap { GeoPoint(lat: la, lon: $0) } }, likes: row[3],
+            createdAt: row[4], hidden: hidden != 0, privateEvent: row[6])
     }
 
     // MARK: Writes
@@ -114,12 +115,12 @@ extension SQLiteStore: PictureStore {
     }
 
     /// Likes or unlikes; answers the likes.
-    public func setLike(picture: Int64, user: Int64, liked: Bool) async throws -> Int64 {
+    public func setLike(picture: Int64, user: Int64, liked: Bool, at: Int64) async throws -> Int64 {
         try await pool.write { db in
             if liked {
                 try db.execute(
                     sql: "INSERT OR IGNORE INTO picture_likes (picture_id, user_id, created_at) VALUES (?, ?, ?)",
-                    arguments: [picture, user, Int64(Date().timeIntervalSince1970 * 1000)])
+                    arguments: [picture, user, at])
                 if db.changesCount > 0 {
                     try db.execute(sql: "UPDATE pictures SET likes = likes + 1 WHERE id = ?", arguments: [picture])
                 }

@@ -104,7 +104,7 @@ public final class MemoryPictureStore: PictureStore {
         }
     }
 
-    public func setLike(picture: Int64, user: Int64, liked: Bool) async throws -> Int64 {
+    public func setLike(picture: Int64, user: Int64, liked: Bool, at: Int64) async throws -> Int64 {
         state.withLock { s in
             if liked { s.pictures[picture]?.likes.insert(user) } else { s.pictures[picture]?.likes.remove(user) }
             return Int64(s.pictures[picture]?.likes.count ?? 0)

@@ -110,15 +110,19 @@ struct AdminSettingsOpsTests {
         let h = HubHarness()
         _ = try await member(h, 1, "root", admin: true)
         // A setting registered after start, the way a feature that lands later registers its own.
-        var guestsMayPost = true
-        h.hub.settings.registerBoolean("guests_may_post", default: true, help: "Guests may post pictures.") {
-            guestsMayPost = $0
+        var photoFlag = true
+        h.hub.settings.registerBoolean("photo_flag", default: true, help: "A flag for the test.") {
+            photoFlag = $0
         }
         let cases: [(String, String)] = [
-            (#"{"guests_may_post":false,"chat_text_limit":0}"#, "setting 'chat_text_limit' must be 1–65536"),
-            (#"{"guests_may_post":false,"chat_text_limit":"x"}"#, "field 'chat_text_limit' must be an integer"),
-            (#"{"chat_text_limit":12,"guests_may_post":1}"#, "field 'guests_may_post' must be a boolean"),
-            (#"{"chat_text_limit":12,"nope":1}"#, "unknown setting 'nope' (known: chat_text_limit, guests_may_post)"),
+            (#"{"photo_flag":false,"chat_text_limit":0}"#, "setting 'chat_text_limit' must be 1–65536"),
+            (#"{"photo_flag":false,"chat_text_limit":"x"}"#, "field 'chat_text_limit' must be an integer"),
+            (#"{"chat_text_limit":12,"photo_flag":1}"#, "field 'photo_flag' must be a boolean"),
+            (
+                #"{"chat_text_limit":12,"nope":1}"#,
+                "unknown setting 'nope' (known: chat_text_limit, report_threshold, max_nearby_radius, guests_may_post, "
+                    + "posts_per_hour, photo_flag)"
+            ),
             (#"{}"#, "field 'settings' must name at least one setting"),
         ]
         for (n, (body, message)) in cases.enumerated() {
@@ -127,21 +131,21 @@ struct AdminSettingsOpsTests {
             #expect(errorCode(reply) == "bad_request", "\(body)")
             #expect((reply["error"] as? [String: Any])?["message"] as? String == message)
         }
-        #expect(guestsMayPost && h.hub.settings.value("chat_text_limit") == .integer(4_000))
+        #expect(photoFlag && h.hub.settings.value("chat_text_limit") == .integer(4_000))
         let untouched = h.store.state.withLock { ($0.settings.count, $0.audit.count) }
         #expect(untouched == (0, 0))
 
         // A store that fails writes: refused, and nothing is put in force.
         h.store.state.withLock { $0.failWrites = true }
         let failed = try await h.request(
-            1, #"{"id":20,"op":"admin.settings.set","settings":{"guests_may_post":false}}"#, id: 20, completions: 1)
+            1, #"{"id":20,"op":"admin.settings.set","settings":{"photo_flag":false}}"#, id: 20, completions: 1)
         #expect(errorCode(failed) == "internal")
-        #expect(guestsMayPost)
+        #expect(photoFlag)
         h.store.state.withLock { $0.failWrites = false }
         let ok = try await h.request(
-            1, #"{"id":21,"op":"admin.settings.set","settings":{"guests_may_post":false}}"#, id: 21, completions: 1)
-        #expect(settings(ok)["guests_may_post"] as? Bool == false)
-        #expect(!guestsMayPost)
+            1, #"{"id":21,"op":"admin.settings.set","settings":{"photo_flag":false}}"#, id: 21, completions: 1)
+        #expect(settings(ok)["photo_flag"] as? Bool == false)
+        #expect(!photoFlag)
         let last = h.store.state.withLock { $0.audit.last?.detail }
         #expect(last == "true → false")
     }

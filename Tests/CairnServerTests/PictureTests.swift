@@ -320,5 +320,45 @@ extension ServerIntegration {
                 try bob.client.requestOK("event.search", ["q": "#par"])["events"] as? [[String: Any]])
             #expect(events.count == 1)
         }
+
+        @Test func picturesSettingsAreLiveAndTheDailyFiguresCountPictures() throws {
+            let hub = try RunningHub()
+            defer { hub.removeData() }
+            let (root, _) = try hub.member("root")
+            try AdminTests().grantAdmin("root", in: hub)
+            let alice = try poster(hub, "alice")
+            let bob = try poster(hub, "bob")
+            let guest = try hub.client()
+            let guestToken = try #require(try guest.requestOK("guest")["token"] as? String)
+            _ = try guest.requestOK("pos", ["lat": 48.85, "lon": 2.35])
+            let guestMedia = try upload(hub, guestToken, [0xFF, 0xD8, 0xFF, 0xE0] + Array("a guest's photo".utf8))
+            #expect(errorCode(try guest.request("picture.post", ["media": guestMedia])) == "forbidden")
+            let read = try root.requestOK("admin.settings.get")
+            let defaults = try #require(read["settings"] as? [String: Any])
+            #expect(defaults["report_threshold"] as? Int == 3)
+            #expect(defaults["guests_may_post"] as? Bool == false)
+            let set = try root.requestOK(
+                "admin.settings.set", ["settings": ["guests_may_post": true, "report_threshold": 1]])
+            #expect((set["settings"] as? [String: Any])?["report_threshold"] as? Int == 1)
+            let byGuest = try #require(
+                (try guest.requestOK("picture.post", ["media": guestMedia])["picture"] as? [String: Any])?["id"] as? Int
+            )
+            let byAlice = try #require(try post(alice)["id"] as? Int)
+            _ = try bob.client.requestOK("picture.like", ["picture": byAlice])
+            // One member's report is enough now.
+            let report = try bob.client.requestOK("picture.report", ["picture": byGuest, "reason": "spam"])
+            #expect(report["hidden"] as? Bool == true)
+            #expect(try nearby(alice.client) == [byAlice])
+            _ = try root.requestOK("admin.settings.set", ["settings": ["max_nearby_radius": 100]])
+            #expect(errorCode(try alice.client.request("picture.nearby", ["radius": 200])) == "bad_request")
+            #expect(
+                errorCode(try root.request("admin.settings.set", ["settings": ["posts_per_hour": 0]])) == "bad_request")
+            let stats = try root.requestOK("admin.stats", ["days": 1])
+            let today = try #require((stats["rows"] as? [[String: Any]])?.last)
+            #expect(today["pictures_posted"] as? Int == 2)
+            #expect(today["likes"] as? Int == 1)
+            #expect(today["reports_opened"] as? Int == 1)
+            #expect(today["reports_resolved"] as? Int == 0)
+        }
     }
 }

@@ -172,8 +172,9 @@ public protocol PictureStore: Sendable {
     func postPicture(_ picture: NewPicture) async throws -> PostedPicture
     /// One picture as `viewer` may reach it; nil when there is no such picture.
     func picture(id: Int64, viewer: Int64) async throws -> PictureAccess?
-    /// Records that `user` likes (or no longer likes) a picture; answers the picture's likes. Idempotent.
-    func setLike(picture: Int64, user: Int64, liked: Bool) async throws -> Int64
+    /// Records that `user` likes (or no longer likes) a picture, at `at` (ms); answers the picture's likes.
+    /// Idempotent.
+    func setLike(picture: Int64, user: Int64, liked: Bool, at: Int64) async throws -> Int64
     /// Deletes a picture with its likes and reports; false when it did not exist.
     func deletePicture(id: Int64) async throws -> Bool
     /// Stores a report (a second one by the same reporter changes nothing); hides the picture from everyone once

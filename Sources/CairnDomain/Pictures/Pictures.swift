@@ -55,7 +55,30 @@ public final class Pictures {
         self.settings = configuration.pictureSettings
     }
 
-    /// Replaces the settings in force; refuses invalid ones with `bad_request` and keeps the old ones.
+    /// Registers the live settings `report_threshold`, `max_nearby_radius`, `guests_may_post` and
+    /// `posts_per_hour` (the configured values are their defaults): an admin's change reaches `settings` at once.
+    func register(in registry: AdminSettings) {
+        let start = configuration.pictureSettings
+        registry.registerInteger(
+            "report_threshold", range: 1...1_000, default: Int64(start.reportThreshold),
+            help: "Distinct non-guest reporters that hide a picture from everyone."
+        ) { [unowned self] value in self.settings.reportThreshold = Int(value) }
+        registry.registerInteger(
+            "max_nearby_radius", range: 10...100_000, default: Int64(start.maxNearbyRadius.rounded()),
+            help: "Largest radius in metres picture.nearby and pictures.watch accept."
+        ) { [unowned self] value in self.settings.maxNearbyRadius = Double(value) }
+        registry.registerBoolean(
+            "guests_may_post", default: start.guestsMayPost,
+            help: "Whether guest accounts may post pictures and create events."
+        ) { [unowned self] value in self.settings.guestsMayPost = value }
+        registry.registerInteger(
+            "posts_per_hour", range: 1...100_000, default: Int64(start.postsPerHour),
+            help: "Pictures one user may post per hour."
+        ) { [unowned self] value in self.settings.postsPerHour = Int(value) }
+    }
+
+    /// Replaces the settings in force without the registry (tests; admins go through `admin.settings.set`, which
+    /// also stores and audits); refuses invalid ones with `bad_request` and keeps the old ones.
     public func apply(_ new: PictureSettings) throws(DomainError) {
         if let problem = new.problem { throw .badRequest(problem) }
         settings = new
@@ -213,10 +236,11 @@ public final class Pictures {
     /// Likes (`liked`) or unlikes a picture; idempotent. Answers its likes.
     public func like(_ caller: Caller, picture id: Int64, liked: Bool, _ done: @escaping Outcome<Int64>) {
         let viewer = caller.user.id
+        let now = clock.now()
         storeRun(
             { store async throws(DomainError) -> Int64 in
                 _ = try Self.reachable(try await Self.call { try await store.picture(id: id, viewer: viewer) }, id)
-                return try await Self.call { try await store.setLike(picture: id, user: viewer, liked: liked) }
+                return try await Self.call { try await store.setLike(picture: id, user: viewer, liked: liked, at: now) }
             }, then: done)
     }
 
