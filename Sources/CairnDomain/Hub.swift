@@ -144,7 +144,7 @@ public final class Hub: @unchecked Sendable {
         activity = ActivityLog(store: admin, work: work, now: clock.now())
         let pictureFeature = Pictures(
             store: pictures, work: work, clock: clock, sessions: sessions, liveMap: liveMap,
-            configuration: configuration)
+            administration: administration, configuration: configuration)
         self.pictures = pictureFeature
         pictureEvents = PictureEvents(
             store: pictures, accounts: accounts, work: work, clock: clock, sessions: sessions,

@@ -110,7 +110,8 @@ extension SQLiteStore: MediaStore {
                       AND NOT EXISTS (SELECT 1 FROM relics r WHERE r.media_id = m.id AND r.creator_id = m.owner_id)
                       AND NOT EXISTS (SELECT 1 FROM users u WHERE u.photo_media_id = m.id AND u.id = m.owner_id)
                       AND NOT EXISTS (SELECT 1 FROM items i WHERE i.photo_id = m.id AND i.photo_owner = m.owner_id)
-                      AND NOT EXISTS (SELECT 1 FROM pictures p WHERE p.media_id = m.id AND p.by_id = m.owner_id)
+                      AND NOT EXISTS (
+                        SELECT 1 FROM pictures p WHERE p.media_id = m.id AND p.by_id = m.owner_id AND p.hidden < 2)
                     """, arguments: [cutoff])
             for row in victims {
                 try db.execute(

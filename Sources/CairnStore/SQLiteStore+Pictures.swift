@@ -26,7 +26,7 @@ extension SQLiteStore: PictureStore {
     /// Above this many strips a box is read with one range per longitude range instead (near the poles).
     static let maxStripSeeks = 1_000
     /// Above this many pictures in a radius's box, likes and date pages walk their order's index instead.
-    static let denseLimit = 2_500
+    static let denseLimit = 6_000
     /// The first radius a distance page tries (m).
     static let firstDistanceRadius = 50.0
 
@@ -164,7 +164,8 @@ extension SQLiteStore: PictureStore {
                         WHERE picture_id = ? AND state = 'open' AND reporter_guest = 0
                         """, arguments: [report.picture]) ?? 0
             if reporters >= report.threshold {
-                try db.execute(sql: "UPDATE pictures SET hidden = 1 WHERE id = ?", arguments: [report.picture])
+                try db.execute(
+                    sql: "UPDATE pictures SET hidden = 1 WHERE id = ? AND hidden = 0", arguments: [report.picture])
             }
             return try Bool.fetchOne(db, sql: "SELECT hidden FROM pictures WHERE id = ?", arguments: [report.picture])
                 ?? false
@@ -583,6 +584,63 @@ extension SQLiteStore: PictureStore {
         try await pool.write { db in
             try db.execute(sql: "DELETE FROM pictures WHERE event_id = ?", arguments: [id])
             try db.execute(sql: "DELETE FROM events WHERE id = ?", arguments: [id])
+        }
+    }
+
+    // MARK: Moderation
+
+    /// Pictures with open (or resolved) reports, oldest report first, with all their reports.
+    public func reportedPictures(open: Bool, limit: Int) async throws -> [(
+        record: PictureRecord, reports: [PictureReport]
+    )] {
+        try await pool.read { db in
+            let ids = try Int64.fetchAll(
+                db,
+                sql: """
+                    SELECT picture_id FROM picture_reports WHERE state = ?
+                    GROUP BY picture_id ORDER BY min(created_at), picture_id LIMIT ?
+                    """, arguments: [open ? "open" : "resolved", limit])
+            guard !ids.isEmpty else { return [] }
+            let records = try Self.records(db, ids: ids, viewer: 0)
+            let byID = Dictionary(records.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+            var reports: [Int64: [PictureReport]] = [:]
+            let marks = Array(repeating: "?", count: ids.count).joined(separator: ",")
+            for row in try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT r.picture_id, r.reason, r.text, r.created_at, r.state, u.id, u.username, u.name, u.is_guest
+                    FROM picture_reports r JOIN users u ON u.id = r.reporter_id
+                    WHERE r.picture_id IN (\(marks)) ORDER BY r.created_at, r.id
+                    """, arguments: StatementArguments(ids))
+            {
+                let reporter = User(
+                    id: row["id"], username: row["username"], name: row["name"], isGuest: row["is_guest"])
+                reports[row["picture_id"], default: []].append(
+                    PictureReport(
+                        reporter: reporter, reason: row["reason"], text: row["text"], createdAt: row["created_at"],
+                        resolved: row["state"] as String == "resolved"))
+            }
+            return ids.compactMap { id in byID[id].map { ($0, reports[id] ?? []) } }
+        }
+    }
+
+    /// Resolves a picture's open reports and restores or removes it, with its audit entry, in one transaction.
+    public func resolveReports(picture: Int64, remove: Bool, audit: AuditEntry) async throws -> Bool {
+        try await pool.write { db in
+            guard
+                try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM pictures WHERE id = ?)", arguments: [picture])
+                    ?? false
+            else { return false }
+            try db.execute(
+                sql: """
+                    UPDATE picture_reports SET state = 'resolved', resolved_at = ?, resolved_by = ?
+                    WHERE picture_id = ? AND state = 'open'
+                    """, arguments: [audit.at, audit.admin.id, picture])
+            var entry = audit
+            entry.detail = "reports=\(db.changesCount)"
+            try db.execute(sql: "UPDATE pictures SET hidden = ? WHERE id = ?", arguments: [remove ? 2 : 0, picture])
+            try Self.append(entry, db)
+            return true
         }
     }
 }

@@ -17,6 +17,7 @@ public final class MemoryPictureStore: PictureStore {
         public var likes: Set<Int64> = []
         public var reports: [Int64: Bool] = [:]
         public var hidden = false
+        public var resolved = false
     }
 
     public struct Event: Sendable {
@@ -33,6 +34,7 @@ public final class MemoryPictureStore: PictureStore {
         public var pictures: [Int64: Stored] = [:]
         public var events: [String: Event] = [:]
         public var next: Int64 = 1
+        public var audit: [AuditEntry] = []
     }
     public let state = Mutex(State())
 
@@ -210,6 +212,32 @@ public final class MemoryPictureStore: PictureStore {
         state.withLock { s in
             s.pictures = s.pictures.filter { $0.value.event?.id != id }
             s.events = s.events.filter { $0.value.id != id }
+        }
+    }
+
+    public func reportedPictures(open: Bool, limit: Int) async throws -> [(
+        record: PictureRecord, reports: [PictureReport]
+    )] {
+        state.withLock { s in
+            s.pictures.filter { $0.value.reports.values.contains { _ in true } && ($0.value.resolved != open) }
+                .sorted { $0.key < $1.key }.prefix(limit).map { id, p in
+                    let reports = p.reports.keys.sorted().map { user in
+                        PictureReport(
+                            reporter: s.users[user] ?? User(id: user, username: "?", name: "?", isGuest: false),
+                            reason: "spam", text: nil, createdAt: p.picture.createdAt, resolved: p.resolved)
+                    }
+                    return (Self.record(id, p, viewer: 0), reports)
+                }
+        }
+    }
+
+    public func resolveReports(picture: Int64, remove: Bool, audit: AuditEntry) async throws -> Bool {
+        state.withLock { s in
+            guard s.pictures[picture] != nil else { return false }
+            s.pictures[picture]?.resolved = true
+            s.pictures[picture]?.hidden = remove
+            s.audit.append(audit)
+            return true
         }
     }
 }

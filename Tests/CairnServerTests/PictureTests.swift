@@ -360,5 +360,54 @@ extension ServerIntegration {
             #expect(today["reports_opened"] as? Int == 1)
             #expect(today["reports_resolved"] as? Int == 0)
         }
+
+        @Test func adminsRestoreOrRemoveReportedPicturesAudited() throws {
+            let hub = try RunningHub { $0.hub.pictureSettings.reportThreshold = 1 }
+            defer { hub.removeData() }
+            let (root, _) = try hub.member("root")
+            try AdminTests().grantAdmin("root", in: hub)
+            let alice = try poster(hub, "alice")
+            let bob = try poster(hub, "bob")
+            let carol = try poster(hub, "carol")
+            let first = try #require(try post(alice, caption: "one")["id"] as? Int)
+            let second = try #require(try post(alice, caption: "two")["id"] as? Int)
+            _ = try bob.client.requestOK("picture.report", ["picture": first, "reason": "spam"])
+            _ = try carol.client.requestOK(
+                "picture.report", ["picture": second, "reason": "other", "text": "not mine to show"])
+            #expect(try nearby(alice.client).isEmpty)
+            for op in ["admin.reports", "admin.picture.restore", "admin.picture.remove"] {
+                #expect(errorCode(try bob.client.request(op, ["picture": first])) == "forbidden", "\(op)")
+            }
+            let queue = try #require(try root.requestOK("admin.reports")["pictures"] as? [[String: Any]])
+            #expect(queue.compactMap { ($0["picture"] as? [String: Any])?["id"] as? Int } == [first, second])
+            let entry = try #require(queue.last)
+            #expect((entry["picture"] as? [String: Any])?["hidden"] as? Bool == true)
+            #expect((entry["picture"] as? [String: Any])?["url"] is String)
+            let report = try #require((entry["reports"] as? [[String: Any]])?.first)
+            #expect(report["reason"] as? String == "other")
+            #expect(report["text"] as? String == "not mine to show")
+            #expect((report["reporter"] as? [String: Any])?["username"] as? String == "carol")
+            // Restore: visible again to everyone but its reporter; its reports leave the open queue.
+            _ = try root.requestOK("admin.picture.restore", ["picture": first, "reason": "fine after all"])
+            #expect(try nearby(carol.client) == [first])
+            #expect(try nearby(bob.client).isEmpty)
+            // Remove: gone for everyone, the poster included.
+            _ = try root.requestOK("admin.picture.remove", ["picture": second, "reason": "privacy"])
+            #expect(errorCode(try alice.client.request("picture.get", ["picture": second])) == "not_found")
+            #expect(try nearby(alice.client) == [first])
+            #expect(try #require(try root.requestOK("admin.reports")["pictures"] as? [[String: Any]]).isEmpty)
+            let resolved = try #require(
+                try root.requestOK("admin.reports", ["state": "resolved"])["pictures"] as? [[String: Any]])
+            #expect(resolved.count == 2)
+            #expect(errorCode(try root.request("admin.picture.remove", ["picture": 999])) == "not_found")
+            #expect(errorCode(try root.request("admin.reports", ["state": "closed"])) == "bad_request")
+            let audit = try #require(try root.requestOK("admin.audit")["entries"] as? [[String: Any]])
+            #expect(audit.prefix(2).map { $0["action"] as? String } == ["picture.remove", "picture.restore"])
+            #expect(audit.first?["reason"] as? String == "privacy")
+            #expect((audit.first?["target"] as? [String: Any])?["id"] as? Int == second)
+            let today = try #require((try root.requestOK("admin.stats", ["days": 1])["rows"] as? [[String: Any]])?.last)
+            #expect(today["reports_resolved"] as? Int == 2)
+            #expect(today["median_resolve_s"] as? Int == 0)
+        }
     }
 }

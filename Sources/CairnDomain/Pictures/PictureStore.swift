@@ -195,4 +195,11 @@ public protocol PictureStore: Sendable {
     func searchEvents(text: String, viewer: Int64, limit: Int) async throws -> [EventInfo]
     /// Deletes an event with its pictures and memberships.
     func deleteEvent(id: Int64) async throws
+    /// Pictures with open reports (`open`) or with resolved ones, oldest report first, at most `limit`, each with
+    /// its reports (as an admin sees the picture).
+    func reportedPictures(open: Bool, limit: Int) async throws -> [(record: PictureRecord, reports: [PictureReport])]
+    /// Resolves every open report of a picture and restores it (visible again) or removes it (hidden from everyone
+    /// for good, its image no longer kept), appending `audit`, in one transaction. False when there is no such
+    /// picture.
+    func resolveReports(picture: Int64, remove: Bool, audit: AuditEntry) async throws -> Bool
 }

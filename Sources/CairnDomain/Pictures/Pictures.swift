@@ -29,12 +29,14 @@ public enum PictureWatch: Sendable, Equatable {
 
 /// Pictures and their ops. Loop thread only.
 public final class Pictures {
-    private let store: (any PictureStore)?
+    let store: (any PictureStore)?
     private let work: LoopWork
-    private let clock: any Clock
+    let clock: any Clock
     private let sessions: Sessions
     private let liveMap: LiveMap
     private let configuration: HubConfiguration
+    /// Asks whether a caller is an admin (the moderation ops).
+    let administration: Administration?
     var events: (any HubEvents)?
     /// Signs the images' URLs; without one a picture carries no `url`.
     public var mediaSigner: (any MediaSigner)?
@@ -44,9 +46,10 @@ public final class Pictures {
 
     init(
         store: (any PictureStore)?, work: LoopWork, clock: any Clock, sessions: Sessions, liveMap: LiveMap,
-        configuration: HubConfiguration
+        administration: Administration?, configuration: HubConfiguration
     ) {
         self.store = store
+        self.administration = administration
         self.work = work
         self.clock = clock
         self.sessions = sessions

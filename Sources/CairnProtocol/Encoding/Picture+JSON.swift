@@ -27,6 +27,7 @@ extension PictureView {
         w.field("created", record.createdAt)
         w.field("url", url)
         w.field("download_url", downloadURL)
+        if record.hidden { w.field("hidden", true) }  // only admins are shown hidden pictures
         w.endObject()
     }
 }
@@ -55,6 +56,29 @@ extension EventInfo {
         w.field("created", createdAt)
         w.field("member", member)
         w.field("pictures", pictures)
+        w.endObject()
+    }
+}
+
+extension ReportedPicture {
+    /// `{picture, reports: [{reporter: user, reason, text?, created, resolved}]}` for the admins' queue.
+    func write(to w: inout JSONWriter) {
+        w.beginObject()
+        w.key("picture")
+        picture.write(to: &w)
+        w.key("reports")
+        w.beginArray()
+        for report in reports {
+            w.beginObject()
+            w.key("reporter")
+            report.reporter.write(to: &w)
+            w.field("reason", report.reason)
+            w.field("text", report.text)
+            w.field("created", report.createdAt)
+            w.field("resolved", report.resolved)
+            w.endObject()
+        }
+        w.endArray()
         w.endObject()
     }
 }

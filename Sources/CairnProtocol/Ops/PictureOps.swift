@@ -58,6 +58,23 @@ enum PictureOps {
                 case .event: break
                 }
             })
+        // The admins' queue of reported pictures (forbidden to others).
+        table.slow(
+            "admin.reports", decode: { m throws(WireError) in try m.string("state") },
+            handle: { caller, state, done in pictures.reports(caller.member, state: state, done) },
+            encode: { rows, w in
+                w.key("pictures")
+                w.beginArray()
+                for row in rows { row.write(to: &w) }
+                w.endArray()
+            })
+        for (op, remove) in [("admin.picture.restore", false), ("admin.picture.remove", true)] {
+            table.slow(
+                op, decode: { m throws(WireError) in (try pictureID(m), try m.string("reason")) },
+                handle: { caller, r, done in
+                    pictures.resolve(caller.member, picture: r.0, remove: remove, reason: r.1, done)
+                }, encode: { id, w in w.field("picture", id) })
+        }
         table.fast(
             "pictures.unwatch", decode: Fields.none,
             handle: { caller, _ throws(DomainError) in pictures.unwatch(caller.member) }, encode: Fields.empty)
