@@ -88,7 +88,8 @@ func runPicturesBenchmark(arguments: [String]) throws {
             let hidden = Int.random(in: 0..<100, using: &rng) == 0
             rows.append(
                 FixturePicture(
-                    by: users[Int.random(in: 0..<users.count, using: &rng)], point: point, likes: likes,
+                    by: users[Int.random(in: 0..<users.count, using: &rng)], lat: point.lat, lon: point.lon,
+                    likes: likes,
                     createdAt: created, privateEvent: inEvent))
             all.append(
                 PictureCandidate(

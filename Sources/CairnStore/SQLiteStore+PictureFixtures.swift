@@ -2,15 +2,16 @@
 // rows, bypassing the request path (a million posts through the hub would measure the posting, not the pages).
 // Not used by the hub.
 import CairnDomain
-import CairnGeo
 import GRDB
 
 /// A generated picture.
 public struct FixturePicture: Sendable {
     /// The poster.
     public var by: Int64
-    /// Where.
-    public var point: GeoPoint
+    /// Where: latitude.
+    public var lat: Double
+    /// Where: longitude.
+    public var lon: Double
     /// Its likes (no like rows are written: pages read the count).
     public var likes: Int64
     /// When (ms).
@@ -19,9 +20,10 @@ public struct FixturePicture: Sendable {
     public var privateEvent: Int64?
 
     /// Creates the value.
-    public init(by: Int64, point: GeoPoint, likes: Int64, createdAt: Int64, privateEvent: Int64?) {
+    public init(by: Int64, lat: Double, lon: Double, likes: Int64, createdAt: Int64, privateEvent: Int64?) {
         self.by = by
-        self.point = point
+        self.lat = lat
+        self.lon = lon
         self.likes = likes
         self.createdAt = createdAt
         self.privateEvent = privateEvent
@@ -54,7 +56,7 @@ extension SQLiteStore {
             let media = String(repeating: "0", count: 64)
             for p in pictures {
                 try insert.execute(arguments: [
-                    p.by, media, p.privateEvent, p.privateEvent, p.point.lat, p.point.lon, Self.pictureStrip(p.point),
+                    p.by, media, p.privateEvent, p.privateEvent, p.lat, p.lon, PictureArea.strip(lon: p.lon),
                     p.likes, p.createdAt,
                 ])
             }

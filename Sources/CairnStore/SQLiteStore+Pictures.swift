@@ -16,24 +16,14 @@
 // What the viewer may see (`PictureViewer`) is read once per request: the private events joined and the pictures
 // reported. Rows for the chosen ids are read last.
 import CairnDomain
-import CairnGeo
 import Foundation
 import GRDB
 
 extension SQLiteStore: PictureStore {
-    /// Width of a longitude strip, in degrees.
-    static let pictureStripDegrees = 0.001
-    /// Above this many strips a box is read with one range per longitude range instead (near the poles).
-    static let maxStripSeeks = 1_000
     /// Above this many pictures in a radius's box, likes and date pages walk their order's index instead.
     static let denseLimit = 6_000
     /// The first radius a distance page tries (m).
     static let firstDistanceRadius = 50.0
-
-    /// The longitude strip of a point.
-    static func pictureStrip(_ point: GeoPoint) -> Int64 {
-        Int64(((point.lon + 180) / pictureStripDegrees).rounded(.down))
-    }
 
     private static let candidateColumns = "id, lat, lon, likes, created_at, hidden, private_event"
 
@@ -43,7 +33,7 @@ extension SQLiteStore: PictureStore {
         let lon: Double? = row[2]
         let hidden: Int64 = row[5]
         return PictureCandidate(
-            id: row[0], point: lat.flatMap { la in lon.flatMap { GeoPoint(lat: la, lon: $0) } }, likes: row[3],
+            id: row[0], lat: lat, lon: lon, likes: row[3],
             createdAt: row[4], hidden: hidden != 0, privateEvent: row[6])
     }
 
@@ -104,7 +94,7 @@ extension SQLiteStore: PictureStore {
                     """,
                 arguments: [
                     picture.by, picture.mediaID, picture.caption, eventID, privateEvent, picture.point?.lat,
-                    picture.point?.lon, picture.point.map(Self.pictureStrip), picture.createdAt,
+                    picture.point?.lon, picture.point.map { PictureArea.strip(lon: $0.lon) }, picture.createdAt,
                 ])
             let id = db.lastInsertedRowID
             guard let record = try Self.records(db, ids: [id], viewer: picture.by).first else {
@@ -302,72 +292,13 @@ extension SQLiteStore: PictureStore {
                 by: User(id: row["by_id"], username: row["username"], name: row["name"], isGuest: row["is_guest"]),
                 caption: row["caption"],
                 event: eventID.map { EventRef(id: $0, tag: row["tag"], isPrivate: row["private"]) },
-                point: lat.flatMap { la in lon.flatMap { GeoPoint(lat: la, lon: $0) } }, likes: row["likes"],
+                lat: lat, lon: lon, likes: row["likes"],
                 liked: row["liked"], createdAt: row["created_at"], mediaID: row["media_id"],
                 hidden: row["hidden"] as Int64 != 0)
         }
     }
 
     // MARK: Nearby
-
-    /// The bounding box of a circle: latitude bounds and one or two longitude ranges (two across ±180°).
-    struct PictureBox {
-        var latMin: Double
-        var latMax: Double
-        var lons: [(Double, Double)]
-
-        init(around origin: GeoPoint, radius: Double) {
-            let angle = radius / GeoPoint.earthRadius * 1.000_001 + 1e-12
-            let dLat = angle * 180 / .pi
-            latMin = max(-90, origin.lat - dLat)
-            latMax = min(90, origin.lat + dLat)
-            let c = cos(origin.lat * .pi / 180)
-            let s = sin(min(angle, .pi / 2))
-            guard latMin > -90, latMax < 90, c > 0, s < c else {
-                lons = [(-180, 180)]
-                return
-            }
-            let dLon = asin(s / c) * 180 / .pi
-            let west = origin.lon - dLon
-            let east = origin.lon + dLon
-            if dLon >= 180 {
-                lons = [(-180, 180)]
-            } else if west < -180 {
-                lons = [(west + 360, 180), (-180, east)]
-            } else if east > 180 {
-                lons = [(west, 180), (-180, east - 360)]
-            } else {
-                lons = [(west, east)]
-            }
-        }
-
-        /// The strips to read, each with its longitude bounds: one seek per strip (`last` nil), or, when there
-        /// would be too many (near the poles), one range of strips per longitude range.
-        var strips: [(first: Int64, last: Int64?, lonMin: Double, lonMax: Double)] {
-            let step = SQLiteStore.pictureStripDegrees
-            var seeks: [(Int64, Int64?, Double, Double)] = []
-            var ranges: [(Int64, Int64?, Double, Double)] = []
-            var total = 0
-            for (west, east) in lons {
-                let a = Int64(((west + 180) / step).rounded(.down))
-                let b = Int64(((east + 180) / step).rounded(.down))
-                ranges.append((a, b, west, east))
-                total += Int(b - a) + 1
-                if total <= SQLiteStore.maxStripSeeks {
-                    for strip in a...b { seeks.append((strip, nil, west, east)) }
-                }
-            }
-            return total <= SQLiteStore.maxStripSeeks ? seeks : ranges
-        }
-
-        /// The longitude condition for SQL, and its arguments.
-        var lonCondition: (String, [Double]) {
-            (
-                "(" + lons.map { _ in "lon BETWEEN ? AND ?" }.joined(separator: " OR ") + ")",
-                lons.flatMap { [$0.0, $0.1] }
-            )
-        }
-    }
 
     static let stripSQL = """
         SELECT \(candidateColumns) FROM pictures INDEXED BY pictures_strip
@@ -379,7 +310,7 @@ extension SQLiteStore: PictureStore {
         """
 
     /// Every picture in a box.
-    static func boxCandidates(_ db: Database, _ box: PictureBox) throws -> [PictureCandidate] {
+    static func boxCandidates(_ db: Database, _ box: PictureArea) throws -> [PictureCandidate] {
         var found: [PictureCandidate] = []
         for strip in box.strips {
             let rows: RowCursor
@@ -409,7 +340,7 @@ extension SQLiteStore: PictureStore {
         """
 
     /// Whether a box holds more than `limit` pictures, counted inside SQLite without reading the rows out.
-    static func boxHoldsMore(_ db: Database, _ box: PictureBox, than limit: Int) throws -> Bool {
+    static func boxHoldsMore(_ db: Database, _ box: PictureArea, than limit: Int) throws -> Bool {
         var seen = 0
         for strip in box.strips {
             let left = limit + 1 - seen
@@ -447,7 +378,7 @@ extension SQLiteStore: PictureStore {
         if order.sort == .distance {
             var r = min(radius, (query.after?.distance ?? 0) + firstDistanceRadius)
             while true {
-                let all = try boxCandidates(db, PictureBox(around: origin, radius: r))
+                let all = try boxCandidates(db, PictureArea(around: origin, radius: r))
                 let page = order.page(all, viewer: viewer, after: query.after, radius: r, limit: query.limit)
                 if page.count >= query.limit || r >= radius { return page }
                 // Grow by the shortfall: a page needs limit / found times the area.
@@ -455,7 +386,7 @@ extension SQLiteStore: PictureStore {
                 r = min(radius, r * growth)
             }
         }
-        let box = PictureBox(around: origin, radius: radius)
+        let box = PictureArea(around: origin, radius: radius)
         if try !boxHoldsMore(db, box, than: denseLimit) {
             let all = try boxCandidates(db, box)
             return order.page(all, viewer: viewer, after: query.after, radius: radius, limit: query.limit)

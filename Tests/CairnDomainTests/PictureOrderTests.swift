@@ -1,4 +1,5 @@
 import CairnGeo
+import Foundation
 import Testing
 
 // How pictures are ordered and paged, shared by every store: each sort's key, ties broken by id (newest first),
@@ -111,5 +112,38 @@ struct PictureOrderTests {
         #expect(PictureSettings(reportThreshold: 0).problem?.contains("report_threshold") == true)
         #expect(PictureSettings(maxNearbyRadius: 5).problem?.contains("max_nearby_radius") == true)
         #expect(PictureSettings(postsPerHour: 0).problem?.contains("posts_per_hour") == true)
+    }
+
+    @Test func anAreasBoxAndStripsHoldEveryPointOfItsCircle() {
+        var rng = SystemRandomNumberGenerator()
+        for (lat, lon, radius) in [
+            (48.85, 2.35, 250.0), (0.0, 179.999, 5_000.0), (-33.9, -180.0, 1_000.0), (70.0, 20.0, 5_000.0),
+        ] {
+            let origin = GeoPoint(lat: lat, lon: lon)!
+            let area = PictureArea(around: origin, radius: radius)
+            let strips = area.strips
+            for _ in 0..<2_000 {
+                let bearing = Double.random(in: 0..<(2 * .pi), using: &rng)
+                let d = Double.random(in: 0...radius, using: &rng) / GeoPoint.earthRadius
+                let φ1 = lat * .pi / 180
+                let φ2 = asin(sin(φ1) * cos(d) + cos(φ1) * sin(d) * cos(bearing))
+                var λ2 = lon + atan2(sin(bearing) * sin(d) * cos(φ1), cos(d) - sin(φ1) * sin(φ2)) * 180 / .pi
+                if λ2 > 180 { λ2 -= 360 } else if λ2 < -180 { λ2 += 360 }
+                let point = GeoPoint(lat: φ2 * 180 / .pi, lon: λ2)!
+                guard origin.distance(to: point) <= radius else { continue }
+                #expect(point.lat >= area.latMin && point.lat <= area.latMax)
+                let strip = PictureArea.strip(lon: point.lon)
+                #expect(
+                    strips.contains { s in
+                        (s.last.map { (s.first...$0).contains(strip) } ?? (s.first == strip))
+                            && point.lon >= s.lonMin && point.lon <= s.lonMax
+                    }, "\(point) outside the strips of \(origin)")
+            }
+        }
+        // Across ±180° two ranges; near a pole every longitude, read as ranges rather than thousands of seeks.
+        #expect(PictureArea(around: GeoPoint(lat: 0, lon: 179.999)!, radius: 5_000).lons.count == 2)
+        let polar = PictureArea(around: GeoPoint(lat: 89.99, lon: 0)!, radius: 5_000)
+        #expect(polar.lons.count == 1 && polar.lons[0] == (-180, 180))
+        #expect(polar.strips.allSatisfy { $0.last != nil })
     }
 }

@@ -141,7 +141,9 @@ struct SQLiteStorePicturesTests {
             let created = Int64(1_000 + i / 7)  // seven pictures share each millisecond
             let inEvent = i % 17 == 0 ? event : nil
             rows.append(
-                FixturePicture(by: u[i % 3].id, point: point, likes: likes, createdAt: created, privateEvent: inEvent))
+                FixturePicture(
+                    by: u[i % 3].id, lat: point.lat, lon: point.lon, likes: likes, createdAt: created,
+                    privateEvent: inEvent))
             let isHidden = i % 23 == 0
             if isHidden { hidden.append(Int64(i + 1)) }
             all.append(
