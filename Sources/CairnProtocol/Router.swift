@@ -80,7 +80,7 @@ public final class Router: ConnectionHandler {
         ProfileOps.register(in: &table, profiles: hub.profiles)
         BucketOps.register(in: &table, buckets: hub.buckets)
         TrackerOps.register(in: &table, trackers: hub.trackers)
-        PictureOps.register(in: &table, pictures: hub.pictures)
+        PictureOps.register(in: &table, pictures: hub.pictures, administration: hub.administration)
         EventOps.register(in: &table, events: hub.pictureEvents, pictures: hub.pictures)
         SafeZoneOps.register(in: &table, safeZones: hub.safeZones)
         PlaceOps.register(in: &table, places: hub.places)

@@ -46,6 +46,7 @@ struct AdminSettingsOpsTests {
             #"{"id":2,"op":"admin.user.suspend","user":2,"reason":""}"#,
             #"{"id":2,"op":"admin.user.suspend"}"#,
             #"{"id":2,"op":"admin.audit","before":-1}"#,
+            #"{"id":2,"op":"admin.picture.remove"}"#,
         ]
         for request in requests {
             let reply = try await h.request(1, request, id: 2, completions: 1)

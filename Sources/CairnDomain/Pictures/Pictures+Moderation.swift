@@ -44,12 +44,12 @@ extension Pictures {
     /// first.
     public func reports(_ caller: Caller, state: String?, _ done: @escaping Outcome<[ReportedPicture]>) {
         let open: Bool
+        guard let store, let administration else { return done(.failure(Administration.notAdmin)) }
         switch state ?? "open" {
         case "open": open = true
         case "resolved": open = false
-        default: return done(.failure(.badRequest("field 'state' must be open or resolved")))
+        default: return administration.refuse(caller, .badRequest("field 'state' must be open or resolved"), done)
         }
-        guard let store, let administration else { return done(.failure(Administration.notAdmin)) }
         let now = clock.now()
         administration.asAdmin(
             caller,
@@ -70,12 +70,13 @@ extension Pictures {
     public func resolve(
         _ caller: Caller, picture id: Int64, remove: Bool, reason rawReason: String?, _ done: @escaping Outcome<Int64>
     ) {
+        guard let store, let administration else { return done(.failure(Administration.notAdmin)) }
         var reason = rawReason?.trimmingWhitespace()
         if reason?.isEmpty == true { reason = nil }
         if let reason, reason.utf8.count > Administration.maxReasonBytes {
-            return done(.failure(.badRequest("field 'reason' must be at most \(Administration.maxReasonBytes) bytes")))
+            let message = "field 'reason' must be at most \(Administration.maxReasonBytes) bytes"
+            return administration.refuse(caller, .badRequest(message), done)
         }
-        guard let store, let administration else { return done(.failure(Administration.notAdmin)) }
         let audit = AuditEntry(
             at: clock.now(), admin: caller.user, action: remove ? "picture.remove" : "picture.restore",
             targetKind: "picture", targetID: id, targetName: nil, reason: reason, detail: nil)

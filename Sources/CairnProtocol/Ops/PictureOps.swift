@@ -4,7 +4,7 @@ import CairnDomain
 import CairnWire
 
 enum PictureOps {
-    static func register(in table: inout OpTable, pictures: Pictures) {
+    static func register(in table: inout OpTable, pictures: Pictures, administration: Administration) {
         table.slow(
             "picture.post",
             decode: { m throws(WireError) in
@@ -58,9 +58,9 @@ enum PictureOps {
                 case .event: break
                 }
             })
-        // The admins' queue of reported pictures (forbidden to others).
-        table.slow(
-            "admin.reports", decode: { m throws(WireError) in try m.string("state") },
+        // The admins' queue of reported pictures (forbidden to others, whatever they send).
+        table.admin(
+            "admin.reports", gate: administration.admits, decode: { m throws(WireError) in try m.string("state") },
             handle: { caller, state, done in pictures.reports(caller.member, state: state, done) },
             encode: { rows, w in
                 w.key("pictures")
@@ -69,8 +69,9 @@ enum PictureOps {
                 w.endArray()
             })
         for (op, remove) in [("admin.picture.restore", false), ("admin.picture.remove", true)] {
-            table.slow(
-                op, decode: { m throws(WireError) in (try pictureID(m), try m.string("reason")) },
+            table.admin(
+                op, gate: administration.admits,
+                decode: { m throws(WireError) in (try pictureID(m), try m.string("reason")) },
                 handle: { caller, r, done in
                     pictures.resolve(caller.member, picture: r.0, remove: remove, reason: r.1, done)
                 }, encode: { id, w in w.field("picture", id) })
