@@ -23,6 +23,9 @@ let package = Package(
         // and the libev loop the transport runs lws on.
         .target(name: "CLws", linkerSettings: [.linkedLibrary("websockets"), .linkedLibrary("ev")]),
         // C: OpenSSL's libcrypto (scrypt, SHA-256, SHA-1, HMAC, secure random).
+        // C: hiredis's async client, attached to the hub's libev loop by its (inline) libev adapter, and an ev_timer
+        // for reconnect back-off and presence refresh (scale-out through Redis).
+        .target(name: "CHiredis", linkerSettings: [.linkedLibrary("hiredis"), .linkedLibrary("ev")]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         // C: OpenSSL's libssl, for the test client's TLS (the hub's TLS goes through libwebsockets).
         .systemLibrary(name: "CLibSSL", path: "Tests/CLibSSL", pkgConfig: "libssl", providers: [.apt(["libssl-dev"])]),
@@ -76,6 +79,10 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ]),
 
+        // Scale-out: the link to Redis on the hub's libev loop (two async connections, reconnect with back-off) and
+        // what nodes share through it (presence). Knows no JSON, no SQLite, no domain.
+        .target(name: "CairnCluster", dependencies: ["CairnLoop", "CHiredis"]),
+
         // A WebSocket client on libwebsockets' client role, for command-line tools (`cairn stats`).
         .target(name: "CairnClient", dependencies: ["CLws"]),
 
@@ -84,7 +91,7 @@ let package = Package(
             name: "CairnApp",
             dependencies: [
                 "CairnServer", "CairnStore", "CairnDomain", "CairnProtocol", "CairnLoop", "CairnCrypto",
-                "CairnMetrics", "CairnSeed",
+                "CairnMetrics", "CairnSeed", "CairnCluster",
                 .product(name: "Logging", package: "swift-log"),
             ]),
 
@@ -152,6 +159,8 @@ let package = Package(
         .testTarget(name: "CairnStoreTests", dependencies: ["CairnStore", "CairnDomain", "CairnCrypto"]),
         .testTarget(name: "CairnMetricsTests", dependencies: ["CairnMetrics", "CairnDomain", "CairnTestSupport"]),
         .testTarget(name: "CairnAppTests", dependencies: ["CairnApp", "CairnStore", "CairnDomain", "CairnCrypto"]),
+        .testTarget(
+            name: "CairnClusterTests", dependencies: ["CairnCluster", "CairnLoop", "CLws", "CairnTestSupport"]),
         .testTarget(name: "CairnConfigTests", dependencies: ["CairnConfig", "CairnApp", "CairnServer"]),
         .testTarget(
             name: "CairnServerTests",

@@ -1,0 +1,114 @@
+// A node's link to Redis: two async connections on the hub's own libev loop, one for commands and one for
+// pub/sub (a subscribed connection may send nothing but (UN)SUBSCRIBE), each reconnecting by itself with
+// exponential back-off and jitter on an ev_timer. The link is "up" while both are; it remembers its subscriptions
+// and subscribes again after a reconnect, and counts how often it came back. Everything, callbacks included,
+// runs on the loop thread that owns live state; entry points assert it. Redis being away is a state, not an
+// error: commands then fail at once with `.unavailable` and the hub keeps serving its own connections.
+import CairnLoop
+
+/// Commands and pub/sub to one Redis server over two reconnecting connections on the hub's loop.
+public final class RedisLink {
+    /// The server.
+    public let endpoint: RedisEndpoint
+    private let confinement: LoopConfinement
+    private let commands: RedisConnection
+    private let pubsub: RedisConnection
+    private var channels: [String: (([UInt8]) -> Void)] = [:]
+    private var stateObservers: [(Bool) -> Void] = []
+    private var wasEverUp = false
+
+    /// True while both connections are established.
+    public private(set) var isUp = false
+    /// Times the link came back up after having been down (the first connection is not counted).
+    public private(set) var reconnects: UInt64 = 0
+    /// Why the last connection attempt or connection failed, if it did.
+    public var lastError: String? { commands.lastError ?? pubsub.lastError }
+
+    /// A link to `endpoint` on the libev loop `loop` (an opaque `struct ev_loop *`), owned by `confinement`'s
+    /// thread. `random` gives fractions in [0, 1) for the back-off's jitter. Nothing connects before `start`.
+    public init(
+        endpoint: RedisEndpoint, loop: UnsafeMutableRawPointer, confinement: LoopConfinement,
+        backoff: ReconnectBackoff = ReconnectBackoff(), random: @escaping () -> Double = { Double.random(in: 0..<1) }
+    ) {
+        self.endpoint = endpoint
+        self.confinement = confinement
+        commands = RedisConnection(
+            name: "commands", endpoint: endpoint, loop: loop, backoff: backoff, random: random)
+        pubsub = RedisConnection(name: "pubsub", endpoint: endpoint, loop: loop, backoff: backoff, random: random)
+        for connection in [commands, pubsub] {
+            connection.onUp = { [unowned self] in self.connectionChanged() }
+            connection.onDown = { [unowned self] in self.connectionChanged() }
+        }
+        pubsub.onUp = { [unowned self] in
+            self.pubsub.subscribe(self.channels.keys.sorted())
+            self.connectionChanged()
+        }
+        pubsub.onMessage = { [unowned self] channel, payload in self.channels[channel]?(payload) }
+    }
+
+    /// Calls `observer(up)` on the loop whenever the link goes up or down.
+    public func observeState(_ observer: @escaping (Bool) -> Void) {
+        confinement.assertOnLoop()
+        stateObservers.append(observer)
+    }
+
+    /// Starts connecting; the link keeps reconnecting until `stop`.
+    public func start() {
+        confinement.assertOnLoop()
+        commands.start()
+        pubsub.start()
+    }
+
+    /// Closes both connections; pending commands fail with `.disconnected`. Call on the loop before it is destroyed.
+    public func stop() {
+        confinement.assertOnLoop()
+        commands.stop()
+        pubsub.stop()
+        isUp = false
+    }
+
+    /// Sends a command; `done` (optional) receives the reply, `.unavailable` at once while the link is down, or
+    /// `.disconnected` if the connection is lost first. Commands on one link are answered in the order sent.
+    public func command(_ arguments: [String], _ done: ((Result<RedisValue, RedisError>) -> Void)? = nil) {
+        confinement.assertOnLoop()
+        commands.send(arguments.map { Array($0.utf8) }, done)
+    }
+
+    /// Sends a command whose arguments are bytes.
+    public func command(bytes arguments: [[UInt8]], _ done: ((Result<RedisValue, RedisError>) -> Void)? = nil) {
+        confinement.assertOnLoop()
+        commands.send(arguments, done)
+    }
+
+    /// Publishes `payload` on `channel` (dropped with `.unavailable` while the link is down).
+    public func publish(_ channel: String, _ payload: [UInt8], _ done: ((Result<RedisValue, RedisError>) -> Void)? = nil)
+    {
+        command(bytes: [Array("PUBLISH".utf8), Array(channel.utf8), payload], done)
+    }
+
+    /// Delivers every message on `channel` to `handler` (on the loop), now and after every reconnect.
+    public func subscribe(_ channel: String, _ handler: @escaping ([UInt8]) -> Void) {
+        confinement.assertOnLoop()
+        let isNew = channels[channel] == nil
+        channels[channel] = handler
+        if isNew { pubsub.subscribe([channel]) }
+    }
+
+    /// Stops delivering `channel`.
+    public func unsubscribe(_ channel: String) {
+        confinement.assertOnLoop()
+        guard channels.removeValue(forKey: channel) != nil else { return }
+        pubsub.unsubscribe([channel])
+    }
+
+    private func connectionChanged() {
+        let up = commands.isUp && pubsub.isUp
+        guard up != isUp else { return }
+        isUp = up
+        if up {
+            if wasEverUp { reconnects += 1 }
+            wasEverUp = true
+        }
+        for observer in stateObservers { observer(up) }
+    }
+}

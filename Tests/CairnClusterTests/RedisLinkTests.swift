@@ -1,0 +1,133 @@
+// The link against a real redis-server on loopback: commands and typed errors, pub/sub, and what happens when
+// Redis is killed and started again: the link reports down, commands fail at once with `.unavailable`, it
+// reconnects by itself with back-off, counts the reconnect and subscribes again.
+import CairnTestSupport
+import Foundation
+import Testing
+
+@testable import CairnCluster
+
+@Suite(.serialized, .enabled(if: RedisServerProcess.isAvailable, "redis-server is not installed"))
+struct RedisLinkTests {
+    private func makeLink(_ redis: RedisServerProcess, _ loop: TestLoop) throws -> RedisLink {
+        RedisLink(
+            endpoint: try RedisEndpoint(url: redis.url), loop: loop.loop, confinement: loop.confinement,
+            backoff: ReconnectBackoff(base: 0.05, cap: 0.4))
+    }
+
+    @Test func commandsRoundTripAndErrorsAreTyped() throws {
+        let redis = try RedisServerProcess()
+        let loop = TestLoop()
+        let link = try makeLink(redis, loop)
+        defer { link.stop() }
+        link.start()
+        #expect(loop.spin { link.isUp })
+
+        var replies: [Result<RedisValue, RedisError>] = []
+        link.command(["SET", "k", "v a l"]) { replies.append($0) }
+        link.command(["GET", "k"]) { replies.append($0) }
+        link.command(["INCR", "k"]) { replies.append($0) }  // not an integer: an error reply
+        link.command(["ZADD", "z", "2", "b", "1", "a"]) { replies.append($0) }
+        link.command(["ZRANGEBYSCORE", "z", "-inf", "+inf"]) { replies.append($0) }
+        link.command(["GET", "missing"]) { replies.append($0) }
+        #expect(loop.spin { replies.count == 6 })
+        #expect(replies[0] == .success(.bytes(Array("OK".utf8))))
+        #expect(replies[1] == .success(.bytes(Array("v a l".utf8))))
+        guard case .failure(.server(let message)) = replies[2] else {
+            Issue.record("expected a server error, got \(replies[2])")
+            return
+        }
+        #expect(message.contains("not an integer"))
+        #expect(replies[3] == .success(.integer(2)))
+        #expect(replies[4] == .success(.array([.bytes(Array("a".utf8)), .bytes(Array("b".utf8))])))
+        #expect(replies[5] == .success(.null))
+        #expect(link.reconnects == 0)
+    }
+
+    @Test func publishedMessagesReachSubscribers() throws {
+        let redis = try RedisServerProcess()
+        let loop = TestLoop()
+        let link = try makeLink(redis, loop)
+        defer { link.stop() }
+        var received: [String] = []
+        link.subscribe("cairn:test") { received.append(String(decoding: $0, as: UTF8.self)) }
+        link.start()
+        #expect(loop.spin { link.isUp })
+        // SUBSCRIBE goes out on the pub/sub connection when it comes up; wait until Redis counts the subscriber.
+        var subscribers: Int64 = 0
+        #expect(
+            loop.spin {
+                link.command(["PUBSUB", "NUMSUB", "cairn:test"]) { reply in
+                    if case .success(.array(let parts)) = reply, parts.count == 2, case .integer(let n) = parts[1] {
+                        subscribers = n
+                    }
+                }
+                loop.run(for: 0.02)
+                return subscribers == 1
+            })
+        link.publish("cairn:test", Array("hello".utf8))
+        link.publish("cairn:other", Array("not for us".utf8))
+        link.publish("cairn:test", Array("world".utf8))
+        #expect(loop.spin { received.count == 2 })
+        #expect(received == ["hello", "world"])
+        link.unsubscribe("cairn:test")
+        link.publish("cairn:test", Array("after".utf8))
+        loop.run(for: 0.2)
+        #expect(received == ["hello", "world"])
+    }
+
+    @Test func commandsFailAtOnceWhileRedisIsAway() throws {
+        let redis = try RedisServerProcess()
+        redis.kill()
+        let loop = TestLoop()
+        let link = try makeLink(redis, loop)
+        defer { link.stop() }
+        link.start()
+        loop.run(for: 0.3)
+        #expect(!link.isUp)
+        #expect(link.lastError != nil)
+        var reply: Result<RedisValue, RedisError>?
+        link.command(["PING"]) { reply = $0 }
+        #expect(reply == .failure(.unavailable))
+        // Redis appears later: the back-off's next attempt finds it.
+        try redis.restart()
+        #expect(loop.spin { link.isUp })
+        #expect(link.reconnects == 0)  // the first connection is not a reconnect
+    }
+
+    @Test func killAndRestartReconnectsAndResubscribes() throws {
+        let redis = try RedisServerProcess()
+        let loop = TestLoop()
+        let link = try makeLink(redis, loop)
+        defer { link.stop() }
+        var states: [Bool] = []
+        link.observeState { states.append($0) }
+        var received: [String] = []
+        link.subscribe("cairn:presence") { received.append(String(decoding: $0, as: UTF8.self)) }
+        link.start()
+        #expect(loop.spin { link.isUp })
+
+        var inFlight: Result<RedisValue, RedisError>?
+        redis.kill()
+        link.command(["BLPOP", "never", "0"]) { inFlight = $0 }  // sent, or refused if the loss is already seen
+        #expect(loop.spin { !link.isUp })
+        #expect(loop.spin { inFlight != nil })
+        #expect(inFlight == .failure(.disconnected) || inFlight == .failure(.unavailable))
+        var whileDown: Result<RedisValue, RedisError>?
+        link.command(["PING"]) { whileDown = $0 }
+        #expect(whileDown == .failure(.unavailable))
+
+        try redis.restart()
+        #expect(loop.spin { link.isUp })
+        #expect(link.reconnects == 1)
+        #expect(states == [true, false, true])
+        // The subscription was renewed on the new connection: a publish reaches it.
+        #expect(
+            loop.spin {
+                link.publish("cairn:presence", Array("+1/a".utf8))
+                loop.run(for: 0.05)
+                return !received.isEmpty
+            })
+        #expect(received.first == "+1/a")
+    }
+}

@@ -1,0 +1,90 @@
+// A real `redis-server` (Debian's) on a free loopback port, for the cluster tests: no persistence (`--save ''
+// --appendonly no`), killed when the object goes away. `kill()` and `restart()` let a test take Redis away and bring
+// it back on the same port, as an operator's restart would.
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A `redis-server` child process on 127.0.0.1.
+public final class RedisServerProcess: @unchecked Sendable {
+    /// The port it listens on (the same across restarts).
+    public let port: Int
+    private var process: TestServerProcess?
+
+    /// True when `redis-server` is installed (tests that need it are skipped otherwise).
+    public static var isAvailable: Bool { FileManager.default.isExecutableFile(atPath: executable.path) }
+    static let executable = URL(fileURLWithPath: "/usr/bin/redis-server")
+
+    /// `redis://127.0.0.1:<port>`.
+    public var url: String { "redis://127.0.0.1:\(port)" }
+
+    /// Starts Redis on a free port and waits until it accepts connections.
+    public init() throws {
+        port = try Self.freePort()
+        try start()
+    }
+
+    /// Starts it again on the same port (after `kill`).
+    public func restart() throws { try start() }
+
+    /// Kills it at once (SIGKILL) and waits for it to exit.
+    public func kill() {
+        guard let process else { return }
+        process.kill()
+        _ = try? process.waitForExit(timeout: 10)
+        self.process = nil
+    }
+
+    deinit { kill() }
+
+    private func start() throws {
+        let process = try TestServerProcess(
+            executable: Self.executable,
+            arguments: [
+                "--port", "\(port)", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no",
+                "--loglevel", "warning",
+            ])
+        self.process = process
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            if Self.accepts(port) { return }
+            guard process.isRunning else { break }
+            usleep(20_000)
+        }
+        throw TestServerError.launchFailed(executable: Self.executable.path, reason: process.output)
+    }
+
+    /// A port nothing listens on now (bound to port 0 and released).
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
+            }
+        }
+        guard bound else { throw TestServerError.launchFailed(executable: "bind", reason: "no free port") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    private static func accepts(_ port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
+        }
+    }
+}
