@@ -177,11 +177,15 @@ public final class Hub: @unchecked Sendable {
             relics.forget(connection: connection)
             operations.unwatch(connection)
         }
-        sessions.presenceChanged = { user, online in
+        sessions.presenceChanged = { [unowned sessions] user, online in
             if !online {
                 relics.forget(user: user)
                 liveMap.sessionEnded(user)  // the next session's first fix must be confirmed again
             }
+            // Several nodes: the others hear of it; friends hear nothing while the user stays online on another.
+            let remote = sessions.remotePresence
+            remote?.localPresenceChanged(user, online: online)
+            guard !(remote?.isOnlineElsewhere(user) ?? false) else { return }
             social.presenceChanged(user, online: online)  // to the friends the user does not hide from
         }
         social.viewChanged = { owner, viewer in liveMap.showCurrentPosition(of: owner, to: viewer) }

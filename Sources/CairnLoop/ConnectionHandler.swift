@@ -12,13 +12,17 @@ public struct HandlerHealth: Sendable, Equatable {
     public var watching: Int
     /// Users with a known position.
     public var positions: Int
+    /// The link to the other nodes: "ok", or "degraded" while Redis is away (the node still serves its own
+    /// connections); nil on a single node.
+    public var cluster: String?
 
     /// Creates the figures.
-    public init(connections: Int, authenticated: Int, watching: Int, positions: Int) {
+    public init(connections: Int, authenticated: Int, watching: Int, positions: Int, cluster: String? = nil) {
         self.connections = connections
         self.authenticated = authenticated
         self.watching = watching
         self.positions = positions
+        self.cluster = cluster
     }
 }
 

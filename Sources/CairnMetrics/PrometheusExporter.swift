@@ -48,6 +48,10 @@ public final class PrometheusExporter: TelemetrySink, @unchecked Sendable {
     private let deliveries: CoreMetrics.Counter
     private let positionsLive: Meter
     private var relicsLive: Meter?
+    /// The cluster link's metrics, made at the first reading that has one (a single node shows none).
+    private var clusterRedisUp: Meter?
+    private var clusterReconnects: CoreMetrics.Counter?
+    private var lastReconnects: UInt64 = 0
     private let pendingCoalesced: Meter
     private let pendingBytes: Meter
     private let storeInFlight: Meter
@@ -284,5 +288,30 @@ public final class PrometheusExporter: TelemetrySink, @unchecked Sendable {
         }
         if let rss = s.residentBytes { residentMemory.set(rss) }
         uptime.set(s.uptimeSeconds)
+        if let cluster = s.cluster { updateCluster(cluster) }
+    }
+
+    private func updateCluster(_ cluster: ClusterReading) {
+        if clusterRedisUp == nil {
+            clusterRedisUp = Meter(
+                label: "cairn_cluster_redis_up", dimensions: [],
+                handler: registry.makeGauge(
+                    descriptor: Self.descriptor(
+                        "cairn_cluster_redis_up", "1 while this node's connections to Redis are up, 0 while away."),
+                    labels: []),
+                factory: factory)
+            clusterReconnects = CoreMetrics.Counter(
+                label: "cairn_cluster_redis_reconnects_total", dimensions: [],
+                handler: registry.makeCounter(
+                    descriptor: Self.descriptor(
+                        "cairn_cluster_redis_reconnects_total", "Times the link to Redis came back after a loss."),
+                    labels: []),
+                factory: factory)
+        }
+        clusterRedisUp?.set(cluster.redisUp ? 1 : 0)
+        if cluster.reconnects > lastReconnects, let counter = clusterReconnects {
+            counter.increment(by: Int64(clamping: cluster.reconnects - lastReconnects))
+        }
+        lastReconnects = max(lastReconnects, cluster.reconnects)
     }
 }

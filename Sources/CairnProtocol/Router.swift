@@ -159,7 +159,8 @@ public final class Router: ConnectionHandler {
     public var health: HandlerHealth {
         HandlerHealth(
             connections: hub.connectionCount, authenticated: hub.authenticatedCount,
-            watching: hub.watchingCount, positions: hub.livePositions)
+            watching: hub.watchingCount, positions: hub.livePositions,
+            cluster: hub.clusterReading.map { $0().redisUp ? "ok" : "degraded" })
     }
 
     // MARK: Dispatch

@@ -45,6 +45,10 @@ extension HTTPEndpoint {
             w.double((figures.uptimeSeconds * 10).rounded() / 10)
             w.key("protocol")
             w.string("cairn.v1")
+            if let cluster = figures.handler.cluster {  // several nodes only: "ok" or "degraded" (still 200)
+                w.key("cluster")
+                w.string(cluster)
+            }
             w.endObject()
         case "/metrics":
             return serveMetrics(wsi, isGet: isGet)

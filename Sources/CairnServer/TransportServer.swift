@@ -73,6 +73,14 @@ public final class TransportServer: @unchecked Sendable {
         set { http.metricsRenderer = newValue }
     }
 
+    /// Called on the service thread with the libev loop (an opaque `struct ev_loop *`) once the context exists and
+    /// before the first turn, so other clients (Redis) can run on the same loop; not called with
+    /// `server.event_loop = poll`. Set before `start()`.
+    public var loopStarted: ((UnsafeMutableRawPointer) -> Void)?
+    /// Called on the service thread after the last turn, before the context and the loop are destroyed: whatever
+    /// `loopStarted` attached to the loop must be stopped here.
+    public var loopStopping: (() -> Void)?
+
     /// Creates a server that runs `loop` and drives `handler`, which must have been built with `loop.scheduler`
     /// (its results come back on this server's service thread). Measurements go to `observer`. `services` are
     /// plain-HTTP services mounted on path prefixes (the first matching prefix wins).
@@ -166,6 +174,7 @@ public final class TransportServer: @unchecked Sendable {
         scheduleSweep()
         if let evLoop {
             logger.info("event loop: libev (\(String(cString: cairn_ev_backend_name(evLoop))))")
+            loopStarted?(evLoop)
         } else {
             logger.info("event loop: libwebsockets poll()")
         }
@@ -196,6 +205,7 @@ public final class TransportServer: @unchecked Sendable {
             }
         }
 
+        if evLoop != nil { loopStopping?() }
         handler.outbound = nil
         jobs.attach(nil)
         lws_context_destroy(context)

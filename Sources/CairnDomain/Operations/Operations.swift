@@ -24,6 +24,8 @@ public final class Operations {
     private var previous: TrafficTotals?
     /// Reports the number of relics live in memory; nil while no relic layer is wired.
     var relicCount: (() -> Int)?
+    /// Reports the node's link to the other nodes; nil on a single node.
+    var clusterReading: (() -> ClusterReading)?
 
     init(
         roles: (any RoleStore)?, work: LoopWork, clock: any Clock, sessions: Sessions, liveMap: LiveMap,
@@ -77,7 +79,7 @@ public final class Operations {
     func snapshot(transport: TransportGauges) -> StatsSnapshot {
         let now = clock.now()
         let t = telemetry
-        return StatsSnapshot(
+        var reading = StatsSnapshot(
             ts: now,
             connections: sessions.connectionCount, authenticated: sessions.authenticatedCount,
             watching: sessions.watchingCount,
@@ -95,6 +97,8 @@ public final class Operations {
             lastSnapshot: liveMap.lastSnapshot(now: now),
             operationsInFlight: work.inFlight, pendingSnapshotRows: liveMap.pendingRows,
             residentBytes: transport.residentBytes, uptimeSeconds: transport.uptimeSeconds)
+        reading.cluster = clusterReading?()
+        return reading
     }
 
     /// Once a second: pushes a `stats` event to every operator watching and starts new latency windows.

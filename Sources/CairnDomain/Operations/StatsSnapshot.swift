@@ -98,6 +98,8 @@ public struct StatsSnapshot: Sendable {
     public var ingest = IngestCounts()
     /// Places by category, and what the places feature has done since start.
     public var places = PlaceCounts()
+    /// The node's link to the other nodes through Redis; nil on a single node.
+    public var cluster: ClusterReading?
 }
 
 extension StatsSnapshot {

@@ -107,7 +107,7 @@ public final class Social {
     /// True when `viewer` may see that `owner` is online: they are, and they neither pause nor hide from `viewer`.
     /// Presence is a position's shadow (online now, probably moving), so whoever may not see the one sees neither.
     public func appearsOnline(_ owner: Int64, to viewer: Int64, now: Int64) -> Bool {
-        sessions.isOnline(owner) && rules.level(owner: owner, viewer: viewer, now: now) != .hidden
+        sessions.isOnlineAnywhere(owner) && rules.level(owner: owner, viewer: viewer, now: now) != .hidden
     }
 
     /// `user` came online or went offline: tells each friend they do not hide from.
@@ -123,7 +123,7 @@ public final class Social {
     /// `viewer`'s level for `owner` went from `before` to `after`: if that crossed "hidden" while `owner` is
     /// online, `viewer` hears them go offline (hidden) or come online (revealed).
     func presenceVisibilityChanged(owner: Int64, viewer: Int64, from before: ShareLevel, to after: ShareLevel) {
-        guard (before == .hidden) != (after == .hidden), sessions.isOnline(owner) else { return }
+        guard (before == .hidden) != (after == .hidden), sessions.isOnlineAnywhere(owner) else { return }
         events?.publish(.presence(user: owner, online: after != .hidden), toUsers: [viewer], excluding: nil)
     }
 

@@ -74,5 +74,14 @@ extension StatsSnapshot {
         if let r = s.residentBytes { w.field("resident_bytes", r) } else { w.nullField("resident_bytes") }
         w.field("uptime_s", rounded(s.uptimeSeconds))
         w.endObject()
+        w.key("cluster")  // null on a single node
+        if let cluster = s.cluster {
+            w.beginObject()
+            w.field("redis", cluster.redisUp ? "up" : "down")
+            w.field("reconnects_total", Int64(clamping: cluster.reconnects))
+            w.endObject()
+        } else {
+            w.null()
+        }
     }
 }

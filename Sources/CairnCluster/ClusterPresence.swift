@@ -1,0 +1,180 @@
+// Presence shared by the nodes through Redis, so "online" is true for a friend connected to another node.
+//
+// In Redis (keys under the prefix, `P`):
+//   P:presence        sorted set, member "<user>/<node>", score = expiry (ms since the epoch). Each node re-adds its
+//                     online users every refresh; expired members are removed by whichever node refreshes next, so
+//                     a node that dies without a word drops out within the TTL.
+//   P:nodes           hash, field = node name, value = the expiry of that node's last refresh: which nodes are
+//                     alive (for operators and for a node that must tell a dead peer from a quiet one).
+//   P:presence (channel)  "+<user>/<node>" or "-<user>/<node>" the moment a user comes online on a node or leaves it.
+//
+// Each node keeps, on its loop, a mirror of who is online on the other nodes: rebuilt from the sorted set at every
+// refresh (which also repairs anything missed while Redis was away) and updated at once from the channel. Reads
+// (`isOnlineElsewhere`) never wait on the network. While Redis is away the mirror is emptied: friends on other
+// nodes then appear offline rather than online for ever (fail closed), and come back at the first refresh after
+// the link returns. A full mirror costs memory and a read of every online user per node per refresh; that is fine
+// for a few nodes and tens of thousands of users, and is what part 2 replaces with per-friend channels.
+import CairnLoop
+
+/// This node's presence in Redis and its view of the other nodes' presence.
+public final class ClusterPresence {
+    /// This node's name (unique among the nodes sharing the Redis).
+    public let node: String
+    private let link: RedisLink
+    private let key: String
+    private let nodesKey: String
+    private let channel: String
+    private let ttlMs: Int64
+    private let refreshSeconds: Double
+    private let now: () -> Int64
+    private let loop: UnsafeMutableRawPointer
+    private var timer: LoopTimer?
+
+    /// Users with a connection on this node.
+    private var local: Set<Int64> = []
+    /// Users online elsewhere, with the nodes they are on.
+    private var elsewhere: [Int64: Set<String>] = [:]
+    /// Channel news since the last refresh was sent: member → (sequence, online). A refresh's reply may have been
+    /// read by Redis before such news; it must not undo it.
+    private var news: [String: (sequence: UInt64, online: Bool)] = [:]
+    private var sequence: UInt64 = 0
+
+    /// A user's "online elsewhere" changed (true: now on some other node; false: on none). Called on the loop.
+    public var remoteChanged: ((Int64, Bool) -> Void)?
+    /// Refreshes whose mirror was applied (for tests and logs).
+    public private(set) var refreshes = 0
+
+    /// Presence of `node` over `link`, under `prefix`; re-added every `refreshSeconds`, expiring after three times
+    /// that. `now` is the wall clock in ms (expiry scores are compared across nodes: keep clocks in sync).
+    public init(
+        link: RedisLink, loop: UnsafeMutableRawPointer, node: String, prefix: String, refreshSeconds: Double = 5,
+        now: @escaping () -> Int64
+    ) {
+        self.link = link
+        self.loop = loop
+        self.node = node
+        key = "\(prefix):presence"
+        nodesKey = "\(prefix):nodes"
+        channel = "\(prefix):presence"
+        self.refreshSeconds = refreshSeconds
+        ttlMs = Int64(refreshSeconds * 3000)
+        self.now = now
+    }
+
+    /// Subscribes to the channel, refreshes whenever the link comes up and every `refreshSeconds`.
+    public func start() {
+        link.subscribe(channel) { [unowned self] payload in self.heard(payload) }
+        link.observeState { [unowned self] up in
+            if up {
+                self.refresh()
+            } else {
+                self.forgetElsewhere()
+            }
+        }
+        let timer = LoopTimer(loop: loop) { [unowned self] in self.refresh() }
+        timer.start(after: refreshSeconds, repeat: refreshSeconds)
+        self.timer = timer
+        if link.isUp { refresh() }
+    }
+
+    /// Stops refreshing (this node's members then expire within the TTL).
+    public func stop() {
+        timer?.stop()
+        timer = nil
+    }
+
+    /// True when `user` is online on another node, as last heard.
+    public func isOnlineElsewhere(_ user: Int64) -> Bool { elsewhere[user] != nil }
+
+    /// `user` came online here (first connection) or went offline here (last connection closed).
+    public func localChanged(_ user: Int64, online: Bool) {
+        let member = "\(user)/\(node)"
+        if online {
+            local.insert(user)
+            link.command(["ZADD", key, "\(now() + ttlMs)", member])
+        } else {
+            local.remove(user)
+            link.command(["ZREM", key, member])
+        }
+        link.publish(channel, Array(((online ? "+" : "-") + member).utf8))
+    }
+
+    // MARK: Refresh
+
+    /// Re-adds this node's users, drops expired members, and rebuilds the mirror from what is left.
+    func refresh() {
+        guard link.isUp else { return }
+        let now = now()
+        let expiry = "\(now + ttlMs)"
+        var users = Array(local)
+        while !users.isEmpty {
+            let chunk = users.suffix(512)
+            users.removeLast(chunk.count)
+            link.command(["ZADD", key] + chunk.flatMap { [expiry, "\($0)/\(node)"] })
+        }
+        link.command(["HSET", nodesKey, node, expiry])
+        link.command(["ZREMRANGEBYSCORE", key, "-inf", "\(now)"])
+        let sentAt = sequence
+        link.command(["ZRANGEBYSCORE", key, "\(now)", "+inf"]) { [weak self] reply in
+            guard let self, case .success(.array(let members)) = reply else { return }
+            self.rebuild(from: members.compactMap(\.text), sentAt: sentAt)
+        }
+    }
+
+    private func rebuild(from members: [String], sentAt: UInt64) {
+        var online: [String: Bool] = [:]
+        for member in members { online[member] = true }
+        for (member, heard) in news where heard.sequence > sentAt { online[member] = heard.online }
+        news = news.filter { $0.value.sequence > sentAt }
+        var next: [Int64: Set<String>] = [:]
+        for (member, isOnline) in online where isOnline {
+            guard let (user, from) = Self.parse(member) else { continue }
+            if from == node {
+                // Ours but no longer online here (it went while Redis was away): take it out now.
+                if !local.contains(user) { link.command(["ZREM", key, member]) }
+                continue
+            }
+            next[user, default: []].insert(from)
+        }
+        let before = elsewhere
+        elsewhere = next
+        refreshes += 1
+        for user in Set(before.keys).union(next.keys) where (before[user] != nil) != (next[user] != nil) {
+            remoteChanged?(user, next[user] != nil)
+        }
+    }
+
+    // MARK: The channel
+
+    private func heard(_ payload: [UInt8]) {
+        guard let sign = payload.first, sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") else { return }
+        let member = String(decoding: payload.dropFirst(), as: UTF8.self)
+        guard let (user, from) = Self.parse(member), from != node else { return }
+        let online = sign == UInt8(ascii: "+")
+        sequence += 1
+        news[member] = (sequence, online)
+        let was = elsewhere[user] != nil
+        if online {
+            elsewhere[user, default: []].insert(from)
+        } else {
+            elsewhere[user]?.remove(from)
+            if elsewhere[user]?.isEmpty == true { elsewhere[user] = nil }
+        }
+        let isNow = elsewhere[user] != nil
+        if was != isNow { remoteChanged?(user, isNow) }
+    }
+
+    private func forgetElsewhere() {
+        let gone = Array(elsewhere.keys)
+        elsewhere.removeAll()
+        news.removeAll()
+        for user in gone { remoteChanged?(user, false) }
+    }
+
+    /// "<user>/<node>" → (user, node).
+    static func parse(_ member: String) -> (Int64, String)? {
+        guard let slash = member.firstIndex(of: "/"), let user = Int64(member[..<slash]) else { return nil }
+        let node = member[member.index(after: slash)...]
+        return node.isEmpty ? nil : (user, String(node))
+    }
+}

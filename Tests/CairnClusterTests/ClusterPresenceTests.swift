@@ -1,0 +1,100 @@
+// Presence across nodes through a real redis-server: two nodes (two links, as two processes would have) on one
+// test loop. A user online on node a is online elsewhere for node b at once (the channel) and after a refresh (the
+// sorted set); a node that stops refreshing drops out within the TTL; while Redis is away the mirror is empty, and
+// after Redis returns (empty: no persistence) each node puts its users back.
+import CairnTestSupport
+import Foundation
+import Testing
+
+@testable import CairnCluster
+
+@Suite(.serialized, .enabled(if: RedisServerProcess.isAvailable, "redis-server is not installed"))
+struct ClusterPresenceTests {
+    final class Node {
+        let link: RedisLink
+        let presence: ClusterPresence
+        var changes: [String] = []
+
+        init(_ name: String, _ redis: RedisServerProcess, _ loop: TestLoop, refresh: Double = 0.2) throws {
+            link = RedisLink(
+                endpoint: try RedisEndpoint(url: redis.url), loop: loop.loop, confinement: loop.confinement,
+                backoff: ReconnectBackoff(base: 0.05, cap: 0.2))
+            presence = ClusterPresence(
+                link: link, loop: loop.loop, node: name, prefix: "t", refreshSeconds: refresh,
+                now: { Int64(Date().timeIntervalSince1970 * 1000) })
+            presence.remoteChanged = { [unowned self] user, online in
+                self.changes.append("\(online ? "+" : "-")\(user)")
+            }
+            presence.start()
+            link.start()
+        }
+
+        func stop() {
+            presence.stop()
+            link.stop()
+        }
+    }
+
+    @Test func onlineOnOneNodeIsOnlineElsewhereForTheOther() throws {
+        let redis = try RedisServerProcess()
+        let loop = TestLoop()
+        let a = try Node("a", redis, loop)
+        let b = try Node("b", redis, loop)
+        defer {
+            a.stop()
+            b.stop()
+        }
+        #expect(loop.spin { a.link.isUp && b.link.isUp && a.presence.refreshes > 0 && b.presence.refreshes > 0 })
+        a.presence.localChanged(7, online: true)
+        #expect(loop.spin { b.presence.isOnlineElsewhere(7) })
+        #expect(!a.presence.isOnlineElsewhere(7))  // a node's own users are not "elsewhere" for it
+        #expect(b.changes == ["+7"])
+        // The sorted set agrees: a later refresh keeps it.
+        let seen = b.presence.refreshes
+        #expect(loop.spin { b.presence.refreshes > seen + 1 })
+        #expect(b.presence.isOnlineElsewhere(7))
+        // On both nodes: one going offline leaves the user online elsewhere for the other.
+        b.presence.localChanged(7, online: true)
+        #expect(loop.spin { a.presence.isOnlineElsewhere(7) })
+        a.presence.localChanged(7, online: false)
+        #expect(loop.spin { !b.presence.isOnlineElsewhere(7) })
+        #expect(a.presence.isOnlineElsewhere(7))
+        #expect(b.changes == ["+7", "-7"])
+    }
+
+    @Test func aNodeThatStopsRefreshingExpires() throws {
+        let redis = try RedisServerProcess()
+        let loop = TestLoop()
+        let a = try Node("a", redis, loop)
+        let b = try Node("b", redis, loop)
+        defer { b.stop() }
+        #expect(loop.spin { a.link.isUp && b.link.isUp })
+        a.presence.localChanged(42, online: true)
+        #expect(loop.spin { b.presence.isOnlineElsewhere(42) })
+        a.presence.stop()  // a node that dies says nothing: its members only expire (TTL 0.6 s here)
+        a.link.stop()
+        #expect(loop.spin(timeout: 5) { !b.presence.isOnlineElsewhere(42) })
+        #expect(b.changes == ["+42", "-42"])
+    }
+
+    @Test func redisAwayEmptiesTheMirrorAndItsReturnRestoresIt() throws {
+        let redis = try RedisServerProcess()
+        let loop = TestLoop()
+        let a = try Node("a", redis, loop)
+        let b = try Node("b", redis, loop)
+        defer {
+            a.stop()
+            b.stop()
+        }
+        #expect(loop.spin { a.link.isUp && b.link.isUp })
+        a.presence.localChanged(5, online: true)
+        #expect(loop.spin { b.presence.isOnlineElsewhere(5) })
+        redis.kill()
+        #expect(loop.spin { !b.link.isUp })
+        #expect(!b.presence.isOnlineElsewhere(5))  // fail closed
+        a.presence.localChanged(6, online: true)  // while away: remembered locally, sent at the next refresh
+        try redis.restart()  // empty: no persistence
+        #expect(loop.spin { b.presence.isOnlineElsewhere(5) && b.presence.isOnlineElsewhere(6) })
+        #expect(a.link.reconnects == 1 && b.link.reconnects == 1)
+    }
+}
