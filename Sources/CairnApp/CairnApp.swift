@@ -3,6 +3,7 @@
 // that knows all of them. The `cairn` command and the integration tests both start Cairn through this type, so
 // what the tests exercise is what ships. The transport knows no hub: it drives the hub through the protocol
 // layer's `Router` and reports into the hub's telemetry through `TelemetryObserver`.
+import CairnCluster
 import CairnCrypto
 import CairnDomain
 import CairnLoop
@@ -31,6 +32,8 @@ public struct AppConfiguration: Sendable {
     public var media = MediaConfiguration()
     /// Least severe log level the process writes (the command bootstraps logging with it).
     public var logLevel: Logger.Level = .info
+    /// Several nodes sharing presence through Redis; a single node by default.
+    public var cluster = ClusterConfiguration()
 
     /// The defaults.
     public init() {}
@@ -61,6 +64,7 @@ public final class CairnApp: Sendable {
     ) throws {
         self.configuration = configuration
         self.logger = logger
+        let clusterEndpoint = try Self.clusterEndpoint(configuration)  // refused before anything is opened
         lock = try DataDirectoryLock(directory: configuration.dataDirectory, purpose: "a hub")
         store = try SQLiteStore(directory: configuration.dataDirectory)
         let secret = try MediaSecret.loadOrCreate(directory: configuration.dataDirectory, random: random)
@@ -153,6 +157,37 @@ public final class CairnApp: Sendable {
         server.metricsRenderer = { [unowned server = self.server, unowned hub] in
             exporter.render(hub.statsSnapshot(transport: TransportGauges(server.transportGauges())))
         }
+        if let clusterEndpoint {
+            Self.attachCluster(configuration.cluster, endpoint: clusterEndpoint, hub: hub, server: server, logger: logger)
+        }
+    }
+
+    /// The Redis of a node among several; nil for a single node. Throws when the cluster settings are unusable.
+    private static func clusterEndpoint(_ configuration: AppConfiguration) throws(ClusterStartError) -> RedisEndpoint?
+    {
+        guard let url = configuration.cluster.redisURL else { return nil }
+        if let problem = configuration.cluster.problem { throw ClusterStartError(problem) }
+        guard configuration.server.eventLoop == .libev else {
+            throw ClusterStartError("cluster.redis_url needs server.event_loop = libev (Redis runs on that loop)")
+        }
+        do { return try RedisEndpoint(url: url) } catch { throw ClusterStartError(error.message) }
+    }
+
+    /// Several nodes: a `ClusterNode` is built on the service thread once the libev loop exists and stopped there
+    /// before the loop goes. A single node attaches nothing.
+    private static func attachCluster(
+        _ configuration: ClusterConfiguration, endpoint: RedisEndpoint, hub: Hub, server: TransportServer,
+        logger: Logger
+    ) {
+        nonisolated(unsafe) var node: ClusterNode?  // touched only on the service thread
+        server.loopStarted = { loop in
+            node = ClusterNode(
+                configuration: configuration, endpoint: endpoint, hub: hub, loop: loop, logger: logger)
+        }
+        server.loopStopping = {
+            node?.stop()
+            node = nil
+        }
     }
 
     /// The thread that owns live state, claimed by the transport's service thread while it serves; hand it to
@@ -185,6 +220,13 @@ public final class CairnApp: Sendable {
         requestShutdown()
         try waitUntilStopped()
     }
+}
+
+/// Why the cluster settings cannot be used (also refused by `cairn config check`).
+public struct ClusterStartError: Error, CustomStringConvertible {
+    /// What is wrong.
+    public let description: String
+    init(_ description: String) { self.description = description }
 }
 
 extension TransportGauges {

@@ -436,6 +436,25 @@ public enum ConfigurationOptions {
         ) {
             $0.logLevel = Logger.Level(rawValue: $1) ?? .info
         },
+
+        // [cluster]
+        .text(
+            "cluster.redis_url", flag: "redis-url", default: nil, defaultNote: "none: a single node",
+            example: "redis://127.0.0.1:6379", unit: "URL",
+            help: "Redis shared by several hubs (IP address, not a name); presence is then shared across them."
+        ) { $0.cluster.redisURL = $1 },
+        .text(
+            "cluster.node", flag: "cluster-node", default: nil, defaultNote: "hostname-pid", example: "hub-a",
+            unit: "name", help: "This node's name, unique among the nodes sharing the Redis."
+        ) { $0.cluster.node = $1 },
+        .text(
+            "cluster.prefix", flag: "cluster-prefix", default: "cairn", unit: "prefix",
+            help: "Prefix of the nodes' Redis keys and channels (one Redis may serve several clusters)."
+        ) { $0.cluster.prefix = $1 },
+        .integer(
+            "cluster.presence_refresh", flag: "cluster-presence-refresh", default: 5, range: 1...300, unit: "seconds",
+            help: "How often a node re-adds its online users in Redis; they expire after three times this."
+        ) { $0.cluster.presenceRefreshSeconds = $1 },
     ]
 
     /// Rules that involve more than one option, checked after every source is merged. Each names its keys.
@@ -460,6 +479,24 @@ public enum ConfigurationOptions {
         ConfigurationCheck(keys: ["tls.key"]) { values in
             guard case .string(let path)? = values["tls.key"] else { return nil }
             return PEMFile.problem(at: path, expecting: "PRIVATE KEY", what: "tls.key")
+        },
+        ConfigurationCheck(keys: ["cluster.redis_url"]) { values in
+            guard case .string(let url)? = values["cluster.redis_url"] else { return nil }
+            return ClusterConfiguration.problem(redisURL: url)
+        },
+        ConfigurationCheck(keys: ["cluster.node"]) { values in
+            guard case .string(let name)? = values["cluster.node"] else { return nil }
+            return ClusterConfiguration.problem(name: name, key: "cluster.node")
+        },
+        ConfigurationCheck(keys: ["cluster.prefix"]) { values in
+            guard case .string(let name)? = values["cluster.prefix"] else { return nil }
+            return ClusterConfiguration.problem(name: name, key: "cluster.prefix")
+        },
+        ConfigurationCheck(keys: ["cluster.redis_url", "server.event_loop"]) { values in
+            guard values["cluster.redis_url"] != nil, case .string("poll")? = values["server.event_loop"] else {
+                return nil
+            }
+            return "cluster.redis_url needs server.event_loop = libev (Redis runs on the hub's libev loop)"
         },
     ]
 

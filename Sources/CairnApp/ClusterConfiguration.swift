@@ -1,0 +1,60 @@
+// `[cluster]`: whether this hub is one of several nodes sharing presence (and, later, fan-out) through Redis.
+// Without `redis_url` the hub is a single node exactly as before: no Redis code runs. The checks live here, next to
+// the parser they use, so `cairn config check` and the hub's start refuse the same things with the same words.
+import CairnCluster
+import Foundation
+
+/// The cluster settings of one node.
+public struct ClusterConfiguration: Sendable, Equatable {
+    /// `redis://host:port` of the Redis the nodes share; nil: a single node.
+    public var redisURL: String?
+    /// This node's name, unique among the nodes; nil: `<hostname>-<pid>`.
+    public var node: String?
+    /// Prefix of every Redis key and channel the nodes use (several clusters may share one Redis).
+    public var prefix = "cairn"
+    /// Seconds between refreshes of this node's presence in Redis; entries expire after three times this.
+    public var presenceRefreshSeconds = 5
+
+    /// The defaults: a single node.
+    public init() {}
+
+    /// True when the hub runs as one of several nodes.
+    public var isEnabled: Bool { redisURL != nil }
+
+    /// The node name to use: the configured one or `<hostname>-<pid>`.
+    public var nodeName: String {
+        if let node { return node }
+        let host = ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "node"
+        let cleaned = String(host.map { Self.isNameCharacter($0) ? $0 : "-" }.prefix(48))
+        return "\(cleaned.isEmpty ? "node" : cleaned)-\(getpid())"
+    }
+
+    /// Why `url` cannot be used as `cluster.redis_url`, or nil.
+    public static func problem(redisURL url: String) -> String? {
+        do {
+            _ = try RedisEndpoint(url: url)
+            return nil
+        } catch {
+            return "cluster.redis_url '\(url)': \(error.message)"
+        }
+    }
+
+    /// Why `name` cannot be used as `cluster.node` or `cluster.prefix` (`key` names which), or nil.
+    public static func problem(name: String, key: String) -> String? {
+        guard !name.isEmpty, name.count <= 64, name.allSatisfy(isNameCharacter) else {
+            return "\(key) '\(name)' must be 1 to 64 letters, digits, '.', '_' or '-'"
+        }
+        return nil
+    }
+
+    /// Every problem of these settings, or nil.
+    public var problem: String? {
+        guard let redisURL else { return nil }
+        return Self.problem(redisURL: redisURL) ?? node.flatMap { Self.problem(name: $0, key: "cluster.node") }
+            ?? Self.problem(name: prefix, key: "cluster.prefix")
+    }
+
+    private static func isNameCharacter(_ c: Character) -> Bool {
+        c.isASCII && (c.isLetter || c.isNumber || c == "." || c == "_" || c == "-")
+    }
+}
