@@ -19,6 +19,7 @@ declare -A allowed=(
   [CairnServer]="CLws CairnLoop CairnWire"
   [CairnMetrics]="CairnDomain"
   [CairnClient]="CLws"
+  [CairnCluster]="CairnLoop CHiredis"
   [CairnConfig]="CairnApp CairnCrypto"
   [cairn]="CairnApp CairnConfig CairnClient"
 )
@@ -32,7 +33,7 @@ for module in "${!allowed[@]}"; do
       *" $imported "*) ;;
       *) echo "layers: $file imports $imported, which $module may not"; status=1 ;;
     esac
-  done < <(grep -rHoE '^(@testable |@_exported )?import (Cairn[A-Za-z]*|CLws|COpenSSL|CLibSSL|CMosquitto)\b' "$dir" \
+  done < <(grep -rHoE '^(@testable |@_exported )?import (Cairn[A-Za-z]*|CLws|COpenSSL|CLibSSL|CMosquitto|CHiredis)\b' "$dir" \
              --include='*.swift' | sed -E 's/:(@testable |@_exported )?import /:/')
 done
 [ "$status" -eq 0 ] && echo "layers: every module imports only what docs/ARCHITECTURE.md allows"
