@@ -7,7 +7,8 @@
 # Used by the README's run command and by .ci/run. Needs root (or sudo) only when something must be installed.
 set -euo pipefail
 
-packages=(libwebsockets-dev libev-dev libwebsockets-evlib-ev libssl-dev libsqlite3-dev libhiredis-dev libmosquitto-dev pkg-config openssl)
+packages=(libwebsockets-dev libev-dev libwebsockets-evlib-ev libssl-dev libsqlite3-dev libhiredis-dev libmosquitto-dev
+  pkg-config openssl)
 # Extra packages may be requested by callers (e.g. loadtest/compare.sh adds the mosquitto broker).
 packages+=("$@")
 
