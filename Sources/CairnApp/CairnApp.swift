@@ -158,13 +158,13 @@ public final class CairnApp: Sendable {
             exporter.render(hub.statsSnapshot(transport: TransportGauges(server.transportGauges())))
         }
         if let clusterEndpoint {
-            Self.attachCluster(configuration.cluster, endpoint: clusterEndpoint, hub: hub, server: server, logger: logger)
+            Self.attachCluster(
+                configuration.cluster, endpoint: clusterEndpoint, hub: hub, server: server, logger: logger)
         }
     }
 
     /// The Redis of a node among several; nil for a single node. Throws when the cluster settings are unusable.
-    private static func clusterEndpoint(_ configuration: AppConfiguration) throws(ClusterStartError) -> RedisEndpoint?
-    {
+    private static func clusterEndpoint(_ configuration: AppConfiguration) throws(ClusterStartError) -> RedisEndpoint? {
         guard let url = configuration.cluster.redisURL else { return nil }
         if let problem = configuration.cluster.problem { throw ClusterStartError(problem) }
         guard configuration.server.eventLoop == .libev else {

@@ -181,11 +181,12 @@ final class RedisConnection {
         let storage = arguments.map { argument -> UnsafeMutablePointer<CChar> in
             let p = UnsafeMutablePointer<CChar>.allocate(capacity: max(argument.count, 1))
             argument.withUnsafeBytes { raw in
-                UnsafeMutableRawPointer(p).copyMemory(from: raw.baseAddress ?? UnsafeRawPointer(p), byteCount: raw.count)
+                UnsafeMutableRawPointer(p).copyMemory(
+                    from: raw.baseAddress ?? UnsafeRawPointer(p), byteCount: raw.count)
             }
             return p
         }
-        defer { storage.forEach { $0.deallocate() } }
+        defer { for pointer in storage { pointer.deallocate() } }
         var argv = storage.map { UnsafePointer<CChar>?(UnsafePointer($0)) }
         let lengths = arguments.map(\.count)
         return argv.withUnsafeMutableBufferPointer { argvBuffer in

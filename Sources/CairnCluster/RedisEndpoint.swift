@@ -55,7 +55,8 @@ public struct RedisEndpoint: Sendable, Equatable, CustomStringConvertible {
         guard Self.isIPv4(host) || (host.contains(":") && host.allSatisfy({ $0.isHexDigit || $0 == ":" || $0 == "." }))
         else {
             throw RedisURLError(
-                "the host must be an IP address or localhost (names would be resolved on the event loop; got \"\(host)\")"
+                "the host must be an IP address or localhost (names would be resolved on the event loop; "
+                    + "got \"\(host)\")"
             )
         }
         var port = 6379

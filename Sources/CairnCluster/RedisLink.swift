@@ -81,8 +81,9 @@ public final class RedisLink {
     }
 
     /// Publishes `payload` on `channel` (dropped with `.unavailable` while the link is down).
-    public func publish(_ channel: String, _ payload: [UInt8], _ done: ((Result<RedisValue, RedisError>) -> Void)? = nil)
-    {
+    public func publish(
+        _ channel: String, _ payload: [UInt8], _ done: ((Result<RedisValue, RedisError>) -> Void)? = nil
+    ) {
         command(bytes: [Array("PUBLISH".utf8), Array(channel.utf8), payload], done)
     }
 
