@@ -62,6 +62,14 @@ final class RedisConnection {
         failPending()
     }
 
+    /// Drops an established connection that stopped answering (a half-open TCP connection never reports its loss):
+    /// pending commands fail with `.disconnected`, `onDown` runs and the usual back-off reconnects.
+    func drop(because reason: String) {
+        guard let context, !stopped else { return }
+        lastError = reason
+        redisAsyncFree(context)  // the disconnect callback clears `context` and schedules the reconnect
+    }
+
     /// Sends a command (its arguments as bytes, binary-safe); `done` (optional) gets its reply or failure.
     func send(_ arguments: [[UInt8]], _ done: ((Result<RedisValue, RedisError>) -> Void)?) {
         guard let context, isUp else {

@@ -16,6 +16,16 @@ public final class RedisLink {
     private var channels: [String: (([UInt8]) -> Void)] = [:]
     private var stateObservers: [(Bool) -> Void] = []
     private var wasEverUp = false
+    /// True once Redis answered on the current commands connection.
+    private var answered = false
+    /// Heartbeat: a PING on the commands connection every `heartbeatSeconds`; `missedLimit` unanswered in a row
+    /// mean the server or the path is gone without a word, and both connections are dropped and reconnected.
+    private let heartbeatSeconds: Double
+    private let missedLimit = 3
+    private var heartbeat: LoopTimer?
+    private var pingInFlight = false
+    private var missed = 0
+    private let loop: UnsafeMutableRawPointer
 
     /// True while both connections are established.
     public private(set) var isUp = false
@@ -28,9 +38,12 @@ public final class RedisLink {
     /// thread. `random` gives fractions in [0, 1) for the back-off's jitter. Nothing connects before `start`.
     public init(
         endpoint: RedisEndpoint, loop: UnsafeMutableRawPointer, confinement: LoopConfinement,
-        backoff: ReconnectBackoff = ReconnectBackoff(), random: @escaping () -> Double = { Double.random(in: 0..<1) }
+        backoff: ReconnectBackoff = ReconnectBackoff(), heartbeatSeconds: Double = 2,
+        random: @escaping () -> Double = { Double.random(in: 0..<1) }
     ) {
         self.endpoint = endpoint
+        self.loop = loop
+        self.heartbeatSeconds = heartbeatSeconds
         self.confinement = confinement
         commands = RedisConnection(
             name: "commands", endpoint: endpoint, loop: loop, backoff: backoff, random: random)
@@ -38,6 +51,19 @@ public final class RedisLink {
         for connection in [commands, pubsub] {
             connection.onUp = { [unowned self] in self.connectionChanged() }
             connection.onDown = { [unowned self] in self.connectionChanged() }
+        }
+        // A TCP connection is not an answer (the kernel accepts for a frozen server): the commands connection counts
+        // as up once Redis has answered a PING on it.
+        commands.onUp = { [unowned self] in
+            self.commands.send([Array("PING".utf8)]) { [weak self] reply in
+                guard let self, case .success = reply else { return }
+                self.answered = true
+                self.connectionChanged()
+            }
+        }
+        commands.onDown = { [unowned self] in
+            self.answered = false
+            self.connectionChanged()
         }
         pubsub.onUp = { [unowned self] in
             self.pubsub.subscribe(self.channels.keys.sorted())
@@ -57,13 +83,21 @@ public final class RedisLink {
         confinement.assertOnLoop()
         commands.start()
         pubsub.start()
+        if heartbeat == nil {
+            let heartbeat = LoopTimer(loop: loop) { [unowned self] in self.beat() }
+            heartbeat.start(after: heartbeatSeconds, repeat: heartbeatSeconds)
+            self.heartbeat = heartbeat
+        }
     }
 
     /// Closes both connections; pending commands fail with `.disconnected`. Call on the loop before it is destroyed.
     public func stop() {
         confinement.assertOnLoop()
+        heartbeat?.stop()
+        heartbeat = nil
         commands.stop()
         pubsub.stop()
+        answered = false
         isUp = false
     }
 
@@ -102,8 +136,31 @@ public final class RedisLink {
         pubsub.unsubscribe([channel])
     }
 
+    private func beat() {
+        guard commands.isUp else {
+            pingInFlight = false
+            missed = 0
+            return
+        }
+        if pingInFlight {
+            missed += 1
+            guard missed >= missedLimit else { return }
+            pingInFlight = false
+            missed = 0
+            let reason = "no answer to PING for \(Double(missedLimit) * heartbeatSeconds) s"
+            commands.drop(because: reason)
+            pubsub.drop(because: reason)
+            return
+        }
+        pingInFlight = true
+        commands.send([Array("PING".utf8)]) { [weak self] _ in
+            self?.pingInFlight = false
+            self?.missed = 0
+        }
+    }
+
     private func connectionChanged() {
-        let up = commands.isUp && pubsub.isUp
+        let up = commands.isUp && answered && pubsub.isUp
         guard up != isUp else { return }
         isUp = up
         if up {

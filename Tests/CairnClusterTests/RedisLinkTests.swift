@@ -130,4 +130,34 @@ struct RedisLinkTests {
             })
         #expect(received.first == "+1/a")
     }
+
+    @Test func aServerThatStopsAnsweringIsDroppedAndFoundAgain() throws {
+        let redis = try RedisServerProcess()
+        let loop = TestLoop()
+        let link = RedisLink(
+            endpoint: try RedisEndpoint(url: redis.url), loop: loop.loop, confinement: loop.confinement,
+            backoff: ReconnectBackoff(base: 0.05, cap: 0.2), heartbeatSeconds: 0.1)
+        defer { link.stop() }
+        var states: [Bool] = []
+        link.observeState { states.append($0) }
+        link.start()
+        #expect(loop.spin { link.isUp })
+        redis.pause()  // a half-open path: TCP stays up, nothing answers
+        var pending: Result<RedisValue, RedisError>?
+        link.command(["PING"]) { pending = $0 }
+        #expect(loop.spin { !link.isUp })
+        #expect(link.lastError?.contains("no answer to PING") == true)
+        #expect(pending == .failure(.disconnected))
+        loop.run(for: 0.5)  // reconnecting to a frozen server: TCP connects, nothing answers, so it is not up
+        #expect(!link.isUp)
+        #expect(link.reconnects == 0)
+        redis.resume()
+        #expect(loop.spin { link.isUp })
+        #expect(link.reconnects == 1)
+        var reply: Result<RedisValue, RedisError>?
+        link.command(["PING"]) { reply = $0 }
+        #expect(loop.spin { reply != nil })
+        #expect(reply == .success(.bytes(Array("PONG".utf8))))
+        #expect(states == [true, false, true])
+    }
 }

@@ -37,7 +37,16 @@ public final class RedisServerProcess: @unchecked Sendable {
         self.process = nil
     }
 
-    deinit { kill() }
+    /// Freezes it (SIGSTOP): connections stay open and the kernel still accepts new ones, but nothing answers.
+    public func pause() { process?.signal(SIGSTOP) }
+
+    /// Lets a paused server run again (SIGCONT).
+    public func resume() { process?.signal(SIGCONT) }
+
+    deinit {
+        resume()
+        kill()
+    }
 
     private func start() throws {
         let process = try TestServerProcess(
