@@ -2,6 +2,7 @@
 #include "cairn_redis.h"
 #include <ev.h>
 #include <hiredis/adapters/libev.h>
+#include <poll.h>
 #include <stdlib.h>
 
 int cairn_redis_attach_libev(void *loop, redisAsyncContext *ac) {
@@ -10,6 +11,19 @@ int cairn_redis_attach_libev(void *loop, redisAsyncContext *ac) {
 
 int cairn_redis_err(const redisAsyncContext *ac) { return ac->err; }
 const char *cairn_redis_errstr(const redisAsyncContext *ac) { return ac->errstr ? ac->errstr : ""; }
+
+int cairn_redis_flush(redisAsyncContext *ac, int timeout_ms) {
+    redisContext *c = &ac->c;
+    int done = 0;
+    for (int i = 0; i < 64 && !done; i++) {
+        if (redisBufferWrite(c, &done) == REDIS_ERR) return -1;
+        if (!done) {
+            struct pollfd p = {c->fd, POLLOUT, 0};
+            if (poll(&p, 1, timeout_ms) <= 0) return -1;
+        }
+    }
+    return done ? 0 : -1;
+}
 
 typedef struct cairn_ev_timer {
     ev_timer watcher; /* first: the callback casts back */

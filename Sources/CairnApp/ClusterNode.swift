@@ -43,11 +43,12 @@ final class ClusterNode {
         logger.info("cluster: node \(node), prefix \(configuration.prefix), Redis \(endpoint)")
     }
 
-    /// Detaches from the hub and closes the link; on the loop thread, before the loop is destroyed.
+    /// Detaches from the hub, takes this node's users out of the shared presence and closes the link (writing
+    /// what is queued first); on the loop thread, after the last connection closed and before the loop goes.
     func stop() {
         hub.remotePresence = nil
-        presence.stop()
-        link.stop()
+        presence.stop(leaving: true)
+        link.stop(flush: true)
     }
 }
 

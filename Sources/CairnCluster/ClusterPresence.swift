@@ -77,10 +77,13 @@ public final class ClusterPresence {
         if link.isUp { refresh() }
     }
 
-    /// Stops refreshing (this node's members then expire within the TTL).
-    public func stop() {
+    /// Stops refreshing. With `leaving`, this node's users are taken out of Redis and announced offline now (a
+    /// clean shutdown); without, they expire within the TTL (as when a node dies).
+    public func stop(leaving: Bool = false) {
         timer?.stop()
         timer = nil
+        guard leaving else { return }
+        for user in local.sorted() { localChanged(user, online: false) }
     }
 
     /// True when `user` is online on another node, as last heard.

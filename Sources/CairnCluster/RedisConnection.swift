@@ -50,12 +50,15 @@ final class RedisConnection {
         connect()
     }
 
-    /// Closes the connection at once; pending commands fail with `.disconnected`; no reconnect.
-    func stop() {
+    /// Closes the connection; pending commands fail with `.disconnected`; no reconnect. With `flush`, what is
+    /// queued is written first (briefly blocking: for shutdown, when the loop will not turn again).
+    func stop(flush: Bool = false) {
         stopped = true
         retry?.stop()
+        let wasUp = isUp
         isUp = false  // no onDown for a stop that was asked for
         if let context {
+            if flush && wasUp { _ = cairn_redis_flush(context, 200) }
             self.context = nil
             redisAsyncFree(context)  // calls pending completions with no reply, then the disconnect callback
         }

@@ -91,11 +91,12 @@ public final class RedisLink {
     }
 
     /// Closes both connections; pending commands fail with `.disconnected`. Call on the loop before it is destroyed.
-    public func stop() {
+    /// With `flush`, commands already sent are written out first (shutdown: the loop will not turn again).
+    public func stop(flush: Bool = false) {
         confinement.assertOnLoop()
         heartbeat?.stop()
         heartbeat = nil
-        commands.stop()
+        commands.stop(flush: flush)
         pubsub.stop()
         answered = false
         isUp = false

@@ -77,8 +77,8 @@ public final class TransportServer: @unchecked Sendable {
     /// before the first turn, so other clients (Redis) can run on the same loop; not called with
     /// `server.event_loop = poll`. Set before `start()`.
     public var loopStarted: ((UnsafeMutableRawPointer) -> Void)?
-    /// Called on the service thread after the last turn, before the context and the loop are destroyed: whatever
-    /// `loopStarted` attached to the loop must be stopped here.
+    /// Called on the service thread after the last turn and after the context is destroyed (every connection's
+    /// close has been handled), before the loop is destroyed: whatever `loopStarted` attached must be stopped here.
     public var loopStopping: (() -> Void)?
 
     /// Creates a server that runs `loop` and drives `handler`, which must have been built with `loop.scheduler`
@@ -205,11 +205,11 @@ public final class TransportServer: @unchecked Sendable {
             }
         }
 
-        if evLoop != nil { loopStopping?() }
         handler.outbound = nil
         jobs.attach(nil)
         lws_context_destroy(context)
         self.context = nil
+        if evLoop != nil { loopStopping?() }  // after the last close callbacks, before the loop goes
         freeCMemory()
         destroyEventLoop()  // after the context: lws' last closes may still need the loop
         // Completions that arrived after the last service turn: the handler discards them (no connections).

@@ -127,6 +127,24 @@ extension ServerIntegration {
             #expect(a.process.isRunning && b.process.isRunning)
         }
 
+        @Test func aNodeShuttingDownTakesItsUsersOffline() throws {
+            let redis = try RedisServerProcess()
+            let a = try Node("a", redis: redis)
+            let b = try Node("b", redis: redis)
+            try a.seed()
+            try b.seed()
+            let bob = try b.login("bob")
+            let alice = try a.login("alice")
+            #expect(try bob.nextEvent("presence")["online"] as? Bool == true)
+            a.process.signal(SIGTERM)  // alice's connection is closed with 1001; her leaving reaches node b
+            let started = Date()
+            let offline = try bob.nextEvent("presence", timeout: 10)
+            #expect(offline["user"] as? Int == 1 && offline["online"] as? Bool == false)
+            #expect(Date().timeIntervalSince(started) < 3, "not left to expire (3 s here)")
+            #expect(try a.process.waitForExit(timeout: 20) == 0)
+            _ = alice
+        }
+
         @Test func aSingleNodeReportsNoCluster() throws {
             let hub = try RunningHub()
             defer { hub.removeData() }

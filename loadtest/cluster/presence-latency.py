@@ -31,7 +31,13 @@ def wait_port(port, seconds=30):
 
 class Client:
     def __init__(self, ws):
-        self.ws, self.next_id, self.events = ws, 0, []
+        self.ws, self.next_id, self.events, self.backlog = ws, 0, [], []
+
+    async def recv(self):
+        # A frame may carry several JSON objects, one per line.
+        while not self.backlog:
+            self.backlog = [json.loads(line) for line in (await self.ws.recv()).split("\n") if line.strip()]
+        return self.backlog.pop(0)
 
     @classmethod
     async def open(cls, port):
@@ -41,7 +47,7 @@ class Client:
         self.next_id += 1
         await self.ws.send(json.dumps({"id": self.next_id, "op": op, **fields}))
         while True:
-            message = json.loads(await self.ws.recv())
+            message = await self.recv()
             if message.get("id") == self.next_id:
                 if not message.get("ok"):
                     raise SystemExit(f"{op}: {message}")
@@ -53,7 +59,7 @@ class Client:
             if e.get("ev") == name and all(e.get(k) == v for k, v in match.items()):
                 return self.events.pop(i)
         while True:
-            message = json.loads(await self.ws.recv())
+            message = await self.recv()
             if message.get("ev") == name and all(message.get(k) == v for k, v in match.items()):
                 return message
 

@@ -16,6 +16,10 @@ int cairn_redis_attach_libev(void *loop, redisAsyncContext *ac);
 int cairn_redis_err(const redisAsyncContext *ac);
 const char *cairn_redis_errstr(const redisAsyncContext *ac);
 
+/* At shutdown only: writes what the context still has to send, waiting up to `timeout_ms` per stalled write.
+ * Returns 0 when everything was written. (Blocks the calling thread; the loop is stopping anyway.) */
+int cairn_redis_flush(redisAsyncContext *ac, int timeout_ms);
+
 /* An ev_timer with an owner pointer, allocated by the shim so Swift never imports ev.h. */
 typedef void (*cairn_ev_timer_fn)(void *owner);
 void *cairn_ev_timer_new(void *owner, cairn_ev_timer_fn fn);
