@@ -94,7 +94,7 @@ public final class Sessions {
     /// True when `user` has an authenticated connection.
     public func isOnline(_ user: Int64) -> Bool { !(byUser[user]?.isEmpty ?? true) }
     /// Presence on other nodes (nil on a single node); told of every local presence change by the hub's wiring.
-    public var remotePresence: (any RemotePresence)?
+    var remotePresence: (any RemotePresence)?
     /// True when `user` is connected here or, as far as this node heard, on another node.
     public func isOnlineAnywhere(_ user: Int64) -> Bool {
         isOnline(user) || (remotePresence?.isOnlineElsewhere(user) ?? false)
