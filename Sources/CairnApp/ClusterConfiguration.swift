@@ -24,7 +24,12 @@ public struct ClusterConfiguration: Sendable, Equatable {
     /// The node name to use: the configured one or `<hostname>-<pid>`.
     public var nodeName: String {
         if let node { return node }
-        let host = ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "node"
+        // gethostname, not ProcessInfo.hostName (which may ask DNS): this runs on the loop thread at start.
+        var buffer = [CChar](repeating: 0, count: 256)
+        let named = gethostname(&buffer, buffer.count - 1) == 0
+        let bytes = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+        let full = named ? String(decoding: bytes, as: UTF8.self) : "node"
+        let host = full.split(separator: ".").first.map(String.init) ?? "node"
         let cleaned = String(host.map { Self.isNameCharacter($0) ? $0 : "-" }.prefix(48))
         return "\(cleaned.isEmpty ? "node" : cleaned)-\(getpid())"
     }
