@@ -81,7 +81,8 @@ public final class Router: ConnectionHandler {
         BucketOps.register(in: &table, buckets: hub.buckets)
         TrackerOps.register(in: &table, trackers: hub.trackers)
         PictureOps.register(in: &table, pictures: hub.pictures, administration: hub.administration)
-        EventOps.register(in: &table, events: hub.pictureEvents, pictures: hub.pictures)
+        EventOps.register(
+            in: &table, events: hub.pictureEvents, pictures: hub.pictures, administration: hub.administration)
         SafeZoneOps.register(in: &table, safeZones: hub.safeZones)
         PlaceOps.register(in: &table, places: hub.places)
         StatsOps.register(in: &table, operations: hub.operations)

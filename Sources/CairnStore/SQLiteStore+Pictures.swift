@@ -475,6 +475,14 @@ extension SQLiteStore: PictureStore {
         }
     }
 
+    /// An event by id as `viewer` sees it (`SQLiteStore+EventAdmin`).
+    static func eventInfo(_ db: Database, id: Int64, viewer: Int64) throws -> EventInfo? {
+        try Row.fetchOne(
+            db, sql: "SELECT \(Self.eventColumns) FROM events e JOIN users u ON u.id = e.owner_id WHERE e.id = ?",
+            arguments: [viewer, id]
+        ).map { Self.event($0).info }
+    }
+
     /// An event by tag.
     public func event(tag: String, viewer: Int64) async throws -> (info: EventInfo, passwordHash: String?)? {
         try await pool.read { db in

@@ -240,4 +240,31 @@ public final class MemoryPictureStore: PictureStore {
             return true
         }
     }
+    public func updateEvent(_ update: EventUpdate, audit: AuditEntry) async throws -> (
+        info: EventInfo, members: Set<Int64>?
+    )? {
+        state.withLock { s in
+            guard var e = s.events.values.first(where: { $0.id == update.event }) else { return nil }
+            let wasPrivate = e.new.passwordHash != nil
+            switch update.title {
+            case .keep: break
+            case .clear: e.new.title = nil
+            case .set(let title): e.new.title = title
+            }
+            switch update.passwordHash {
+            case .keep: break
+            case .clear: e.new.passwordHash = nil
+            case .set(let hash): e.new.passwordHash = hash
+            }
+            let isPrivate = e.new.passwordHash != nil
+            for (id, p) in s.pictures where p.event?.id == e.id {
+                if isPrivate && !wasPrivate { e.members.insert(p.by.id) }
+                s.pictures[id]?.event?.isPrivate = isPrivate
+            }
+            s.events[e.new.tag] = e
+            s.audit.append(audit)
+            let count = s.pictures.values.filter { $0.event?.id == e.id }.count
+            return (Self.info(e, viewer: audit.admin.id, pictures: count), isPrivate ? e.members : nil)
+        }
+    }
 }

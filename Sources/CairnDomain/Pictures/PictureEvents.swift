@@ -12,13 +12,13 @@ public final class PictureEvents {
     /// Most events one search answers.
     public static let searchLimit = 50
 
-    private let store: (any PictureStore)?
+    let store: (any PictureStore)?
     private let work: LoopWork
-    private let clock: any Clock
+    let clock: any Clock
     private let sessions: Sessions
-    private let hasher: PasswordHasher
-    private let maxPasswordBytes: Int
-    private let pictures: Pictures
+    let hasher: PasswordHasher
+    let maxPasswordBytes: Int
+    let pictures: Pictures
 
     init(
         store: (any PictureStore)?, accounts: Accounts, work: LoopWork, clock: any Clock, sessions: Sessions,

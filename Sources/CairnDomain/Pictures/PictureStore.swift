@@ -202,4 +202,8 @@ public protocol PictureStore: Sendable {
     /// for good, its image no longer kept), appending `audit`, in one transaction. False when there is no such
     /// picture.
     func resolveReports(picture: Int64, remove: Bool, audit: AuditEntry) async throws -> Bool
+    /// Changes an event's title and password, copies whether it is private into its pictures, makes everyone who
+    /// posted to it a member when it becomes private, and appends `audit`, in one transaction. Answers the event as
+    /// the audit's admin sees it, with its members when it is private; nil when there is no such event.
+    func updateEvent(_ update: EventUpdate, audit: AuditEntry) async throws -> (info: EventInfo, members: Set<Int64>?)?
 }

@@ -483,4 +483,9 @@ public final class Pictures {
     func eventGone(_ event: Int64) {
         watchers = watchers.filter { $0.value.watch != .event(event) }
     }
+
+    /// Forgets the watches of an event made private (`admin.event.update`) held by users who are not its members.
+    func eventPrivate(_ event: Int64, members: Set<Int64>) {
+        watchers = watchers.filter { $0.value.watch != .event(event) || members.contains($0.value.user) }
+    }
 }

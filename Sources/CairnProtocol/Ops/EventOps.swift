@@ -1,10 +1,13 @@
 // Event ops (seed 004): create, join, get, search, delete, and an event's pictures. An event is named by its
-// hashtag in `tag`.
+// hashtag in `tag`. `admin.event.update` is the admins' (forbidden to others whatever they send, `OpTable.admin`):
+// an absent `title` or `password` leaves it as it is, null clears it (no title; a public event).
 import CairnDomain
 import CairnWire
 
 enum EventOps {
-    static func register(in table: inout OpTable, events: PictureEvents, pictures: Pictures) {
+    static func register(
+        in table: inout OpTable, events: PictureEvents, pictures: Pictures, administration: Administration
+    ) {
         table.slow(
             "event.create",
             decode: { m throws(WireError) in
@@ -38,6 +41,22 @@ enum EventOps {
             handle: { caller, r, done in
                 pictures.eventPictures(caller.member, tag: r.0, sort: r.1, cursor: r.2, done)
             }, encode: { page, w in page.write(to: &w) })
+        table.admin(
+            "admin.event.update", gate: administration.admits,
+            decode: { m throws(WireError) in
+                (
+                    try m.requireString("tag"),
+                    EventChange(
+                        title: try change(m, "title"), password: try change(m, "password"),
+                        isPrivate: try m.bool("private"))
+                )
+            },
+            handle: { caller, r, done in events.update(caller.member, tag: r.0, r.1, done) }, encode: writeEvent)
+    }
+
+    private static func change(_ m: Message, _ key: String) throws(WireError) -> FieldChange<String> {
+        if m.isNull(key) { return .clear }
+        return try m.string(key).map { .set($0) } ?? .keep
     }
 
     private static func writeEvent(_ event: EventInfo, _ w: inout JSONWriter) {
