@@ -1,6 +1,7 @@
 // The admin part of the store (migration v17-accounts-email-admin): the user list admins browse, with each
-// account's figures counted from the tables that hold them (friends, buckets owned, relics), suspensions, and the
-// audit log, to which every admin write appends its line in the same transaction.
+// account's figures counted from the tables that hold them (friends, buckets owned, relics, and PicShare's:
+// pictures posted, likes they received, open reports against them), suspensions, and the audit log, to which every
+// admin write appends its line in the same transaction.
 import CairnDomain
 import Foundation
 import GRDB
@@ -13,7 +14,11 @@ extension SQLiteStore: AdminStore {
           s.reason, s.since, s.until,
           (SELECT COUNT(*) FROM friendships f WHERE f.user_a = u.id OR f.user_b = u.id) AS friends,
           (SELECT COUNT(*) FROM bucket_members m WHERE m.user_id = u.id AND m.role = 'owner') AS buckets,
-          (SELECT COUNT(*) FROM relics l WHERE l.creator_id = u.id) AS relics
+          (SELECT COUNT(*) FROM relics l WHERE l.creator_id = u.id) AS relics,
+          (SELECT COUNT(*) FROM pictures p WHERE p.by_id = u.id) AS pictures,
+          (SELECT coalesce(SUM(p.likes), 0) FROM pictures p WHERE p.by_id = u.id) AS likes_received,
+          (SELECT COUNT(*) FROM picture_reports r JOIN pictures p ON p.id = r.picture_id
+            WHERE p.by_id = u.id AND r.state = 'open') AS open_reports
         FROM users u LEFT JOIN suspensions s ON s.user_id = u.id AND (s.until IS NULL OR s.until > ?)
         """
 
@@ -23,7 +28,8 @@ extension SQLiteStore: AdminStore {
             user: user(row), email: row["email"], createdAt: row["created_at"], lastSeenAt: row["last_seen_at"],
             isAdmin: row["is_admin"],
             suspension: reason.map { Suspension(reason: $0, since: row["since"], until: row["until"]) },
-            friends: row["friends"], buckets: row["buckets"], relics: row["relics"])
+            friends: row["friends"], buckets: row["buckets"], relics: row["relics"], pictures: row["pictures"],
+            likesReceived: row["likes_received"], openReports: row["open_reports"])
     }
 
     /// A page of accounts in username order (keyset on the unique username).

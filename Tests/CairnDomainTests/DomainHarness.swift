@@ -21,7 +21,8 @@ final class DomainHarness {
     let hub: Hub
     private(set) var users: [Int64: User] = [:]
 
-    init(configure: (inout HubConfiguration) -> Void = { _ in }) {
+    /// `admin`: give the hub the account store as its admin store too (the admin ops answer only with one).
+    init(admin: Bool = false, configure: (inout HubConfiguration) -> Void = { _ in }) {
         var config = HubConfiguration()
         configure(&config)
         let accounts = Accounts(store: store, hasher: fastHasher(random), random: random, clock: clock)
@@ -30,7 +31,7 @@ final class DomainHarness {
             accounts: accounts, social: store, relics: content, chat: content, profiles: store,
             buckets: buckets, trackers: trackers, safeZones: safeZones, scheduler: scheduler,
             clock: clock,
-            configuration: config, roles: store, pictures: pictures)
+            configuration: config, roles: store, admin: admin ? store : nil, pictures: pictures)
         hub.attach(events)
     }
 

@@ -1,6 +1,6 @@
 // What the admin feature needs from durable storage, as a protocol so the domain knows nothing of SQLite: the user
-// list an admin browses, with the figures that exist for each account, and suspensions written together with
-// their audit entry, in one transaction, committed before the call returns.
+// list an admin browses, with the figures that exist for each account (PicShare's among them), and suspensions
+// written together with their audit entry, in one transaction, committed before the call returns.
 
 /// One account as an admin sees it.
 public struct AdminUserRow: Sendable, Equatable {
@@ -22,11 +22,17 @@ public struct AdminUserRow: Sendable, Equatable {
     public var buckets: Int
     /// How many relics it has left (live or not yet purged).
     public var relics: Int
+    /// How many pictures it posted that are still stored (hidden and removed ones included).
+    public var pictures: Int
+    /// How many likes its pictures received, in all (likes it gave are not counted).
+    public var likesReceived: Int
+    /// How many open reports there are against its pictures.
+    public var openReports: Int
 
     /// Creates the value.
     public init(
         user: User, email: String?, createdAt: Int64, lastSeenAt: Int64?, isAdmin: Bool, suspension: Suspension?,
-        friends: Int, buckets: Int, relics: Int
+        friends: Int, buckets: Int, relics: Int, pictures: Int = 0, likesReceived: Int = 0, openReports: Int = 0
     ) {
         self.user = user
         self.email = email
@@ -37,6 +43,9 @@ public struct AdminUserRow: Sendable, Equatable {
         self.friends = friends
         self.buckets = buckets
         self.relics = relics
+        self.pictures = pictures
+        self.likesReceived = likesReceived
+        self.openReports = openReports
     }
 }
 

@@ -15,7 +15,7 @@ extension Suspension {
 
 extension AdminUserRow {
     /// Writes `{id, username, name, email?, guest, admin, created, last_seen?, suspended?, friends, buckets,
-    /// relics}`.
+    /// relics, pictures, likes_received, open_reports}`.
     func write(to w: inout JSONWriter) {
         w.beginObject()
         user.writeFields(to: &w)
@@ -31,6 +31,9 @@ extension AdminUserRow {
         w.field("friends", friends)
         w.field("buckets", buckets)
         w.field("relics", relics)
+        w.field("pictures", pictures)
+        w.field("likes_received", likesReceived)
+        w.field("open_reports", openReports)
         w.endObject()
     }
 }

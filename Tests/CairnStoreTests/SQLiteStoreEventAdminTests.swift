@@ -1,0 +1,99 @@
+// The admins' writes on PicShare's tables: `updateEvent` changes an event's title and password, copies whether it is
+// private into every one of its pictures (what pages read), makes its posters members when it becomes private and
+// appends the audit line without the password, in one transaction; and the admin user list counts each account's
+// pictures, the likes they received and the open reports against them, from the real tables.
+import CairnDomain
+import Foundation
+import GRDB
+import Testing
+
+@testable import CairnStore
+
+struct SQLiteStoreEventAdminTests {
+    let pictures = SQLiteStorePicturesTests()
+
+    func audit(_ admin: User, _ event: Int64, detail: String?) -> AuditEntry {
+        AuditEntry(
+            at: 50, admin: admin, action: "event.update", targetKind: "event", targetID: event, targetName: "party",
+            reason: nil, detail: detail)
+    }
+
+    func page(_ store: SQLiteStore, _ event: Int64, viewer: User) async throws -> [Int64] {
+        try await store.pictures(
+            PictureQuery(
+                viewer: viewer.id, scope: .event(event), order: PictureOrder(sort: .date, origin: nil), after: nil,
+                limit: 10)
+        ).map(\.record.id)
+    }
+
+    @Test func anEventMadePrivateHidesItsPicturesFromNonMembersAndPublicAgainShowsThem() async throws {
+        try await pictures.withStore { store, u in
+            let (anna, bob, cleo) = (u[0], u[1], u[2])
+            let a = try await store.postPicture(pictures.new(anna, event: "party", at: 10)).record.id
+            let b = try await store.postPicture(pictures.new(bob, event: "party", at: 20)).record.id
+            let party = try #require(try await store.event(tag: "party", viewer: cleo.id)).info
+            #expect(try await page(store, party.id, viewer: cleo) == [b, a])
+
+            let update = EventUpdate(event: party.id, title: .set("The party"), passwordHash: .set("scrypt$x"), at: 40)
+            let made = try #require(
+                try await store.updateEvent(update, audit: audit(cleo, party.id, detail: "private=true")))
+            #expect(made.info.isPrivate && made.info.title == "The party")
+            #expect(made.members == [anna.id, bob.id])  // the creator and the other poster
+            #expect(made.info.member == false)  // as the admin (cleo) sees it
+            let copies = try await store.pool.read { db in
+                try Int64?.fetchAll(db, sql: "SELECT private_event FROM pictures ORDER BY id")
+            }
+            #expect(copies == [party.id, party.id])
+            #expect(try await page(store, party.id, viewer: cleo) == [])
+            #expect(try await page(store, party.id, viewer: bob) == [b, a])
+            #expect(try await store.picture(id: a, viewer: cleo.id)?.member == false)
+            let nearby = try await store.pictures(
+                PictureQuery(
+                    viewer: cleo.id, scope: .nearby(radius: 1_000),
+                    order: PictureOrder(sort: .date, origin: SQLiteStorePicturesTests.paris), after: nil, limit: 10))
+            #expect(nearby.isEmpty)
+            #expect(try await store.event(tag: "party", viewer: cleo.id)?.passwordHash == "scrypt$x")
+
+            let open = EventUpdate(event: party.id, title: .clear, passwordHash: .clear, at: 60)
+            let opened = try #require(try await store.updateEvent(open, audit: audit(cleo, party.id, detail: nil)))
+            #expect(opened.members == nil && !opened.info.isPrivate && opened.info.title == nil)
+            #expect(try await page(store, party.id, viewer: cleo) == [b, a])
+            let lines = try await store.auditLog(before: nil, limit: 10)
+            #expect(lines.map(\.entry.action) == ["event.update", "event.update"])
+            #expect(lines.last?.entry.detail == "private=true")
+            let missing = EventUpdate(event: 9_999, title: .set("x"), passwordHash: .keep, at: 70)
+            #expect(try await store.updateEvent(missing, audit: audit(cleo, 9_999, detail: nil)) == nil)
+            #expect(try await store.auditLog(before: nil, limit: 10).count == 2)
+        }
+    }
+
+    @Test func theUserListCountsPicturesLikesReceivedAndOpenReports() async throws {
+        try await pictures.withStore { store, u in
+            let (anna, bob, cleo, guest) = (u[0], u[1], u[2], u[3])
+            let first = try await store.postPicture(pictures.new(anna, at: 10)).record.id
+            let second = try await store.postPicture(pictures.new(anna, at: 20)).record.id
+            _ = try await store.postPicture(pictures.new(bob, at: 30))
+            _ = try await store.setLike(picture: first, user: bob.id, liked: true, at: 40)
+            _ = try await store.setLike(picture: first, user: cleo.id, liked: true, at: 40)
+            _ = try await store.setLike(picture: second, user: bob.id, liked: true, at: 40)
+            for reporter in [bob, cleo, guest] {
+                _ = try await store.report(
+                    NewReport(picture: first, reporter: reporter, reason: .spam, text: nil, at: 50, threshold: 5))
+            }
+            _ = try await store.report(
+                NewReport(picture: second, reporter: cleo, reason: .other, text: "why", at: 50, threshold: 5))
+            let annaRow = try #require(try await store.adminUser(id: anna.id, now: 60))
+            #expect(annaRow.pictures == 2 && annaRow.likesReceived == 3 && annaRow.openReports == 4)
+            let bobRow = try #require(try await store.adminUser(id: bob.id, now: 60))
+            #expect(bobRow.pictures == 1 && bobRow.likesReceived == 0 && bobRow.openReports == 0)
+
+            let restore = AuditEntry(
+                at: 70, admin: cleo, action: "picture.restore", targetKind: "picture", targetID: first,
+                targetName: nil, reason: nil, detail: nil)
+            #expect(try await store.resolveReports(picture: first, remove: false, audit: restore))
+            let rows = try await store.adminUsers(AdminUserQuery(prefix: "an", after: nil, guests: false, limit: 5), now: 80)
+            #expect(rows.map(\.user.username) == ["anna"])
+            #expect(rows.first?.openReports == 1 && rows.first?.likesReceived == 3)
+        }
+    }
+}
