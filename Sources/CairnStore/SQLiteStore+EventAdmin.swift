@@ -47,7 +47,9 @@ extension SQLiteStore {
             guard let info = try Self.eventInfo(db, id: id, viewer: audit.admin.id) else { return nil }
             let members: Set<Int64>? =
                 isPrivate
-                ? Set(try Int64.fetchAll(db, sql: "SELECT user_id FROM event_members WHERE event_id = ?", arguments: [id]))
+                ? Set(
+                    try Int64.fetchAll(db, sql: "SELECT user_id FROM event_members WHERE event_id = ?", arguments: [id])
+                )
                 : nil
             return (info, members)
         }

@@ -43,8 +43,10 @@ struct EventAdminTests {
             h.pictures.upload(Self.media, owner: n)
             callers.append(caller)
         }
-        _ = try await outcome(h) { h.hub.pictures.post(callers[1], media: Self.media, caption: nil, event: "party", $0) }
-            .get()
+        _ = try await outcome(h) {
+            h.hub.pictures.post(callers[1], media: Self.media, caption: nil, event: "party", $0)
+        }
+        .get()
         return (h, callers)
     }
 
@@ -106,7 +108,9 @@ struct EventAdminTests {
         #expect(try await update(h, c[0], isPrivate: true).get().isPrivate)
         let opened = try await update(h, c[0], title: .clear, isPrivate: false).get()
         #expect(!opened.isPrivate && opened.member && opened.title == nil)
-        let anyone = try await outcome(h) { h.hub.pictures.eventPictures(c[3], tag: "party", sort: nil, cursor: nil, $0) }
+        let anyone = try await outcome(h) {
+            h.hub.pictures.eventPictures(c[3], tag: "party", sort: nil, cursor: nil, $0)
+        }
         #expect(try anyone.get().pictures.count == 1)
         #expect(h.pictures.state.withLock { $0.audit.last?.detail } == "title=none private=false")
     }

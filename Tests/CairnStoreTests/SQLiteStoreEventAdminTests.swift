@@ -91,7 +91,8 @@ struct SQLiteStoreEventAdminTests {
                 at: 70, admin: cleo, action: "picture.restore", targetKind: "picture", targetID: first,
                 targetName: nil, reason: nil, detail: nil)
             #expect(try await store.resolveReports(picture: first, remove: false, audit: restore))
-            let rows = try await store.adminUsers(AdminUserQuery(prefix: "an", after: nil, guests: false, limit: 5), now: 80)
+            let rows = try await store.adminUsers(
+                AdminUserQuery(prefix: "an", after: nil, guests: false, limit: 5), now: 80)
             #expect(rows.map(\.user.username) == ["anna"])
             #expect(rows.first?.openReports == 1 && rows.first?.likesReceived == 3)
         }
