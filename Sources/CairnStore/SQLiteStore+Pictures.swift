@@ -128,6 +128,10 @@ extension SQLiteStore: PictureStore {
     /// Deletes a picture (its likes and reports go with it).
     public func deletePicture(id: Int64) async throws -> Bool {
         try await pool.write { db in
+            let open = "SELECT 1 FROM picture_reports WHERE picture_id = ? AND state = 'open'"
+            if try Bool.fetchOne(db, sql: "SELECT EXISTS (\(open))", arguments: [id]) == true {
+                throw PictureStoreError.underReview
+            }
             try db.execute(sql: "DELETE FROM pictures WHERE id = ?", arguments: [id])
             return db.changesCount > 0
         }
@@ -521,6 +525,13 @@ extension SQLiteStore: PictureStore {
     /// Deletes an event, its pictures and its memberships.
     public func deleteEvent(id: Int64) async throws {
         try await pool.write { db in
+            let open = """
+                SELECT 1 FROM picture_reports r JOIN pictures p ON p.id = r.picture_id
+                WHERE p.event_id = ? AND r.state = 'open'
+                """
+            if try Bool.fetchOne(db, sql: "SELECT EXISTS (\(open))", arguments: [id]) == true {
+                throw PictureStoreError.underReview
+            }
             try db.execute(sql: "DELETE FROM pictures WHERE event_id = ?", arguments: [id])
             try db.execute(sql: "DELETE FROM events WHERE id = ?", arguments: [id])
         }

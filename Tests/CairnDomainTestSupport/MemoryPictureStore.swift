@@ -114,7 +114,10 @@ public final class MemoryPictureStore: PictureStore {
     }
 
     public func deletePicture(id: Int64) async throws -> Bool {
-        state.withLock { $0.pictures.removeValue(forKey: id) != nil }
+        try state.withLock { s in
+            if let p = s.pictures[id], !p.reports.isEmpty, !p.resolved { throw PictureStoreError.underReview }
+            return s.pictures.removeValue(forKey: id) != nil
+        }
     }
 
     public func report(_ report: NewReport) async throws -> Bool {
@@ -209,7 +212,10 @@ public final class MemoryPictureStore: PictureStore {
     }
 
     public func deleteEvent(id: Int64) async throws {
-        state.withLock { s in
+        try state.withLock { s in
+            if s.pictures.values.contains(where: { $0.event?.id == id && !$0.reports.isEmpty && !$0.resolved }) {
+                throw PictureStoreError.underReview
+            }
             s.pictures = s.pictures.filter { $0.value.event?.id != id }
             s.events = s.events.filter { $0.value.id != id }
         }

@@ -96,6 +96,18 @@ struct PictureOrderTests {
         #expect(PictureCursor(text: "not a cursor") == nil)
         #expect(PictureCursor(text: "c2l6ZX4xfjB-Mg") == nil)  // "size~1~0~2": no such sort
         #expect(PictureCursor(text: String(repeating: "A", count: 400)) == nil)
+        // Ranks this hub never hands out: Int64.min (whose negation would trap the walk), positive ranks for date
+        // and likes, a rank for distance, a non-positive id.
+        func forged(_ text: String) -> String { Base64URL.encode(Array(text.utf8)) }
+        #expect(PictureCursor(text: forged("date~-9223372036854775808~0~1")) == nil)
+        #expect(PictureCursor(text: forged("likes~-9223372036854775808~0~1")) == nil)
+        #expect(PictureCursor(text: forged("date~5~0~1")) == nil)
+        #expect(PictureCursor(text: forged("distance~3~0~1")) == nil)
+        #expect(PictureCursor(text: forged("date~-5~0~0")) == nil)
+        #expect(PictureCursor(text: forged("date~-5~0~1")) != nil)
+        let placeless = PictureCursor(
+            sort: .distance, after: PictureKey(rank: 0, distance: .infinity, id: 9), origin: Self.origin)
+        #expect(PictureCursor(text: placeless.text) == placeless)
     }
 
     @Test func hashtagsAreCanonicalAndFoundInCaptions() throws {

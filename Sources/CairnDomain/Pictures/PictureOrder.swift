@@ -115,7 +115,13 @@ public struct PictureCursor: Sendable, Equatable {
             let rank = Int64(parts[1]), let bits = UInt64(parts[2], radix: 16), let id = Int64(parts[3])
         else { return nil }
         let distance = Double(bitPattern: bits)
-        guard !distance.isNaN, distance >= 0 else { return nil }
+        guard !distance.isNaN, distance >= 0, id > 0 else { return nil }
+        // A rank this hub hands out: minus a time or a like count (never Int64.min, whose negation traps), or 0 for
+        // a distance sort.
+        switch sort {
+        case .date, .likes: guard rank <= 0, rank > Int64.min else { return nil }
+        case .distance: guard rank == 0 else { return nil }
+        }
         var origin: GeoPoint?
         if parts.count == 6 {
             guard let lat = UInt64(parts[4], radix: 16), let lon = UInt64(parts[5], radix: 16),

@@ -16,6 +16,8 @@ public enum PictureStoreError: Error, Equatable, Sendable {
     case notMember
     /// The hashtag is taken by another event.
     case tagTaken
+    /// The picture (or a picture of the event) has open reports: it stays for the admins to restore or remove.
+    case underReview
 }
 
 /// A picture to store.
@@ -176,6 +178,7 @@ public protocol PictureStore: Sendable {
     /// Idempotent.
     func setLike(picture: Int64, user: Int64, liked: Bool, at: Int64) async throws -> Int64
     /// Deletes a picture with its likes and reports; false when it did not exist.
+    /// Throws `underReview` while the picture has open reports (nothing deleted).
     func deletePicture(id: Int64) async throws -> Bool
     /// Stores a report (a second one by the same reporter changes nothing); hides the picture from everyone once
     /// `threshold` distinct non-guest reporters have open reports on it. Answers true when it is hidden now.
@@ -194,6 +197,7 @@ public protocol PictureStore: Sendable {
     /// Events whose tag or title contains `text` (lower case), tags in order, at most `limit`.
     func searchEvents(text: String, viewer: Int64, limit: Int) async throws -> [EventInfo]
     /// Deletes an event with its pictures and memberships.
+    /// Throws `underReview` while a picture of the event has open reports (nothing deleted).
     func deleteEvent(id: Int64) async throws
     /// Pictures with open reports (`open`) or with resolved ones, oldest report first, at most `limit`, each with
     /// its reports (as an admin sees the picture).

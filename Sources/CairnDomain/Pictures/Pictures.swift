@@ -113,6 +113,9 @@ public final class Pictures {
                 throw DomainError(.forbidden, "this event is private: join it (event.join) before posting to it")
             case .tagTaken:
                 throw DomainError(.badRequest, "field 'tag': that event exists already")
+            case .underReview:
+                throw DomainError(
+                    .forbidden, "reported and under review: it stays until an admin restores or removes it")
             }
         } catch {
             return try await LoopWork.storage { throw error }
