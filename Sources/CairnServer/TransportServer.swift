@@ -167,6 +167,7 @@ public final class TransportServer: @unchecked Sendable {
             return
         }
         self.context = context
+        webSockets.context = context
         jobs.attach(context)
         handler.outbound = webSockets
         let vhost = lws_get_vhost_by_name(context, "cairn")
@@ -207,6 +208,7 @@ public final class TransportServer: @unchecked Sendable {
 
         handler.outbound = nil
         jobs.attach(nil)
+        webSockets.context = nil  // the closes lws reports while destroying must not wake a context going away
         lws_context_destroy(context)
         self.context = nil
         if evLoop != nil { loopStopping?() }  // after the last close callbacks, before the loop goes
@@ -348,6 +350,9 @@ public final class TransportServer: @unchecked Sendable {
         observer.loopLag(nanoseconds: MonotonicTime.elapsed(from: sweepDueAt, to: now))
         http.expireSlowBodies(now: now)
         handler.tick()
+        // What the tick sent (expired rules, relic expiry, alerts) goes out now: with the poll() loop, lws' timers
+        // run before its wait, so the end-of-turn flush would come only after the next wake-up.
+        webSockets.flush()
         scheduleSweep()
     }
 

@@ -36,6 +36,9 @@ final class WebSocketEndpoint {
     private var queued: [ConnectionState] = []
     /// The list being flushed (swapped with `queued`, so neither allocates per turn).
     private var flushing: [ConnectionState] = []
+    /// The lws context, set once it exists: what `lws_cancel_service` wakes when a close queued something outside
+    /// the part of a loop turn that ends with `flush` (a close made by an lws timeout, with the poll() loop).
+    var context: OpaquePointer?
 
     init(
         configuration: ServerConfiguration, handler: any ConnectionHandler, observer: any TransportObserver,
@@ -178,8 +181,10 @@ final class WebSocketEndpoint {
             if lws_partial_buffered(state.wsi) != 0 {
                 requestWritable(state)
             } else if !write(state) {
-                // Outside a callback a failed write cannot return -1: have lws close the connection on its next turn.
+                // Outside a callback a failed write cannot return -1: have lws close the connection on its next turn,
+                // and wake the loop for it (lws' zero-second timer alone waits for the next wake-up).
                 lws_set_timeout(state.wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC)
+                lws_cancel_service(lws_get_context(state.wsi))
             }
         }
         flushing.removeAll(keepingCapacity: flushing.count <= 4096)
@@ -227,6 +232,10 @@ final class WebSocketEndpoint {
         state.isGone = true
         session.storeBytes(of: 0, as: UInt64.self)
         handler.connectionClosed(id)
+        // A close made by an lws timeout runs in lws' timer phase, which with the poll() loop is followed by the
+        // wait, not by `flush`: wake the loop so what the close queued (friends told) goes out now. With libev, and
+        // for closes seen while serving sockets, `flush` follows anyway and the wake-up costs one empty turn.
+        if !queued.isEmpty, let context { lws_cancel_service(context) }
     }
 
     /// Closes every connection (shutdown).
