@@ -98,7 +98,10 @@ struct PictureOrderTests {
         #expect(PictureCursor(text: String(repeating: "A", count: 400)) == nil)
         // Ranks this hub never hands out: Int64.min (whose negation would trap the walk), positive ranks for date
         // and likes, a rank for distance, a non-positive id.
-        func forged(_ text: String) -> String { Base64URL.encode(Array(text.utf8)) }
+        func forged(_ text: String) -> String {
+            Data(text.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+                .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        }
         #expect(PictureCursor(text: forged("date~-9223372036854775808~0~1")) == nil)
         #expect(PictureCursor(text: forged("likes~-9223372036854775808~0~1")) == nil)
         #expect(PictureCursor(text: forged("date~5~0~1")) == nil)

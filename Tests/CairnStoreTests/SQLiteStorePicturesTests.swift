@@ -118,6 +118,13 @@ struct SQLiteStorePicturesTests {
                 try String.fetchAll(db, sql: "SELECT state FROM picture_reports WHERE picture_id = ?", arguments: [id])
             }
             #expect(states == ["open", "open", "open"])
+            // Under review: the poster's delete is refused and nothing goes; once an admin restored it, it may go.
+            await #expect(throws: PictureStoreError.underReview) { try await store.deletePicture(id: id) }
+            #expect(try await store.picture(id: id, viewer: u[0].id) != nil)
+            let restore = AuditEntry(
+                at: 10, admin: u[2], action: "picture.restore", targetKind: "picture", targetID: id, targetName: nil,
+                reason: nil, detail: nil)
+            #expect(try await store.resolveReports(picture: id, remove: false, audit: restore))
             #expect(try await store.deletePicture(id: id))
             #expect(try await store.deletePicture(id: id) == false)
             #expect(try await store.picture(id: id, viewer: u[0].id) == nil)
