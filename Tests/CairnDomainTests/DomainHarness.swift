@@ -67,3 +67,12 @@ final class DomainHarness {
         return caller
     }
 }
+
+/// Starts an operation and runs the harness's jobs until it answers: its outcome, for tests of slow operations.
+@MainActor
+func outcome<T>(_ h: DomainHarness, _ start: (@escaping Outcome<T>) -> Void) async throws -> Result<T, DomainError> {
+    var result: Result<T, DomainError>?
+    start { result = $0 }
+    while result == nil { try await h.scheduler.run() }
+    return result!
+}

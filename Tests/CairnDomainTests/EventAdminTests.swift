@@ -13,14 +13,6 @@ import Testing
 struct EventAdminTests {
     static let media = String(repeating: "ab", count: 32)
 
-    func outcome<T>(_ h: DomainHarness, _ start: (@escaping Outcome<T>) -> Void) async throws -> Result<T, DomainError>
-    {
-        var result: Result<T, DomainError>?
-        start { result = $0 }
-        while result == nil { try await h.scheduler.run() }
-        return result!
-    }
-
     func code<T>(_ result: Result<T, DomainError>) -> DomainError.Code? {
         if case .failure(let error) = result { return error.code }
         return nil

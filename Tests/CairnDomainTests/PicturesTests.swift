@@ -12,14 +12,6 @@ import Testing
 struct PicturesTests {
     static let media = String(repeating: "ab", count: 32)
 
-    func outcome<T>(_ h: DomainHarness, _ start: (@escaping Outcome<T>) -> Void) async throws -> Result<T, DomainError>
-    {
-        var result: Result<T, DomainError>?
-        start { result = $0 }
-        while result == nil { try await h.scheduler.run() }
-        return result!
-    }
-
     /// Three users at the same place (user 3 a kilometre north), each with an upload.
     func scene(configure: (inout HubConfiguration) -> Void = { _ in }) async throws -> (DomainHarness, [Caller]) {
         let h = DomainHarness(configure: configure)

@@ -236,6 +236,15 @@ struct SQLiteStorePicturesTests {
             #expect(try await search([], ["party"]) == [b.id, a.id])
             #expect(try await search(["more"], ["party"]) == [b.id])
             #expect(try await store.searchEvents(text: "par", viewer: u[2].id, limit: 10).map(\.tag) == ["party"])
+            // A picture of it under review keeps the event (and everything in it) until an admin decides.
+            _ = try await store.report(
+                NewReport(picture: b.id, reporter: u[2], reason: .spam, text: nil, at: 40, threshold: 3))
+            await #expect(throws: PictureStoreError.underReview) { try await store.deleteEvent(id: party.id) }
+            #expect(try await store.picture(id: a.id, viewer: u[0].id) != nil)
+            let restore = AuditEntry(
+                at: 50, admin: u[0], action: "picture.restore", targetKind: "picture", targetID: b.id, targetName: nil,
+                reason: nil, detail: nil)
+            #expect(try await store.resolveReports(picture: b.id, remove: false, audit: restore))
             try await store.deleteEvent(id: party.id)
             #expect(try await store.picture(id: a.id, viewer: u[0].id) == nil)
             #expect(try await store.picture(id: c.id, viewer: u[0].id) != nil)
