@@ -50,13 +50,20 @@ extension SQLiteStore: PictureStore {
             guard ["image/jpeg", "image/png", "image/webp"].contains(type) else {
                 throw PictureStoreError.notAnImage(contentType: type)
             }
+            // The hourly limit counts posts, deleted pictures' among them (`picture_posts`).
+            let hourAgo = picture.createdAt - 3_600_000
+            try db.execute(
+                sql: "DELETE FROM picture_posts WHERE user_id = ? AND at <= ?", arguments: [picture.by, hourAgo])
             let recent =
                 try Int.fetchOne(
-                    db, sql: "SELECT count(*) FROM pictures WHERE by_id = ? AND created_at > ?",
-                    arguments: [picture.by, picture.createdAt - 3_600_000]) ?? 0
+                    db, sql: "SELECT count(*) FROM picture_posts WHERE user_id = ? AND at > ?",
+                    arguments: [picture.by, hourAgo]) ?? 0
             guard recent < picture.postsPerHour else {
                 throw PictureStoreError.rateLimited(limit: picture.postsPerHour)
             }
+            try db.execute(
+                sql: "INSERT INTO picture_posts (user_id, at) VALUES (?, ?)",
+                arguments: [picture.by, picture.createdAt])
             var eventID: Int64?
             var privateEvent: Int64?
             var members: Set<Int64>?

@@ -32,6 +32,8 @@ public final class MemoryPictureStore: PictureStore {
         /// Uploads: media id and owner → content type.
         public var media: [String: String] = [:]
         public var pictures: [Int64: Stored] = [:]
+        /// Every post (poster, time), deleted pictures' included: what the hourly limit counts.
+        public var posts: [(user: Int64, at: Int64)] = []
         public var events: [String: Event] = [:]
         public var next: Int64 = 1
         public var audit: [AuditEntry] = []
@@ -60,9 +62,8 @@ public final class MemoryPictureStore: PictureStore {
         try state.withLock { s in
             guard let type = s.media["\(picture.mediaID)/\(picture.by)"] else { throw PictureStoreError.mediaNotFound }
             guard type.hasPrefix("image/") else { throw PictureStoreError.notAnImage(contentType: type) }
-            let recent = s.pictures.values.filter {
-                $0.by.id == picture.by && $0.picture.createdAt > picture.createdAt - 3_600_000
-            }
+            // Posts of the last hour, deleted pictures' included (as the SQLite store's `picture_posts`).
+            let recent = s.posts.filter { $0.user == picture.by && $0.at > picture.createdAt - 3_600_000 }
             guard recent.count < picture.postsPerHour else {
                 throw PictureStoreError.rateLimited(limit: picture.postsPerHour)
             }
@@ -90,6 +91,7 @@ public final class MemoryPictureStore: PictureStore {
             s.next += 1
             let stored = Stored(by: s.users[picture.by]!, picture: picture, event: event)
             s.pictures[id] = stored
+            s.posts.append((picture.by, picture.createdAt))
             return PostedPicture(record: Self.record(id, stored, viewer: picture.by), members: members)
         }
     }

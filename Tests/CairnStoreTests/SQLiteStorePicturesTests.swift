@@ -68,9 +68,14 @@ struct SQLiteStorePicturesTests {
             #expect(party.info.owner.id == u[0].id)
             #expect(party.info.member)
             #expect(party.passwordHash == nil)
-            _ = try await store.postPicture(new(u[0], at: 2_000))
+            let second = try await store.postPicture(new(u[0], at: 2_000)).record.id
             await #expect(throws: PictureStoreError.rateLimited(limit: 2)) {
                 _ = try await store.postPicture(new(u[0], at: 3_000))
+            }
+            // Deleting a post does not give it back: the hour counts posts, not surviving pictures.
+            #expect(try await store.deletePicture(id: second))
+            await #expect(throws: PictureStoreError.rateLimited(limit: 2)) {
+                _ = try await store.postPicture(new(u[0], at: 4_000))
             }
             // An hour later the first post no longer counts.
             _ = try await store.postPicture(new(u[0], at: 1_000 + 3_600_000))
