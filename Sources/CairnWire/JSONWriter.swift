@@ -61,6 +61,16 @@ public struct JSONWriter: Sendable {
         bytes.append(UInt8(ascii: "]"))
     }
 
+    /// Writes `"key":[…]`, each element of `elements` through `element` (the replies that list things).
+    public mutating func array<Elements: Sequence>(
+        _ key: StaticString, _ elements: Elements, _ element: (Elements.Element, inout JSONWriter) -> Void
+    ) {
+        self.key(key)
+        beginArray()
+        for value in elements { element(value, &self) }
+        endArray()
+    }
+
     /// Writes an object key and the colon; the next value written is its value.
     public mutating func key(_ key: StaticString) {
         let comma = needsComma()

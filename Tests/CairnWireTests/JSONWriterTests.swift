@@ -36,6 +36,16 @@ import Testing
         #expect(text(w) == #"{"a":1,"b":[1,{},[],{"x":true,"y":null},"s"],"c":"d","e":{"f":[]}}"#)
     }
 
+    @Test func anArrayFieldWritesEachElementWithCommas() {
+        var w = JSONWriter()
+        w.beginObject()
+        w.field("a", 1)
+        w.array("b", [1, 2, 3]) { n, w in w.int(n) }
+        w.array("c", [Int]()) { n, w in w.int(n) }
+        w.endObject()
+        #expect(text(w) == #"{"a":1,"b":[1,2,3],"c":[]}"#)
+    }
+
     @Test func topLevelValuesTakeNoComma() {
         var w = JSONWriter()
         w.beginObject()

@@ -11,14 +11,8 @@ extension BucketView {
         w.field("name", record.name)
         w.field("privacy", record.privacy.rawValue)
         w.field("role", role.rawValue)
-        w.key("owners")
-        w.beginArray()
-        for id in record.owners { w.int(id) }
-        w.endArray()
-        w.key("viewers")
-        w.beginArray()
-        for id in record.viewers { w.int(id) }
-        w.endArray()
+        w.array("owners", record.owners) { id, w in w.int(id) }
+        w.array("viewers", record.viewers) { id, w in w.int(id) }
         w.field("created", record.created)
         w.endObject()
     }

@@ -35,10 +35,7 @@ extension PictureView {
 extension PicturePage {
     /// `pictures: [...]` and `cursor` when there is a next page.
     func write(to w: inout JSONWriter) {
-        w.key("pictures")
-        w.beginArray()
-        for picture in pictures { picture.write(to: &w) }
-        w.endArray()
+        w.array("pictures", pictures) { picture, w in picture.write(to: &w) }
         w.field("cursor", cursor)
     }
 }

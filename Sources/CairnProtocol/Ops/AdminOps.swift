@@ -17,10 +17,7 @@ enum AdminOps {
                 administration.users(caller.member, query: r.0, cursor: r.1, limit: r.2, guests: r.3, done)
             },
             encode: { page, w in
-                w.key("users")
-                w.beginArray()
-                for row in page.users { row.write(to: &w) }
-                w.endArray()
+                w.array("users", page.users) { row, w in row.write(to: &w) }
                 w.field("cursor", page.cursor)
             })
 
@@ -79,10 +76,7 @@ enum AdminOps {
             "admin.stats", gate: administration.admits, decode: { m throws(WireError) in try m.int("days") },
             handle: { caller, days, done in administration.stats(caller.member, days: days, done) },
             encode: { rows, w in
-                w.key("rows")
-                w.beginArray()
-                for row in rows { row.write(to: &w) }
-                w.endArray()
+                w.array("rows", rows) { row, w in row.write(to: &w) }
             })
 
         table.admin(

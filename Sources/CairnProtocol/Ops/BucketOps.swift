@@ -12,20 +12,14 @@ enum BucketOps {
         table.slow(
             "bucket.list", decode: Fields.none, handle: { caller, _, done in buckets.list(caller.member, done) },
             encode: { list, w in
-                w.key("buckets")
-                w.beginArray()
-                for bucket in list { bucket.write(to: &w) }
-                w.endArray()
+                w.array("buckets", list) { bucket, w in bucket.write(to: &w) }
             })
         table.slow(
             "bucket.get", decode: { m throws(WireError) in try m.requireInt("bucket") },
             handle: { caller, bucket, done in buckets.get(caller.member, bucket: bucket, done) },
             encode: { found, w in
                 writeBucket(found.0, &w)
-                w.key("items")
-                w.beginArray()
-                for item in found.1 { item.write(to: &w) }
-                w.endArray()
+                w.array("items", found.1) { item, w in item.write(to: &w) }
             })
         table.slow(
             "bucket.update",

@@ -37,10 +37,7 @@ enum ChatOps {
                 (try m.requireInt("with"), try m.int("before"), try m.int("limit"))
             }, handle: { caller, r, done in chat.history(caller.member, with: r.0, before: r.1, limit: r.2, done) },
             encode: { page, w in
-                w.key("messages")
-                w.beginArray()
-                for m in page.messages { m.write(to: &w) }
-                w.endArray()
+                w.array("messages", page.messages) { m, w in m.write(to: &w) }
                 w.field("more", page.more)
             })
         table.slow(

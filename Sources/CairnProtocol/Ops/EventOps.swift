@@ -25,10 +25,7 @@ enum EventOps {
             "event.search", decode: { m throws(WireError) in try m.requireString("q") },
             handle: { caller, q, done in events.search(caller.member, query: q, done) },
             encode: { found, w in
-                w.key("events")
-                w.beginArray()
-                for event in found { event.write(to: &w) }
-                w.endArray()
+                w.array("events", found) { event, w in event.write(to: &w) }
             })
         table.slow(
             "event.delete", decode: { m throws(WireError) in try m.requireString("tag") },

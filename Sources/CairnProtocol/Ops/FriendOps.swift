@@ -8,10 +8,7 @@ enum FriendOps {
             "user.search", decode: { m throws(WireError) in try m.requireString("q") },
             handle: { caller, q, done in social.search(caller.member, query: q, done) },
             encode: { users, w in
-                w.key("users")
-                w.beginArray()
-                for u in users { u.write(to: &w) }
-                w.endArray()
+                w.array("users", users) { u, w in u.write(to: &w) }
             })
         table.slow(
             "friend.request", decode: Fields.userID,
@@ -32,23 +29,14 @@ enum FriendOps {
         table.slow(
             "friend.list", decode: Fields.none, handle: { caller, _, done in social.list(caller.member, done) },
             encode: { friends, w in
-                w.key("friends")
-                w.beginArray()
-                for f in friends { f.write(to: &w) }
-                w.endArray()
+                w.array("friends", friends) { f, w in f.write(to: &w) }
             })
         table.slow(
             "friend.requests", decode: Fields.none,
             handle: { caller, _, done in social.requests(caller.member, done) },
             encode: { lists, w in
-                w.key("incoming")
-                w.beginArray()
-                for u in lists.incoming { u.write(to: &w) }
-                w.endArray()
-                w.key("outgoing")
-                w.beginArray()
-                for u in lists.outgoing { u.write(to: &w) }
-                w.endArray()
+                w.array("incoming", lists.incoming) { u, w in u.write(to: &w) }
+                w.array("outgoing", lists.outgoing) { u, w in u.write(to: &w) }
             })
     }
 

@@ -44,10 +44,7 @@ enum PictureOps {
             "picture.search", decode: { m throws(WireError) in try m.requireString("q") },
             handle: { caller, q, done in pictures.search(caller.member, query: q, done) },
             encode: { found, w in
-                w.key("pictures")
-                w.beginArray()
-                for picture in found { picture.write(to: &w) }
-                w.endArray()
+                w.array("pictures", found) { picture, w in picture.write(to: &w) }
             })
         table.slow(
             "pictures.watch", decode: { m throws(WireError) in (try m.double("radius"), try m.string("event")) },
@@ -63,10 +60,7 @@ enum PictureOps {
             "admin.reports", gate: administration.admits, decode: { m throws(WireError) in try m.string("state") },
             handle: { caller, state, done in pictures.reports(caller.member, state: state, done) },
             encode: { rows, w in
-                w.key("pictures")
-                w.beginArray()
-                for row in rows { row.write(to: &w) }
-                w.endArray()
+                w.array("pictures", rows) { row, w in row.write(to: &w) }
             })
         for (op, remove) in [("admin.picture.restore", false), ("admin.picture.remove", true)] {
             table.admin(

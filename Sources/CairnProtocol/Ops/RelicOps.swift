@@ -21,10 +21,7 @@ enum RelicOps {
             "relic.nearby", decode: { m throws(WireError) in try m.double("radius") },
             handle: { caller, radius throws(DomainError) in try relics.nearby(caller.member, radius: radius) },
             encode: { found, w in
-                w.key("relics")
-                w.beginArray()
-                for r in found.relics { r.marker.write(distance: r.distance, to: &w) }
-                w.endArray()
+                w.array("relics", found.relics) { r, w in r.marker.write(distance: r.distance, to: &w) }
                 if found.truncated { w.field("truncated", true) }
             })
         table.slow(
@@ -38,10 +35,7 @@ enum RelicOps {
             "relic.mine", decode: { m throws(WireError) in (try m.int("before"), try m.int("limit")) },
             handle: { caller, r, done in relics.mine(caller.member, before: r.0, limit: r.1, done) },
             encode: { page, w in
-                w.key("relics")
-                w.beginArray()
-                for relic in page.relics { relic.write(to: &w) }
-                w.endArray()
+                w.array("relics", page.relics) { relic, w in relic.write(to: &w) }
                 w.field("more", page.more)
             })
         table.slow(

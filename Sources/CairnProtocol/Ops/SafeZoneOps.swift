@@ -22,10 +22,7 @@ enum SafeZoneOps {
         table.fast(
             "safe_zone.list", decode: Fields.none, handle: { caller, _ in safeZones.list(caller.member) },
             encode: { zones, w in
-                w.key("zones")
-                w.beginArray()
-                for zone in zones { zone.write(to: &w) }
-                w.endArray()
+                w.array("zones", zones) { zone, w in zone.write(to: &w) }
             })
         table.slow(
             "safe_zone.remove", decode: { m throws(WireError) in try m.requireInt("zone") },
