@@ -36,6 +36,8 @@
 #include <unistd.h>
 #include <math.h>
 
+#include "../common/ws_frame.h"
+
 #define RING 8
 #define MAX_CONNS 256
 
@@ -264,26 +266,12 @@ static void ws_read(int64_t now) {
     for (;;) {
         unsigned char *p = (unsigned char *)ws_buf + off;
         size_t avail = ws_len - off;
-        if (avail < 2) break;
-        int fin = p[0] & 0x80, opcode = p[0] & 0x0f, masked = p[1] & 0x80;
-        uint64_t len = p[1] & 0x7f;
-        size_t h = 2;
-        if (len == 126) {
-            if (avail < 4) break;
-            len = ((uint64_t)p[2] << 8) | p[3];
-            h = 4;
-        } else if (len == 127) {
-            if (avail < 10) break;
-            len = 0;
-            for (int i = 0; i < 8; i++) len = (len << 8) | p[2 + i];
-            h = 10;
-        }
-        unsigned char mask[4] = {0};
-        if (masked) {
-            if (avail < h + 4) break;
-            memcpy(mask, p + h, 4);
-            h += 4;
-        }
+        struct ws_frame f;
+        if (!ws_frame_header(p, avail, &f)) break;
+        int fin = f.fin, opcode = f.opcode, masked = f.masked;
+        uint64_t len = f.len;
+        size_t h = f.header;
+        const unsigned char *mask = f.mask;
         if (avail < h + len) break;
         char *payload = (char *)p + h;
         if (masked)

@@ -37,6 +37,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../common/ws_frame.h"
+
 static _Noreturn void die(const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
@@ -373,21 +375,12 @@ static int cairn_replies(int fd, long *results) {
     for (;;) {
         unsigned char *p = (unsigned char *)ws_in.p + off;
         size_t avail = ws_in.len - off;
-        if (avail < 2) break;
-        int fin = p[0] & 0x80, opcode = p[0] & 0x0f;
-        if (p[1] & 0x80) die("the server sent a masked frame");
-        uint64_t len = p[1] & 0x7f;
-        size_t h = 2;
-        if (len == 126) {
-            if (avail < 4) break;
-            len = ((uint64_t)p[2] << 8) | p[3];
-            h = 4;
-        } else if (len == 127) {
-            if (avail < 10) break;
-            len = 0;
-            for (int i = 0; i < 8; i++) len = (len << 8) | p[2 + i];
-            h = 10;
-        }
+        struct ws_frame f;
+        if (!ws_frame_header(p, avail, &f)) break;
+        if (f.masked) die("the server sent a masked frame");
+        int fin = f.fin, opcode = f.opcode;
+        uint64_t len = f.len;
+        size_t h = f.header;
         if (avail < h + len) break;
         const char *payload = (const char *)p + h;
         if (opcode == 1 || opcode == 0) {
