@@ -26,6 +26,8 @@ let package = Package(
         // C: hiredis's async client, attached to the hub's libev loop by its (inline) libev adapter, and an ev_timer
         // for reconnect back-off and presence refresh (scale-out through Redis).
         .target(name: "CHiredis", linkerSettings: [.linkedLibrary("hiredis"), .linkedLibrary("ev")]),
+        // C: libpq, PostgreSQL's client, for the store several nodes share (its notice processor set in C).
+        .target(name: "CPostgres", linkerSettings: [.linkedLibrary("pq")]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         // C: OpenSSL's libssl, for the test client's TLS (the hub's TLS goes through libwebsockets).
         .systemLibrary(name: "CLibSSL", path: "Tests/CLibSSL", pkgConfig: "libssl", providers: [.apt(["libssl-dev"])]),
@@ -57,6 +59,14 @@ let package = Package(
             dependencies: [
                 "CairnDomain", "CairnCrypto",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+
+        // Shared storage for several nodes: PostgreSQL through libpq, behind the same domain ports as CairnStore.
+        .target(
+            name: "CairnPostgres",
+            dependencies: [
+                "CairnDomain", "CairnCrypto", "CPostgres",
                 .product(name: "Logging", package: "swift-log"),
             ]),
 
@@ -156,7 +166,10 @@ let package = Package(
                 "CairnLoop", "CairnGeo", "CairnDomain", "CairnProtocol", "CairnWire", "CairnDomainTestSupport",
                 "CairnTestSupport",
             ]),
-        .testTarget(name: "CairnStoreTests", dependencies: ["CairnStore", "CairnDomain", "CairnCrypto"]),
+        .testTarget(
+            name: "CairnStoreTests",
+            dependencies: ["CairnStore", "CairnPostgres", "CairnDomain", "CairnCrypto", "CairnTestSupport"]),
+        .testTarget(name: "CairnPostgresTests", dependencies: ["CairnPostgres", "CairnTestSupport"]),
         .testTarget(name: "CairnMetricsTests", dependencies: ["CairnMetrics", "CairnDomain", "CairnTestSupport"]),
         .testTarget(name: "CairnAppTests", dependencies: ["CairnApp", "CairnStore", "CairnDomain", "CairnCrypto"]),
         .testTarget(

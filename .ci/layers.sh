@@ -16,6 +16,7 @@ declare -A allowed=(
   [CairnDomain]="CairnLoop CairnCrypto CairnGeo CairnSpatial"
   [CairnProtocol]="CairnLoop CairnDomain CairnWire"
   [CairnStore]="CairnDomain CairnCrypto"
+  [CairnPostgres]="CairnDomain CairnCrypto CPostgres"
   [CairnServer]="CLws CairnLoop CairnWire"
   [CairnMetrics]="CairnDomain"
   [CairnClient]="CLws"
@@ -33,7 +34,7 @@ for module in "${!allowed[@]}"; do
       *" $imported "*) ;;
       *) echo "layers: $file imports $imported, which $module may not"; status=1 ;;
     esac
-  done < <(grep -rHoE '^(@testable |@_exported )?import (Cairn[A-Za-z]*|CLws|COpenSSL|CLibSSL|CMosquitto|CHiredis)\b' \
+  done < <(grep -rHoE '^(@testable |@_exported )?import (Cairn[A-Za-z]*|CLws|COpenSSL|CLibSSL|CMosquitto|CHiredis|CPostgres)\b' \
              "$dir" --include='*.swift' | sed -E 's/:(@testable |@_exported )?import /:/')
 done
 [ "$status" -eq 0 ] && echo "layers: every module imports only what docs/ARCHITECTURE.md allows"

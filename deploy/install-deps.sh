@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Installs the system packages Cairn builds and runs against, if any are missing: libwebsockets (WebSocket, HTTP
 # and TLS) with libev and its libev event-loop plugin (the hub's epoll loop), OpenSSL's libcrypto (scrypt,
-# SHA-256, secure random), SQLite, hiredis (the Redis client when several nodes share state), libmosquitto (the
-# load tester's MQTT client, linked by every build), pkg-config to find them, and the openssl command (the TLS
-# tests make a self-signed certificate with it).
+# SHA-256, secure random), SQLite, hiredis (the Redis client when several nodes share state), libpq (the PostgreSQL
+# client: the store several nodes share), libmosquitto (the load tester's MQTT client, linked by every build),
+# pkg-config to find them, and the openssl command (the TLS tests make a self-signed certificate with it).
 # Used by the README's run command and by .ci/run. Needs root (or sudo) only when something must be installed.
 set -euo pipefail
 
-packages=(libwebsockets-dev libev-dev libwebsockets-evlib-ev libssl-dev libsqlite3-dev libhiredis-dev libmosquitto-dev
+packages=(libwebsockets-dev libev-dev libwebsockets-evlib-ev libssl-dev libsqlite3-dev libhiredis-dev libpq-dev libmosquitto-dev
   pkg-config openssl)
 # Extra packages may be requested by callers (e.g. loadtest/compare.sh adds the mosquitto broker).
 packages+=("$@")

@@ -50,41 +50,50 @@ struct SQLiteStoreTests {
         #expect(throws: StoreOpenError.self) { _ = try SQLiteStore(directory: path) }
     }
 
-    @Test func usersAndTokensRoundTrip() async throws {
-        let dir = temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let store = try SQLiteStore(directory: dir)
-        let user = try await store.createUser(
-            NewUser(
-                username: "alice", name: "Alice", passwordHash: "scrypt$x",
-                isGuest: false, createdAt: 1))
-        #expect(user.id > 0)
-        let creds = try #require(try await store.credentials(username: "alice"))
-        #expect(creds.user == user)
-        #expect(creds.passwordHash == "scrypt$x")
-        #expect(try await store.credentials(username: "nobody") == nil)
+    @Test(arguments: StoreEngine.available)
+    func usersAndTokensRoundTrip(engine: StoreEngine) async throws {
+        try await engine.withStore { store in
+            let user = try await store.createUser(
+                NewUser(
+                    username: "alice", name: "Alice", passwordHash: "scrypt$x",
+                    isGuest: false, createdAt: 1))
+            #expect(user.id > 0)
+            let creds = try #require(try await store.credentials(username: "alice"))
+            #expect(creds.user == user)
+            #expect(creds.passwordHash == "scrypt$x")
+            #expect(try await store.credentials(username: "nobody") == nil)
 
-        let digest = [UInt8](repeating: 0xAB, count: 32)
-        try await store.insertToken(hash: digest, userID: user.id, createdAt: 2)
-        #expect(try await store.user(tokenHash: digest) == user)
-        #expect(try await store.user(tokenHash: [UInt8](repeating: 0, count: 32)) == nil)
-        #expect(try await store.deleteToken(hash: digest))
-        #expect(try await store.deleteToken(hash: digest) == false)
-        #expect(try await store.user(tokenHash: digest) == nil)
-        try store.close()
+            let digest = [UInt8](repeating: 0xAB, count: 32)
+            try await store.insertToken(hash: digest, userID: user.id, createdAt: 2)
+            #expect(try await store.user(tokenHash: digest) == user)
+            #expect(try await store.user(tokenHash: digest, issuedAfter: 2) == nil)
+            #expect(try await store.user(tokenHash: [UInt8](repeating: 0, count: 32)) == nil)
+            #expect(try await store.deleteToken(hash: digest))
+            #expect(try await store.deleteToken(hash: digest) == false)
+            #expect(try await store.user(tokenHash: digest) == nil)
+        }
     }
 
-    @Test func duplicateUsernameIsReportedAsTaken() async throws {
-        let dir = temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let store = try SQLiteStore(directory: dir)
-        _ = try await store.createUser(
-            NewUser(username: "bob", name: "Bob", passwordHash: nil, isGuest: false, createdAt: 1))
-        await #expect(throws: AccountStoreError.usernameTaken) {
+    @Test(arguments: StoreEngine.available)
+    func duplicateUsernameAndEmailAreReportedAsTaken(engine: StoreEngine) async throws {
+        try await engine.withStore { store in
             _ = try await store.createUser(
-                NewUser(username: "bob", name: "Bob 2", passwordHash: nil, isGuest: false, createdAt: 2))
+                NewUser(
+                    username: "bob", name: "Bob", passwordHash: nil, isGuest: false, createdAt: 1,
+                    email: "bob@example.org"))
+            await #expect(throws: AccountStoreError.usernameTaken) {
+                _ = try await store.createUser(
+                    NewUser(username: "bob", name: "Bob 2", passwordHash: nil, isGuest: false, createdAt: 2))
+            }
+            await #expect(throws: AccountStoreError.emailTaken) {
+                _ = try await store.createUser(
+                    NewUser(
+                        username: "bobby", name: "Bob 3", passwordHash: nil, isGuest: false, createdAt: 2,
+                        email: "bob@example.org"))
+            }
+            #expect(try await store.credentials(email: "bob@example.org")?.user.username == "bob")
+            #expect(try await store.credentials(username: "bobby") == nil)
         }
-        try store.close()
     }
 
     @Test func committedDataSurvivesReopening() async throws {

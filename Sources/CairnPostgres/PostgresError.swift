@@ -1,0 +1,42 @@
+// What can go wrong talking to PostgreSQL, typed: the server unreachable, a statement refused (with its SQLSTATE
+// and, for a constraint, the constraint's name, which is how the store tells a taken username from a taken email),
+// or a value that does not read as the type asked for.
+
+/// An error from the PostgreSQL store's connection layer.
+public enum PostgresError: Error, CustomStringConvertible, Sendable {
+    /// No connection: the server cannot be reached or refused the login.
+    case connection(String)
+    /// The server refused a statement. `sqlState` is the five-character code (`23505` unique violation, `40001`
+    /// serialization failure, ...), `constraint` the violated constraint when there is one.
+    case server(sqlState: String, message: String, constraint: String?)
+    /// A column's value could not be read as the requested type.
+    case decode(column: Int, value: String, type: String)
+
+    /// Unique violation.
+    public static let uniqueViolation = "23505"
+    /// Serialization failure (a SERIALIZABLE transaction that must be retried).
+    public static let serializationFailure = "40001"
+    /// Deadlock detected (retried like a serialization failure).
+    public static let deadlockDetected = "40P01"
+
+    /// The SQLSTATE of a server error, nil for other errors.
+    public var sqlState: String? {
+        if case .server(let state, _, _) = self { return state }
+        return nil
+    }
+
+    /// True for a unique violation on the named constraint (or on any, when `constraint` is nil).
+    public func isUniqueViolation(_ constraint: String? = nil) -> Bool {
+        guard case .server(let state, _, let violated) = self, state == Self.uniqueViolation else { return false }
+        return constraint == nil || violated == constraint
+    }
+
+    /// A readable explanation.
+    public var description: String {
+        switch self {
+        case .connection(let message): "PostgreSQL connection: \(message)"
+        case .server(let state, let message, _): "PostgreSQL \(state): \(message)"
+        case .decode(let column, let value, let type): "PostgreSQL column \(column): '\(value)' is not a \(type)"
+        }
+    }
+}

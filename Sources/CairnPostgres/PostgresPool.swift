@@ -1,0 +1,202 @@
+// A few threads, each owning one libpq connection, taking jobs from one queue: the PostgreSQL counterpart of GRDB's
+// pool, so the hub treats both stores alike (every store call is slow work that suspends its caller and never runs
+// on the event loop). Reads run in a REPEATABLE READ, READ ONLY transaction, so a read of several statements sees one
+// snapshot, as a GRDB read does. Writes run SERIALIZABLE: several nodes may write at once, and SERIALIZABLE gives
+// the store's read-then-write transactions the meaning they have under SQLite's single writer; a transaction the
+// server refuses as a serialization failure or deadlock is run again from the start (its body is only database work,
+// so rerunning it is safe). A connection found broken (the server restarted) is reset before its next job.
+import Foundation
+import Logging
+
+/// A fixed pool of PostgreSQL connections on their own threads.
+public final class PostgresPool: @unchecked Sendable {
+    private typealias Job = (PostgresConnection?, Error?) -> Void
+
+    private let condition = NSCondition()
+    private var jobs: [Job] = []
+    private var head = 0
+    private var stopping = false
+    private var running = 0
+    private let logger: Logger
+    /// How many times a write transaction is attempted before a serialization failure is returned.
+    public let attempts = 12
+
+    /// Opens `size` connections to `url` (failing at once if the server cannot be reached) and starts their threads.
+    public init(url: String, size: Int, logger: Logger = Logger(label: "cairn.postgres")) throws {
+        precondition(size > 0)
+        self.logger = logger
+        var connections: [PostgresConnection] = []
+        for _ in 0..<size { connections.append(try PostgresConnection(url: url)) }
+        running = size
+        for (index, connection) in connections.enumerated() {
+            nonisolated(unsafe) let owned = connection
+            let thread = Thread { [self] in work(owned) }
+            thread.name = "cairn.postgres.\(index)"
+            thread.start()
+        }
+    }
+
+    /// Lets queued jobs finish, then closes every connection. Later calls fail.
+    public func close() {
+        condition.lock()
+        stopping = true
+        condition.broadcast()
+        while running > 0 { condition.wait() }
+        condition.unlock()
+    }
+
+    // MARK: Reads and writes
+
+    /// Runs `body` in a read-only snapshot, off the caller's thread.
+    @discardableResult
+    public func read<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
+        try await submit { try Self.inRead($0, body) }
+    }
+
+    /// Runs `body` in a serializable transaction, committed before this returns; retried on serialization failure.
+    @discardableResult
+    public func write<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
+        try await submit { [attempts] in try Self.inWrite($0, attempts: attempts, body) }
+    }
+
+    /// Runs `body` on a pool connection outside any transaction (each statement commits on its own).
+    @discardableResult
+    public func withoutTransaction<T: Sendable>(
+        _ body: @escaping @Sendable (PostgresConnection) throws -> T
+    ) async throws -> T {
+        try await submit(body)
+    }
+
+    /// The blocking read, for startup and maintenance (never on the event loop).
+    @discardableResult
+    public func read<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+        try wait { try Self.inRead($0, body) }
+    }
+
+    /// The blocking write, for startup and maintenance (never on the event loop).
+    @discardableResult
+    public func write<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+        try wait { [attempts] in try Self.inWrite($0, attempts: attempts, body) }
+    }
+
+    /// The blocking form of `withoutTransaction`.
+    @discardableResult
+    public func withoutTransaction<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+        try wait(body)
+    }
+
+    static func inRead<T>(_ db: PostgresConnection, _ body: (PostgresConnection) throws -> T) throws -> T {
+        try db.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        do {
+            let value = try body(db)
+            try db.execute("COMMIT")
+            return value
+        } catch {
+            _ = try? db.execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    static func inWrite<T>(
+        _ db: PostgresConnection, attempts: Int, _ body: (PostgresConnection) throws -> T
+    ) throws -> T {
+        var attempt = 1
+        while true {
+            do {
+                try db.execute("BEGIN ISOLATION LEVEL SERIALIZABLE")
+                let value = try body(db)
+                try db.execute("COMMIT")
+                return value
+            } catch let error as PostgresError
+                where
+                (error.sqlState == PostgresError.serializationFailure
+                || error.sqlState == PostgresError.deadlockDetected) && attempt < attempts
+            {
+                _ = try? db.execute("ROLLBACK")
+                // Back off a little, more each time, with jitter, so the transactions that collided do not again.
+                usleep(UInt32.random(in: 0...UInt32(200 * attempt)) + 50)
+                attempt += 1
+            } catch {
+                _ = try? db.execute("ROLLBACK")
+                throw error
+            }
+        }
+    }
+
+    // MARK: The queue
+
+    private func submit<T: Sendable>(
+        _ body: @escaping @Sendable (PostgresConnection) throws -> T
+    ) async throws -> T {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, Error>) in
+            enqueue { connection, failure in
+                guard let connection else {
+                    continuation.resume(throwing: failure ?? PostgresError.connection("the store is closed"))
+                    return
+                }
+                continuation.resume(with: Result { try body(connection) })
+            }
+        }
+    }
+
+    private func wait<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+        try withoutActuallyEscaping(body) { body in
+            nonisolated(unsafe) var outcome: Result<T, Error>?
+            nonisolated(unsafe) let run = body
+            let done = DispatchSemaphore(value: 0)
+            enqueue { connection, failure in
+                if let connection {
+                    outcome = Result { try run(connection) }
+                } else {
+                    outcome = .failure(failure ?? PostgresError.connection("the store is closed"))
+                }
+                done.signal()
+            }
+            done.wait()
+            return try outcome!.get()
+        }
+    }
+
+    private func enqueue(_ job: @escaping Job) {
+        condition.lock()
+        if stopping {
+            condition.unlock()
+            job(nil, PostgresError.connection("the store is closed"))
+            return
+        }
+        jobs.append(job)
+        condition.signal()
+        condition.unlock()
+    }
+
+    private func work(_ connection: PostgresConnection) {
+        while true {
+            condition.lock()
+            while head == jobs.count && !stopping { condition.wait() }
+            if head == jobs.count {
+                running -= 1
+                condition.broadcast()
+                condition.unlock()
+                return
+            }
+            let job = jobs[head]
+            head += 1
+            if head == jobs.count {
+                jobs.removeAll(keepingCapacity: true)
+                head = 0
+            }
+            condition.unlock()
+            if connection.isHealthy {
+                job(connection, nil)
+            } else {
+                do {
+                    try connection.reset()
+                    logger.info("PostgreSQL connection re-established")
+                    job(connection, nil)
+                } catch {
+                    job(nil, error)
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,101 @@
+// The PostgreSQL connection layer against a real server: placeholders numbered outside quotes, values round-tripped
+// through the text format (bytes, doubles, NULLs, arrays), typed server errors with their SQLSTATE and constraint,
+// SERIALIZABLE writes retried when two transactions collide, migrations applied once, and an unreachable server
+// reported as a connection error.
+import CairnTestSupport
+import Foundation
+import Testing
+
+@testable import CairnPostgres
+
+@Suite(.enabled(if: PostgresServerProcess.isAvailable, "PostgreSQL is not installed"))
+struct PostgresConnectionTests {
+    @Test func placeholdersAreNumberedOutsideQuotedText() {
+        #expect(PostgresConnection.number("SELECT ?, '?', \"a?\", ?") == "SELECT $1, '?', \"a?\", $2")
+        #expect(PostgresConnection.number("a = ? AND b IN ('x''?', ?)") == "a = $1 AND b IN ('x''?', $2)")
+    }
+
+    @Test func valuesRoundTripThroughTheTextFormat() throws {
+        let db = try PostgresConnection(url: try PostgresServerProcess.freshURL())
+        try db.execute("CREATE TABLE v (i BIGINT, d DOUBLE PRECISION, t TEXT, b BYTEA, f BOOLEAN)")
+        let bytes: [UInt8] = [0, 1, 0x7F, 0x80, 0xFF]
+        try db.execute(
+            "INSERT INTO v VALUES (?, ?, ?, ?, ?)", [Int64.min, 0.1 + 0.2, "it's \"é\" ?", PostgresBytes(bytes), true])
+        try db.execute("INSERT INTO v VALUES (?, ?, ?, ?, ?)", [nil, nil, nil, nil, false])
+        let rows = try db.rows("SELECT i, d, t, b, f FROM v ORDER BY i NULLS LAST")
+        #expect(rows.count == 2)
+        #expect(rows[0][0] as Int64 == Int64.min)
+        #expect(rows[0][1] as Double == 0.1 + 0.2)
+        #expect(rows[0]["t"] as String == "it's \"é\" ?")
+        #expect(rows[0][3] as [UInt8] == bytes)
+        #expect(rows[0][4] as Bool)
+        #expect(rows[1][0] as Int64? == nil)
+        #expect(rows[1][2] as String? == nil)
+        #expect(rows[1][4] as Bool == false)
+        let ids = try db.scalars(
+            "SELECT x FROM unnest(?::bigint[]) AS x WHERE x = ANY(?::bigint[]) ORDER BY x",
+            [PostgresIntArray([3, 1, 2]), PostgresIntArray([1, 3, 9])], as: Int64.self)
+        #expect(ids == [1, 3])
+        let names = try db.scalars(
+            "SELECT x FROM unnest(?::text[]) AS x ORDER BY x", [PostgresTextArray(["b\"", "a\\", "c,d"])],
+            as: String.self)
+        #expect(names == ["a\\", "b\"", "c,d"])
+    }
+
+    @Test func serverErrorsCarryTheirStateAndConstraint() throws {
+        let db = try PostgresConnection(url: try PostgresServerProcess.freshURL())
+        try db.execute("CREATE TABLE u (name TEXT CONSTRAINT u_name UNIQUE)")
+        try db.execute("INSERT INTO u VALUES (?)", ["a"])
+        do {
+            try db.execute("INSERT INTO u VALUES (?)", ["a"])
+            Issue.record("a duplicate was accepted")
+        } catch let error as PostgresError {
+            #expect(error.isUniqueViolation("u_name"))
+            #expect(!error.isUniqueViolation("other"))
+        }
+        #expect(throws: PostgresError.self) { try db.execute("SELECT * FROM missing") }
+        // The connection stays usable after an error.
+        #expect(try db.scalar("SELECT count(*) FROM u", as: Int64.self) == 1)
+    }
+
+    @Test func collidingSerializableWritesAreRetriedAndBothCommit() async throws {
+        let url = try PostgresServerProcess.freshURL()
+        let pool = try PostgresPool(url: url, size: 4)
+        defer { pool.close() }
+        try await pool.write { db in
+            try db.executeScript("CREATE TABLE c (n BIGINT NOT NULL); INSERT INTO c VALUES (0)")
+        }
+        // Read-then-write increments from four connections at once: under SERIALIZABLE, the losers of each
+        // collision fail with 40001 and are run again, so no increment is lost.
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<40 {
+                group.addTask {
+                    try await pool.write { db in
+                        let n: Int64 = try db.scalar("SELECT n FROM c")!
+                        try db.execute("UPDATE c SET n = ?", [n + 1])
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(try await pool.read { try $0.scalar("SELECT n FROM c", as: Int64.self) } == 40)
+    }
+
+    @Test func migrationsAreAppliedOnceAndRecorded() throws {
+        let url = try PostgresServerProcess.freshURL()
+        let first = try PostgresStore(url: url, connections: 1)
+        first.close()
+        let second = try PostgresStore(url: url, connections: 1)
+        defer { second.close() }
+        #expect(second.migrations == PostgresSchema.migrations.map(\.name))
+    }
+
+    @Test func anUnreachableServerIsAConnectionError() throws {
+        #expect {
+            _ = try PostgresConnection(url: "postgresql://cairn@127.0.0.1:1/postgres?connect_timeout=2")
+        } throws: { error in
+            guard case .connection = error as? PostgresError else { return false }
+            return true
+        }
+    }
+}
