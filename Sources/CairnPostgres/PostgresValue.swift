@@ -98,6 +98,25 @@ public struct PostgresTextArray: PostgresBindable {
     }
 }
 
+/// Any values as one array parameter (`$1::float8[]`, `$1::bigint[]`, ...), NULLs included: with `unnest` several
+/// arrays insert many rows in one statement (one round trip for a whole batch).
+public struct PostgresArray<Element: PostgresBindable>: PostgresBindable {
+    public let values: [Element?]
+    public init(_ values: [Element?]) { self.values = values }
+    public var postgresText: String {
+        let items = values.map { value -> String in
+            guard let value else { return "NULL" }
+            var out = "\""
+            for ch in value.postgresText {
+                if ch == "\"" || ch == "\\" { out.append("\\") }
+                out.append(ch)
+            }
+            return out + "\""
+        }
+        return "{" + items.joined(separator: ",") + "}"
+    }
+}
+
 /// A statement's parameters, written like GRDB's: `[id, name, nil]`.
 public struct PostgresArguments: ExpressibleByArrayLiteral, Sendable {
     public var values: [(any PostgresBindable)?]

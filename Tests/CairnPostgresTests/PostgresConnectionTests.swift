@@ -40,6 +40,13 @@ struct PostgresConnectionTests {
             "SELECT x FROM unnest(?::text[]) AS x ORDER BY x", [PostgresTextArray(["b\"", "a\\", "c,d"])],
             as: String.self)
         #expect(names == ["a\\", "b\"", "c,d"])
+        // Several arrays, NULLs included, insert a batch of rows in one statement.
+        try db.execute(
+            "INSERT INTO v (i, d, t) SELECT * FROM unnest(?::bigint[], ?::float8[], ?::text[])",
+            [PostgresArray<Int64>([7, 8]), PostgresArray<Double>([1.5, nil]), PostgresArray<String>(["x,\"y", nil])])
+        let batch = try db.rows("SELECT d, t FROM v WHERE i IN (7, 8) ORDER BY i")
+        #expect(batch.map { $0[0] as Double? } == [1.5, nil])
+        #expect(batch.map { $0[1] as String? } == ["x,\"y", nil])
     }
 
     @Test func serverErrorsCarryTheirStateAndConstraint() throws {
