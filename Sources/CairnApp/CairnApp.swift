@@ -34,6 +34,8 @@ public struct AppConfiguration: Sendable {
     public var logLevel: Logger.Level = .info
     /// Several nodes sharing presence through Redis; a single node by default.
     public var cluster = ClusterConfiguration()
+    /// Where durable state lives: SQLite in the data directory by default, or a PostgreSQL database nodes share.
+    public var storage = StorageConfiguration()
 
     /// The defaults.
     public init() {}
@@ -44,7 +46,7 @@ public final class CairnApp: Sendable {
     /// The configuration it was made with.
     public let configuration: AppConfiguration
     /// The store (exposed for maintenance commands and tests).
-    public let store: SQLiteStore
+    public let store: any HubStorage
     /// Issues and checks signed media URLs (secret in `<data>/media.key`); hand it to whatever gives out media.
     public let mediaLinks: MediaLinks
     private let server: TransportServer
@@ -66,7 +68,8 @@ public final class CairnApp: Sendable {
         self.logger = logger
         let clusterEndpoint = try Self.clusterEndpoint(configuration)  // refused before anything is opened
         lock = try DataDirectoryLock(directory: configuration.dataDirectory, purpose: "a hub")
-        store = try SQLiteStore(directory: configuration.dataDirectory)
+        let store: any HubStorage = try SQLiteStore(directory: configuration.dataDirectory)
+        self.store = store
         let secret = try MediaSecret.loadOrCreate(directory: configuration.dataDirectory, random: random)
         mediaLinks = MediaLinks(secret: secret, lifetimeMs: configuration.media.urlLifetimeMs)
         let hasher = PasswordHasher(
@@ -199,7 +202,7 @@ public final class CairnApp: Sendable {
         let port = try server.start()
         let periodic = MediaCollector(library: media, periodMs: configuration.media.garbagePeriodMs, logger: logger)
         collector.withLock { $0 = periodic }
-        logger.info("listening on \(configuration.server.host):\(port), data in \(store.path)")
+        logger.info("listening on \(configuration.server.host):\(port), data in \(store.location)")
         return port
     }
 
@@ -211,7 +214,7 @@ public final class CairnApp: Sendable {
         server.waitUntilStopped()
         collector.withLock { $0 }?.stop()
         defer { lock.release() }
-        try store.close()
+        try store.closeStorage()
         logger.info("stopped cleanly")
     }
 

@@ -97,6 +97,15 @@ public enum ConfigurationOptions {
             "storage.directory", flag: "data", kind: .path, default: "./data", unit: "directory",
             help: "Data directory holding cairn.sqlite; created if missing."
         ) { $0.dataDirectory = $1 },
+        .text(
+            "storage.url", flag: "storage-url", default: nil, defaultNote: "none: SQLite in the data directory",
+            example: "postgresql://cairn:secret@10.0.0.5:5432/cairn", unit: "URL",
+            help: "PostgreSQL database several hubs share (libpq URI); the data directory then keeps media caches only."
+        ) { $0.storage.url = $1 }.secret(),
+        .integer(
+            "storage.connections", flag: "storage-connections", default: 4, range: 1...64, unit: "connections",
+            help: "Connections to PostgreSQL (storage.url) each hub keeps, each on a thread of its own."
+        ) { $0.storage.connections = $1 },
         .decimal(
             "storage.snapshot_interval", flag: "snapshot-interval", default: 5, range: 0.1...3600,
             unit: "seconds", help: "Time between position snapshots to SQLite; kill -9 loses at most this much."
@@ -479,6 +488,10 @@ public enum ConfigurationOptions {
         ConfigurationCheck(keys: ["tls.key"]) { values in
             guard case .string(let path)? = values["tls.key"] else { return nil }
             return PEMFile.problem(at: path, expecting: "PRIVATE KEY", what: "tls.key")
+        },
+        ConfigurationCheck(keys: ["storage.url"]) { values in
+            guard case .string(let url)? = values["storage.url"] else { return nil }
+            return StorageConfiguration.problem(url: url)
         },
         ConfigurationCheck(keys: ["cluster.redis_url"]) { values in
             guard case .string(let url)? = values["cluster.redis_url"] else { return nil }

@@ -141,19 +141,33 @@ public final class PostgresPool: @unchecked Sendable {
 
     private func wait<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
         try withoutActuallyEscaping(body) { body in
-            nonisolated(unsafe) var outcome: Result<T, Error>?
-            nonisolated(unsafe) let run = body
+            let pending = Pending(body)
             let done = DispatchSemaphore(value: 0)
             enqueue { connection, failure in
-                if let connection {
-                    outcome = Result { try run(connection) }
-                } else {
-                    outcome = .failure(failure ?? PostgresError.connection("the store is closed"))
-                }
+                pending.run(on: connection, failure: failure)
                 done.signal()
             }
             done.wait()
-            return try outcome!.get()
+            return try pending.outcome!.get()
+        }
+    }
+
+    /// A blocking call's body and outcome. The body is dropped as soon as it has run, before the caller wakes, so
+    /// it never outlives the call (the pool's thread may still hold the job that points here).
+    private final class Pending<T>: @unchecked Sendable {
+        private var body: ((PostgresConnection) throws -> T)?
+        var outcome: Result<T, Error>?
+
+        init(_ body: @escaping (PostgresConnection) throws -> T) { self.body = body }
+
+        func run(on connection: PostgresConnection?, failure: Error?) {
+            let body = self.body!
+            self.body = nil
+            if let connection {
+                outcome = Result { try body(connection) }
+            } else {
+                outcome = .failure(failure ?? PostgresError.connection("the store is closed"))
+            }
         }
     }
 

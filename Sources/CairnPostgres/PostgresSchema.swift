@@ -297,5 +297,10 @@ enum PostgresSchema {
           user_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
           at BIGINT NOT NULL);
         CREATE INDEX picture_posts_user_at ON picture_posts(user_id, at);
+
+        -- Secrets every node must share (the media URL key), created by the first node that needs one.
+        CREATE TABLE secrets (
+          name TEXT PRIMARY KEY,
+          value BYTEA NOT NULL);
         """
 }

@@ -2,6 +2,7 @@
 // through the text format (bytes, doubles, NULLs, arrays), typed server errors with their SQLSTATE and constraint,
 // SERIALIZABLE writes retried when two transactions collide, migrations applied once, and an unreachable server
 // reported as a connection error.
+import CairnCrypto
 import CairnTestSupport
 import Foundation
 import Testing
@@ -95,6 +96,22 @@ struct PostgresConnectionTests {
         let second = try PostgresStore(url: url, connections: 1)
         defer { second.close() }
         #expect(second.migrations == PostgresSchema.migrations.map(\.name))
+    }
+
+    @Test func theFirstNodeCreatesASharedSecretAndEveryOtherReadsIt() throws {
+        struct Fixed: RandomSource {
+            let byte: UInt8
+            func bytes(_ count: Int) -> [UInt8] { [UInt8](repeating: byte, count: count) }
+        }
+        let url = try PostgresServerProcess.freshURL()
+        let a = try PostgresStore(url: url, connections: 1)
+        defer { a.close() }
+        let b = try PostgresStore(url: url, connections: 1)
+        defer { b.close() }
+        let first = try a.sharedSecret(name: "media", length: 32, random: Fixed(byte: 1))
+        #expect(first == [UInt8](repeating: 1, count: 32))
+        #expect(try b.sharedSecret(name: "media", length: 32, random: Fixed(byte: 2)) == first)
+        #expect(try b.sharedSecret(name: "other", length: 4, random: Fixed(byte: 3)) == [3, 3, 3, 3])
     }
 
     @Test func anUnreachableServerIsAConnectionError() throws {

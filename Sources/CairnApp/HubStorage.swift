@@ -1,0 +1,40 @@
+// Everything a hub needs from durable storage, whichever engine holds it: the domain's ports, the reads a hub makes
+// once at start (before its loop runs, so they may block), and the daily figures' providers. `SQLiteStore` (one node,
+// the embedded default) and `PostgresStore` (several nodes sharing one database) both implement it, so the
+// composition below it is written once.
+import CairnDomain
+import CairnStore
+
+/// A store a hub can run on.
+public protocol HubStorage: AccountStore, SocialStore, RelicStore, ChatStore, ProfileStore, BucketStore,
+    TrackerStore, SafeZoneStore, RoleStore, AdminStore, PlaceStore, PictureStore, MediaStore
+{
+    /// Items' last positions, at start.
+    func loadTrackerPositions() throws -> [ItemPosition]
+    /// Items' left-behind alerts in force, at start.
+    func loadItemAlerts() throws -> [ItemAlertRecord]
+    /// Every safe zone, at start.
+    func loadSafeZones() throws -> [SafeZone]
+    /// Every place, at start.
+    func loadPlaceSummariesNow() throws -> [PlaceSummary]
+    /// The settings admins changed, at start.
+    func loadAdminSettingsNow() throws -> [String: String]
+    /// The accounts' part of the daily figures.
+    var accountDailyStats: any DailyStatsProvider { get }
+    /// The pictures' part of the daily figures.
+    var pictureDailyStats: any DailyStatsProvider { get }
+    /// The usernames holding `role` (operators' checks and tests).
+    func usernames(withRole role: UserRole) throws -> [String]
+    /// Where the data lives, for the log (a path, or a database without its password).
+    var location: String { get }
+    /// Waits for queued writes, then closes.
+    func closeStorage() throws
+}
+
+extension SQLiteStore: HubStorage {
+    /// The database file.
+    public var location: String { path }
+
+    /// Closes the database.
+    public func closeStorage() throws { try close() }
+}
