@@ -13,6 +13,11 @@
 #   P99_BOUND   ms [50]     MIN_SHARE  delivered share a run must reach to count as sustained [0.99]
 #   RESULTS     output directory [loadtest/results/<UTC timestamp>]
 #   PIN         1: server on CPU 0, load tester on CPU 1 (taskset), so neither steals the other's core [1]
+#   RUNS        runs of each configuration; a step counts by the median of its runs, and climbing stops at the
+#               first step whose median is not sustained [1]
+#   RT          1: server and tester under real-time scheduling (chrt -f 50, needs root), so other work on the
+#               machine (a build) cannot take their cores from them; it still shares caches and memory [0]
+#   SERVERS     which servers to run ["cairn mosquitto"] (e.g. "cairn" alone at 10,000 users)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,11 +32,18 @@ MIN_SHARE=${MIN_SHARE:-0.99}
 SEED=${SEED:-1}
 RESULTS=${RESULTS:-loadtest/results/$(date -u +%Y%m%d-%H%M%S)}
 PIN=${PIN:-1}
+RUNS=${RUNS:-1}
+RT=${RT:-0}
+SERVERS=${SERVERS:-"cairn mosquitto"}
 SERVER_CPU=()
 TESTER_CPU=()
 if [ "$PIN" = 1 ] && command -v taskset >/dev/null && [ "$(nproc)" -ge 2 ]; then
   SERVER_CPU=(taskset -c 0)
   TESTER_CPU=(taskset -c 1)
+fi
+if [ "$RT" = 1 ]; then
+  SERVER_CPU=(chrt -f 50 "${SERVER_CPU[@]}")
+  TESTER_CPU=(chrt -f 50 "${TESTER_CPU[@]}")
 fi
 
 # 1. Packages: what the build needs, plus the broker itself.
@@ -97,32 +109,53 @@ CONF
   SERVER_PORT=$port
 }
 
-# One run: server kind, users, rate, tokens file. Starts a fresh server, so CPU and memory belong to this run.
+# One run: server kind, users, rate, tokens file, data directory, run number. Starts a fresh server, so CPU and
+# memory belong to this run.
 run_one() {
-  local kind=$1 users=$2 rate=$3 tokens=$4 data=$5
-  local out="$RESULTS/$kind-u$users-r$rate.json"
+  local kind=$1 users=$2 rate=$3 tokens=$4 data=$5 n=$6
+  local name="$kind-u$users-r$rate"
+  [ "$RUNS" = 1 ] || name="$name-n$n"
   if [ "$kind" = cairn ]; then start_cairn "$data"; else start_mosquitto; fi
   local ramp=$(( users / 5 > 1000 ? users / 5 : 1000 ))
   "${TESTER_CPU[@]}" "$BIN/cairn-loadtest" --server "$kind" --port "$SERVER_PORT" --server-pid "$SERVER_PID" --tokens "$tokens" \
-    --users "$users" --rate "$rate" --duration "$DURATION" --ramp "$ramp" --seed "$SEED" --json "$out" --quiet \
-    > "$RESULTS/$kind-u$users-r$rate.txt" 2>&1 || true
+    --users "$users" --rate "$rate" --duration "$DURATION" --ramp "$ramp" --seed "$SEED" --json "$RESULTS/$name.json" --quiet \
+    > "$RESULTS/$name.txt" 2>&1 || true
   stop_server
-  # Sustained: completed, p99 within the bound, and (nearly) every expected delivery arrived.
-  python3 - "$out" "$P99_BOUND" "$MIN_SHARE" <<'PY'
-import json, sys
-try:
-    r = json.load(open(sys.argv[1]))
-except Exception:
+}
+
+# A step: RUNS runs of one configuration, then the verdict on their medians. Sustained: completed, p99 within the
+# bound, and (nearly) every expected delivery arrived.
+step() {
+  local kind=$1 users=$2 rate=$3 tokens=$4 data=$5
+  for n in $(seq 1 "$RUNS"); do run_one "$kind" "$users" "$rate" "$tokens" "$data" "$n"; done
+  python3 - "$P99_BOUND" "$MIN_SHARE" "$RESULTS"/"$kind-u$users-r$rate".json "$RESULTS"/"$kind-u$users-r$rate"-n*.json <<'PY'
+import json, statistics, sys
+runs = []
+for path in sys.argv[3:]:
+    try:
+        runs.append(json.load(open(path)))
+    except Exception:
+        pass
+if not runs:
     sys.exit(1)
-ok = r["outcome"] == "completed" and r["latency"]["p99"] <= float(sys.argv[2]) and r["deliveredShare"] >= float(sys.argv[3])
-delivered = r["deliveriesPerSecond"] * r["windowSeconds"]
-def per(cpu):
-    return f'{cpu / delivered * 1e6:5.1f}' if cpu and delivered > 0 else '    –'
-cpu = f'CPU µs/delivery server {per((r.get("serverCost") or {}).get("windowCpuSeconds"))} ' \
-      f'tester {per(r["clientCost"].get("windowCpuSeconds"))}'
-print(f'  {r["setup"]["server"]:9} users {r["setup"]["users"]:6} rate {r["setup"]["rateHz"]:5} Hz: '
-      f'{r["deliveriesPerSecond"]:9.0f} deliveries/s, p99 {r["latency"]["p99"]:8.2f} ms, '
-      f'delivered {100*r["deliveredShare"]:5.1f}%, {cpu}  {"ok" if ok else "NOT SUSTAINED"}')
+med = lambda xs: statistics.median(xs)
+completed = all(r["outcome"] == "completed" for r in runs)
+p99 = med([r["latency"]["p99"] for r in runs])
+share = med([r["deliveredShare"] for r in runs])
+rate = med([r["deliveriesPerSecond"] for r in runs])
+ok = completed and p99 <= float(sys.argv[1]) and share >= float(sys.argv[2])
+def per(r, cost):
+    cpu = (r.get(cost) or {}).get("windowCpuSeconds")
+    delivered = r["deliveriesPerSecond"] * r["windowSeconds"]
+    return cpu / delivered * 1e6 if cpu and delivered > 0 else None
+def show(xs):
+    xs = [x for x in xs if x is not None]
+    return f"{med(xs):5.1f}" if xs else "    –"
+s = runs[0]["setup"]
+print(f'  {s["server"]:9} users {s["users"]:6} rate {s["rateHz"]:5} Hz ({len(runs)} run(s), medians): '
+      f'{rate:9.0f} deliveries/s, p99 {p99:8.2f} ms, delivered {100*share:5.1f}%, '
+      f'CPU µs/delivery server {show([per(r, "serverCost") for r in runs])} '
+      f'tester {show([per(r, "clientCost") for r in runs])}  {"ok" if ok else "NOT SUSTAINED"}')
 sys.exit(0 if ok else 1)
 PY
 }
@@ -131,17 +164,17 @@ for users in $USERS_LIST; do
   data="$RESULTS/data-u$users"
   tokens="$RESULTS/tokens-u$users.json"
   "$BIN/cairn" seed --users "$users" --friends "$FRIENDS" --graph "$GRAPH" --seed "$SEED" --data "$data" --out "$tokens"
-  for kind in cairn mosquitto; do
+  for kind in $SERVERS; do
     # libmosquitto opens a socket pair beside each client's socket: three descriptors per simulated MQTT user.
     if [ "$kind" = mosquitto ] && [ $(( users * 3 + 1024 )) -gt "$(ulimit -n)" ]; then
       echo "compare.sh: skipping mosquitto at $users users: the tester would need $(( users * 3 + 1024 )) descriptors, the limit is $(ulimit -n)"
       continue
     fi
     # Always run the fixed rate (for the latency columns), then climb until the server no longer keeps up.
-    run_one "$kind" "$users" "$FIXED_RATE" "$tokens" "$data" || true
+    step "$kind" "$users" "$FIXED_RATE" "$tokens" "$data" || true
     for rate in $RATES; do
       [ "$rate" = "$FIXED_RATE" ] && continue
-      run_one "$kind" "$users" "$rate" "$tokens" "$data" || break
+      step "$kind" "$users" "$rate" "$tokens" "$data" || break
     done
   done
 done

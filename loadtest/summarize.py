@@ -2,6 +2,10 @@
 """Turns the JSON reports of loadtest/compare.sh into one table (Markdown, printed and saved as summary.md) and a
 chart of p99 latency against delivery rate (p99-vs-rate.svg, hand-written SVG: no plotting library needed).
 
+When a configuration (server, users, rate) was run several times (compare.sh's RUNS), its runs are folded into one
+by the median of each figure, and a second table lists every step with its median and each run's figures, so the
+spread between identical runs is visible.
+
 Usage: loadtest/summarize.py RESULTS_DIR [--p99-bound 50] [--min-share 0.99] [--fixed-rate 1] [--svg PATH]
 """
 import argparse
@@ -22,6 +26,61 @@ def load(results):
         if isinstance(r, dict) and "setup" in r and "latency" in r:
             runs.append(r)
     return runs
+
+
+def median(values):
+    values = sorted(v for v in values if v is not None)
+    if not values:
+        return None
+    mid = len(values) // 2
+    return values[mid] if len(values) % 2 else (values[mid - 1] + values[mid]) / 2
+
+
+def fold(runs):
+    """One run per (server, users, rate): the median of each figure over its repeats."""
+    groups = {}
+    for r in runs:
+        key = (r["setup"]["server"], r["setup"]["users"], r["setup"]["rateHz"])
+        groups.setdefault(key, []).append(r)
+    folded = []
+    for key in sorted(groups):
+        same = groups[key]
+        m = json.loads(json.dumps(same[0]))
+        m["repeats"] = same
+        m["outcome"] = "completed" if all(r["outcome"] == "completed" for r in same) else next(
+            r["outcome"] for r in same if r["outcome"] != "completed")
+        m["deliveriesPerSecond"] = median(r["deliveriesPerSecond"] for r in same)
+        m["deliveredShare"] = median(r["deliveredShare"] for r in same)
+        m["windowSeconds"] = median(r["windowSeconds"] for r in same)
+        for k in m["latency"]:
+            if isinstance(m["latency"][k], (int, float)):
+                m["latency"][k] = median(r["latency"].get(k) for r in same)
+        for cost in ("serverCost", "clientCost"):
+            if isinstance(m.get(cost), dict):
+                for k, v in m[cost].items():
+                    if isinstance(v, (int, float)):
+                        m[cost][k] = median((r.get(cost) or {}).get(k) for r in same)
+        folded.append(m)
+    return folded
+
+
+def steps(runs, bound, share):
+    """Every step: the median verdict and each repeat's deliveries/s, p99 and server CPU per delivery."""
+    lines = [
+        "| users | server | rate Hz | runs | median deliveries/s | median p99 ms | median delivered | "
+        "median server CPU µs/delivery | each run: deliveries/s · p99 ms | sustained |",
+        "|---:|---|---:|---:|---:|---:|---:|---:|---|---|",
+    ]
+    for m in sorted(runs, key=lambda r: (r["setup"]["users"], r["setup"]["server"], r["setup"]["rateHz"])):
+        cpu = (m.get("serverCost") or {}).get("windowCpuSeconds")
+        delivered = m["deliveriesPerSecond"] * m["windowSeconds"]
+        per = f"{cpu / delivered * 1e6:.1f}" if cpu and delivered > 0 else "–"
+        each = ", ".join(f"{r['deliveriesPerSecond']:,.0f} · {r['latency']['p99']:.1f}" for r in m["repeats"])
+        lines.append(
+            f"| {m['setup']['users']} | {m['setup']['server']} | {m['setup']['rateHz']:g} | {len(m['repeats'])} | "
+            f"{m['deliveriesPerSecond']:,.0f} | {m['latency']['p99']:.1f} | {100 * m['deliveredShare']:.1f}% | {per} | "
+            f"{each} | {'yes' if sustained(m, bound, share) else 'no'} |")
+    return "\n".join(lines)
 
 
 def sustained(r, bound, share):
@@ -160,7 +219,9 @@ def main():
     if not runs:
         print(f"summarize.py: no reports in {a.results}", file=sys.stderr)
         return 1
+    runs = fold(runs)
     text = table(runs, a.p99_bound, a.min_share, a.fixed_rate)
+    text += "\n\nEvery step (median of its runs):\n\n" + steps(runs, a.p99_bound, a.min_share)
     print(text)
     with open(os.path.join(a.results, "summary.md"), "w") as f:
         f.write(text + "\n")
