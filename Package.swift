@@ -128,6 +128,7 @@ let package = Package(
                 "CairnLoop", "CairnWire", "CairnGeo", "CairnSpatial", "CairnDomain", "CairnProtocol", "CairnStore",
                 "CairnCrypto",
                 "CairnApp", "CairnSeed",
+                "CairnServer",  // `bookkeeping` times the transport's own structures
             ], path: "Sources/CairnBench"),
 
         // The load tester (loadtest/): thousands of simulated users against Cairn over libwebsockets' client, or

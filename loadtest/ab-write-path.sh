@@ -11,6 +11,8 @@
 # NICE=-10 runs server and tester at that niceness (root), so that other work on a shared machine starves them less.
 # RT=1 runs both under real-time priority instead (`chrt -f 50`, SCHED_FIFO; root): other work on the machine then
 # waits for them, not the other way round (the kernel still leaves others 5% of each second: sched_rt_runtime_us).
+# PROFILE=1 samples the server with `perf record -F 999 -g` for 6 s (into $WORK/<run>.perf.data) instead of counting
+# system calls (the run's line then shows 0 for them); read it with `perf report --children --sort symbol -g none`.
 set -euo pipefail
 
 A=${A:?directory of build A}
@@ -23,6 +25,7 @@ DURATION=${DURATION:-10}
 COUNT_SECONDS=${COUNT_SECONDS:-7}
 NICE=${NICE:-0}
 RT=${RT:-0}
+PROFILE=${PROFILE:-0}
 if [ "$RT" = 1 ]; then PRIO=(chrt -f 50); else PRIO=(nice -n "$NICE"); fi
 WORK=${WORK:-/tmp/cairn-ab-$USERS}
 mkdir -p "$WORK"
@@ -58,7 +61,12 @@ run() {  # label bin run
     sleep 0.2
   done
   sleep 1
-  perf stat -x, -e "$EVENTS" -p "$pid" -o "$out.perf" -- sleep "$COUNT_SECONDS" > /dev/null 2>&1 || true
+  if [ "$PROFILE" = 1 ]; then
+    : > "$out.perf"
+    perf record -F 999 -g -p "$pid" -o "$out.perf.data" -- sleep 6 > /dev/null 2>&1 || true
+  else
+    perf stat -x, -e "$EVENTS" -p "$pid" -o "$out.perf" -- sleep "$COUNT_SECONDS" > /dev/null 2>&1 || true
+  fi
   wait "$tester" || true
   kill -INT "$pid"
   wait "$pid" 2>/dev/null || true

@@ -1,8 +1,8 @@
 // What the transport keeps per WebSocket connection: the message being assembled from fragments and the bytes
 // waiting to be written (at the end of the loop turn that queued them, or from a writable callback when lws still
 // holds part of an earlier frame). Outbound objects are joined with "\n" into one buffer that starts with LWS_PRE
-// bytes of headroom, so everything pending goes out as one frame in one lws_write. Each latest-wins slot carries
-// the monotonic time its position's frame was received, so the write can time the fan-out.
+// bytes of headroom, so everything pending goes out as one frame in one lws_write. The latest-wins slots
+// (`LatestSlots`) carry the monotonic time each position's frame was received, so the write can time the fan-out.
 import CLws
 import CairnLoop
 
@@ -17,7 +17,7 @@ final class ConnectionState {
     var inboundIsBinary = false
     var outbound: [UInt8]
     /// Latest-wins slots (e.g. one pending position per friend); written after `outbound`, in the same frame.
-    var latest: [Int64: LatestSlot] = [:]
+    var latest = LatestSlots()
     var pendingClose: (code: UInt16, reason: String)?
     var closing = false
     /// On the endpoint's list of connections to flush at the end of this loop turn.
@@ -39,18 +39,17 @@ final class ConnectionState {
     var hasPending: Bool { hasOutbound || !latest.isEmpty }
 
     /// Bytes waiting to be written.
-    var pendingBytes: Int { outbound.count - Self.pre + latest.values.reduce(0) { $0 + $1.bytes.count + 1 } }
+    var pendingBytes: Int { outbound.count - Self.pre + latest.pendingBytes }
 
-    /// Moves the latest-wins slots into the outbound buffer, ready for one write, and appends each one's receipt
-    /// time to `receivedAt` (the caller's reused scratch array).
+    /// Moves the latest-wins slots into the outbound buffer (in the order their keys first appeared), ready for one
+    /// write, and appends each one's receipt time to `receivedAt` (the caller's reused scratch array).
     func collectLatest(receivedAt: inout [UInt64]) {
         guard !latest.isEmpty else { return }
-        for slot in latest.values {
+        latest.drain { bytes, time in
             if hasOutbound { outbound.append(0x0A) }
-            outbound.append(contentsOf: slot.bytes)
-            receivedAt.append(slot.receivedAt)
+            outbound.append(contentsOf: bytes)
+            receivedAt.append(time)
         }
-        latest.removeAll(keepingCapacity: latest.count <= 64)
     }
 
     /// Appends one JSON object, separated from what is already pending by a newline.
@@ -72,10 +71,4 @@ final class ConnectionState {
     func resetInbound() {
         if inbound.capacity > Self.retainedCapacity { inbound = [] } else { inbound.removeAll(keepingCapacity: true) }
     }
-}
-
-/// One pending latest-wins object and when the frame that produced it arrived (monotonic ns).
-struct LatestSlot {
-    var bytes: [UInt8]
-    var receivedAt: UInt64
 }

@@ -22,10 +22,10 @@ final class WebSocketEndpoint {
     private let confinement: LoopConfinement
     private let logger: Logger
 
-    private var connections: [ConnectionID: ConnectionState] = [:]
+    /// Open connections by dense id (a slot and its generation; see `ConnectionTable`).
+    private var connections = ConnectionTable()
     /// Bearer tokens seen at the upgrade, by wsi address, until the connection is established or gone.
     private var pendingTokens: [UInt: String] = [:]
-    private var nextConnectionID: ConnectionID = 1
     /// Set at shutdown: new connections are closed at once, new messages dropped.
     var draining = false
     /// Receipt time (monotonic ns) of the message the handler is handling now; 0 outside `received`.
@@ -86,11 +86,9 @@ final class WebSocketEndpoint {
     }
 
     func opened(wsi: OpaquePointer, session: UnsafeMutableRawPointer) {
-        let id = nextConnectionID
-        nextConnectionID += 1
+        let state = connections.insert { ConnectionState(id: $0, wsi: wsi) }
+        let id = state.id
         session.storeBytes(of: id, as: UInt64.self)
-        let state = ConnectionState(id: id, wsi: wsi)
-        connections[id] = state
         observer.connectionOpened()
         let token = pendingTokens.removeValue(forKey: UInt(bitPattern: wsi))
         if draining {
@@ -228,7 +226,7 @@ final class WebSocketEndpoint {
     func closed(_ session: UnsafeMutableRawPointer?) {
         guard let session else { return }
         let id = session.load(as: UInt64.self)
-        guard id != 0, let state = connections.removeValue(forKey: id) else { return }
+        guard id != 0, let state = connections.remove(id) else { return }
         state.isGone = true
         session.storeBytes(of: 0, as: UInt64.self)
         handler.connectionClosed(id)
@@ -240,7 +238,10 @@ final class WebSocketEndpoint {
 
     /// Closes every connection (shutdown).
     func closeAll(code: UInt16, reason: String) {
-        for state in connections.values { close(state, code: code, reason: reason) }
+        var all: [ConnectionState] = []
+        all.reserveCapacity(connections.count)
+        connections.forEach { all.append($0) }
+        for state in all { close(state, code: code, reason: reason) }
     }
 
     private func close(_ state: ConnectionState, code: UInt16, reason: String) {
@@ -277,7 +278,7 @@ final class WebSocketEndpoint {
     func pending() -> (coalesced: Int, bytes: Int) {
         var coalesced = 0
         var bytes = 0
-        for state in connections.values {
+        connections.forEach { state in
             coalesced += state.latest.count
             bytes += state.pendingBytes
         }
@@ -299,20 +300,21 @@ extension WebSocketEndpoint: Outbound {
         queue(state)
     }
 
-    /// Replaces whatever is pending for the connection under `key`; the slot is bounded by the number of keys.
+    /// Replaces whatever is pending for the connection under `key` (in place: the order is that of first appearance);
+    /// the slots are bounded by the number of keys.
     func sendLatest(_ connection: ConnectionID, key: Int64, _ json: [UInt8]) {
         confinement.assertOnLoop()
         guard let state = connections[connection], !state.closing else { return }
         // The receipt of the frame being handled; a position sent from elsewhere (a job) is timed from now.
         let receivedAt = currentReceiptAt != 0 ? currentReceiptAt : MonotonicTime.now()
-        state.latest[key] = LatestSlot(bytes: json, receivedAt: receivedAt)
+        state.latest.set(key, json, receivedAt: receivedAt)
         queue(state)
     }
 
     /// Drops what is pending under `key`.
     func dropLatest(_ connection: ConnectionID, key: Int64) {
         confinement.assertOnLoop()
-        connections[connection]?.latest[key] = nil
+        connections[connection]?.latest.remove(key)
     }
 
     /// Closes a connection after what is already queued for it has been written.
