@@ -22,8 +22,9 @@ final class WebSocketEndpoint {
     private let confinement: LoopConfinement
     private let logger: Logger
 
-    /// Open connections by dense id (a slot and its generation; see `ConnectionTable`).
-    private var connections = ConnectionTable()
+    /// Open connections by dense id (a slot and its generation; see `ConnectionTable`). This field, `queued` and
+    /// `writeReceipts` skip the run-time exclusivity check, as the per-delivery fields of `ConnectionState` do.
+    @exclusivity(unchecked) private var connections = ConnectionTable()
     /// Bearer tokens seen at the upgrade, by wsi address, until the connection is established or gone.
     private var pendingTokens: [UInt: String] = [:]
     /// Set at shutdown: new connections are closed at once, new messages dropped.
@@ -31,9 +32,9 @@ final class WebSocketEndpoint {
     /// Receipt time (monotonic ns) of the message the handler is handling now; 0 outside `received`.
     private var currentReceiptAt: UInt64 = 0
     /// Scratch for the receipt times of the positions in one write (reused, so timing allocates nothing).
-    private var writeReceipts: [UInt64] = []
+    @exclusivity(unchecked) private var writeReceipts: [UInt64] = []
     /// Connections given something to write in this loop turn, each once, in the order they were first given it.
-    private var queued: [ConnectionState] = []
+    @exclusivity(unchecked) private var queued: [ConnectionState] = []
     /// The list being flushed (swapped with `queued`, so neither allocates per turn).
     private var flushing: [ConnectionState] = []
     /// The lws context, set once it exists: what `lws_cancel_service` wakes when a close queued something outside
