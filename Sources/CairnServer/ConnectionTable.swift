@@ -7,7 +7,7 @@ import CairnLoop
 
 /// Open connections by dense id. Loop thread only.
 struct ConnectionTable {
-    private struct Entry {
+    fileprivate struct Entry {
         /// The generation of the id that may use this slot now (or of the next one, while the slot is free).
         var generation: UInt32
         var state: ConnectionState?
@@ -70,11 +70,6 @@ struct ConnectionTable {
         return state
     }
 
-    /// Every open connection, in slot order.
-    func forEach(_ body: (ConnectionState) -> Void) {
-        for entry in entries { if let state = entry.state { body(state) } }
-    }
-
     static func id(index: Int, generation: UInt32) -> ConnectionID {
         UInt64(generation) << 32 | UInt64(UInt32(index))
     }
@@ -82,4 +77,20 @@ struct ConnectionTable {
     static func index(of id: ConnectionID) -> Int { Int(truncatingIfNeeded: UInt32(truncatingIfNeeded: id)) }
 
     static func generation(of id: ConnectionID) -> UInt32 { UInt32(truncatingIfNeeded: id >> 32) }
+}
+
+/// Every open connection, in slot order.
+extension ConnectionTable: Sequence {
+    struct Iterator: IteratorProtocol {
+        fileprivate var entries: IndexingIterator<[Entry]>
+
+        mutating func next() -> ConnectionState? {
+            while let entry = entries.next() { if let state = entry.state { return state } }
+            return nil
+        }
+    }
+
+    func makeIterator() -> Iterator { Iterator(entries: entries.makeIterator()) }
+
+    var underestimatedCount: Int { count }
 }

@@ -239,10 +239,7 @@ final class WebSocketEndpoint {
 
     /// Closes every connection (shutdown).
     func closeAll(code: UInt16, reason: String) {
-        var all: [ConnectionState] = []
-        all.reserveCapacity(connections.count)
-        connections.forEach { all.append($0) }
-        for state in all { close(state, code: code, reason: reason) }
+        for state in Array(connections) { close(state, code: code, reason: reason) }
     }
 
     private func close(_ state: ConnectionState, code: UInt16, reason: String) {
@@ -279,7 +276,7 @@ final class WebSocketEndpoint {
     func pending() -> (coalesced: Int, bytes: Int) {
         var coalesced = 0
         var bytes = 0
-        connections.forEach { state in
+        for state in connections {
             coalesced += state.latest.count
             bytes += state.pendingBytes
         }

@@ -50,9 +50,7 @@ struct ConnectionTableTests {
         #expect(table.remove(a.id) === a)
         #expect(table.remove(a.id) == nil)
         #expect(table.count == 1)
-        var seen: [ConnectionID] = []
-        table.forEach { seen.append($0.id) }
-        #expect(seen == [b.id])
+        #expect(table.map(\.id) == [b.id])
         #expect(table.remove(b.id) === b)
         #expect(table.isEmpty)
     }
@@ -69,6 +67,10 @@ struct ConnectionTableTests {
         }
         for state in open { #expect(table[state.id] === state) }
         #expect(table.count == open.count)
+        // Walking the table gives exactly the open connections, in slot order.
+        #expect(Set(table.map(\.id)) == Set(open.map(\.id)))
+        let slots = table.map { ConnectionTable.index(of: $0.id) }
+        #expect(slots == slots.sorted())
     }
 
     @Test func aSlotWhoseGenerationWouldWrapIsRetired() {
