@@ -1,34 +1,8 @@
 // Bulk loading of generated pictures for the pictures benchmark (`cairn-bench pictures`), in transactions of many
 // rows, bypassing the request path (a million posts through the hub would measure the posting, not the pages).
-// Not used by the hub.
+// Not used by the hub. The rows are `FixturePicture`s (CairnDomain, shared with the PostgreSQL store).
 import CairnDomain
 import GRDB
-
-/// A generated picture.
-public struct FixturePicture: Sendable {
-    /// The poster.
-    public var by: Int64
-    /// Where: latitude.
-    public var lat: Double
-    /// Where: longitude.
-    public var lon: Double
-    /// Its likes (no like rows are written: pages read the count).
-    public var likes: Int64
-    /// When (ms).
-    public var createdAt: Int64
-    /// Its private event, if any (must exist: see `insertFixtureEvent`).
-    public var privateEvent: Int64?
-
-    /// Creates the value.
-    public init(by: Int64, lat: Double, lon: Double, likes: Int64, createdAt: Int64, privateEvent: Int64?) {
-        self.by = by
-        self.lat = lat
-        self.lon = lon
-        self.likes = likes
-        self.createdAt = createdAt
-        self.privateEvent = privateEvent
-    }
-}
 
 extension SQLiteStore {
     /// Inserts a private event owned by `owner` (password hash "x": nobody can join it); returns its id.

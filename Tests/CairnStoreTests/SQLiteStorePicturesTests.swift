@@ -3,7 +3,8 @@
 // likes count once per user; reports hide a picture once enough distinct non-guests reported it; nearby pages, on
 // the sparse path and on the dense index walk, are exactly the pages a brute-force ordering of every picture gives,
 // across ties, hidden pictures and a private event; deleting an event deletes its pictures; search matches words
-// and hashtags.
+// and hashtags; the pictures' daily figures. Every test runs on both engines; what no port writes (media rows,
+// benchmark fixtures) goes through each engine's own hooks (`PictureTestHooks`).
 import CairnDomain
 import CairnGeo
 import CairnSeed
@@ -11,6 +12,7 @@ import Foundation
 import GRDB
 import Testing
 
+@testable import CairnPostgres
 @testable import CairnStore
 
 struct SQLiteStorePicturesTests {
@@ -19,29 +21,23 @@ struct SQLiteStorePicturesTests {
     static let paris = GeoPoint(lat: 48.85, lon: 2.35)!
 
     /// A fresh store with users anna, bob, cleo and a guest; anna uploaded a JPEG and a video, bob the same JPEG.
-    func withStore(_ body: (SQLiteStore, [User]) async throws -> Void) async throws {
-        let dir = temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let store = try SQLiteStore(directory: dir)
-        var users: [User] = []
-        for (name, guest) in [("anna", false), ("bob", false), ("cleo", false), ("guest-1", true)] {
-            users.append(
-                try await store.createUser(
-                    NewUser(username: name, name: name, passwordHash: nil, isGuest: guest, createdAt: 1)))
-        }
-        let uploads = [
-            (Self.jpeg, users[0].id, "image/jpeg"), (Self.video, users[0].id, "video/mp4"),
-            (Self.jpeg, users[1].id, "image/jpeg"),
-        ]
-        try await store.pool.write { db in
-            for (id, owner, type) in uploads {
-                try db.execute(
-                    sql: "INSERT INTO media (id, owner_id, content_type, size, created_at) VALUES (?, ?, ?, 3, 1)",
-                    arguments: [id, owner, type])
+    func withStore(_ engine: StoreEngine, _ body: (any EngineStore, [User]) async throws -> Void) async throws {
+        try await engine.withStore { store in
+            var users: [User] = []
+            for (name, guest) in [("anna", false), ("bob", false), ("cleo", false), ("guest-1", true)] {
+                users.append(
+                    try await store.createUser(
+                        NewUser(username: name, name: name, passwordHash: nil, isGuest: guest, createdAt: 1)))
             }
+            let uploads = [
+                (Self.jpeg, users[0].id, "image/jpeg"), (Self.video, users[0].id, "video/mp4"),
+                (Self.jpeg, users[1].id, "image/jpeg"),
+            ]
+            for (id, owner, type) in uploads {
+                try await PictureTestHooks(store).insertMedia(id: id, owner: owner, contentType: type)
+            }
+            try await body(store, users)
         }
-        try await body(store, users)
-        try? store.close()
     }
 
     func new(_ by: User, media: String = jpeg, caption: String? = nil, event: String? = nil, at: Int64 = 1_000)
@@ -52,8 +48,9 @@ struct SQLiteStorePicturesTests {
             postsPerHour: 2)
     }
 
-    @Test func aPostChecksItsMediaTheHourlyLimitAndTheEvent() async throws {
-        try await withStore { store, u in
+    @Test(arguments: StoreEngine.available)
+    func aPostChecksItsMediaTheHourlyLimitAndTheEvent(engine: StoreEngine) async throws {
+        try await withStore(engine) { store, u in
             await #expect(throws: PictureStoreError.mediaNotFound) {
                 _ = try await store.postPicture(new(u[2]))
             }
@@ -99,8 +96,9 @@ struct SQLiteStorePicturesTests {
         }
     }
 
-    @Test func likesCountOnceAndReportsHideAtTheThreshold() async throws {
-        try await withStore { store, u in
+    @Test(arguments: StoreEngine.available)
+    func likesCountOnceAndReportsHideAtTheThreshold(engine: StoreEngine) async throws {
+        try await withStore(engine) { store, u in
             let id = try await store.postPicture(new(u[0])).record.id
             #expect(try await store.setLike(picture: id, user: u[1].id, liked: true, at: 5) == 1)
             #expect(try await store.setLike(picture: id, user: u[1].id, liked: true, at: 5) == 1)
@@ -119,10 +117,7 @@ struct SQLiteStorePicturesTests {
             #expect(try await report(u[3]) == false)  // a guest
             #expect(try await report(u[2]) == true)
             #expect(try await store.picture(id: id, viewer: u[0].id)?.record.hidden == true)
-            let states = try await store.pool.read { db in
-                try String.fetchAll(db, sql: "SELECT state FROM picture_reports WHERE picture_id = ?", arguments: [id])
-            }
-            #expect(states == ["open", "open", "open"])
+            #expect(try await PictureTestHooks(store).reportStates(picture: id) == ["open", "open", "open"])
             // Under review: the poster's delete is refused and nothing goes; once an admin restored it, it may go.
             await #expect(throws: PictureStoreError.underReview) { try await store.deletePicture(id: id) }
             #expect(try await store.picture(id: id, viewer: u[0].id) != nil)
@@ -138,8 +133,11 @@ struct SQLiteStorePicturesTests {
 
     /// Stores `count` pictures within about `spread` metres of Paris with few distinct like counts and dates
     /// (many ties), some hidden and some in a private event; returns them as candidates.
-    func scatter(_ store: SQLiteStore, _ u: [User], count: Int, spread: Double) async throws -> [PictureCandidate] {
-        let event = try await store.insertFixtureEvent(tag: "secret", owner: u[0].id)
+    func scatter(_ store: any EngineStore, _ u: [User], count: Int, spread: Double) async throws
+        -> [PictureCandidate]
+    {
+        let hooks = PictureTestHooks(store)
+        let event = try await hooks.insertFixtureEvent(tag: "secret", owner: u[0].id)
         var rng = SplitMix64(seed: 5)
         var rows: [FixturePicture] = []
         var hidden: [Int64] = []
@@ -163,12 +161,12 @@ struct SQLiteStorePicturesTests {
                     id: Int64(i + 1), point: point, likes: likes, createdAt: created, hidden: isHidden,
                     privateEvent: inEvent))
         }
-        try await store.insertFixturePictures(rows)
-        try await store.hideFixturePictures(hidden)
+        try await hooks.insertFixturePictures(rows)
+        try await hooks.hideFixturePictures(hidden)
         return all
     }
 
-    func pagesMatchBruteForce(_ store: SQLiteStore, _ all: [PictureCandidate], viewer: User, radius: Double)
+    func pagesMatchBruteForce(_ store: any EngineStore, _ all: [PictureCandidate], viewer: User, radius: Double)
         async throws
         -> Int
     {
@@ -195,8 +193,10 @@ struct SQLiteStorePicturesTests {
         return pages
     }
 
-    @Test func denseNearbyPagesWalkTheOrderIndexExactly() async throws {
-        try await withStore { store, u in
+    @Test(arguments: StoreEngine.available)
+    func denseNearbyPagesWalkTheOrderIndexExactly(engine: StoreEngine) async throws {
+        #expect(SQLiteStore.denseLimit == PostgresStore.denseLimit)
+        try await withStore(engine) { store, u in
             // More than `denseLimit` pictures within the radius's box: likes and date walk their index.
             let all = try await scatter(store, u, count: SQLiteStore.denseLimit + 700, spread: 400)
             let pages = try await pagesMatchBruteForce(store, all, viewer: u[1], radius: 600)
@@ -204,8 +204,9 @@ struct SQLiteStorePicturesTests {
         }
     }
 
-    @Test func sparseNearbyPagesSortInMemoryExactly() async throws {
-        try await withStore { store, u in
+    @Test(arguments: StoreEngine.available)
+    func sparseNearbyPagesSortInMemoryExactly(engine: StoreEngine) async throws {
+        try await withStore(engine) { store, u in
             let all = try await scatter(store, u, count: 1_500, spread: 3_000)
             _ = try await pagesMatchBruteForce(store, all, viewer: u[2], radius: 1_200)
             // The event's owner sees the private pictures too.
@@ -220,8 +221,9 @@ struct SQLiteStorePicturesTests {
         }
     }
 
-    @Test func eventsPagesSearchAndDeletion() async throws {
-        try await withStore { store, u in
+    @Test(arguments: StoreEngine.available)
+    func eventsPagesSearchAndDeletion(engine: StoreEngine) async throws {
+        try await withStore(engine) { store, u in
             let a = try await store.postPicture(new(u[0], caption: "Cake on the #table", event: "party", at: 10)).record
             let b = try await store.postPicture(new(u[1], caption: "more cake", event: "party", at: 20)).record
             let c = try await store.postPicture(new(u[1], caption: "a tablecloth", at: 30)).record
@@ -255,5 +257,79 @@ struct SQLiteStorePicturesTests {
             #expect(try await store.picture(id: c.id, viewer: u[0].id) != nil)
             #expect(try await store.event(tag: "party", viewer: u[0].id) == nil)
         }
+    }
+
+    @Test(arguments: StoreEngine.available)
+    func dailyFiguresCountPostsLikesReportsAndTheMedianResolution(engine: StoreEngine) async throws {
+        try await withStore(engine) { store, u in
+            let day = DailyStatsRange.dayMs
+            let a = try await store.postPicture(new(u[0], at: 10)).record.id
+            let b = try await store.postPicture(new(u[1], at: day + 10)).record.id
+            _ = try await store.setLike(picture: a, user: u[1].id, liked: true, at: day + 20)
+            _ = try await store.setLike(picture: b, user: u[0].id, liked: true, at: day + 30)
+            for (picture, reporter) in [(a, u[1]), (a, u[2]), (b, u[2])] {
+                _ = try await store.report(
+                    NewReport(picture: picture, reporter: reporter, reason: .spam, text: nil, at: day + 40, threshold: 9))
+            }
+            let audit = AuditEntry(
+                at: day + 40 + 5_000, admin: u[2], action: "picture.restore", targetKind: "picture", targetID: a,
+                targetName: nil, reason: nil, detail: nil)
+            #expect(try await store.resolveReports(picture: a, remove: false, audit: audit))
+            let stats = try await PictureTestHooks(store).pictureDailyStats.dailyStats(
+                DailyStatsRange(firstDay: 0, days: 3))
+            #expect(stats[.picturesPosted] == [1, 1, 0])
+            #expect(stats[.likes] == [0, 2, 0])
+            #expect(stats[.reportsOpened] == [0, 3, 0])
+            #expect(stats[.reportsResolved] == [0, 2, 0])
+            #expect(stats[.medianResolveSeconds] == [nil, 5, nil])
+        }
+    }
+}
+
+/// What the pictures tests write and read below the ports, through each engine's own connection: media rows (the
+/// media port is another's), the benchmark's fixtures and the daily figures (store methods outside the ports).
+struct PictureTestHooks {
+    let store: any EngineStore
+
+    init(_ store: any EngineStore) { self.store = store }
+
+    private var engine: (sqlite: SQLiteStore?, postgres: PostgresStore?) {
+        (store as? SQLiteStore, store as? PostgresStore)
+    }
+
+    func insertMedia(id: String, owner: Int64, contentType: String) async throws {
+        let sql = "INSERT INTO media (id, owner_id, content_type, size, created_at) VALUES (?, ?, ?, 3, 1)"
+        if let sqlite = engine.sqlite {
+            try await sqlite.pool.write { db in try db.execute(sql: sql, arguments: [id, owner, contentType]) }
+        } else if let postgres = engine.postgres {
+            try await postgres.pool.write { db in try db.execute(sql, [id, owner, contentType]) }
+        }
+    }
+
+    func reportStates(picture: Int64) async throws -> [String] {
+        let sql = "SELECT state FROM picture_reports WHERE picture_id = ? ORDER BY id"
+        if let sqlite = engine.sqlite {
+            return try await sqlite.pool.read { db in try String.fetchAll(db, sql: sql, arguments: [picture]) }
+        }
+        return try await engine.postgres!.pool.read { db in try db.scalars(sql, [picture], as: String.self) }
+    }
+
+    func insertFixtureEvent(tag: String, owner: Int64) async throws -> Int64 {
+        if let sqlite = engine.sqlite { return try await sqlite.insertFixtureEvent(tag: tag, owner: owner) }
+        return try await engine.postgres!.insertFixtureEvent(tag: tag, owner: owner)
+    }
+
+    func insertFixturePictures(_ rows: [FixturePicture]) async throws {
+        if let sqlite = engine.sqlite { return try await sqlite.insertFixturePictures(rows) }
+        try await engine.postgres!.insertFixturePictures(rows)
+    }
+
+    func hideFixturePictures(_ ids: [Int64]) async throws {
+        if let sqlite = engine.sqlite { return try await sqlite.hideFixturePictures(ids) }
+        try await engine.postgres!.hideFixturePictures(ids)
+    }
+
+    var pictureDailyStats: any DailyStatsProvider {
+        engine.sqlite?.pictureDailyStats ?? engine.postgres!.pictureDailyStats
     }
 }

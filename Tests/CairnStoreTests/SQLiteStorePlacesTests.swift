@@ -1,17 +1,51 @@
-// The places table of migration v18-places: upsert by (source, external id) updates instead of duplicating,
-// attributes (text, numbers, booleans) round-trip through SQLite's JSON in order, update by id, removal by id and
-// by source, counts by source and category; read back from a reopened store, as after a restart.
+// The places table of migration v18-places: upsert by (source, external id) updates instead of duplicating (in a
+// batch too), attributes (text, numbers, booleans) round-trip through the engine's JSON in order, update by id,
+// removal by id and by source, counts by source and category; read back from a reopened store, as after a restart.
+// On both engines.
 import CairnDomain
+import CairnPostgres
+import CairnTestSupport
 import Foundation
 import Testing
 
 @testable import CairnStore
 
+extension StoreEngine {
+    /// Runs `body` with a way to open the same store again (empty at first), as after a restart; `body` closes every
+    /// store it opens with `closePlaceStore`.
+    func withReopenableStore(_ body: (_ open: () throws -> any EngineStore) async throws -> Void) async throws {
+        switch self {
+        case .sqlite:
+            let dir = temporaryDirectory()
+            defer { try? FileManager.default.removeItem(atPath: dir) }
+            try await body { try SQLiteStore(directory: dir) }
+        case .postgres:
+            let url = try PostgresServerProcess.freshURL()
+            try await body { try PostgresStore(url: url, connections: 2) }
+        }
+    }
+
+    /// Closes a store `withReopenableStore` opened.
+    func closePlaceStore(_ store: any EngineStore) throws {
+        if let sqlite = store as? SQLiteStore { try sqlite.close() }
+        (store as? PostgresStore)?.close()
+    }
+
+    /// The synchronous load the hub makes at start (outside the port).
+    func placeSummariesNow(_ store: any EngineStore) throws -> [PlaceSummary] {
+        if let sqlite = store as? SQLiteStore { return try sqlite.loadPlaceSummariesNow() }
+        return try #require(store as? PostgresStore).loadPlaceSummariesNow()
+    }
+}
+
 struct SQLiteStorePlacesTests {
-    @Test func upsertAttributesAndRemoval() async throws {
-        let dir = temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        var store = try SQLiteStore(directory: dir)
+    @Test(arguments: StoreEngine.available)
+    func upsertAttributesAndRemoval(engine: StoreEngine) async throws {
+        try await engine.withReopenableStore { open in try await upsertAttributesAndRemoval(engine, open) }
+    }
+
+    func upsertAttributesAndRemoval(_ engine: StoreEngine, _ open: () throws -> any EngineStore) async throws {
+        var store = try open()
         let attributes = [
             PlaceAttribute("elevation", .number(1620)), PlaceAttribute("url", .text("https://x.ch/\"q\"")),
             PlaceAttribute("open", .flag(true)), PlaceAttribute("closed", .flag(false)),
@@ -27,10 +61,14 @@ struct SQLiteStorePlacesTests {
         moved.lat = 46.03
         moved.attributes = [PlaceAttribute("elevation", .number(1700))]
         #expect(try await store.upsertPlaces([moved]) == 0)
+        // In one batch, the last draft of a key wins.
+        var twice = peak
+        twice.name = "Matterhorn (2)"
+        #expect(try await store.upsertPlaces([twice, peak]) == 0)
 
-        try store.close()
-        store = try SQLiteStore(directory: dir)
-        let summaries = try store.loadPlaceSummariesNow().sorted { $0.id < $1.id }
+        try engine.closePlaceStore(store)
+        store = try open()
+        let summaries = try engine.placeSummariesNow(store).sorted { $0.id < $1.id }
         #expect(summaries.map(\.name) == ["Zermatt", "Matterhorn", "Hut", "Hut"])
         #expect(summaries[0].lat == 46.03)
         let first = try #require(try await store.place(id: summaries[0].id))
@@ -56,6 +94,6 @@ struct SQLiteStorePlacesTests {
         #expect(!(try await store.removePlace(id: summaries[2].id)))
         #expect(try await store.removePlaces(source: "alps") == 2)
         #expect(try await store.loadPlaceSummaries().map(\.name) == ["Hut"])
-        try store.close()
+        try engine.closePlaceStore(store)
     }
 }

@@ -12,7 +12,7 @@ import Testing
 @testable import CairnStore
 
 /// What both stores implement, as the tests use it.
-typealias EngineStore = AccountStore
+typealias EngineStore = AccountStore & PictureStore & PlaceStore
 
 /// A store engine under test.
 enum StoreEngine: String, CaseIterable, CustomTestStringConvertible, Sendable {

@@ -1,0 +1,598 @@
+// Pictures and events in the shared store, implementing the domain's `PictureStore` as the SQLite store does: a post
+// checks in its own transaction that the media is an image upload of the poster, that the poster is under the
+// hourly limit and may post to the event (creating a missing one), so nothing is half-applied; SERIALIZABLE makes
+// the limit and a new event's tag hold across nodes (a colliding transaction is run again).
+//
+// Nearby pages never scan the table, with the same plan as SQLite's but one round trip per step: the strips of a
+// radius's box go as arrays and are joined to `pictures_strip (strip, lat, lon, ...) INCLUDE (id)`, one index seek
+// per strip (`strip = s.strip AND lat BETWEEN ? AND ?`), instead of one statement per strip.
+//   distance: the radius grows from 50 m until a page's worth of visible pictures lies within it.
+//   likes / date: when the box holds at most `denseLimit` pictures (counted in the database) they are ordered in
+//     memory; otherwise the order's own index (`pictures_likes`, `pictures_date`) is walked backwards from the
+//     cursor (`(likes, id) < (?, ?)`), keeping the rows inside the circle.
+// Every order and page is `PictureOrder`'s (ties broken by id, the highest first), so both stores page alike; the
+// keyset columns are NOT NULL, so no NULL ordering enters the walks.
+import CairnDomain
+import Foundation
+
+extension PostgresStore: PictureStore {
+    /// Above this many pictures in a radius's box, likes and date pages walk their order's index instead.
+    static let denseLimit = 6_000
+    /// The first radius a distance page tries (m).
+    static let firstDistanceRadius = 50.0
+
+    private static let candidateColumns = "id, lat, lon, likes, created_at, hidden, private_event"
+
+    /// A candidate from a row whose first columns are `candidateColumns`, read by position.
+    private static func candidate(_ row: PostgresRow) -> PictureCandidate {
+        let lat: Double? = row[1]
+        let lon: Double? = row[2]
+        let hidden: Int64 = row[5]
+        return PictureCandidate(
+            id: row[0], lat: lat, lon: lon, likes: row[3], createdAt: row[4], hidden: hidden != 0,
+            privateEvent: row[6])
+    }
+
+    // MARK: Writes
+
+    /// Stores a picture after checking its media, the poster's hourly limit and the event.
+    public func postPicture(_ picture: NewPicture) async throws -> PostedPicture {
+        try await pool.write { db in
+            guard
+                let type = try db.scalar(
+                    "SELECT content_type FROM media WHERE id = ? AND owner_id = ?", [picture.mediaID, picture.by],
+                    as: String.self)
+            else { throw PictureStoreError.mediaNotFound }
+            guard ["image/jpeg", "image/png", "image/webp"].contains(type) else {
+                throw PictureStoreError.notAnImage(contentType: type)
+            }
+            // The hourly limit counts posts, deleted pictures' among them (`picture_posts`).
+            let hourAgo = picture.createdAt - 3_600_000
+            try db.execute("DELETE FROM picture_posts WHERE user_id = ? AND at <= ?", [picture.by, hourAgo])
+            let recent =
+                try db.scalar(
+                    "SELECT count(*) FROM picture_posts WHERE user_id = ? AND at > ?", [picture.by, hourAgo],
+                    as: Int.self) ?? 0
+            guard recent < picture.postsPerHour else {
+                throw PictureStoreError.rateLimited(limit: picture.postsPerHour)
+            }
+            try db.execute("INSERT INTO picture_posts (user_id, at) VALUES (?, ?)", [picture.by, picture.createdAt])
+            var eventID: Int64?
+            var privateEvent: Int64?
+            var members: Set<Int64>?
+            if let tag = picture.eventTag {
+                if let row = try db.row(
+                    "SELECT id, password_hash IS NOT NULL AS private FROM events WHERE tag = ?", [tag])
+                {
+                    let id: Int64 = row["id"]
+                    eventID = id
+                    if row["private"] as Bool {
+                        let joined = Set(
+                            try db.scalars(
+                                "SELECT user_id FROM event_members WHERE event_id = ?", [id], as: Int64.self))
+                        guard joined.contains(picture.by) else { throw PictureStoreError.notMember }
+                        privateEvent = id
+                        members = joined
+                    }
+                } else {
+                    let id = try db.scalar(
+                        "INSERT INTO events (tag, owner_id, created_at) VALUES (?, ?, ?) RETURNING id",
+                        [tag, picture.by, picture.createdAt], as: Int64.self)!
+                    try db.execute(
+                        "INSERT INTO event_members (event_id, user_id, joined_at) VALUES (?, ?, ?)",
+                        [id, picture.by, picture.createdAt])
+                    eventID = id
+                }
+            }
+            let id = try db.scalar(
+                """
+                INSERT INTO pictures (by_id, media_id, caption, event_id, private_event, lat, lon, strip, created_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id
+                """,
+                [
+                    picture.by, picture.mediaID, picture.caption, eventID, privateEvent, picture.point?.lat,
+                    picture.point?.lon, picture.point.map { PictureArea.strip(lon: $0.lon) }, picture.createdAt,
+                ], as: Int64.self)!
+            guard let record = try Self.records(db, ids: [id], viewer: picture.by).first else {
+                throw PictureStoreError.mediaNotFound
+            }
+            return PostedPicture(record: record, members: members)
+        }
+    }
+
+    /// Likes or unlikes; answers the likes.
+    public func setLike(picture: Int64, user: Int64, liked: Bool, at: Int64) async throws -> Int64 {
+        try await pool.write { db in
+            if liked {
+                let added = try db.execute(
+                    """
+                    INSERT INTO picture_likes (picture_id, user_id, created_at) VALUES (?, ?, ?)
+                    ON CONFLICT DO NOTHING
+                    """, [picture, user, at])
+                if added > 0 { try db.execute("UPDATE pictures SET likes = likes + 1 WHERE id = ?", [picture]) }
+            } else {
+                let removed = try db.execute(
+                    "DELETE FROM picture_likes WHERE picture_id = ? AND user_id = ?", [picture, user])
+                if removed > 0 { try db.execute("UPDATE pictures SET likes = likes - 1 WHERE id = ?", [picture]) }
+            }
+            return try db.scalar("SELECT likes FROM pictures WHERE id = ?", [picture], as: Int64.self) ?? 0
+        }
+    }
+
+    /// Deletes a picture (its likes and reports go with it).
+    public func deletePicture(id: Int64) async throws -> Bool {
+        try await pool.write { db in
+            let open = "SELECT 1 FROM picture_reports WHERE picture_id = ? AND state = 'open'"
+            if try db.scalar("SELECT EXISTS (\(open))", [id], as: Bool.self) == true {
+                throw PictureStoreError.underReview
+            }
+            return try db.execute("DELETE FROM pictures WHERE id = ?", [id]) > 0
+        }
+    }
+
+    /// Stores a report and hides the picture once enough distinct non-guests reported it.
+    public func report(_ report: NewReport) async throws -> Bool {
+        try await pool.write { db in
+            try db.execute(
+                """
+                INSERT INTO picture_reports (picture_id, reporter_id, reporter_guest, reason, text, created_at)
+                VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
+                """,
+                [
+                    report.picture, report.reporter.id, report.reporter.isGuest, report.reason.rawValue, report.text,
+                    report.at,
+                ])
+            let reporters =
+                try db.scalar(
+                    """
+                    SELECT count(DISTINCT reporter_id) FROM picture_reports
+                    WHERE picture_id = ? AND state = 'open' AND NOT reporter_guest
+                    """, [report.picture], as: Int.self) ?? 0
+            if reporters >= report.threshold {
+                try db.execute("UPDATE pictures SET hidden = 1 WHERE id = ? AND hidden = 0", [report.picture])
+            }
+            return try db.scalar("SELECT hidden <> 0 FROM pictures WHERE id = ?", [report.picture], as: Bool.self)
+                ?? false
+        }
+    }
+
+    // MARK: Reads
+
+    /// One picture as `viewer` may reach it.
+    public func picture(id: Int64, viewer: Int64) async throws -> PictureAccess? {
+        try await pool.read { db in
+            guard let record = try Self.records(db, ids: [id], viewer: viewer).first else { return nil }
+            let reported =
+                try db.scalar(
+                    "SELECT EXISTS(SELECT 1 FROM picture_reports WHERE picture_id = ? AND reporter_id = ?)",
+                    [id, viewer], as: Bool.self) ?? false
+            var member = true
+            if let event = record.event, event.isPrivate {
+                member =
+                    try db.scalar(
+                        "SELECT EXISTS(SELECT 1 FROM event_members WHERE event_id = ? AND user_id = ?)",
+                        [event.id, viewer], as: Bool.self) ?? false
+            }
+            return PictureAccess(record: record, reportedByViewer: reported, member: member)
+        }
+    }
+
+    /// A page of pictures in order.
+    public func pictures(_ query: PictureQuery) async throws -> [(record: PictureRecord, key: PictureKey)] {
+        try await pool.read { db in
+            let viewer = try Self.viewer(db, query.viewer)
+            let chosen: [(candidate: PictureCandidate, key: PictureKey)]
+            switch query.scope {
+            case .event(let event):
+                let all = try db.rows(
+                    "SELECT \(Self.candidateColumns) FROM pictures WHERE event_id = ?", [event]
+                ).map(Self.candidate)
+                chosen = query.order.page(all, viewer: viewer, after: query.after, radius: nil, limit: query.limit)
+            case .nearby(let radius):
+                chosen = try Self.nearby(db, query, radius: radius, viewer: viewer)
+            }
+            let records = try Self.records(db, ids: chosen.map(\.candidate.id), viewer: query.viewer)
+            let byID = Dictionary(records.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+            return chosen.compactMap { c in byID[c.candidate.id].map { ($0, c.key) } }
+        }
+    }
+
+    /// The newest pictures the viewer sees matching every word and tag.
+    public func searchPictures(words: [String], tags: [String], viewer: Int64, limit: Int) async throws
+        -> [PictureRecord]
+    {
+        try await pool.read { db in
+            let seer = try Self.viewer(db, viewer)
+            var conditions: [String] = []
+            var arguments = PostgresArguments()
+            // ILIKE narrows the rows by ASCII words (SQLite's LIKE ignores ASCII case only); every word is checked
+            // again below on the lower-cased caption.
+            for word in words where word.utf8.allSatisfy({ $0 < 0x80 }) {
+                conditions.append(#"p.caption ILIKE ? ESCAPE '\'"#)
+                arguments.append("%\(Self.escapeLike(word))%")
+            }
+            for tag in tags where tag.utf8.allSatisfy({ $0 < 0x80 }) {
+                conditions.append(#"(e.tag = ? OR p.caption ILIKE ? ESCAPE '\')"#)
+                arguments.append(tag)
+                arguments.append("%#\(Self.escapeLike(tag))%")
+            }
+            let filter = conditions.isEmpty ? "true" : conditions.joined(separator: " AND ")
+            var found: [Int64] = []
+            var before: (Int64, Int64) = (.max, .max)
+            // Newest first, in chunks, until a page of visible matches (a hashtag must be a whole word).
+            while found.count < limit {
+                var chunk: PostgresArguments = [before.0, before.1]
+                chunk += arguments
+                let rows = try db.rows(
+                    """
+                    SELECT p.id, p.lat, p.lon, p.likes, p.created_at, p.hidden, p.private_event, p.caption, e.tag
+                    FROM pictures p LEFT JOIN events e ON e.id = p.event_id
+                    WHERE (p.created_at, p.id) < (?, ?) AND \(filter)
+                    ORDER BY p.created_at DESC, p.id DESC LIMIT 500
+                    """, chunk)
+                for row in rows {
+                    let candidate = Self.candidate(row)
+                    before = (candidate.createdAt, candidate.id)
+                    guard seer.sees(candidate) else { continue }
+                    let caption: String? = row["caption"]
+                    let eventTag: String? = row["tag"]
+                    let folded = (caption ?? "").lowercased()
+                    guard words.allSatisfy({ folded.contains($0) }) else { continue }
+                    let captionTags = EventTag.hashtags(in: folded)
+                    guard tags.allSatisfy({ $0 == eventTag || captionTags.contains($0) }) else { continue }
+                    found.append(candidate.id)
+                    if found.count == limit { break }
+                }
+                if rows.count < 500 { break }
+            }
+            let records = try Self.records(db, ids: found, viewer: viewer)
+            let byID = Dictionary(records.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+            return found.compactMap { byID[$0] }
+        }
+    }
+
+    /// The private events `user` joined and the pictures they reported.
+    static func viewer(_ db: PostgresConnection, _ user: Int64) throws -> PictureViewer {
+        let joined = try db.scalars(
+            """
+            SELECT m.event_id FROM event_members m JOIN events e ON e.id = m.event_id
+            WHERE m.user_id = ? AND e.password_hash IS NOT NULL
+            """, [user], as: Int64.self)
+        let reported = try db.scalars(
+            "SELECT picture_id FROM picture_reports WHERE reporter_id = ?", [user], as: Int64.self)
+        return PictureViewer(user: user, joined: Set(joined), reported: Set(reported))
+    }
+
+    /// Full records of `ids` as `viewer` sees them (in no particular order).
+    static func records(_ db: PostgresConnection, ids: [Int64], viewer: Int64) throws -> [PictureRecord] {
+        guard !ids.isEmpty else { return [] }
+        return try db.rows(
+            """
+            SELECT p.id, p.by_id, u.username, u.name, u.is_guest, p.caption, p.event_id, e.tag,
+                   e.password_hash IS NOT NULL AS private, p.lat, p.lon, p.likes, p.created_at, p.media_id,
+                   p.hidden,
+                   EXISTS(SELECT 1 FROM picture_likes l WHERE l.picture_id = p.id AND l.user_id = ?) AS liked
+            FROM pictures p JOIN users u ON u.id = p.by_id LEFT JOIN events e ON e.id = p.event_id
+            WHERE p.id = ANY(?::bigint[])
+            """, [viewer, PostgresIntArray(ids)]
+        ).map { row in
+            let lat: Double? = row["lat"]
+            let lon: Double? = row["lon"]
+            let eventID: Int64? = row["event_id"]
+            return PictureRecord(
+                id: row["id"],
+                by: User(id: row["by_id"], username: row["username"], name: row["name"], isGuest: row["is_guest"]),
+                caption: row["caption"],
+                event: eventID.map { EventRef(id: $0, tag: row["tag"], isPrivate: row["private"]) },
+                lat: lat, lon: lon, likes: row["likes"],
+                liked: row["liked"], createdAt: row["created_at"], mediaID: row["media_id"],
+                hidden: row["hidden"] as Int64 != 0)
+        }
+    }
+
+    // MARK: Nearby
+
+    /// The strips of a box as a join source: one row per strip seek (`strips`), or per range of strips near the
+    /// poles (`ranges`), each with its longitude bounds, then `lat BETWEEN ? AND ?`.
+    static func stripJoin(ranges: Bool) -> String {
+        ranges
+            ? """
+            unnest(?::bigint[], ?::bigint[], ?::float8[], ?::float8[]) AS s(first, last, lon_min, lon_max)
+            JOIN pictures p ON p.strip BETWEEN s.first AND s.last
+            """
+            : """
+            unnest(?::bigint[], ?::float8[], ?::float8[]) AS s(strip, lon_min, lon_max)
+            JOIN pictures p ON p.strip = s.strip
+            """
+    }
+
+    static let boxCondition = "p.lat BETWEEN ? AND ? AND p.lon BETWEEN s.lon_min AND s.lon_max"
+
+    /// The statement reading every candidate in a box.
+    static func stripSQL(ranges: Bool) -> String {
+        """
+        SELECT p.id, p.lat, p.lon, p.likes, p.created_at, p.hidden, p.private_event
+        FROM \(stripJoin(ranges: ranges)) AND \(boxCondition)
+        """
+    }
+
+    /// The statement counting a box's pictures up to a limit, inside the database.
+    static func stripCountSQL(ranges: Bool) -> String {
+        "SELECT count(*) FROM (SELECT 1 FROM \(stripJoin(ranges: ranges)) AND \(boxCondition) LIMIT ?) AS box"
+    }
+
+    /// The box's strip arrays and latitude bounds, in the order `stripSQL` binds them.
+    static func boxArguments(_ box: PictureArea) -> (ranges: Bool, arguments: PostgresArguments) {
+        let strips = box.strips
+        let ranges = strips.contains { $0.last != nil }
+        var arguments = PostgresArguments()
+        arguments.append(PostgresIntArray(strips.map(\.first)))
+        if ranges { arguments.append(PostgresIntArray(strips.map { $0.last ?? $0.first })) }
+        arguments.append(PostgresArray(strips.map { Optional($0.lonMin) }))
+        arguments.append(PostgresArray(strips.map { Optional($0.lonMax) }))
+        arguments.append(box.latMin)
+        arguments.append(box.latMax)
+        return (ranges, arguments)
+    }
+
+    /// Every picture in a box, in one statement.
+    static func boxCandidates(_ db: PostgresConnection, _ box: PictureArea) throws -> [PictureCandidate] {
+        let (ranges, arguments) = boxArguments(box)
+        return try db.rows(stripSQL(ranges: ranges), arguments).map(candidate)
+    }
+
+    /// Whether a box holds more than `limit` pictures, counted in the database without reading the rows out.
+    static func boxHoldsMore(_ db: PostgresConnection, _ box: PictureArea, than limit: Int) throws -> Bool {
+        var (ranges, arguments) = boxArguments(box)
+        arguments.append(limit + 1)
+        return try db.scalar(stripCountSQL(ranges: ranges), arguments, as: Int.self) ?? 0 > limit
+    }
+
+    /// The walk of an order's own index from the cursor, keeping the rows inside the box (dense areas).
+    static func walkSQL(_ sort: PictureSort, lon: String) -> String {
+        let column = sort == .likes ? "likes" : "created_at"
+        return """
+            SELECT \(candidateColumns) FROM pictures
+            WHERE (\(column), id) < (?, ?) AND lat BETWEEN ? AND ? AND \(lon)
+            ORDER BY \(column) DESC, id DESC LIMIT ?
+            """
+    }
+
+    static func nearby(_ db: PostgresConnection, _ query: PictureQuery, radius: Double, viewer: PictureViewer) throws
+        -> [(candidate: PictureCandidate, key: PictureKey)]
+    {
+        guard let origin = query.order.origin else { return [] }
+        let order = query.order
+        if order.sort == .distance {
+            var r = min(radius, (query.after?.distance ?? 0) + firstDistanceRadius)
+            while true {
+                let all = try boxCandidates(db, PictureArea(around: origin, radius: r))
+                let page = order.page(all, viewer: viewer, after: query.after, radius: r, limit: query.limit)
+                if page.count >= query.limit || r >= radius { return page }
+                // Grow by the shortfall: a page needs limit / found times the area.
+                let growth = page.isEmpty ? 4 : max(1.5, (Double(query.limit) / Double(page.count)).squareRoot() * 1.2)
+                r = min(radius, r * growth)
+            }
+        }
+        let box = PictureArea(around: origin, radius: radius)
+        if try !boxHoldsMore(db, box, than: denseLimit) {
+            let all = try boxCandidates(db, box)
+            return order.page(all, viewer: viewer, after: query.after, radius: radius, limit: query.limit)
+        }
+        // Dense: walk the order's index from the cursor.
+        let (lon, lonArguments) = box.lonCondition
+        let sql = walkSQL(order.sort, lon: lon)
+        var from = query.after.map { (-$0.rank, $0.id) } ?? (Int64.max, Int64.max)
+        var page: [(candidate: PictureCandidate, key: PictureKey)] = []
+        let chunk = 512
+        while page.count < query.limit {
+            var arguments: PostgresArguments = [from.0, from.1, box.latMin, box.latMax]
+            for value in lonArguments { arguments.append(value) }
+            arguments.append(chunk)
+            let rows = try db.rows(sql, arguments)
+            for row in rows {
+                let candidate = candidate(row)
+                from = (order.sort == .likes ? candidate.likes : candidate.createdAt, candidate.id)
+                guard viewer.sees(candidate), order.distance(to: candidate.point) <= radius else { continue }
+                page.append((candidate, order.key(candidate)))
+                if page.count == query.limit { break }
+            }
+            if rows.count < chunk { break }
+        }
+        return page
+    }
+
+    /// The query plans of a nearby page's statements around `order`'s origin (what the planner makes of them with
+    /// the table's current statistics; each should use an index, never scan the table).
+    public func explainPictureQueries(_ order: PictureOrder, radius: Double) async throws -> [(String, [String])] {
+        guard let origin = order.origin else { return [] }
+        return try await pool.read { db in
+            let box = PictureArea(around: origin, radius: radius)
+            let (ranges, arguments) = Self.boxArguments(box)
+            var counted = arguments
+            counted.append(Self.denseLimit + 1)
+            let (lon, lonArguments) = box.lonCondition
+            var walk: PostgresArguments = [Int64.max, Int64.max, box.latMin, box.latMax]
+            for value in lonArguments { walk.append(value) }
+            walk.append(512)
+            var plans: [(String, [String])] = []
+            for (name, sql, values) in [
+                ("nearby strips (distance; likes or date when sparse)", Self.stripSQL(ranges: ranges), arguments),
+                ("nearby strip count (sparse or dense?)", Self.stripCountSQL(ranges: ranges), counted),
+                ("nearby walk by likes (dense)", Self.walkSQL(.likes, lon: lon), walk),
+                ("nearby walk by date (dense)", Self.walkSQL(.date, lon: lon), walk),
+            ] {
+                plans.append((name, try db.scalars("EXPLAIN " + sql, values, as: String.self)))
+            }
+            return plans
+        }
+    }
+
+    // MARK: Events
+
+    private static let eventColumns = """
+        e.id, e.tag, e.title, e.owner_id, u.username, u.name, u.is_guest, e.password_hash, e.created_at,
+        (SELECT count(*) FROM pictures p WHERE p.event_id = e.id) AS pictures,
+        EXISTS(SELECT 1 FROM event_members m WHERE m.event_id = e.id AND m.user_id = ?) AS joined
+        """
+
+    private static func event(_ row: PostgresRow) -> (info: EventInfo, passwordHash: String?) {
+        let hash: String? = row["password_hash"]
+        let joined: Bool = row["joined"]
+        let info = EventInfo(
+            id: row["id"], tag: row["tag"], title: row["title"],
+            owner: User(id: row["owner_id"], username: row["username"], name: row["name"], isGuest: row["is_guest"]),
+            isPrivate: hash != nil, createdAt: row["created_at"], member: hash == nil || joined,
+            pictures: row["pictures"])
+        return (info, hash)
+    }
+
+    /// Stores an event; its owner becomes a member.
+    public func createEvent(_ event: NewEvent) async throws -> EventInfo {
+        do {
+            return try await pool.write { db in
+                let taken =
+                    try db.scalar("SELECT EXISTS(SELECT 1 FROM events WHERE tag = ?)", [event.tag], as: Bool.self)
+                    ?? false
+                guard !taken else { throw PictureStoreError.tagTaken }
+                let id = try db.scalar(
+                    """
+                    INSERT INTO events (tag, title, owner_id, password_hash, created_at) VALUES (?, ?, ?, ?, ?)
+                    RETURNING id
+                    """, [event.tag, event.title, event.owner, event.passwordHash, event.createdAt], as: Int64.self)!
+                try db.execute(
+                    "INSERT INTO event_members (event_id, user_id, joined_at) VALUES (?, ?, ?)",
+                    [id, event.owner, event.createdAt])
+                guard let info = try Self.eventInfo(db, id: id, viewer: event.owner) else {
+                    throw PictureStoreError.tagTaken
+                }
+                return info
+            }
+        } catch let error as PostgresError where error.isUniqueViolation() {
+            throw PictureStoreError.tagTaken
+        }
+    }
+
+    /// An event by id as `viewer` sees it (`PostgresStore+EventAdmin`).
+    static func eventInfo(_ db: PostgresConnection, id: Int64, viewer: Int64) throws -> EventInfo? {
+        try db.row(
+            "SELECT \(Self.eventColumns) FROM events e JOIN users u ON u.id = e.owner_id WHERE e.id = ?", [viewer, id]
+        ).map { Self.event($0).info }
+    }
+
+    /// An event by tag.
+    public func event(tag: String, viewer: Int64) async throws -> (info: EventInfo, passwordHash: String?)? {
+        try await pool.read { db in
+            try db.row(
+                "SELECT \(Self.eventColumns) FROM events e JOIN users u ON u.id = e.owner_id WHERE e.tag = ?",
+                [viewer, tag]
+            ).map(Self.event)
+        }
+    }
+
+    /// Records a membership.
+    public func join(event: Int64, user: Int64, at: Int64) async throws {
+        try await pool.write { db in
+            try db.execute(
+                "INSERT INTO event_members (event_id, user_id, joined_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+                [event, user, at])
+        }
+    }
+
+    /// Events whose tag or title contains `text` (lower case; titles are lower-cased, non-ASCII letters too), tags
+    /// in byte order.
+    public func searchEvents(text: String, viewer: Int64, limit: Int) async throws -> [EventInfo] {
+        try await pool.read { db in
+            let pattern = "%\(Self.escapeLike(text))%"
+            return try db.rows(
+                """
+                SELECT \(Self.eventColumns) FROM events e JOIN users u ON u.id = e.owner_id
+                WHERE e.tag ILIKE ? ESCAPE '\\' OR lower(e.title) LIKE ? ESCAPE '\\'
+                ORDER BY e.tag COLLATE "C" LIMIT ?
+                """, [viewer, pattern, pattern, limit]
+            ).map { Self.event($0).info }
+        }
+    }
+
+    /// Deletes an event, its pictures and its memberships.
+    public func deleteEvent(id: Int64) async throws {
+        try await pool.write { db in
+            let open = """
+                SELECT 1 FROM picture_reports r JOIN pictures p ON p.id = r.picture_id
+                WHERE p.event_id = ? AND r.state = 'open'
+                """
+            if try db.scalar("SELECT EXISTS (\(open))", [id], as: Bool.self) == true {
+                throw PictureStoreError.underReview
+            }
+            try db.execute("DELETE FROM pictures WHERE event_id = ?", [id])
+            try db.execute("DELETE FROM events WHERE id = ?", [id])
+        }
+    }
+
+    // MARK: Moderation
+
+    /// Pictures with open (or resolved) reports, oldest report first, with all their reports.
+    public func reportedPictures(open: Bool, limit: Int) async throws -> [(
+        record: PictureRecord, reports: [PictureReport]
+    )] {
+        try await pool.read { db in
+            let ids = try db.scalars(
+                """
+                SELECT picture_id FROM picture_reports WHERE state = ?
+                GROUP BY picture_id ORDER BY min(created_at), picture_id LIMIT ?
+                """, [open ? "open" : "resolved", limit], as: Int64.self)
+            guard !ids.isEmpty else { return [] }
+            let records = try Self.records(db, ids: ids, viewer: 0)
+            let byID = Dictionary(records.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+            var reports: [Int64: [PictureReport]] = [:]
+            for row in try db.rows(
+                """
+                SELECT r.picture_id, r.reason, r.text, r.created_at, r.state, u.id, u.username, u.name, u.is_guest
+                FROM picture_reports r JOIN users u ON u.id = r.reporter_id
+                WHERE r.picture_id = ANY(?::bigint[]) ORDER BY r.created_at, r.id
+                """, [PostgresIntArray(ids)])
+            {
+                let reporter = User(
+                    id: row["id"], username: row["username"], name: row["name"], isGuest: row["is_guest"])
+                reports[row["picture_id"], default: []].append(
+                    PictureReport(
+                        reporter: reporter, reason: row["reason"], text: row["text"], createdAt: row["created_at"],
+                        resolved: row["state"] as String == "resolved"))
+            }
+            return ids.compactMap { id in byID[id].map { ($0, reports[id] ?? []) } }
+        }
+    }
+
+    /// Resolves a picture's open reports and restores or removes it, with its audit entry, in one transaction.
+    public func resolveReports(picture: Int64, remove: Bool, audit: AuditEntry) async throws -> Bool {
+        try await pool.write { db in
+            guard
+                try db.scalar("SELECT EXISTS(SELECT 1 FROM pictures WHERE id = ?)", [picture], as: Bool.self)
+                    ?? false
+            else { return false }
+            let resolved = try db.execute(
+                """
+                UPDATE picture_reports SET state = 'resolved', resolved_at = ?, resolved_by = ?
+                WHERE picture_id = ? AND state = 'open'
+                """, [audit.at, audit.admin.id, picture])
+            var entry = audit
+            entry.detail = "reports=\(resolved)"
+            try db.execute("UPDATE pictures SET hidden = ? WHERE id = ?", [Int64(remove ? 2 : 0), picture])
+            try Self.appendPictureAudit(entry, db)
+            return true
+        }
+    }
+
+    /// Appends an admin's audit line in the caller's transaction (the same row as the admin store's).
+    static func appendPictureAudit(_ audit: AuditEntry, _ db: PostgresConnection) throws {
+        try db.execute(
+            """
+            INSERT INTO admin_audit (at, admin_id, admin_name, action, target_kind, target_id, target_name,
+              reason, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """,
+            [
+                audit.at, audit.admin.id, audit.admin.username, audit.action, audit.targetKind, audit.targetID,
+                audit.targetName, audit.reason, audit.detail,
+            ])
+    }
+}
