@@ -2,9 +2,9 @@
 // image), the hourly limit and the event (created when missing and public, refused when private and not joined);
 // likes count once per user; reports hide a picture once enough distinct non-guests reported it; nearby pages, on
 // the sparse path and on the dense index walk, are exactly the pages a brute-force ordering of every picture gives,
-// across ties, hidden pictures and a private event; deleting an event deletes its pictures; search matches words
-// and hashtags; the pictures' daily figures. Every test runs on both engines; what no port writes (media rows,
-// benchmark fixtures) goes through each engine's own hooks (`PictureTestHooks`).
+// across ties, hidden pictures and a private event, and near a pole (ranges of strips); deleting an event deletes
+// its pictures; search matches words and hashtags; the pictures' daily figures. Every test runs on both engines;
+// what no port writes (media rows, benchmark fixtures) goes through each engine's own hooks (`PictureTestHooks`).
 import CairnDomain
 import CairnGeo
 import CairnSeed
@@ -166,14 +166,13 @@ struct SQLiteStorePicturesTests {
         return all
     }
 
-    func pagesMatchBruteForce(_ store: any EngineStore, _ all: [PictureCandidate], viewer: User, radius: Double)
-        async throws
-        -> Int
-    {
+    func pagesMatchBruteForce(
+        _ store: any EngineStore, _ all: [PictureCandidate], viewer: User, radius: Double, origin: GeoPoint = paris
+    ) async throws -> Int {
         let seer = PictureViewer(user: viewer.id, joined: [], reported: [])
         var pages = 0
         for sort in PictureSort.allCases {
-            let order = PictureOrder(sort: sort, origin: Self.paris)
+            let order = PictureOrder(sort: sort, origin: origin)
             var after: PictureKey?
             var shown = 0
             repeat {
@@ -201,6 +200,34 @@ struct SQLiteStorePicturesTests {
             let all = try await scatter(store, u, count: SQLiteStore.denseLimit + 700, spread: 400)
             let pages = try await pagesMatchBruteForce(store, all, viewer: u[1], radius: 600)
             #expect(pages >= 3 * (SQLiteStore.denseLimit / 50))  // three sorts, 2,880 pictures each
+        }
+    }
+
+    @Test(arguments: StoreEngine.available)
+    func nearThePoleNearbyPagesReadRangesOfStripsExactly(engine: StoreEngine) async throws {
+        try await withStore(engine) { store, u in
+            // A box reaching the pole spans every longitude: one range of strips instead of a seek per strip.
+            let origin = GeoPoint(lat: 89.6, lon: 10)!
+            #expect(PictureArea(around: origin, radius: 60_000).strips.allSatisfy { $0.last != nil })
+            var rng = SplitMix64(seed: 9)
+            var rows: [FixturePicture] = []
+            var all: [PictureCandidate] = []
+            for i in 0..<400 {
+                let point = GeoPoint(
+                    lat: Double.random(in: 89.2...90, using: &rng), lon: Double.random(in: -180..<180, using: &rng))!
+                let likes = Int64(i % 3)
+                rows.append(
+                    FixturePicture(
+                        by: u[0].id, lat: point.lat, lon: point.lon, likes: likes, createdAt: Int64(i / 5),
+                        privateEvent: nil))
+                all.append(
+                    PictureCandidate(
+                        id: Int64(i + 1), point: point, likes: likes, createdAt: Int64(i / 5), hidden: false,
+                        privateEvent: nil))
+            }
+            try await PictureTestHooks(store).insertFixturePictures(rows)
+            let pages = try await pagesMatchBruteForce(store, all, viewer: u[1], radius: 60_000, origin: origin)
+            #expect(pages >= 3)
         }
     }
 
@@ -269,7 +296,8 @@ struct SQLiteStorePicturesTests {
             _ = try await store.setLike(picture: b, user: u[0].id, liked: true, at: day + 30)
             for (picture, reporter) in [(a, u[1]), (a, u[2]), (b, u[2])] {
                 _ = try await store.report(
-                    NewReport(picture: picture, reporter: reporter, reason: .spam, text: nil, at: day + 40, threshold: 9))
+                    NewReport(
+                        picture: picture, reporter: reporter, reason: .spam, text: nil, at: day + 40, threshold: 9))
             }
             let audit = AuditEntry(
                 at: day + 40 + 5_000, admin: u[2], action: "picture.restore", targetKind: "picture", targetID: a,
@@ -282,6 +310,29 @@ struct SQLiteStorePicturesTests {
             #expect(stats[.reportsOpened] == [0, 3, 0])
             #expect(stats[.reportsResolved] == [0, 2, 0])
             #expect(stats[.medianResolveSeconds] == [nil, 5, nil])
+        }
+    }
+}
+
+extension SQLiteStorePicturesTests {
+    /// PostgreSQL's plans of the nearby statements (the planner picks by statistics, so only their presence is
+    /// checked; the SQLite plans are `explainPictureQueries()`'s, checked by the benchmark).
+    @Test(.enabled(if: StoreEngine.available.contains(.postgres)))
+    func postgresExplainsTheNearbyStatements() async throws {
+        try await withStore(.postgres) { store, _ in
+            let postgres = try #require(store as? PostgresStore)
+            for radius in [600.0, 3_000_000] {  // one seek per strip; near a pole or wide, ranges of strips
+                let plans = try await postgres.explainPictureQueries(
+                    PictureOrder(sort: .likes, origin: GeoPoint(lat: 80, lon: 179.9)!), radius: radius)
+                #expect(plans.count == 4)
+                #expect(plans.allSatisfy { !$0.1.isEmpty && $0.1.joined().contains("pictures") })
+                for sort in PictureSort.allCases {
+                    let query = PictureQuery(
+                        viewer: 1, scope: .nearby(radius: radius),
+                        order: PictureOrder(sort: sort, origin: GeoPoint(lat: 80, lon: 179.9)!), after: nil, limit: 5)
+                    #expect(try await store.pictures(query).isEmpty)
+                }
+            }
         }
     }
 }
