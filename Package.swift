@@ -169,7 +169,9 @@ let package = Package(
             ]),
         .testTarget(
             name: "CairnStoreTests",
-            dependencies: ["CairnStore", "CairnPostgres", "CairnDomain", "CairnCrypto", "CairnTestSupport"]),
+            dependencies: [
+                "CairnStore", "CairnPostgres", "CairnDomain", "CairnCrypto", "CairnSeed", "CairnTestSupport",
+            ]),
         .testTarget(name: "CairnPostgresTests", dependencies: ["CairnPostgres", "CairnCrypto", "CairnTestSupport"]),
         .testTarget(name: "CairnMetricsTests", dependencies: ["CairnMetrics", "CairnDomain", "CairnTestSupport"]),
         .testTarget(name: "CairnAppTests", dependencies: ["CairnApp", "CairnStore", "CairnDomain", "CairnCrypto"]),
