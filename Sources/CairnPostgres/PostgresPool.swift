@@ -19,7 +19,7 @@ public final class PostgresPool: @unchecked Sendable {
     private var running = 0
     private let logger: Logger
     /// How many times a write transaction is attempted before a serialization failure is returned.
-    public let attempts = 12
+    public let attempts = 40
 
     /// Opens `size` connections to `url` (failing at once if the server cannot be reached) and starts their threads.
     public init(url: String, size: Int, logger: Logger = Logger(label: "cairn.postgres")) throws {
@@ -113,8 +113,10 @@ public final class PostgresPool: @unchecked Sendable {
                 || error.sqlState == PostgresError.deadlockDetected) && attempt < attempts
             {
                 _ = try? db.execute("ROLLBACK")
-                // Back off a little, more each time, with jitter, so the transactions that collided do not again.
-                usleep(UInt32.random(in: 0...UInt32(200 * attempt)) + 50)
+                // Back off, doubling from 1 ms up to 64 ms, with full jitter, so the transactions that collided
+                // (a hot row: one picture's likes) spread out instead of colliding again.
+                let ceiling = UInt32(1000) << UInt32(min(attempt - 1, 6))
+                usleep(UInt32.random(in: 0...ceiling) + 100)
                 attempt += 1
             } catch {
                 _ = try? db.execute("ROLLBACK")
