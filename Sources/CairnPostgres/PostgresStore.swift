@@ -13,12 +13,15 @@ public final class PostgresStore: Sendable {
     let pool: PostgresPool
     /// The migrations applied, in order.
     public let migrations: [String]
+    /// Trackers' reports, committed together when they arrive together (a few statements for many).
+    let trackerReports: PostgresGroupCommit<PostgresTrackerReport, Bool>
 
     /// Connects `connections` pool connections to `url` (a libpq URI, `postgres://user:pw@host:port/db`) and applies
     /// pending migrations.
     public init(url: String, connections: Int = 4, logger: Logger = Logger(label: "cairn.store")) throws {
         pool = try PostgresPool(url: url, size: connections, logger: logger)
         migrations = try PostgresSchema.migrate(pool)
+        trackerReports = PostgresGroupCommit(pool: pool, apply: Self.applyTrackerReports)
         logger.info("PostgreSQL store open, schema \(migrations.last ?? "none")")
     }
 

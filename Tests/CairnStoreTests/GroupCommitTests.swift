@@ -1,6 +1,7 @@
 // Group commit: requests that arrive while a transaction commits share the next one, each caller hears its own reply
 // once that transaction is committed, a request's own refusal leaves the others applied, and an error thrown inside
-// the transaction fails every request in it with nothing applied. Then trackers' reports through the store.
+// the transaction fails every request in it with nothing applied. Then trackers' reports through the store, on both
+// engines (the PostgreSQL store's own group commit is tested in CairnPostgresTests).
 import CairnDomain
 import Foundation
 import GRDB
@@ -75,43 +76,44 @@ struct GroupCommitTests {
         #expect(stored == [0])
     }
 
-    @Test func concurrentTrackerReportsAreAllStoredEachWithItsOwnOutcome() async throws {
-        let dir = temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let store = try SQLiteStore(directory: dir)
-        defer { try? store.close() }
-        let owner = try await store.createUser(
-            NewUser(username: "o", name: "O", passwordHash: "x", isGuest: false, createdAt: 1)
-        ).id
-        let bucket = try await store.createBucket(name: "B", privacy: .private, owner: owner, at: 1, limit: 10)
-        var trackers: [TrackerRecord] = []
-        for n in 0..<50 {
-            let item = try await store.createItem(
-                bucket: bucket.id, name: "i\(n)", note: nil, photo: nil, at: 1, limit: 100)
-            let paired = try await store.pairTracker(
-                item: item.id, device: "d\(n)", keyDigest: [UInt8](repeating: UInt8(n), count: 32), at: 1)
-            if n != 7 { _ = try await store.setTrackerActive(id: paired.id, active: true) }
-            trackers.append(paired)
-        }
-        let outcomes = await withTaskGroup(of: (Int, Bool?).self) { group in
+    @Test(arguments: StoreEngine.available)
+    func concurrentTrackerReportsAreAllStoredEachWithItsOwnOutcome(engine: StoreEngine) async throws {
+        try await engine.withStore { store in
+            let owner = try await store.createUser(
+                NewUser(username: "o", name: "O", passwordHash: "x", isGuest: false, createdAt: 1)
+            ).id
+            let bucket = try await store.createBucket(name: "B", privacy: .private, owner: owner, at: 1, limit: 10)
+            var trackers: [TrackerRecord] = []
+            for n in 0..<50 {
+                let item = try await store.createItem(
+                    bucket: bucket.id, name: "i\(n)", note: nil, photo: nil, at: 1, limit: 100)
+                let paired = try await store.pairTracker(
+                    item: item.id, device: "d\(n)", keyDigest: [UInt8](repeating: UInt8(n), count: 32), at: 1)
+                if n != 7 { _ = try await store.setTrackerActive(id: paired.id, active: true) }
+                trackers.append(paired)
+            }
+            let outcomes = await withTaskGroup(of: (Int, Bool?).self) { group in
+                for (n, tracker) in trackers.enumerated() {
+                    group.addTask {
+                        let fix = Fix(lat: Double(n), lon: 1, ts: 1_000 + Int64(n))
+                        return (
+                            n, try? await store.recordTrackerIngest(tracker: tracker.id, fix: fix, speedRejections: 0)
+                        )
+                    }
+                }
+                var all: [Int: Bool?] = [:]
+                for await (n, outcome) in group { all[n] = outcome }
+                return all
+            }
             for (n, tracker) in trackers.enumerated() {
-                group.addTask {
-                    let fix = Fix(lat: Double(n), lon: 1, ts: 1_000 + Int64(n))
-                    return (n, try? await store.recordTrackerIngest(tracker: tracker.id, fix: fix, speedRejections: 0))
+                let stored = try await store.trackerFix(tracker: tracker.id)
+                if n == 7 {
+                    #expect(outcomes[n] == .some(nil) && stored == nil)  // inactive: refused, nothing stored
+                } else {
+                    #expect(outcomes[n] == .some(true) && stored?.lat == Double(n))
                 }
             }
-            var all: [Int: Bool?] = [:]
-            for await (n, outcome) in group { all[n] = outcome }
-            return all
+            #expect(store.trackerReportTransactions <= 50)
         }
-        for (n, tracker) in trackers.enumerated() {
-            let stored = try await store.trackerFix(tracker: tracker.id)
-            if n == 7 {
-                #expect(outcomes[n] == .some(nil) && stored == nil)  // inactive: refused, nothing stored
-            } else {
-                #expect(outcomes[n] == .some(true) && stored?.lat == Double(n))
-            }
-        }
-        #expect(store.trackerReports.transactions <= 50)
     }
 }

@@ -1,18 +1,20 @@
-// The tracker table of migration v11: a device id unique across the hub, one tracker per item, only the key's digest
-// stored, activation and unpairing, and a tracker going with its item (and its bucket). Read back from a reopened
-// store, as after a restart.
+// The tracker table of migration v11, on both engines: a device id unique across the hub, one tracker per item, only
+// the key's digest stored, activation and unpairing, and a tracker going with its item (and its bucket). Read back
+// from a reopened store, as after a restart.
 import CairnDomain
 import Foundation
-import GRDB
 import Testing
 
 @testable import CairnStore
 
 struct SQLiteStoreTrackerTests {
-    @Test func pairActivateUnpairAndUniqueness() async throws {
-        let dir = temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        var store = try SQLiteStore(directory: dir)
+    @Test(arguments: StoreEngine.available)
+    func pairActivateUnpairAndUniqueness(engine: StoreEngine) async throws {
+        try await engine.withDatabase { database in try await pairActivateUnpair(database) }
+    }
+
+    func pairActivateUnpair(_ database: EngineDatabase) async throws {
+        var store = try database.open()
         let anna = try await store.createUser(
             NewUser(username: "anna", name: "anna", passwordHash: nil, isGuest: false, createdAt: 1)
         ).id
@@ -44,13 +46,16 @@ struct SQLiteStoreTrackerTests {
         #expect(try await store.recordTrackerFix(tracker: paired.id, fix: Fix(lat: 1, lon: 2, acc: 5, ts: 100)))
         #expect(try await store.recordTrackerFix(tracker: paired.id, fix: Fix(lat: 3, lon: 4, ts: 50)) == false)
         #expect(try await store.recordTrackerFix(tracker: paired.id, fix: Fix(lat: 5, lon: 6, bat: 80, ts: 100)))
-        try store.close()
+        try database.close(store)
 
-        store = try SQLiteStore(directory: dir)
+        store = try database.open()
         let found = try #require(try await store.tracker(device: "dev-1"))
         #expect(found.record.active == true)
         #expect(found.keyDigest == digest)
         #expect(try await store.trackerFix(tracker: paired.id) == Fix(lat: 5, lon: 6, bat: 80, ts: 100))
+        #expect(
+            try store.loadTrackerPositions()
+                == [ItemPosition(item: bike.id, fix: Fix(lat: 5, lon: 6, bat: 80, ts: 100))])
         #expect(try await store.trackerFix(tracker: other.id) == nil)
         #expect(try await store.tracker(id: other.id)?.device == "dev-2")
         #expect(try await store.tracker(device: "nobody") == nil)
@@ -64,16 +69,18 @@ struct SQLiteStoreTrackerTests {
         #expect(try await store.trackerFix(tracker: paired.id) == nil)
         try await store.deleteBucket(id: gear.id)
         #expect(try await store.tracker(id: again.id) == nil)
-        try store.close()
     }
 
     /// Migration v14: what the ingest reads in one query (the tracker, its key's digest, its latest fix and its speed
     /// rejections) and commits in one transaction (the count, and the fix unless a newer one is stored); the count
     /// survives reopening and goes with the tracker.
-    @Test func ingestStateIsReadTogetherAndTheRejectionCountIsKept() async throws {
-        let dir = temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        var store = try SQLiteStore(directory: dir)
+    @Test(arguments: StoreEngine.available)
+    func ingestStateIsReadTogetherAndTheRejectionCountIsKept(engine: StoreEngine) async throws {
+        try await engine.withDatabase { database in try await ingestState(database) }
+    }
+
+    func ingestState(_ database: EngineDatabase) async throws {
+        var store = try database.open()
         let anna = try await store.createUser(
             NewUser(username: "anna", name: "anna", passwordHash: nil, isGuest: false, createdAt: 1)
         ).id
@@ -105,22 +112,23 @@ struct SQLiteStoreTrackerTests {
             try await store.recordTrackerIngest(tracker: 999, fix: fix, speedRejections: 1)
         }
         #expect(try await store.trackerFix(tracker: 999) == nil)
-        try store.close()
+        try database.close(store)
 
-        store = try SQLiteStore(directory: dir)
+        store = try database.open()
         let read = try #require(try await store.trackerIngestState(device: "dev-1", now: 0))
         #expect(read.latest == fix)
         #expect(read.speedRejections == 4)
         #expect(read.keyDigest == digest && read.record == active)
         #expect(try await store.unpairTracker(id: tracker.id))
         #expect(try await store.trackerIngestState(device: "dev-1", now: 0) == nil)
-        try store.close()
     }
 
-    @Test func aKeyFindsItsTrackerAndAnItemSeesOnlyTheOtherItemsOfItsBucket() async throws {
-        let dir = temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let store = try SQLiteStore(directory: dir)
+    @Test(arguments: StoreEngine.available)
+    func aKeyFindsItsTrackerAndAnItemSeesOnlyTheOtherItemsOfItsBucket(engine: StoreEngine) async throws {
+        try await engine.withStore { store in try await keysAndBucketMates(store) }
+    }
+
+    func keysAndBucketMates(_ store: any EngineStore) async throws {
         let anna = try await store.createUser(
             NewUser(username: "anna", name: "anna", passwordHash: nil, isGuest: false, createdAt: 1)
         ).id
@@ -156,6 +164,5 @@ struct SQLiteStoreTrackerTests {
         #expect(try await store.bucketMates(of: bike.id) == [])
         _ = try await store.updateItem(id: bag.id, changes: ItemChanges(hidden: false), by: anna)
         #expect(try await store.bucketMates(of: bike.id).map(\.item) == [bag.id])
-        try store.close()
     }
 }

@@ -12,7 +12,8 @@ import Testing
 @testable import CairnStore
 
 /// What both stores implement, as the tests use it.
-typealias EngineStore = AccountStore & PictureStore & PlaceStore
+typealias EngineStore =
+    AccountStore & PictureStore & PlaceStore & BucketStore & TrackerStore & SafeZoneStore & AdminStore & EngineExtras
 
 /// A store engine under test.
 enum StoreEngine: String, CaseIterable, CustomTestStringConvertible, Sendable {
