@@ -132,22 +132,32 @@ extension PostgresStore: AccountStore {
         }
     }
 
-    /// Inserts many users in one transaction (fixtures and benchmarks); a duplicate username aborts the whole batch.
+    /// Inserts many users in one transaction (fixtures and benchmarks), in one statement over `unnest` arrays; a
+    /// duplicate username aborts the whole batch.
     public func createUsers(_ users: [NewUser]) async throws -> [User] {
+        guard !users.isEmpty else { return [] }
         do {
             return try await pool.write { db in
-                var created: [User] = []
-                created.reserveCapacity(users.count)
-                for new in users {
-                    let id: Int64 = try db.scalar(
-                        """
-                        INSERT INTO users (username, name, password_hash, is_guest, created_at, last_seen_at)
-                        VALUES (?, ?, ?, ?, ?, ?) RETURNING id
-                        """,
-                        [new.username, new.name, new.passwordHash, new.isGuest, new.createdAt, new.createdAt])!
-                    created.append(User(id: id, username: new.username, name: new.name, isGuest: new.isGuest))
+                var idOf: [String: Int64] = [:]
+                idOf.reserveCapacity(users.count)
+                for row in try db.rows(
+                    """
+                    INSERT INTO users (username, name, password_hash, is_guest, created_at, last_seen_at)
+                    SELECT u, n, p, g, c, c FROM unnest(?::text[], ?::text[], ?::text[], ?::boolean[], ?::bigint[])
+                      AS x(u, n, p, g, c)
+                    RETURNING id, username
+                    """,
+                    [
+                        PostgresTextArray(users.map(\.username)), PostgresTextArray(users.map(\.name)),
+                        PostgresArray<String>(users.map(\.passwordHash)), PostgresArray<Bool>(users.map(\.isGuest)),
+                        PostgresIntArray(users.map(\.createdAt)),
+                    ])
+                {
+                    idOf[row["username"]] = row["id"] as Int64
                 }
-                return created
+                return users.map {
+                    User(id: idOf[$0.username]!, username: $0.username, name: $0.name, isGuest: $0.isGuest)
+                }
             }
         } catch let error as PostgresError where error.isUniqueViolation() {
             throw AccountStoreError.usernameTaken

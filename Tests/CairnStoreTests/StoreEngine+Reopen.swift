@@ -23,6 +23,8 @@ protocol EngineExtras {
     func int64s(_ sql: String) async throws -> [Int64]
     /// Transactions begun by the tracker reports' group commit.
     var trackerReportTransactions: Int { get }
+    /// Many accounts in one transaction (benchmarks).
+    func createUsers(_ users: [NewUser]) async throws -> [User]
     /// The engine's `insertFixtures`, with its own fixture type.
     func insertFixtures(
         _ users: [(username: String, name: String, tokenHash: [UInt8])], friendships: [(Int, Int)], createdAt: Int64

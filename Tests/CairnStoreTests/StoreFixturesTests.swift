@@ -1,6 +1,6 @@
 // Generated fixtures (`cairn seed`, benchmarks) on both engines: users, a token each and friendships inserted in one
 // transaction, ids returned in the order given, each friendship stored once whichever way round it is named, and a
-// taken username aborting everything.
+// taken username aborting everything; and `createUsers`, the benchmarks' bulk accounts, the same way.
 import CairnDomain
 import Foundation
 import Testing
@@ -38,6 +38,31 @@ struct StoreFixturesTests {
             }
             #expect(try await store.credentials(username: "fresh") == nil)
             #expect(try await store.user(tokenHash: digest(10)) == nil)
+        }
+    }
+
+    @Test(arguments: StoreEngine.available)
+    func createUsersInsertsABatchInOrderOrNothing(engine: StoreEngine) async throws {
+        try await engine.withStore { store in
+            let batch = (0..<300).map { (n: Int) -> NewUser in
+                let hash: String? = n % 2 == 0 ? "scrypt$\(n)" : nil
+                return NewUser(
+                    username: "u\(n)", name: "U \(n)", passwordHash: hash, isGuest: n % 3 == 0, createdAt: Int64(n))
+            }
+            let users = try await store.createUsers(batch)
+            #expect(users.map(\.username) == batch.map(\.username))
+            #expect(users.map(\.isGuest) == batch.map(\.isGuest))
+            #expect(Set(users.map(\.id)).count == 300)
+            for n in [0, 1, 299] {
+                let found = try #require(try await store.credentials(username: "u\(n)"))
+                #expect(found.user == users[n] && found.passwordHash == batch[n].passwordHash)
+            }
+            await #expect(throws: AccountStoreError.usernameTaken) {
+                _ = try await store.createUsers([
+                    NewUser(username: "new", name: "N", passwordHash: nil, isGuest: false, createdAt: 1), batch[5],
+                ])
+            }
+            #expect(try await store.credentials(username: "new") == nil)
         }
     }
 }
