@@ -5,23 +5,6 @@ import CairnDomain
 import Foundation
 
 extension PostgresStore {
-    /// A generated account with its token digest (the SQLite store's `FixtureUser`, which this module cannot see).
-    public struct FixtureUser: Sendable {
-        /// Login name.
-        public var username: String
-        /// Display name.
-        public var name: String
-        /// SHA-256 of the token handed to the load tester.
-        public var tokenHash: [UInt8]
-
-        /// Creates the value.
-        public init(username: String, name: String, tokenHash: [UInt8]) {
-            self.username = username
-            self.name = name
-            self.tokenHash = tokenHash
-        }
-    }
-
     /// Inserts users (no password: they authenticate by token), one token each, and friendships given as pairs of
     /// indexes into `users`, all in one transaction; returns the new ids in the order of `users`. A username that
     /// exists already (or twice in `users`) aborts everything with `AccountStoreError.usernameTaken`.

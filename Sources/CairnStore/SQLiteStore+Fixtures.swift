@@ -1,25 +1,9 @@
 // Bulk loading of generated fixtures (load-test users, their friendships and tokens) in one transaction, bypassing
 // the request path: creating thousands of accounts through scrypt would dominate a load test. Not used by the hub.
+// The accounts are `FixtureUser`s (CairnDomain, shared with the PostgreSQL store).
 import CairnDomain
 import Foundation
 import GRDB
-
-/// A generated account with its token digest.
-public struct FixtureUser: Sendable {
-    /// Login name.
-    public var username: String
-    /// Display name.
-    public var name: String
-    /// SHA-256 of the token handed to the load tester.
-    public var tokenHash: [UInt8]
-
-    /// Creates the value.
-    public init(username: String, name: String, tokenHash: [UInt8]) {
-        self.username = username
-        self.name = name
-        self.tokenHash = tokenHash
-    }
-}
 
 extension SQLiteStore {
     /// Inserts users (no password: they authenticate by token), one token each, and friendships given as pairs of

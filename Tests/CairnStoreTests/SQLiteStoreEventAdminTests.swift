@@ -1,8 +1,7 @@
 // The admins' writes on PicShare's tables: `updateEvent` changes an event's title and password, copies whether it is
 // private into every one of its pictures (what pages read), makes its posters members when it becomes private and
 // appends the audit line without the password, in one transaction; and the admin user list counts each account's
-// pictures, the likes they received and the open reports against them, from the real tables. The event update runs
-// on both engines; the user list is the admin port's, on SQLite only until the PostgreSQL store implements it.
+// pictures, the likes they received and the open reports against them, from the real tables. Both on both engines.
 import CairnDomain
 import Foundation
 import GRDB
@@ -88,9 +87,9 @@ struct SQLiteStoreEventAdminTests {
         }
     }
 
-    @Test func theUserListCountsPicturesLikesReceivedAndOpenReports() async throws {
-        try await pictures.withStore(.sqlite) { store, u in
-            let store = try #require(store as? SQLiteStore)
+    @Test(arguments: StoreEngine.available)
+    func theUserListCountsPicturesLikesReceivedAndOpenReports(engine: StoreEngine) async throws {
+        try await pictures.withStore(engine) { store, u in
             let (anna, bob, cleo, guest) = (u[0], u[1], u[2], u[3])
             let first = try await store.postPicture(pictures.new(anna, at: 10)).record.id
             let second = try await store.postPicture(pictures.new(anna, at: 20)).record.id

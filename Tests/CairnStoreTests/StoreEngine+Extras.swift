@@ -1,7 +1,7 @@
 // What the engine-neutral tests of buckets, trackers, safe zones and admin need beyond the domain ports: a database
 // that can be opened again (as after a restart), the start-time loaders the app calls on either store, and raw SQL
 // for setting up rows that belong to ports these tests are not about (media, friendships, roles, relics, pictures),
-// and the fixtures' bulk insert, whose account type each engine declares for itself.
+// and the bulk inserts of fixtures and benchmarks.
 import CairnDomain
 import CairnTestSupport
 import Foundation
@@ -25,10 +25,8 @@ protocol EngineExtras {
     var trackerReportTransactions: Int { get }
     /// Many accounts in one transaction (benchmarks).
     func createUsers(_ users: [NewUser]) async throws -> [User]
-    /// The engine's `insertFixtures`, with its own fixture type.
-    func insertFixtures(
-        _ users: [(username: String, name: String, tokenHash: [UInt8])], friendships: [(Int, Int)], createdAt: Int64
-    ) async throws -> [Int64]
+    /// Generated accounts, tokens and friendships in one transaction (`cairn seed`).
+    func insertFixtures(users: [FixtureUser], friendships: [(Int, Int)], createdAt: Int64) async throws -> [Int64]
     func closeForTest() throws
 }
 
@@ -43,14 +41,6 @@ extension SQLiteStore: EngineExtras {
 
     var trackerReportTransactions: Int { trackerReports.transactions }
 
-    func insertFixtures(
-        _ users: [(username: String, name: String, tokenHash: [UInt8])], friendships: [(Int, Int)], createdAt: Int64
-    ) async throws -> [Int64] {
-        try await insertFixtures(
-            users: users.map { FixtureUser(username: $0.username, name: $0.name, tokenHash: $0.tokenHash) },
-            friendships: friendships, createdAt: createdAt)
-    }
-
     func closeForTest() throws { try close() }
 }
 
@@ -64,14 +54,6 @@ extension PostgresStore: EngineExtras {
     }
 
     var trackerReportTransactions: Int { trackerReports.transactions }
-
-    func insertFixtures(
-        _ users: [(username: String, name: String, tokenHash: [UInt8])], friendships: [(Int, Int)], createdAt: Int64
-    ) async throws -> [Int64] {
-        try await insertFixtures(
-            users: users.map { FixtureUser(username: $0.username, name: $0.name, tokenHash: $0.tokenHash) },
-            friendships: friendships, createdAt: createdAt)
-    }
 
     func closeForTest() throws { close() }
 }

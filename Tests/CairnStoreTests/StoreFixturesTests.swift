@@ -13,9 +13,9 @@ struct StoreFixturesTests {
     @Test(arguments: StoreEngine.available)
     func usersTokensAndFriendshipsAreInsertedTogether(engine: StoreEngine) async throws {
         try await engine.withStore { store in
-            let users = (0..<5).map { (username: "load\($0)", name: "Load \($0)", tokenHash: digest($0)) }
+            let users = (0..<5).map { FixtureUser(username: "load\($0)", name: "Load \($0)", tokenHash: digest($0)) }
             let ids = try await store.insertFixtures(
-                users, friendships: [(0, 1), (2, 1), (1, 0), (3, 4)], createdAt: 7)
+                users: users, friendships: [(0, 1), (2, 1), (1, 0), (3, 4)], createdAt: 7)
             #expect(ids.count == 5 && Set(ids).count == 5)
             for (n, id) in ids.enumerated() {
                 let user = try #require(try await store.user(tokenHash: digest(n)))
@@ -30,9 +30,9 @@ struct StoreFixturesTests {
             // A username already taken aborts the whole batch.
             await #expect(throws: AccountStoreError.usernameTaken) {
                 _ = try await store.insertFixtures(
-                    [
-                        (username: "fresh", name: "Fresh", tokenHash: digest(10)),
-                        (username: "load2", name: "x", tokenHash: digest(11)),
+                    users: [
+                        FixtureUser(username: "fresh", name: "Fresh", tokenHash: digest(10)),
+                        FixtureUser(username: "load2", name: "x", tokenHash: digest(11)),
                     ],
                     friendships: [(0, 1)], createdAt: 8)
             }
