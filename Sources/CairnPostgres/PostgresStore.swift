@@ -2,8 +2,8 @@
 // PostgreSQL database every node reaches (docs/ARCHITECTURE.md, "Several nodes"). Uniqueness, transactions and
 // "committed before the reply" hold across nodes because one database commits; PostgreSQL's default
 // `synchronous_commit = on` makes a commit durable before it returns. Every call runs on the pool's own threads and
-// suspends its caller, so the event loop never waits on the network. Media bytes stay in the node's data directory
-// (`MediaFiles`); the rows naming them are shared.
+// suspends its caller, so the event loop never waits on the network. Media bytes are shared too (`media_blobs`,
+// committed with their row); each node serves them from a local copy (`MediaCache`, PostgresStore+Media.swift).
 import CairnDomain
 import Foundation
 import Logging
@@ -11,14 +11,21 @@ import Logging
 /// Cairn's PostgreSQL store.
 public final class PostgresStore: Sendable {
     let pool: PostgresPool
+    /// This node's copies of the media it serves.
+    let mediaCache: MediaCache
+    let mediaFetches = MediaFetches()
     /// The migrations applied, in order.
     public let migrations: [String]
     /// Trackers' reports, committed together when they arrive together (a few statements for many).
     let trackerReports: PostgresGroupCommit<PostgresTrackerReport, Bool>
 
     /// Connects `connections` pool connections to `url` (a libpq URI, `postgres://user:pw@host:port/db`) and applies
-    /// pending migrations.
-    public init(url: String, connections: Int = 4, logger: Logger = Logger(label: "cairn.store")) throws {
+    /// pending migrations. `mediaCache` is the directory of this node's media copies (created private; nil: one per
+    /// user under the system's temporary directory).
+    public init(
+        url: String, connections: Int = 4, mediaCache: String? = nil, logger: Logger = Logger(label: "cairn.store")
+    ) throws {
+        self.mediaCache = try MediaCache(root: mediaCache ?? MediaCache.defaultRoot)
         pool = try PostgresPool(url: url, size: connections, logger: logger)
         migrations = try PostgresSchema.migrate(pool)
         trackerReports = PostgresGroupCommit(pool: pool, apply: Self.applyTrackerReports)

@@ -5,19 +5,6 @@ import CairnDomain
 import Foundation
 import GRDB
 
-/// Errors raised when changing roles.
-public enum RoleStoreError: Error, Equatable, CustomStringConvertible {
-    /// No account has this username.
-    case noSuchUser(String)
-
-    /// A readable explanation.
-    public var description: String {
-        switch self {
-        case .noSuchUser(let name): "no user named '\(name)'"
-        }
-    }
-}
-
 extension SQLiteStore: RoleStore {
     /// True when the user holds the role.
     public func hasRole(_ role: UserRole, userID: Int64) async throws -> Bool {

@@ -180,7 +180,7 @@ struct SQLiteStoreAdminSettingsTests {
             let audit = try await store.auditLog(before: nil, limit: 10)
             #expect(audit.map(\.entry.detail) == ["1 → 2", "false → true", "0 → 1"])
             #expect(audit.map(\.entry.targetName) == ["a", "b", "a"])
-            try database.close(store)
+            database.close(store)
             let reopened = try database.open()
             #expect(try reopened.loadAdminSettingsNow() == ["a": "2"])
         }

@@ -57,7 +57,7 @@ struct SQLiteStoreBucketTests {
             #expect(ticked?.done == true && ticked?.note == "red")
             #expect(try await store.updateItem(id: tent.id, changes: ItemChanges(note: ""), by: u[0])?.note == nil)
             #expect(try await store.updateItem(id: 999, changes: ItemChanges(done: true), by: u[0]) == nil)
-            try database.close(store)
+            database.close(store)
 
             store = try database.open()
             #expect(try await store.bucket(id: trips.id)?.members == [u[0]: .owner, u[1]: .viewer])

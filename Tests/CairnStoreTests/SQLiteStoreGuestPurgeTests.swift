@@ -1,6 +1,7 @@
 // Inactive guests are purged with everything that is theirs: a guest last seen before the cutoff goes with its rows
 // in every table that names a user, while a member, a guest seen since and a guest the hub spares (connected) stay
-// with theirs. `markSeen` only moves the last activity forward.
+// with theirs. `markSeen` only moves the last activity forward. On both engines, but buckets on SQLite only until
+// the PostgreSQL store has its BucketStore.
 import CairnDomain
 import Foundation
 import GRDB
@@ -19,47 +20,35 @@ struct SQLiteStoreGuestPurgeTests {
     ]
 
     /// Rows naming `user` across every table.
-    func rows(of user: Int64, in store: SQLiteStore) throws -> Int {
-        try store.pool.read { db in
-            try Self.userColumns.reduce(0) { sum, place in
-                sum
-                    + (try Int.fetchOne(
-                        db, sql: "SELECT count(*) FROM \(place.table) WHERE \(place.column) = ?",
-                        arguments: [user]) ?? 0)
-            }
+    func rows(of user: Int64, in store: any EngineStore) async throws -> Int64 {
+        var sum: Int64 = 0
+        for place in Self.userColumns {
+            sum += try await store.sqlInteger(
+                "SELECT count(*) FROM \(place.table) WHERE \(place.column) = ?", .int(user)) ?? 0
         }
+        return sum
     }
 
     /// Gives `user` a row in every table, with `peer` on the other side where a table pairs users.
-    func fill(_ store: SQLiteStore, _ user: Int64, peer: Int64) async throws -> Int64 {
+    func fill(_ store: any EngineStore, _ user: Int64, peer: Int64) async throws -> Int64 {
         let media = String(repeating: String(format: "%02x", user), count: 32)
-        try await store.pool.write { db in
-            let (a, b) = (min(user, peer), max(user, peer))
-            try db.execute(
-                sql: "INSERT INTO tokens (hash, user_id, created_at) VALUES (?, ?, 1)",
-                arguments: [Data([UInt8(user)]), user])
-            try db.execute(
-                sql: "INSERT INTO friendships (user_a, user_b, created_at) VALUES (?, ?, 1)",
-                arguments: [a, b])
-            try db.execute(
-                sql: "INSERT INTO friend_requests (from_id, to_id, created_at) VALUES (?, ?, 1), (?, ?, 1)",
-                arguments: [user, peer, peer, user])
-            try db.execute(
-                sql: """
-                    INSERT INTO share_rules (owner_id, viewer_id, level) VALUES (?, ?, 'hidden'), (?, ?, 'hidden')
-                    """, arguments: [user, peer, peer, user])
-            try db.execute(sql: "INSERT INTO positions (user_id, lat, lon, ts) VALUES (?, 1, 2, 3)", arguments: [user])
-            try db.execute(
-                sql: "INSERT INTO position_history (user_id, lat, lon, ts) VALUES (?, 1, 2, 3)",
-                arguments: [user])
-            try db.execute(
-                sql: """
-                    INSERT INTO media (id, owner_id, content_type, size, created_at) VALUES (?, ?, 'image/png', 3, 1)
-                    """, arguments: [media, user])
-            try db.execute(
-                sql: "INSERT INTO user_roles (user_id, role, granted_at) VALUES (?, 'ops', 1)",
-                arguments: [user])
-        }
+        let (a, b) = (min(user, peer), max(user, peer))
+        try await store.insertToken(hash: [UInt8(user)], userID: user, createdAt: 1)
+        try await store.sqlExecute("INSERT INTO friendships (user_a, user_b, created_at) VALUES (?, ?, 1)", .int(a), .int(b))
+        try await store.sqlExecute(
+            "INSERT INTO friend_requests (from_id, to_id, created_at) VALUES (?, ?, 1), (?, ?, 1)",
+            .int(user), .int(peer), .int(peer), .int(user))
+        try await store.sqlExecute(
+            "INSERT INTO share_rules (owner_id, viewer_id, level) VALUES (?, ?, 'hidden'), (?, ?, 'hidden')",
+            .int(user), .int(peer), .int(peer), .int(user))
+        try await store.sqlExecute("INSERT INTO positions (user_id, lat, lon, ts) VALUES (?, 1, 2, 3)", .int(user))
+        try await store.sqlExecute(
+            "INSERT INTO position_history (user_id, lat, lon, ts) VALUES (?, 1, 2, 3)", .int(user))
+        try await store.sqlExecute(
+            "INSERT INTO media (id, owner_id, content_type, size, created_at) VALUES (?, ?, 'image/png', 3, 1)",
+            .text(media), .int(user))
+        try await store.sqlExecute(
+            "INSERT INTO user_roles (user_id, role, granted_at) VALUES (?, 'ops', 1)", .int(user))
         _ = try await store.saveMessage(from: user, to: peer, text: "hi", at: 1)
         _ = try await store.saveMessage(from: peer, to: user, text: "hi", at: 2)
         _ = try await store.markRead(reader: user, peer: peer, upto: .max)
@@ -70,45 +59,46 @@ struct SQLiteStoreGuestPurgeTests {
                 mediaID: media, passwordHash: nil, createdAt: 1, expiresAt: nil))
     }
 
-    @Test func inactiveGuestsGoWithEverythingTheirsOthersStay() async throws {
-        let dir = temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let store = try SQLiteStore(directory: dir)
-        defer { try? store.close() }
-        func make(_ name: String, guest: Bool) async throws -> Int64 {
-            try await store.createUser(
-                NewUser(
-                    username: name, name: name, passwordHash: guest ? nil : "x",
-                    isGuest: guest, createdAt: 100)
-            ).id
-        }
-        let member = try await make("member", guest: false)
-        let stale = try await make("guest_stale", guest: true)
-        let recent = try await make("guest_recent", guest: true)
-        let connected = try await make("guest_connected", guest: true)
-        let otherMember = try await make("other", guest: false)
-        let staleRelic = try await fill(store, stale, peer: member)
-        let recentRelic = try await fill(store, recent, peer: otherMember)
-        let connectedRelic = try await fill(store, connected, peer: otherMember)
-        let memberRelic = try await fill(store, member, peer: otherMember)
-        try await store.markSeen(userIDs: [recent], at: 5_000)
-        try await store.markSeen(userIDs: [recent], at: 10)  // never backwards
+    @Test(arguments: StoreEngine.available)
+    func inactiveGuestsGoWithEverythingTheirsOthersStay(engine: StoreEngine) async throws {
+        try await engine.withStore { store in
+            func make(_ name: String, guest: Bool) async throws -> Int64 {
+                try await store.createUser(
+                    NewUser(
+                        username: name, name: name, passwordHash: guest ? nil : "x",
+                        isGuest: guest, createdAt: 100)
+                ).id
+            }
+            let member = try await make("member", guest: false)
+            let stale = try await make("guest_stale", guest: true)
+            let recent = try await make("guest_recent", guest: true)
+            let connected = try await make("guest_connected", guest: true)
+            let otherMember = try await make("other", guest: false)
+            let staleRelic = try await fill(store, stale, peer: member)
+            let recentRelic = try await fill(store, recent, peer: otherMember)
+            let connectedRelic = try await fill(store, connected, peer: otherMember)
+            let memberRelic = try await fill(store, member, peer: otherMember)
+            try await store.markSeen(userIDs: [recent], at: 5_000)
+            try await store.markSeen(userIDs: [recent], at: 10)  // never backwards
 
-        let purge = try await store.purgeGuests(seenBefore: 1_000, sparing: [connected])
-        #expect(purge == GuestPurge(users: [stale], relics: [staleRelic]))
-        #expect(try rows(of: stale, in: store) == 0)
-        #expect(try await store.user(id: stale) == nil)
-        for user in [member, recent, connected, otherMember] { #expect(try await store.user(id: user) != nil) }
-        for relic in [recentRelic, connectedRelic, memberRelic] { #expect(try await store.relic(id: relic) != nil) }
-        #expect(try rows(of: recent, in: store) == 15)
-        #expect(try rows(of: connected, in: store) == 15)
-        // The member kept their own rows; only what paired them with the purged guest went.
-        #expect(try rows(of: member, in: store) == 15)
-        #expect(try await store.purgeGuests(seenBefore: 1_000, sparing: [connected]) == GuestPurge())
-        // Past the recent guest's activity, and no longer spared, both go; the member never does.
-        let later = try await store.purgeGuests(seenBefore: 6_000, sparing: [])
-        #expect(later.users == [recent, connected] && Set(later.relics) == [recentRelic, connectedRelic])
-        #expect(try await store.user(id: member) != nil)
+            let purge = try await store.purgeGuests(seenBefore: 1_000, sparing: [connected])
+            #expect(purge == GuestPurge(users: [stale], relics: [staleRelic]))
+            #expect(try await rows(of: stale, in: store) == 0)
+            #expect(try await store.user(id: stale) == nil)
+            for user in [member, recent, connected, otherMember] { #expect(try await store.user(id: user) != nil) }
+            for relic in [recentRelic, connectedRelic, memberRelic] {
+                #expect(try await store.relic(id: relic) != nil)
+            }
+            #expect(try await rows(of: recent, in: store) == 15)
+            #expect(try await rows(of: connected, in: store) == 15)
+            // The member kept their own rows; only what paired them with the purged guest went.
+            #expect(try await rows(of: member, in: store) == 15)
+            #expect(try await store.purgeGuests(seenBefore: 1_000, sparing: [connected]) == GuestPurge())
+            // Past the recent guest's activity, and no longer spared, both go; the member never does.
+            let later = try await store.purgeGuests(seenBefore: 6_000, sparing: [])
+            #expect(later.users == [recent, connected] && Set(later.relics) == [recentRelic, connectedRelic])
+            #expect(try await store.user(id: member) != nil)
+        }
     }
 
     @Test func bucketsThatLoseEveryOwnerGoWithTheirItemsAndAreReported() async throws {
@@ -135,19 +125,17 @@ struct SQLiteStoreGuestPurgeTests {
         #expect(try await store.item(id: kept.id) != nil)
     }
 
-    @Test func manyGuestsArePurgedInBatchesPastSparedOnes() async throws {
-        let dir = temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let store = try SQLiteStore(directory: dir)
-        defer { try? store.close() }
-        let users = try await store.createUsers(
-            (0..<1_200).map {
-                NewUser(username: "g\($0)", name: "Guest", passwordHash: nil, isGuest: true, createdAt: 1)
-            })
-        let spared = Set(users.prefix(600).map(\.id))  // a whole batch and more spared: the purge still moves on
-        let purge = try await store.purgeGuests(seenBefore: 2, sparing: spared)
-        #expect(purge.users.count == 600 && Set(purge.users).isDisjoint(with: spared))
-        let left = try await store.pool.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM users") }
-        #expect(left == 600)
+    @Test(arguments: StoreEngine.available)
+    func manyGuestsArePurgedInBatchesPastSparedOnes(engine: StoreEngine) async throws {
+        try await engine.withStore { store in
+            let users = try await store.createUsers(
+                (0..<1_200).map {
+                    NewUser(username: "g\($0)", name: "Guest", passwordHash: nil, isGuest: true, createdAt: 1)
+                })
+            let spared = Set(users.prefix(600).map(\.id))  // a whole batch and more spared: the purge still moves on
+            let purge = try await store.purgeGuests(seenBefore: 2, sparing: spared)
+            #expect(purge.users.count == 600 && Set(purge.users).isDisjoint(with: spared))
+            #expect(try await store.sqlInteger("SELECT count(*) FROM users") == 600)
+        }
     }
 }

@@ -29,7 +29,7 @@ struct SQLiteStoreItemAlertTests {
                 id: bike.id, changes: ItemChanges(hidden: true, alert: true), by: anna)
             #expect(changed?.hidden == true && changed?.alert == true)
             _ = try await store.updateItem(id: bag.id, changes: ItemChanges(hidden: true), by: anna)
-            try database.close(store)
+            database.close(store)
 
             store = try database.open()
             #expect(
@@ -57,7 +57,7 @@ struct SQLiteStoreItemAlertTests {
             }
             let his = try await store.addSafeZone(owner: ben, name: "Home", lat: 1, lon: 1, radius: 10, limit: 2)
             #expect(try await store.removeSafeZone(id: home.id, owner: ben) == false)
-            try database.close(store)
+            database.close(store)
 
             store = try database.open()
             #expect(try store.loadSafeZones().map(\.id) == [home.id, work.id, his.id])

@@ -1,5 +1,7 @@
-// Media in the store: round trip, one file per content, garbage collection of unreferenced uploads (and only
-// those), and the race between collecting a file and uploading the same content again.
+// Media in the store: round trip, one copy per content, garbage collection of unreferenced uploads (and only
+// those), and uploads racing collections, on both engines; SQLite's own files (an orphan left by a crash, the race
+// between collecting a file and uploading the same content again) on SQLite only. PostgreSQL's sharing between
+// nodes: PostgresStoreMediaTests.
 import CairnCrypto
 import CairnDomain
 import Foundation
@@ -11,136 +13,130 @@ import Testing
 struct SQLiteStoreMediaTests {
     static let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 1, 2, 3]
 
-    private func user(_ store: SQLiteStore, _ name: String) async throws -> Int64 {
+    private func user(_ store: any EngineStore, _ name: String) async throws -> Int64 {
         try await store.createUser(NewUser(username: name, name: name, passwordHash: nil, isGuest: true, createdAt: 1))
             .id
     }
 
-    private func relic(_ store: SQLiteStore, creator: Int64, media: String) throws {
-        try store.pool.write { db in
-            try db.execute(
-                sql: """
-                    INSERT INTO relics (creator_id, lat, lon, radius, text, media_id, created_at) VALUES (?, 0, 0,
-                      10, 'x', ?, 1)
-                    """, arguments: [creator, media])
+    private func relic(_ store: any EngineStore, creator: Int64, media: String) async throws {
+        try await store.sqlExecute(
+            "INSERT INTO relics (creator_id, lat, lon, radius, text, media_id, created_at) VALUES (?, 0, 0, 10, 'x', ?, 1)",
+            .int(creator), .text(media))
+    }
+
+    private func rows(_ store: any EngineStore) async throws -> Int64 {
+        try await store.sqlInteger("SELECT COUNT(*) FROM media") ?? 0
+    }
+
+    private func store(
+        _ store: any EngineStore, _ bytes: [UInt8], owner: Int64, at: Int64, quota: Int? = nil
+    ) async throws -> String {
+        try await store.storeMedia(bytes: bytes, owner: owner, contentType: "image/png", createdAt: at, quotaBytes: quota)
+    }
+
+    @Test(arguments: StoreEngine.available)
+    func anUploadThatWouldExceedItsOwnersQuotaIsRefusedInItsTransaction(engine: StoreEngine) async throws {
+        try await engine.withStore { store in
+            let alice = try await user(store, "alice")
+            let bob = try await user(store, "bob")
+            let first = Self.png + [UInt8](repeating: 1, count: 40)
+            let second = Self.png + [UInt8](repeating: 2, count: 40)
+            let quota = first.count + 10
+            _ = try await self.store(store, first, owner: alice, at: 1, quota: quota)
+            await #expect(throws: MediaStoreError.quotaExceeded) {
+                _ = try await self.store(store, second, owner: alice, at: 2, quota: quota)
+            }
+            let refused = SQLiteStore.hex(Digest.sha256(second))
+            #expect(try await store.mediaExists(id: refused, owner: alice) == false)
+            #expect(try await store.media(id: refused) == nil)
+            // The same bytes again do not count twice, and another user has a quota of their own.
+            _ = try await self.store(store, first, owner: alice, at: 3, quota: quota)
+            _ = try await self.store(store, second, owner: bob, at: 4, quota: quota)
         }
     }
 
-    private func rows(_ store: SQLiteStore) throws -> Int {
-        try store.pool.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM media") ?? 0 }
-    }
+    @Test(arguments: StoreEngine.available)
+    func storesAndFindsMediaByContentHash(engine: StoreEngine) async throws {
+        try await engine.withReopening { open in
+            let store = try open()
+            let alice = try await user(store, "alice")
+            let id = try await self.store(store, Self.png, owner: alice, at: 10)
+            #expect(id == SQLiteStore.hex(Digest.sha256(Self.png)))
+            #expect(MediaLinks.isMediaID(id))
+            let found = try #require(try await store.media(id: id))
+            #expect(found.contentType == "image/png")
+            #expect(found.size == Self.png.count)
+            #expect(FileManager.default.contents(atPath: found.path) == Data(Self.png))
+            #expect(try await store.mediaExists(id: id, owner: alice))
+            #expect(try await store.mediaExists(id: id, owner: alice + 1) == false)
+            #expect(try await store.media(id: String(repeating: "0", count: 64)) == nil)
+            #expect(try await store.media(id: "../cairn.sqlite") == nil)
+            store.closeForTest()
 
-    @Test func anUploadThatWouldExceedItsOwnersQuotaIsRefusedInItsTransaction() async throws {
-        let dir = temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let store = try SQLiteStore(directory: dir)
-        let alice = try await user(store, "alice")
-        let bob = try await user(store, "bob")
-        let first = Self.png + [UInt8](repeating: 1, count: 40)
-        let second = Self.png + [UInt8](repeating: 2, count: 40)
-        let quota = first.count + 10
-        _ = try await store.storeMedia(
-            bytes: first, owner: alice, contentType: "image/png", createdAt: 1,
-            quotaBytes: quota)
-        await #expect(throws: MediaStoreError.quotaExceeded) {
-            _ = try await store.storeMedia(
-                bytes: second, owner: alice, contentType: "image/png", createdAt: 2,
-                quotaBytes: quota)
+            // Reopened: still there.
+            let again = try open()
+            let reread = try #require(try await again.media(id: id))
+            #expect(reread.size == Self.png.count)
+            #expect(FileManager.default.contents(atPath: reread.path) == Data(Self.png))
         }
-        #expect(try await store.mediaExists(id: SQLiteStore.hex(Digest.sha256(second)), owner: alice) == false)
-        // The same bytes again do not count twice, and another user has a quota of their own.
-        _ = try await store.storeMedia(
-            bytes: first, owner: alice, contentType: "image/png", createdAt: 3,
-            quotaBytes: quota)
-        _ = try await store.storeMedia(
-            bytes: second, owner: bob, contentType: "image/png", createdAt: 4,
-            quotaBytes: quota)
     }
 
-    @Test func storesAndFindsMediaByContentHash() async throws {
-        let dir = temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let store = try SQLiteStore(directory: dir)
-        let alice = try await user(store, "alice")
-        let id = try await store.storeMedia(bytes: Self.png, owner: alice, contentType: "image/png", createdAt: 10)
-        #expect(id == SQLiteStore.hex(Digest.sha256(Self.png)))
-        #expect(MediaLinks.isMediaID(id))
-        let found = try #require(try await store.media(id: id))
-        #expect(found.contentType == "image/png")
-        #expect(found.size == Self.png.count)
-        #expect(FileManager.default.contents(atPath: found.path) == Data(Self.png))
-        #expect(try await store.mediaExists(id: id, owner: alice))
-        #expect(try await store.mediaExists(id: id, owner: alice + 1) == false)
-        #expect(try await store.media(id: String(repeating: "0", count: 64)) == nil)
-        #expect(try await store.media(id: "../cairn.sqlite") == nil)
-        try store.close()
-
-        // Reopened: still there.
-        let again = try SQLiteStore(directory: dir)
-        #expect(try await again.media(id: id)?.size == Self.png.count)
-        try again.close()
+    @Test(arguments: StoreEngine.available)
+    func sameContentTwiceIsOneCopyAndOneRowPerOwner(engine: StoreEngine) async throws {
+        try await engine.withStore { store in
+            let alice = try await user(store, "alice")
+            let bob = try await user(store, "bob")
+            let a = try await self.store(store, Self.png, owner: alice, at: 10)
+            let b = try await self.store(store, Self.png, owner: alice, at: 11)
+            let c = try await self.store(store, Self.png, owner: bob, at: 12)
+            #expect(a == b && b == c)
+            #expect(try await rows(store) == 2)
+            #expect(try await store.mediaContentCount() == 1)
+            // The second upload restarted Alice's grace period.
+            #expect(try await store.sqlInteger("SELECT created_at FROM media WHERE owner_id = ?", .int(alice)) == 11)
+        }
     }
 
-    @Test func sameContentTwiceIsOneFileAndOneRowPerOwner() async throws {
-        let dir = temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let store = try SQLiteStore(directory: dir)
-        let alice = try await user(store, "alice")
-        let bob = try await user(store, "bob")
-        let a = try await store.storeMedia(bytes: Self.png, owner: alice, contentType: "image/png", createdAt: 10)
-        let b = try await store.storeMedia(bytes: Self.png, owner: alice, contentType: "image/png", createdAt: 11)
-        let c = try await store.storeMedia(bytes: Self.png, owner: bob, contentType: "image/png", createdAt: 12)
-        #expect(a == b && b == c)
-        #expect(try rows(store) == 2)
-        #expect(store.mediaFiles.ids(modifiedBefore: Int64.max) == [a])
-        try store.close()
+    @Test(arguments: StoreEngine.available)
+    func garbageCollectionKeepsReferencedAndRecentMedia(engine: StoreEngine) async throws {
+        try await engine.withStore { store in
+            let alice = try await user(store, "alice")
+            let bob = try await user(store, "bob")
+            let kept = try await self.store(store, Self.png + [1], owner: alice, at: 10)
+            let unused = try await self.store(store, Self.png + [2], owner: alice, at: 10)
+            let recent = try await self.store(store, Self.png + [3], owner: alice, at: 500)
+            // Bob's relic names Alice's upload, but a relic keeps only its own creator's upload alive.
+            let borrowed = try await self.store(store, Self.png + [4], owner: alice, at: 10)
+            try await relic(store, creator: alice, media: kept)
+            try await relic(store, creator: bob, media: borrowed)
+
+            #expect(try await store.collectGarbageMedia(uploadedBefore: 100) == 2)
+            #expect(try await store.media(id: kept) != nil)
+            #expect(try await store.media(id: recent) != nil)
+            #expect(try await store.media(id: unused) == nil)
+            #expect(try await store.media(id: borrowed) == nil)
+            #expect(try await store.mediaContentRemains(unused) == false)
+            #expect(try await store.mediaContentRemains(borrowed) == false)
+            #expect(try await store.mediaContentRemains(kept))
+            #expect(try await store.collectGarbageMedia(uploadedBefore: 100) == 0)
+        }
     }
 
-    @Test func garbageCollectionKeepsReferencedAndRecentMedia() async throws {
-        let dir = temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let store = try SQLiteStore(directory: dir)
-        let alice = try await user(store, "alice")
-        let bob = try await user(store, "bob")
-        let kept = try await store.storeMedia(
-            bytes: Self.png + [1], owner: alice, contentType: "image/png", createdAt: 10)
-        let unused = try await store.storeMedia(
-            bytes: Self.png + [2], owner: alice, contentType: "image/png", createdAt: 10)
-        let recent = try await store.storeMedia(
-            bytes: Self.png + [3], owner: alice, contentType: "image/png", createdAt: 500)
-        // Bob's relic names Alice's upload, but a relic keeps only its own creator's upload alive.
-        let borrowed = try await store.storeMedia(
-            bytes: Self.png + [4], owner: alice, contentType: "image/png", createdAt: 10)
-        try relic(store, creator: alice, media: kept)
-        try relic(store, creator: bob, media: borrowed)
-
-        #expect(try await store.collectGarbageMedia(uploadedBefore: 100) == 2)
-        #expect(try await store.media(id: kept) != nil)
-        #expect(try await store.media(id: recent) != nil)
-        #expect(try await store.media(id: unused) == nil)
-        #expect(try await store.media(id: borrowed) == nil)
-        #expect(!store.mediaFiles.contains(unused, size: Self.png.count + 1))
-        #expect(!store.mediaFiles.contains(borrowed, size: Self.png.count + 1))
-        #expect(try await store.collectGarbageMedia(uploadedBefore: 100) == 0)
-        try store.close()
+    @Test(arguments: StoreEngine.available)
+    func aSharedCopyStaysWhileAnotherOwnerStillNamesIt(engine: StoreEngine) async throws {
+        try await engine.withStore { store in
+            let alice = try await user(store, "alice")
+            let bob = try await user(store, "bob")
+            let id = try await self.store(store, Self.png, owner: alice, at: 10)
+            _ = try await self.store(store, Self.png, owner: bob, at: 500)
+            #expect(try await store.collectGarbageMedia(uploadedBefore: 100) == 1)
+            #expect(try await store.mediaExists(id: id, owner: alice) == false)
+            let found = try #require(try await store.media(id: id))
+            #expect(FileManager.default.contents(atPath: found.path) == Data(Self.png))
+        }
     }
 
-    @Test func aSharedFileStaysWhileAnotherOwnerStillNamesIt() async throws {
-        let dir = temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let store = try SQLiteStore(directory: dir)
-        let alice = try await user(store, "alice")
-        let bob = try await user(store, "bob")
-        let id = try await store.storeMedia(bytes: Self.png, owner: alice, contentType: "image/png", createdAt: 10)
-        _ = try await store.storeMedia(bytes: Self.png, owner: bob, contentType: "image/png", createdAt: 500)
-        #expect(try await store.collectGarbageMedia(uploadedBefore: 100) == 1)
-        #expect(try await store.mediaExists(id: id, owner: alice) == false)
-        #expect(try await store.media(id: id) != nil)
-        #expect(store.mediaFiles.contains(id, size: Self.png.count))
-        try store.close()
-    }
-
-    @Test func orphanFilesAreCollected() async throws {
+    @Test func orphanFilesAreCollectedOnSQLite() async throws {
         let dir = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let store = try SQLiteStore(directory: dir)
@@ -153,7 +149,7 @@ struct SQLiteStoreMediaTests {
         try store.close()
     }
 
-    @Test func anUploadRestoresAFileCollectedAfterItsDedupCheck() async throws {
+    @Test func anUploadRestoresAFileCollectedAfterItsDedupCheckOnSQLite() async throws {
         let dir = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let store = try SQLiteStore(directory: dir)
@@ -172,20 +168,18 @@ struct SQLiteStoreMediaTests {
         try store.close()
     }
 
-    @Test func concurrentUploadsAndCollectionsNeverLeaveARowWithoutItsFile() async throws {
-        let dir = temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let store = try SQLiteStore(directory: dir)
-        let alice = try await user(store, "alice")
-        for round in 0..<40 {
-            async let upload = store.storeMedia(
-                bytes: Self.png, owner: alice, contentType: "image/png",
-                createdAt: Int64(round))
-            async let collect = store.collectGarbageMedia(uploadedBefore: 1_000)
-            _ = try await (upload, collect)
-            let named = try await store.pool.read { try String.fetchAll($0, sql: "SELECT id FROM media") }
-            for id in named { #expect(store.mediaFiles.contains(id, size: Self.png.count), "round \(round)") }
+    @Test(arguments: StoreEngine.available)
+    func concurrentUploadsAndCollectionsNeverLeaveARowWithoutItsContent(engine: StoreEngine) async throws {
+        try await engine.withStore { store in
+            let alice = try await user(store, "alice")
+            for round in 0..<40 {
+                async let upload = self.store(store, Self.png, owner: alice, at: Int64(round))
+                async let collect = store.collectGarbageMedia(uploadedBefore: 1_000)
+                let (id, _) = try await (upload, collect)
+                guard try await rows(store) > 0 else { continue }
+                let found = try #require(try await store.media(id: id), "round \(round)")
+                #expect(FileManager.default.contents(atPath: found.path) == Data(Self.png), "round \(round)")
+            }
         }
-        try store.close()
     }
 }

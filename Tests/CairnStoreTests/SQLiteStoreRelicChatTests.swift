@@ -1,30 +1,29 @@
 // The relic and chat tables: a relic's media must be its creator's upload, live relics load without the expired,
 // the creator's list pages newest first, deletion and the retention purge; chat pages oldest-first within the newest
 // `limit`, conversations list the latest message and unread counts, and read marks only move forward. Everything
-// written is read back from a reopened store, as after a restart.
+// written is read back from a reopened store, as after a restart. On both engines.
 import CairnDomain
 import Foundation
-import GRDB
 import Testing
 
-@testable import CairnStore
-
 struct SQLiteStoreRelicChatTests {
-    /// Runs `body` on a fresh store with three users; `body` closes the store itself when it reopens it.
-    func withStore(_ body: (SQLiteStore, [User], String) async throws -> Void) async throws {
-        let dir = temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let store = try SQLiteStore(directory: dir)
-        var users: [User] = []
-        for name in ["anna", "bob", "cleo"] {
-            users.append(
-                try await store.createUser(
-                    NewUser(
-                        username: name, name: name, passwordHash: nil,
-                        isGuest: false, createdAt: 1)))
+    /// Runs `body` on a fresh store with three users, and the way to open the same data again (`body` closes the
+    /// store itself when it reopens it).
+    func withStore(
+        _ engine: StoreEngine, _ body: (any EngineStore, [User], @escaping () throws -> any EngineStore) async throws -> Void
+    ) async throws {
+        try await engine.withReopening { open in
+            let store = try open()
+            var users: [User] = []
+            for name in ["anna", "bob", "cleo"] {
+                users.append(
+                    try await store.createUser(
+                        NewUser(
+                            username: name, name: name, passwordHash: nil,
+                            isGuest: false, createdAt: 1)))
+            }
+            try await body(store, users, open)
         }
-        try await body(store, users, dir)
-        try? store.close()
     }
 
     func relic(_ creator: Int64, expires: Int64? = nil, media: String? = nil, text: String = "t") -> NewRelic {
@@ -33,16 +32,13 @@ struct SQLiteStoreRelicChatTests {
             passwordHash: nil, createdAt: 100, expiresAt: expires)
     }
 
-    @Test func relicsRoundTripAndRespectMediaOwnership() async throws {
-        try await withStore { store, u, dir in
+    @Test(arguments: StoreEngine.available)
+    func relicsRoundTripAndRespectMediaOwnership(engine: StoreEngine) async throws {
+        try await withStore(engine) { store, u, open in
             let media = String(repeating: "0f", count: 32)
-            try await store.pool.write { db in
-                try db.execute(
-                    sql:
-                        "INSERT INTO media (id, owner_id, content_type, size, created_at) VALUES (?, ?, "
-                        + "'image/png', 3, 1)",
-                    arguments: [media, u[1].id])
-            }
+            try await store.sqlExecute(
+                "INSERT INTO media (id, owner_id, content_type, size, created_at) VALUES (?, ?, 'image/png', 3, 1)",
+                .text(media), .int(u[1].id))
             await #expect(throws: RelicStoreError.mediaNotFound) {
                 _ = try await store.createRelic(relic(u[0].id, media: media))
             }
@@ -62,36 +58,36 @@ struct SQLiteStoreRelicChatTests {
             #expect(
                 try await store.relics(creator: u[0].id, before: permanent, limit: 10).map(\.marker.id) == [expiring])
             // Reopened, as after a restart.
-            try store.close()
-            let reopened = try SQLiteStore(directory: dir)
+            store.closeForTest()
+            let reopened = try open()
             #expect(try await reopened.relic(id: expiring) == stored)
             #expect(try await reopened.purgeExpiredRelics(expiredBefore: 1_000) == 0)
             #expect(try await reopened.purgeExpiredRelics(expiredBefore: 1_001) == 1)
             #expect(try await reopened.relic(id: expiring) == nil)
             #expect(try await reopened.deleteRelic(id: permanent))
             #expect(!(try await reopened.deleteRelic(id: permanent)))
-            try reopened.close()
         }
     }
 
-    @Test func aRelicWithAHiddenCreatorStaysSoAfterARestart() async throws {
-        try await withStore { store, u, dir in
+    @Test(arguments: StoreEngine.available)
+    func aRelicWithAHiddenCreatorStaysSoAfterARestart(engine: StoreEngine) async throws {
+        try await withStore(engine) { store, u, open in
             var hidden = relic(u[0].id)
             hidden.creatorHidden = true
             let id = try await store.createRelic(hidden)
             let named = try await store.createRelic(relic(u[0].id))
             #expect(try await store.relic(id: id)?.marker.creatorHidden == true)
-            try store.close()
-            let reopened = try SQLiteStore(directory: dir)
+            store.closeForTest()
+            let reopened = try open()
             let live = try reopened.loadLiveRelics(now: 0)
             #expect(live.first { $0.id == id }?.creatorHidden == true)
             #expect(live.first { $0.id == named }?.creatorHidden == false)
-            try reopened.close()
         }
     }
 
-    @Test func chatPagesCountsAndReadMarks() async throws {
-        try await withStore { store, u, _ in
+    @Test(arguments: StoreEngine.available)
+    func chatPagesCountsAndReadMarks(engine: StoreEngine) async throws {
+        try await withStore(engine) { store, u, _ in
             let a = u[0].id
             let b = u[1].id
             let c = u[2].id

@@ -1,4 +1,5 @@
-// The live-map tables: friendships and requests, sharing rules, position snapshots and history, search.
+// The live-map tables: friendships and requests, sharing rules, position snapshots and history, search. All but the
+// migrations' list run on both engines.
 import CairnDomain
 import Foundation
 import Testing
@@ -6,24 +7,26 @@ import Testing
 @testable import CairnStore
 
 struct SQLiteStoreSocialTests {
-    func withStore(_ body: (SQLiteStore, [User]) async throws -> Void) async throws {
-        let dir = temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let store = try SQLiteStore(directory: dir)
-        var users: [User] = []
-        for (name, guest) in [("anna", false), ("annabel", false), ("bob", false), ("guest-1", true)] {
-            users.append(
-                try await store.createUser(
-                    NewUser(
-                        username: name, name: name.capitalized, passwordHash: nil,
-                        isGuest: guest, createdAt: 1)))
+    func withStore(_ engine: StoreEngine, _ body: (any EngineStore, [User]) async throws -> Void) async throws {
+        try await engine.withStore { store in
+            var users: [User] = []
+            for (name, guest) in [("anna", false), ("annabel", false), ("bob", false), ("guest-1", true)] {
+                users.append(
+                    try await store.createUser(
+                        NewUser(
+                            username: name, name: name.capitalized, passwordHash: nil,
+                            isGuest: guest, createdAt: 1)))
+            }
+            try await body(store, users)
         }
-        try await body(store, users)
-        try store.close()
     }
 
     @Test func migrationsIncludeTheLiveMapTables() async throws {
-        try await withStore { store, _ in
+        let dir = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let store = try SQLiteStore(directory: dir)
+        defer { try? store.close() }
+        do {
             let applied = try store.appliedMigrations()
             #expect(
                 applied == [
@@ -37,8 +40,9 @@ struct SQLiteStoreSocialTests {
         }
     }
 
-    @Test func friendshipsAndRequestsRoundTrip() async throws {
-        try await withStore { store, u in
+    @Test(arguments: StoreEngine.available)
+    func friendshipsAndRequestsRoundTrip(engine: StoreEngine) async throws {
+        try await withStore(engine) { store, u in
             try await store.addFriendRequest(from: u[0].id, to: u[1].id, at: 5)
             try await store.addFriendRequest(from: u[0].id, to: u[1].id, at: 6)  // repeat is harmless
             try await store.addFriendRequest(from: u[2].id, to: u[0].id, at: 7)
@@ -60,8 +64,9 @@ struct SQLiteStoreSocialTests {
         }
     }
 
-    @Test func acceptingAWithdrawnRequestFailsAndWritesNothing() async throws {
-        try await withStore { store, u in
+    @Test(arguments: StoreEngine.available)
+    func acceptingAWithdrawnRequestFailsAndWritesNothing(engine: StoreEngine) async throws {
+        try await withStore(engine) { store, u in
             try await store.addFriendRequest(from: u[0].id, to: u[1].id, at: 5)
             try await store.deleteFriendRequest(from: u[0].id, to: u[1].id)  // withdrawn before the accept commits
             await #expect(throws: SocialStoreError.noFriendRequest(from: u[0].id, to: u[1].id)) {
@@ -79,8 +84,9 @@ struct SQLiteStoreSocialTests {
         }
     }
 
-    @Test func shareRulesUpsertAndDelete() async throws {
-        try await withStore { store, u in
+    @Test(arguments: StoreEngine.available)
+    func shareRulesUpsertAndDelete(engine: StoreEngine) async throws {
+        try await withStore(engine) { store, u in
             try await store.saveShareRule(ownerID: u[0].id, viewerID: u[1].id, level: .hidden, until: nil, version: 1)
             try await store.saveShareRule(
                 ownerID: u[0].id, viewerID: u[1].id, level: .approximate, until: 99, version: 2)
@@ -98,8 +104,9 @@ struct SQLiteStoreSocialTests {
         }
     }
 
-    @Test func anOlderRuleWriteFinishingLateDoesNotOverwriteANewerOne() async throws {
-        try await withStore { store, u in
+    @Test(arguments: StoreEngine.available)
+    func anOlderRuleWriteFinishingLateDoesNotOverwriteANewerOne(engine: StoreEngine) async throws {
+        try await withStore(engine) { store, u in
             try await store.saveShareRule(ownerID: u[0].id, viewerID: u[1].id, level: .hidden, until: nil, version: 20)
             try await store.saveShareRule(ownerID: u[0].id, viewerID: u[1].id, level: nil, until: nil, version: 10)
             let rules = try store.loadSocial().shareRules
@@ -107,8 +114,9 @@ struct SQLiteStoreSocialTests {
         }
     }
 
-    @Test func positionFlushKeepsTheNewestAndAppendsHistory() async throws {
-        try await withStore { store, u in
+    @Test(arguments: StoreEngine.available)
+    func positionFlushKeepsTheNewestAndAppendsHistory(engine: StoreEngine) async throws {
+        try await withStore(engine) { store, u in
             var batch = PositionBatch()
             batch.latest = [
                 StoredFix(userID: u[0].id, fix: Fix(lat: 1, lon: 2, acc: 3, bat: 50, ts: 100)),
@@ -125,15 +133,13 @@ struct SQLiteStoreSocialTests {
                 positions.map(\.fix) == [
                     Fix(lat: 1, lon: 2, acc: 3, bat: 50, ts: 100), Fix(lat: 5, lon: 6, ts: 100, flagged: true),
                 ])
-            let history = try await store.pool.read {
-                try Int.fetchOne($0, sql: "SELECT count(*) FROM position_history")
-            }
-            #expect(history == 1)
+            #expect(try await store.sqlInteger("SELECT count(*) FROM position_history") == 1)
         }
     }
 
-    @Test func aFixOfADeletedUserIsSkippedWithoutFailingTheSnapshot() async throws {
-        try await withStore { store, u in
+    @Test(arguments: StoreEngine.available)
+    func aFixOfADeletedUserIsSkippedWithoutFailingTheSnapshot(engine: StoreEngine) async throws {
+        try await withStore(engine) { store, u in
             var batch = PositionBatch()
             batch.latest = [
                 StoredFix(userID: 999_999, fix: Fix(lat: 1, lon: 1, ts: 10)),
@@ -145,29 +151,27 @@ struct SQLiteStoreSocialTests {
             ]
             try await store.flushPositions(batch)
             #expect(try store.loadSocial().positions.map(\.userID) == [u[0].id])
-            let history = try await store.pool.read {
-                try Int.fetchOne($0, sql: "SELECT count(*) FROM position_history")
-            }
-            #expect(history == 1)
+            #expect(try await store.sqlInteger("SELECT count(*) FROM position_history") == 1)
         }
     }
 
-    @Test func positionHistoryIsPurgedByAge() async throws {
-        try await withStore { store, u in
+    @Test(arguments: StoreEngine.available)
+    func positionHistoryIsPurgedByAge(engine: StoreEngine) async throws {
+        try await withStore(engine) { store, u in
             var batch = PositionBatch()
             batch.history = (0..<25_000).map { i in
                 StoredFix(userID: u[i % 3].id, fix: Fix(lat: 1, lon: 1, ts: Int64(i)))
             }
             try await store.flushPositions(batch)
             #expect(try await store.purgePositionHistory(before: 20_000) == 20_000)  // more than one slice
-            let left = try await store.pool.read { try Int.fetchOne($0, sql: "SELECT min(ts) FROM position_history") }
-            #expect(left == 20_000)
+            #expect(try await store.sqlInteger("SELECT min(ts) FROM position_history") == 20_000)
             #expect(try await store.purgePositionHistory(before: 20_000) == 0)
         }
     }
 
-    @Test func bigFlushIsOneTransaction() async throws {
-        try await withStore { store, u in
+    @Test(arguments: StoreEngine.available)
+    func bigFlushIsOneTransaction(engine: StoreEngine) async throws {
+        try await withStore(engine) { store, u in
             var batch = PositionBatch()
             batch.latest = (0..<20_000).map { i in
                 StoredFix(userID: u[i % 3].id, fix: Fix(lat: 1, lon: 1, ts: Int64(i)))
@@ -177,8 +181,9 @@ struct SQLiteStoreSocialTests {
         }
     }
 
-    @Test func searchIsPrefixCaseInsensitiveAndSkipsGuestsAndSelf() async throws {
-        try await withStore { store, u in
+    @Test(arguments: StoreEngine.available)
+    func searchIsPrefixCaseInsensitiveAndSkipsGuestsAndSelf(engine: StoreEngine) async throws {
+        try await withStore(engine) { store, u in
             let ann = try await store.searchUsers(prefix: "ANN", excluding: u[0].id, limit: 20)
             #expect(ann.map(\.username) == ["annabel"])
             let guests = try await store.searchUsers(prefix: "guest", excluding: 0, limit: 20)

@@ -43,7 +43,7 @@ struct SQLiteStoreTrackerTests {
             #expect(try await store.recordTrackerFix(tracker: paired.id, fix: Fix(lat: 1, lon: 2, acc: 5, ts: 100)))
             #expect(try await store.recordTrackerFix(tracker: paired.id, fix: Fix(lat: 3, lon: 4, ts: 50)) == false)
             #expect(try await store.recordTrackerFix(tracker: paired.id, fix: Fix(lat: 5, lon: 6, bat: 80, ts: 100)))
-            try database.close(store)
+            database.close(store)
 
             store = try database.open()
             let found = try #require(try await store.tracker(device: "dev-1"))
@@ -107,7 +107,7 @@ struct SQLiteStoreTrackerTests {
                 try await store.recordTrackerIngest(tracker: 999, fix: fix, speedRejections: 1)
             }
             #expect(try await store.trackerFix(tracker: 999) == nil)
-            try database.close(store)
+            database.close(store)
 
             store = try database.open()
             let read = try #require(try await store.trackerIngestState(device: "dev-1", now: 0))

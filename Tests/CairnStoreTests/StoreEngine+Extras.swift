@@ -27,7 +27,6 @@ protocol EngineExtras {
     func createUsers(_ users: [NewUser]) async throws -> [User]
     /// Generated accounts, tokens and friendships in one transaction (`cairn seed`).
     func insertFixtures(users: [FixtureUser], friendships: [(Int, Int)], createdAt: Int64) async throws -> [Int64]
-    func closeForTest() throws
 }
 
 extension SQLiteStore: EngineExtras {
@@ -40,8 +39,6 @@ extension SQLiteStore: EngineExtras {
     }
 
     var trackerReportTransactions: Int { trackerReports.transactions }
-
-    func closeForTest() throws { try close() }
 }
 
 extension PostgresStore: EngineExtras {
@@ -54,8 +51,6 @@ extension PostgresStore: EngineExtras {
     }
 
     var trackerReportTransactions: Int { trackerReports.transactions }
-
-    func closeForTest() throws { close() }
 }
 
 /// One database of an engine, opened as often as a test likes (each store closed by the test, or at the end).
@@ -81,13 +76,13 @@ final class EngineDatabase {
     }
 
     /// Closes `store`, as a stopping process would.
-    func close(_ store: any EngineStore) throws {
+    func close(_ store: any EngineStore) {
         opened.removeAll { $0 as AnyObject === store as AnyObject }
-        try store.closeForTest()
+        store.closeForTest()
     }
 
     fileprivate func finish() {
-        for store in opened { try? store.closeForTest() }
+        for store in opened { store.closeForTest() }
         opened = []
         if engine == .sqlite { try? FileManager.default.removeItem(atPath: location) }
     }

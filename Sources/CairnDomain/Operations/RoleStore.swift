@@ -16,3 +16,16 @@ public protocol RoleStore: Sendable {
     /// True when `userID` currently holds `role`.
     func hasRole(_ role: UserRole, userID: Int64) async throws -> Bool
 }
+
+/// Errors raised when changing roles (by either store, so the command line tells an unknown name the same way).
+public enum RoleStoreError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// No account has this username.
+    case noSuchUser(String)
+
+    /// A readable explanation.
+    public var description: String {
+        switch self {
+        case .noSuchUser(let name): "no user named '\(name)'"
+        }
+    }
+}

@@ -1,0 +1,81 @@
+// Chat in the shared store, implementing the domain's `ChatStore` as the SQLite store does. A conversation is the
+// pair (low id, high id), so both directions share one index and a page is one range scan. Read marks are one row
+// per (reader, peer): "messages from peer with id ≤ upto are read", which only moves forward, so unread counts are a
+// range count. The conversation list is one statement (last message and unread count per peer), not one per peer.
+import CairnDomain
+
+extension PostgresStore: ChatStore {
+    /// Stores a message.
+    public func saveMessage(from: Int64, to: Int64, text: String, at ts: Int64) async throws -> ChatMessage {
+        try await pool.write { db in
+            let id: Int64 = try db.scalar(
+                "INSERT INTO chat_messages (user_a, user_b, from_id, text, ts) VALUES (?, ?, ?, ?, ?) RETURNING id",
+                [min(from, to), max(from, to), from, text, ts])!
+            return ChatMessage(id: id, from: from, to: to, text: text, ts: ts)
+        }
+    }
+
+    /// Conversations, most recently active first.
+    public func conversations(of user: Int64, limit: Int) async throws -> [ChatConversation] {
+        try await pool.read { db in
+            try db.rows(
+                """
+                WITH lasts AS (
+                  SELECT peer, MAX(id) AS last FROM (
+                    SELECT user_b AS peer, id FROM chat_messages WHERE user_a = ?
+                    UNION ALL
+                    SELECT user_a AS peer, id FROM chat_messages WHERE user_b = ?
+                  ) AS mine GROUP BY peer ORDER BY last DESC LIMIT ?)
+                SELECT m.id, m.from_id, m.user_a, m.user_b, m.text, m.ts, l.peer,
+                  (SELECT COUNT(*) FROM chat_messages u
+                   WHERE u.user_a = m.user_a AND u.user_b = m.user_b AND u.from_id = l.peer
+                     AND u.id > coalesce(
+                       (SELECT upto FROM chat_reads r WHERE r.reader_id = ? AND r.peer_id = l.peer), 0)) AS unread
+                FROM lasts l JOIN chat_messages m ON m.id = l.last
+                ORDER BY l.last DESC
+                """, [user, user, limit, user]
+            ).map { row in ChatConversation(peer: row["peer"], last: Self.message(row), unread: row["unread"]) }
+        }
+    }
+
+    /// A page of a conversation, oldest first.
+    public func history(of user: Int64, with peer: Int64, before: Int64?, limit: Int) async throws -> [ChatMessage] {
+        try await pool.read { db in
+            try db.rows(
+                """
+                SELECT id, from_id, user_a, user_b, text, ts FROM chat_messages
+                WHERE user_a = ? AND user_b = ? AND id < ? ORDER BY id DESC LIMIT ?
+                """, [min(user, peer), max(user, peer), before ?? Int64.max, limit]
+            ).map(Self.message).reversed()
+        }
+    }
+
+    /// Moves the read mark forward, up to the newest message from `peer`.
+    public func markRead(reader: Int64, peer: Int64, upto: Int64) async throws -> (upto: Int64, unread: Int)? {
+        let pair = [min(reader, peer), max(reader, peer)]
+        return try await pool.write { db -> (upto: Int64, unread: Int)? in
+            guard
+                let newest = try db.scalar(
+                    "SELECT MAX(id) FROM chat_messages WHERE user_a = ? AND user_b = ? AND from_id = ?",
+                    [pair[0], pair[1], peer], as: Int64.self)
+            else { return nil }
+            let mark: Int64 = try db.scalar(
+                """
+                INSERT INTO chat_reads (reader_id, peer_id, upto) VALUES (?, ?, ?)
+                ON CONFLICT (reader_id, peer_id) DO UPDATE SET upto = greatest(chat_reads.upto, excluded.upto)
+                RETURNING upto
+                """, [reader, peer, min(upto, newest)])!
+            let unread: Int = try db.scalar(
+                "SELECT COUNT(*) FROM chat_messages WHERE user_a = ? AND user_b = ? AND from_id = ? AND id > ?",
+                [pair[0], pair[1], peer, mark])!
+            return (mark, unread)
+        }
+    }
+
+    private static func message(_ row: PostgresRow) -> ChatMessage {
+        let from: Int64 = row["from_id"]
+        let a: Int64 = row["user_a"]
+        let b: Int64 = row["user_b"]
+        return ChatMessage(id: row["id"], from: from, to: from == a ? b : a, text: row["text"], ts: row["ts"])
+    }
+}

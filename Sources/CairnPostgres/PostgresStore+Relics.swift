@@ -1,0 +1,79 @@
+// Relics in the shared store, implementing the domain's `RelicStore` as the SQLite store does. A create checks, in
+// the same transaction, that the media it names is an upload of the creator, so a relic can never point at someone
+// else's file or at nothing. Expired relics stay until `purgeExpiredRelics` (their creator still lists them); the
+// media they referenced is then unreferenced and the media collector removes it after its grace period.
+import CairnDomain
+
+extension PostgresStore: RelicStore {
+    private static let relicColumns =
+        "id, creator_id, lat, lon, radius, created_at, expires_at, password_hash, text, media_id, creator_hidden"
+
+    /// Markers of every relic not expired at `now`.
+    public func loadLiveRelics(now: Int64) throws -> [RelicMarker] {
+        try pool.read { db in
+            try db.rows(
+                "SELECT \(Self.relicColumns) FROM relics WHERE expires_at IS NULL OR expires_at > ?", [now]
+            ).map { Self.relic($0).marker }
+        }
+    }
+
+    /// Stores a relic; its media must be an upload of its creator.
+    public func createRelic(_ relic: NewRelic) async throws -> Int64 {
+        try await pool.write { db in
+            if let media = relic.mediaID {
+                let owned: Bool =
+                    try db.scalar(
+                        "SELECT EXISTS(SELECT 1 FROM media WHERE id = ? AND owner_id = ?)", [media, relic.creatorID])
+                    ?? false
+                guard owned else { throw RelicStoreError.mediaNotFound }
+            }
+            return try db.scalar(
+                """
+                INSERT INTO relics (creator_id, lat, lon, radius, text, media_id, password_hash, created_at,
+                  expires_at, creator_hidden)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id
+                """,
+                [
+                    relic.creatorID, relic.lat, relic.lon, relic.radius, relic.text, relic.mediaID,
+                    relic.passwordHash, relic.createdAt, relic.expiresAt, relic.creatorHidden,
+                ], as: Int64.self)!
+        }
+    }
+
+    /// One relic, expired or not.
+    public func relic(id: Int64) async throws -> RelicRecord? {
+        try await pool.read { db in
+            try db.row("SELECT \(Self.relicColumns) FROM relics WHERE id = ?", [id]).map(Self.relic)
+        }
+    }
+
+    /// The creator's relics, newest first.
+    public func relics(creator: Int64, before: Int64?, limit: Int) async throws -> [RelicRecord] {
+        try await pool.read { db in
+            try db.rows(
+                "SELECT \(Self.relicColumns) FROM relics WHERE creator_id = ? AND id < ? ORDER BY id DESC LIMIT ?",
+                [creator, before ?? Int64.max, limit]
+            ).map(Self.relic)
+        }
+    }
+
+    /// Deletes a relic.
+    public func deleteRelic(id: Int64) async throws -> Bool {
+        try await pool.write { db in try db.execute("DELETE FROM relics WHERE id = ?", [id]) > 0 }
+    }
+
+    /// Deletes relics that expired before `cutoff`.
+    public func purgeExpiredRelics(expiredBefore cutoff: Int64) async throws -> Int {
+        try await pool.write { db in
+            try db.execute("DELETE FROM relics WHERE expires_at IS NOT NULL AND expires_at < ?", [cutoff])
+        }
+    }
+
+    private static func relic(_ row: PostgresRow) -> RelicRecord {
+        let hash: String? = row[7]
+        let marker = RelicMarker(
+            id: row[0], creatorID: row[1], lat: row[2], lon: row[3], radius: row[4],
+            createdAt: row[5], expiresAt: row[6], locked: hash != nil, creatorHidden: row[10])
+        return RelicRecord(marker: marker, text: row[8], mediaID: row[9], passwordHash: hash)
+    }
+}

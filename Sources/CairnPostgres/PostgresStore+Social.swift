@@ -1,0 +1,229 @@
+// The live-map part of the shared store: friendships, friend requests, sharing rules and position snapshots,
+// implementing the domain's `SocialStore` as the SQLite store does. Graph and rule changes are single small
+// transactions committed before the hub replies; a position flush is one statement whatever its size (the rows go as
+// arrays through `unnest`), so a flush of 100k fixes costs one round trip and one commit, not 100k of each.
+import CairnDomain
+import Foundation
+
+extension PostgresStore: SocialStore {
+    /// Loads the friend graph, pending requests, rules and last positions.
+    public func loadSocial() throws -> SocialSnapshot {
+        try pool.read { db in
+            var snapshot = SocialSnapshot()
+            for row in try db.rows("SELECT user_a, user_b FROM friendships") {
+                snapshot.friendships.append((row[0], row[1]))
+            }
+            for row in try db.rows("SELECT from_id, to_id FROM friend_requests") {
+                snapshot.requests.append((from: row[0], to: row[1]))
+            }
+            for row in try db.rows(
+                """
+                SELECT owner_id, viewer_id, level, until, version FROM share_rules
+                WHERE NOT (level = 'precise' AND until IS NULL)
+                """)
+            {
+                let viewer: Int64 = row[1]
+                guard let level = ShareLevel(rawValue: row[2]) else { continue }
+                snapshot.shareRules.append(
+                    StoredShareRule(
+                        ownerID: row[0], viewerID: viewer == 0 ? nil : viewer,
+                        level: level, until: row[3], version: row[4]))
+            }
+            snapshot.maxRuleVersion = try db.scalar("SELECT MAX(version) FROM share_rules") ?? 0
+            for row in try db.rows("SELECT user_id, lat, lon, acc, alt, spd, hdg, bat, ts, flagged FROM positions") {
+                snapshot.positions.append(StoredFix(userID: row[0], fix: Self.fix(row, from: 1)))
+            }
+            return snapshot
+        }
+    }
+
+    /// A user by id.
+    public func user(id: Int64) async throws -> User? {
+        try await pool.read { db in
+            try db.row("SELECT id, username, name, is_guest FROM users WHERE id = ?", [id]).map(Self.user)
+        }
+    }
+
+    /// Users by ids, in id order.
+    public func users(ids: [Int64]) async throws -> [User] {
+        guard !ids.isEmpty else { return [] }
+        return try await pool.read { db in
+            try db.rows(
+                "SELECT id, username, name, is_guest FROM users WHERE id = ANY(?::bigint[]) ORDER BY id",
+                [PostgresIntArray(ids)]
+            ).map(Self.user)
+        }
+    }
+
+    /// Prefix search on username and display name (case-insensitive), guests and `excluding` left out.
+    public func searchUsers(prefix: String, excluding: Int64, limit: Int) async throws -> [User] {
+        let pattern = Self.escapeLike(prefix.lowercased()) + "%"
+        return try await pool.read { db in
+            try db.rows(
+                """
+                SELECT id, username, name, is_guest FROM users
+                WHERE NOT is_guest AND id <> ?
+                  AND (lower(username) LIKE ? ESCAPE '\\' OR lower(name) LIKE ? ESCAPE '\\')
+                ORDER BY username COLLATE "C" LIMIT ?
+                """, [excluding, pattern, pattern, limit]
+            ).map(Self.user)
+        }
+    }
+
+    /// Records a friend request (repeating one is harmless).
+    public func addFriendRequest(from: Int64, to: Int64, at: Int64) async throws {
+        try await pool.write { db in
+            try db.execute(
+                "INSERT INTO friend_requests (from_id, to_id, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+                [from, to, at])
+        }
+    }
+
+    /// Deletes a friend request.
+    public func deleteFriendRequest(from: Int64, to: Int64) async throws {
+        try await pool.write { db in
+            try db.execute("DELETE FROM friend_requests WHERE from_id = ? AND to_id = ?", [from, to])
+        }
+    }
+
+    /// `a` accepts `b`'s request: makes them friends and clears requests between them. The request is checked in
+    /// the same (serializable) transaction, so one withdrawn or declined while the accept was on its way, on any
+    /// node, cannot still be accepted.
+    public func addFriendship(_ a: Int64, _ b: Int64, at: Int64) async throws {
+        try await pool.write { db in
+            let known: Bool =
+                try db.scalar(
+                    """
+                    SELECT EXISTS (SELECT 1 FROM friendships WHERE user_a = ? AND user_b = ?)
+                      OR EXISTS (SELECT 1 FROM friend_requests WHERE from_id = ? AND to_id = ?)
+                    """, [min(a, b), max(a, b), b, a]) ?? false
+            guard known else { throw SocialStoreError.noFriendRequest(from: b, to: a) }
+            try db.execute(
+                "INSERT INTO friendships (user_a, user_b, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+                [min(a, b), max(a, b), at])
+            try db.execute(
+                "DELETE FROM friend_requests WHERE (from_id = ? AND to_id = ?) OR (from_id = ? AND to_id = ?)",
+                [a, b, b, a])
+        }
+    }
+
+    /// Ends the friendship of `a` and `b`, clears requests between them, and resets the per-friend rules between
+    /// them to versioned placeholders (see `SocialStore.deleteFriendship`).
+    public func deleteFriendship(_ a: Int64, _ b: Int64, versionAB: Int64, versionBA: Int64) async throws {
+        try await pool.write { db in
+            try db.execute("DELETE FROM friendships WHERE user_a = ? AND user_b = ?", [min(a, b), max(a, b)])
+            try db.execute(
+                "DELETE FROM friend_requests WHERE (from_id = ? AND to_id = ?) OR (from_id = ? AND to_id = ?)",
+                [a, b, b, a])
+            try Self.upsertRule(db, owner: a, viewer: b, level: nil, until: nil, version: versionAB)
+            try Self.upsertRule(db, owner: b, viewer: a, level: nil, until: nil, version: versionBA)
+        }
+    }
+
+    /// Upserts one sharing rule unless a newer version is stored. Going back to the default is stored as
+    /// `precise` without a time limit (a tombstone that keeps its version), not as a deletion.
+    public func saveShareRule(ownerID: Int64, viewerID: Int64?, level: ShareLevel?, until: Int64?, version: Int64)
+        async throws
+    {
+        try await pool.write { db in
+            try Self.upsertRule(db, owner: ownerID, viewer: viewerID, level: level, until: until, version: version)
+        }
+    }
+
+    static func upsertRule(
+        _ db: PostgresConnection, owner: Int64, viewer: Int64?, level: ShareLevel?, until: Int64?, version: Int64
+    ) throws {
+        try db.execute(
+            """
+            INSERT INTO share_rules (owner_id, viewer_id, level, until, version) VALUES (?, ?, ?, ?, ?)
+            ON CONFLICT (owner_id, viewer_id) DO UPDATE
+              SET level = excluded.level, until = excluded.until, version = excluded.version
+              WHERE excluded.version > share_rules.version
+            """, [owner, viewer ?? 0, (level ?? .precise).rawValue, level == nil ? nil : until, version])
+    }
+
+    /// Writes a batch of positions in one statement: the history rows are appended and the latest upserted (never
+    /// over a newer fix) through `unnest` of one array per column.
+    public func flushPositions(_ batch: PositionBatch) async throws {
+        guard !batch.isEmpty else { return }
+        let latest = PositionColumns(Self.newestPerUser(batch.latest))
+        let history = PositionColumns(batch.history)
+        // A fix of a user deleted meanwhile (a guest purged while a last position was on its way) is skipped, not
+        // an error: one missing user must not fail the whole snapshot, and with it every later one.
+        var arguments = history.arguments
+        arguments += latest.arguments
+        try await pool.write { [arguments] db in
+            try db.execute(
+                """
+                WITH appended AS (
+                  INSERT INTO position_history (user_id, lat, lon, acc, alt, spd, hdg, bat, ts, flagged)
+                  SELECT f.* FROM unnest(\(PositionColumns.casts)) AS f(\(PositionColumns.names))
+                  WHERE EXISTS (SELECT 1 FROM users u WHERE u.id = f.user_id))
+                INSERT INTO positions (user_id, lat, lon, acc, alt, spd, hdg, bat, ts, flagged)
+                SELECT f.* FROM unnest(\(PositionColumns.casts)) AS f(\(PositionColumns.names))
+                WHERE EXISTS (SELECT 1 FROM users u WHERE u.id = f.user_id)
+                ON CONFLICT (user_id) DO UPDATE SET lat = excluded.lat, lon = excluded.lon, acc = excluded.acc,
+                  alt = excluded.alt, spd = excluded.spd, hdg = excluded.hdg, bat = excluded.bat, ts = excluded.ts,
+                  flagged = excluded.flagged
+                WHERE excluded.ts >= positions.ts
+                """, arguments)
+        }
+    }
+
+    /// One fix per user, as the SQLite store's row-by-row upserts would leave it: the last of the newest. (One
+    /// statement may not update a row twice; the rows go in user order, so concurrent flushes lock alike.)
+    static func newestPerUser(_ fixes: [StoredFix]) -> [StoredFix] {
+        var newest: [Int64: StoredFix] = [:]
+        for item in fixes {
+            if let kept = newest[item.userID], kept.fix.ts > item.fix.ts { continue }
+            newest[item.userID] = item
+        }
+        return newest.values.sorted { $0.userID < $1.userID }
+    }
+
+    /// Deletes history rows with `ts` before `cutoff`, a slice per transaction so no transaction is long.
+    public func purgePositionHistory(before cutoff: Int64) async throws -> Int {
+        var total = 0
+        while true {
+            let deleted = try await pool.write { db in
+                try db.execute(
+                    """
+                    DELETE FROM position_history WHERE ctid = ANY(ARRAY(
+                      SELECT ctid FROM position_history WHERE ts < ? LIMIT 10000))
+                    """, [cutoff])
+            }
+            total += deleted
+            if deleted < 10000 { return total }
+        }
+    }
+
+    /// Rows in the position history (tests and diagnostics).
+    func positionHistoryCount() throws -> Int {
+        try pool.read { try $0.scalar("SELECT count(*) FROM position_history") ?? 0 }
+    }
+
+    static func fix(_ row: PostgresRow, from i: Int) -> Fix {
+        Fix(
+            lat: row[i], lon: row[i + 1], acc: row[i + 2], alt: row[i + 3], spd: row[i + 4], hdg: row[i + 5],
+            bat: row[i + 6], ts: row[i + 7], flagged: row[i + 8])
+    }
+}
+
+/// Fixes as one array per column, for `unnest`.
+struct PositionColumns {
+    static let names = "user_id, lat, lon, acc, alt, spd, hdg, bat, ts, flagged"
+    static let casts =
+        "?::bigint[], ?::float8[], ?::float8[], ?::float8[], ?::float8[], ?::float8[], ?::float8[], ?::float8[], "
+        + "?::bigint[], ?::boolean[]"
+
+    let arguments: PostgresArguments
+
+    init(_ fixes: [StoredFix]) {
+        func column(_ value: (Fix) -> Double?) -> PostgresArray<Double> { PostgresArray(fixes.map { value($0.fix) }) }
+        arguments = [
+            PostgresIntArray(fixes.map(\.userID)), column { $0.lat }, column { $0.lon }, column(\.acc),
+            column(\.alt), column(\.spd), column(\.hdg), column(\.bat), PostgresIntArray(fixes.map(\.fix.ts)),
+            PostgresArray<Bool>(fixes.map(\.fix.flagged)),
+        ]
+    }
+}
