@@ -29,7 +29,8 @@ struct PostgresStoreMediaTests {
 
     func upload(_ store: PostgresStore, _ bytes: [UInt8], at: Int64 = 10) async throws -> String {
         let owner = try await store.createUser(
-            NewUser(username: "u\(UUID().uuidString.prefix(8))", name: "U", passwordHash: nil, isGuest: true, createdAt: 1))
+            NewUser(
+                username: "u\(UUID().uuidString.prefix(8))", name: "U", passwordHash: nil, isGuest: true, createdAt: 1))
         return try await store.storeMedia(
             bytes: bytes, owner: owner.id, contentType: "image/png", createdAt: at, quotaBytes: nil)
     }
@@ -40,7 +41,10 @@ struct PostgresStoreMediaTests {
             #expect(try await a.media(id: id)?.path == dir + "/a/\(id.prefix(2))/\(id)")
             #expect(!FileManager.default.fileExists(atPath: b.mediaCache.path(for: id)))
             let served = try #require(try await b.media(id: id))
-            #expect(served == StoredMedia(id: id, contentType: "image/png", size: Self.png.count, path: b.mediaCache.path(for: id)))
+            #expect(
+                served
+                    == StoredMedia(
+                        id: id, contentType: "image/png", size: Self.png.count, path: b.mediaCache.path(for: id)))
             #expect(FileManager.default.contents(atPath: served.path) == Data(Self.png))
             let attributes = try FileManager.default.attributesOfItem(atPath: served.path)
             #expect((attributes[.posixPermissions] as? Int).map { $0 & 0o077 } == 0)
@@ -66,9 +70,11 @@ struct PostgresStoreMediaTests {
             let id = try await upload(a, Self.png)
             let path = a.mediaCache.path(for: id)
             try FileManager.default.removeItem(atPath: path)
-            #expect(FileManager.default.contents(atPath: try #require(try await a.media(id: id)).path) == Data(Self.png))
+            #expect(
+                FileManager.default.contents(atPath: try #require(try await a.media(id: id)).path) == Data(Self.png))
             try Data(Self.png.prefix(4)).write(to: URL(fileURLWithPath: path))
-            #expect(FileManager.default.contents(atPath: try #require(try await a.media(id: id)).path) == Data(Self.png))
+            #expect(
+                FileManager.default.contents(atPath: try #require(try await a.media(id: id)).path) == Data(Self.png))
         }
     }
 
@@ -85,7 +91,8 @@ struct PostgresStoreMediaTests {
             // Uploaded again, through B this time: A serves it.
             let again = try await upload(b, Self.png, at: 200)
             #expect(again == id)
-            #expect(FileManager.default.contents(atPath: try #require(try await a.media(id: id)).path) == Data(Self.png))
+            #expect(
+                FileManager.default.contents(atPath: try #require(try await a.media(id: id)).path) == Data(Self.png))
         }
     }
 

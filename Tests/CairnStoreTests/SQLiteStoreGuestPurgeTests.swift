@@ -23,8 +23,9 @@ struct SQLiteStoreGuestPurgeTests {
     func rows(of user: Int64, in store: any EngineStore) async throws -> Int64 {
         var sum: Int64 = 0
         for place in Self.userColumns {
-            sum += try await store.sqlInteger(
-                "SELECT count(*) FROM \(place.table) WHERE \(place.column) = ?", .int(user)) ?? 0
+            sum +=
+                try await store.sqlInteger(
+                    "SELECT count(*) FROM \(place.table) WHERE \(place.column) = ?", .int(user)) ?? 0
         }
         return sum
     }
@@ -34,7 +35,8 @@ struct SQLiteStoreGuestPurgeTests {
         let media = String(repeating: String(format: "%02x", user), count: 32)
         let (a, b) = (min(user, peer), max(user, peer))
         try await store.insertToken(hash: [UInt8(user)], userID: user, createdAt: 1)
-        try await store.sqlExecute("INSERT INTO friendships (user_a, user_b, created_at) VALUES (?, ?, 1)", .int(a), .int(b))
+        try await store.sqlExecute(
+            "INSERT INTO friendships (user_a, user_b, created_at) VALUES (?, ?, 1)", .int(a), .int(b))
         try await store.sqlExecute(
             "INSERT INTO friend_requests (from_id, to_id, created_at) VALUES (?, ?, 1), (?, ?, 1)",
             .int(user), .int(peer), .int(peer), .int(user))

@@ -20,7 +20,8 @@ struct SQLiteStoreMediaTests {
 
     private func relic(_ store: any EngineStore, creator: Int64, media: String) async throws {
         try await store.sqlExecute(
-            "INSERT INTO relics (creator_id, lat, lon, radius, text, media_id, created_at) VALUES (?, 0, 0, 10, 'x', ?, 1)",
+            "INSERT INTO relics (creator_id, lat, lon, radius, text, media_id, created_at) "
+                + "VALUES (?, 0, 0, 10, 'x', ?, 1)",
             .int(creator), .text(media))
     }
 
@@ -31,7 +32,8 @@ struct SQLiteStoreMediaTests {
     private func store(
         _ store: any EngineStore, _ bytes: [UInt8], owner: Int64, at: Int64, quota: Int? = nil
     ) async throws -> String {
-        try await store.storeMedia(bytes: bytes, owner: owner, contentType: "image/png", createdAt: at, quotaBytes: quota)
+        try await store.storeMedia(
+            bytes: bytes, owner: owner, contentType: "image/png", createdAt: at, quotaBytes: quota)
     }
 
     @Test(arguments: StoreEngine.available)

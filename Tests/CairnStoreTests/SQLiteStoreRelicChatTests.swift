@@ -10,7 +10,8 @@ struct SQLiteStoreRelicChatTests {
     /// Runs `body` on a fresh store with three users, and the way to open the same data again (`body` closes the
     /// store itself when it reopens it).
     func withStore(
-        _ engine: StoreEngine, _ body: (any EngineStore, [User], @escaping () throws -> any EngineStore) async throws -> Void
+        _ engine: StoreEngine,
+        _ body: (any EngineStore, [User], @escaping () throws -> any EngineStore) async throws -> Void
     ) async throws {
         try await engine.withReopening { open in
             let store = try open()
