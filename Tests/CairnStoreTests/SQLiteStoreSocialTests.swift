@@ -196,4 +196,88 @@ struct SQLiteStoreSocialTests {
             #expect(byID.map(\.username) == ["anna", "bob"])
         }
     }
+
+    @Test(arguments: StoreEngine.available)
+    func aBatchNamingAUserTwiceKeepsTheLastOfTheNewest(engine: StoreEngine) async throws {
+        try await withStore(engine) { store, u in
+            var batch = PositionBatch()
+            batch.latest = [
+                StoredFix(userID: u[0].id, fix: Fix(lat: 1, lon: 1, ts: 100)),
+                StoredFix(userID: u[1].id, fix: Fix(lat: 7, lon: 7, ts: 5)),
+                StoredFix(userID: u[0].id, fix: Fix(lat: 2, lon: 2, ts: 100)),
+                StoredFix(userID: u[0].id, fix: Fix(lat: 3, lon: 3, ts: 90)),
+            ]
+            try await store.flushPositions(batch)
+            let positions = try store.loadSocial().positions.sorted { $0.userID < $1.userID }
+            #expect(positions.map(\.fix) == [Fix(lat: 2, lon: 2, ts: 100), Fix(lat: 7, lon: 7, ts: 5)])
+        }
+    }
+
+    @Test(arguments: StoreEngine.available)
+    func flushesFromTwoProcessesAtOnceKeepTheNewest(engine: StoreEngine) async throws {
+        try await engine.withDatabase { open in
+            let a = try open()
+            let b = try open()
+            var users: [Int64] = []
+            for n in 0..<20 {
+                users.append(
+                    try await a.createUser(
+                        NewUser(username: "u\(n)", name: "U", passwordHash: nil, isGuest: false, createdAt: 1)
+                    ).id)
+            }
+            func batch(_ ts: Int64, lat: Double, reversed: Bool) -> PositionBatch {
+                var batch = PositionBatch()
+                let order = reversed ? users.reversed() : users
+                batch.latest = order.map { StoredFix(userID: $0, fix: Fix(lat: lat, lon: 0, ts: ts)) }
+                batch.history = batch.latest
+                return batch
+            }
+            for round in Int64(0)..<10 {
+                let older = batch(2 * round, lat: 1, reversed: false)
+                let newer = batch(2 * round + 1, lat: 2, reversed: true)
+                async let first: Void = a.flushPositions(older)
+                async let second: Void = b.flushPositions(newer)
+                _ = try await (first, second)
+            }
+            let positions = try a.loadSocial().positions
+            #expect(positions.count == 20)
+            #expect(positions.allSatisfy { $0.fix == Fix(lat: 2, lon: 0, ts: 19) })
+            #expect(try await b.sqlInteger("SELECT count(*) FROM position_history") == 400)
+        }
+    }
+
+    @Test(arguments: StoreEngine.available)
+    func anAcceptRacingAWithdrawalElsewhereNeverMakesFriendsWithoutTheRequest(engine: StoreEngine) async throws {
+        try await engine.withDatabase { open in
+            let a = try open()
+            let b = try open()
+            var pairs: [(Int64, Int64)] = []
+            for n in 0..<15 {
+                let from = try await a.createUser(
+                    NewUser(username: "f\(n)", name: "F", passwordHash: nil, isGuest: false, createdAt: 1))
+                let to = try await a.createUser(
+                    NewUser(username: "t\(n)", name: "T", passwordHash: nil, isGuest: false, createdAt: 1))
+                pairs.append((from.id, to.id))
+            }
+            var accepted = 0
+            for (from, to) in pairs {
+                try await a.addFriendRequest(from: from, to: to, at: 1)
+                async let withdraw: Void = a.deleteFriendRequest(from: from, to: to)
+                async let accept: Bool = {
+                    do {
+                        try await b.addFriendship(to, from, at: 2)
+                        return true
+                    } catch SocialStoreError.noFriendRequest {
+                        return false
+                    }
+                }()
+                let (_, made) = try await (withdraw, accept)
+                if made { accepted += 1 }
+                let friends = try a.loadSocial().friendships.contains { $0 == (min(from, to), max(from, to)) }
+                #expect(friends == made)
+            }
+            #expect(try a.loadSocial().requests.isEmpty)
+            #expect(try a.loadSocial().friendships.count == accepted)
+        }
+    }
 }
