@@ -58,6 +58,25 @@ struct SQLiteStoreMediaTests {
     }
 
     @Test(arguments: StoreEngine.available)
+    func twoUploadsAtOnceFromTwoProcessesCannotBothSlipUnderTheQuota(engine: StoreEngine) async throws {
+        try await engine.withDatabase { open in
+            let a = try open()
+            let b = try open()
+            let alice = try await user(a, "alice")
+            for round in 0..<10 {
+                let first = Self.png + [UInt8](repeating: UInt8(2 * round), count: 40)
+                let second = Self.png + [UInt8](repeating: UInt8(2 * round + 1), count: 40)
+                let quota = first.count * (round + 1) + 10  // room for one more upload, not two
+                async let one = try? self.store(a, first, owner: alice, at: 1, quota: quota)
+                async let other = try? self.store(b, second, owner: alice, at: 1, quota: quota)
+                let stored = await [one, other].compactMap { $0 }
+                #expect(stored.count == 1, "round \(round)")
+                #expect(try await a.sqlInteger("SELECT COUNT(*) FROM media") == Int64(round + 1))
+            }
+        }
+    }
+
+    @Test(arguments: StoreEngine.available)
     func storesAndFindsMediaByContentHash(engine: StoreEngine) async throws {
         try await engine.withReopening { open in
             let store = try open()
