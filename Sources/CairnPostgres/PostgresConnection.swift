@@ -101,7 +101,14 @@ public final class PostgresConnection {
     private func run<T>(_ sql: String, _ arguments: PostgresArguments, _ read: (OpaquePointer) -> T) throws -> T {
         guard let conn else { throw PostgresError.connection("closed") }
         let text = numberedPlaceholders(sql)
-        let values: [UnsafeMutablePointer<CChar>?] = arguments.values.map { $0.flatMap { strdup($0.postgresText) } }
+        let texts = arguments.values.map { $0?.postgresText }
+        // A parameter goes as a C string: a NUL would silently cut it short. PostgreSQL's text cannot hold one
+        // either, so it is refused as the server refuses it.
+        if texts.contains(where: { $0?.utf8.contains(0) ?? false }) {
+            throw PostgresError.server(
+                sqlState: "22021", message: "invalid byte sequence for encoding \"UTF8\": 0x00", constraint: nil)
+        }
+        let values: [UnsafeMutablePointer<CChar>?] = texts.map { $0.flatMap { strdup($0) } }
         defer { for value in values { free(value) } }
         let pointers: [UnsafePointer<CChar>?] = values.map { $0.map { UnsafePointer($0) } }
         let result = pointers.withUnsafeBufferPointer { buffer in

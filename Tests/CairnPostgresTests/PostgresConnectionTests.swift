@@ -50,6 +50,14 @@ struct PostgresConnectionTests {
         #expect(batch.map { $0[1] as String? } == ["x,\"y", nil])
     }
 
+    @Test func aTextWithANulIsRefusedNotCutShort() throws {
+        let db = try PostgresConnection(url: try PostgresServerProcess.freshURL())
+        try db.execute("CREATE TABLE t (t TEXT)")
+        #expect(throws: PostgresError.self) { try db.execute("INSERT INTO t VALUES (?)", ["ab\u{0}cd"]) }
+        #expect(try db.scalar("SELECT count(*) FROM t", as: Int64.self) == 0)
+        #expect(try db.scalar("SELECT ?::text", ["ab\u{1}cd"], as: String.self) == "ab\u{1}cd")
+    }
+
     @Test func serverErrorsCarryTheirStateAndConstraint() throws {
         let db = try PostgresConnection(url: try PostgresServerProcess.freshURL())
         try db.execute("CREATE TABLE u (name TEXT CONSTRAINT u_name UNIQUE)")
