@@ -59,7 +59,7 @@ struct SQLiteStoreMediaTests {
 
     @Test(arguments: StoreEngine.available)
     func twoUploadsAtOnceFromTwoProcessesCannotBothSlipUnderTheQuota(engine: StoreEngine) async throws {
-        try await engine.withDatabase { open in
+        try await engine.withReopening { open in
             let a = try open()
             let b = try open()
             let alice = try await user(a, "alice")

@@ -215,7 +215,7 @@ struct SQLiteStoreSocialTests {
 
     @Test(arguments: StoreEngine.available)
     func flushesFromTwoProcessesAtOnceKeepTheNewest(engine: StoreEngine) async throws {
-        try await engine.withDatabase { open in
+        try await engine.withReopening { open in
             let a = try open()
             let b = try open()
             var users: [Int64] = []
@@ -248,7 +248,7 @@ struct SQLiteStoreSocialTests {
 
     @Test(arguments: StoreEngine.available)
     func anAcceptRacingAWithdrawalElsewhereNeverMakesFriendsWithoutTheRequest(engine: StoreEngine) async throws {
-        try await engine.withDatabase { open in
+        try await engine.withReopening { open in
             let a = try open()
             let b = try open()
             var pairs: [(Int64, Int64)] = []
