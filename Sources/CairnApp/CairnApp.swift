@@ -162,7 +162,8 @@ public final class CairnApp: Sendable {
         }
         if let clusterEndpoint {
             Self.attachCluster(
-                configuration.cluster, endpoint: clusterEndpoint, hub: hub, server: server, logger: logger)
+                configuration.cluster, endpoint: clusterEndpoint, hub: hub, router: router, server: server,
+                logger: logger)
         }
     }
 
@@ -179,13 +180,14 @@ public final class CairnApp: Sendable {
     /// Several nodes: a `ClusterNode` is built on the service thread once the libev loop exists and stopped there
     /// before the loop goes. A single node attaches nothing.
     private static func attachCluster(
-        _ configuration: ClusterConfiguration, endpoint: RedisEndpoint, hub: Hub, server: TransportServer,
-        logger: Logger
+        _ configuration: ClusterConfiguration, endpoint: RedisEndpoint, hub: Hub, router: Router,
+        server: TransportServer, logger: Logger
     ) {
         nonisolated(unsafe) var node: ClusterNode?  // touched only on the service thread
         server.loopStarted = { loop in
             node = ClusterNode(
-                configuration: configuration, endpoint: endpoint, hub: hub, loop: loop, logger: logger)
+                configuration: configuration, endpoint: endpoint, hub: hub, router: router, loop: loop,
+                logger: logger)
         }
         server.loopStopping = {
             node?.stop()

@@ -41,6 +41,9 @@ public final class ClusterPresence {
 
     /// A user's "online elsewhere" changed (true: now on some other node; false: on none). Called on the loop.
     public var remoteChanged: ((Int64, Bool) -> Void)?
+    /// A user came online on another node where this node had not heard of them (even if they were online on a
+    /// third): owners connected here send that node their positions. Called on the loop.
+    public var arrived: ((Int64) -> Void)?
     /// Refreshes whose mirror was applied (for tests and logs).
     public private(set) var refreshes = 0
 
@@ -145,6 +148,7 @@ public final class ClusterPresence {
         for user in Set(before.keys).union(next.keys) where (before[user] != nil) != (next[user] != nil) {
             remoteChanged?(user, next[user] != nil)
         }
+        for (user, nodes) in next where !nodes.isSubset(of: before[user] ?? []) { arrived?(user) }
     }
 
     // MARK: The channel
@@ -157,14 +161,16 @@ public final class ClusterPresence {
         sequence += 1
         news[member] = (sequence, online)
         let was = elsewhere[user] != nil
+        var isNew = false
         if online {
-            elsewhere[user, default: []].insert(from)
+            isNew = elsewhere[user, default: []].insert(from).inserted
         } else {
             elsewhere[user]?.remove(from)
             if elsewhere[user]?.isEmpty == true { elsewhere[user] = nil }
         }
         let isNow = elsewhere[user] != nil
         if was != isNow { remoteChanged?(user, isNow) }
+        if isNew { arrived?(user) }
     }
 
     private func forgetElsewhere() {

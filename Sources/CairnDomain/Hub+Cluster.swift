@@ -9,6 +9,20 @@ extension Hub {
         set { sessions.remotePresence = newValue }
     }
 
+    /// Positions for viewers on other nodes and from owners on other nodes (nil: a single node). Set on the loop
+    /// before serving.
+    public var remoteFanOut: (any RemoteFanOut)? {
+        get { liveMap.remote }
+        set { liveMap.remote = newValue }
+    }
+
+    /// `viewer` came online on another node where it was not before (a new node, even if it is online on a third):
+    /// owners connected here send it their current positions, at the level it may see.
+    public func remoteViewerArrived(_ viewer: Int64) {
+        confinement.assertOnLoop()
+        liveMap.remoteViewerArrived(viewer)
+    }
+
     /// Reports the node's link to the other nodes for /healthz, the stats channel and /metrics; nil on one node.
     public var clusterReading: (() -> ClusterReading)? {
         get { operations.clusterReading }

@@ -182,7 +182,9 @@ public final class Hub: @unchecked Sendable {
                 relics.forget(user: user)
                 liveMap.sessionEnded(user)  // the next session's first fix must be confirmed again
             }
-            // Several nodes: the others hear of it; friends hear nothing while the user stays online on another.
+            // Several nodes: listen to the friends' moves made elsewhere (before the others hear of the arrival and
+            // answer it); the others hear of it; friends hear nothing while the user stays online on another.
+            liveMap.viewerPresenceChanged(user, online: online)
             let remote = sessions.remotePresence
             remote?.localPresenceChanged(user, online: online)
             guard !(remote?.isOnlineElsewhere(user) ?? false) else { return }

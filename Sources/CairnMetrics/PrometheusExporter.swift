@@ -52,6 +52,8 @@ public final class PrometheusExporter: TelemetrySink, @unchecked Sendable {
     private var clusterRedisUp: Meter?
     private var clusterReconnects: CoreMetrics.Counter?
     private var lastReconnects: UInt64 = 0
+    /// Cross-node message counters (published, received, dropped) and what each last read.
+    private var clusterMessages: [(counter: CoreMetrics.Counter, last: UInt64)] = []
     private let pendingCoalesced: Meter
     private let pendingBytes: Meter
     private let storeInFlight: Meter
@@ -313,5 +315,27 @@ public final class PrometheusExporter: TelemetrySink, @unchecked Sendable {
             counter.increment(by: Int64(clamping: cluster.reconnects - lastReconnects))
         }
         lastReconnects = max(lastReconnects, cluster.reconnects)
+        updateClusterMessages([cluster.published, cluster.received, cluster.dropped])
+    }
+
+    private func updateClusterMessages(_ readings: [UInt64]) {
+        if clusterMessages.isEmpty {
+            let described = [
+                ("cairn_cluster_messages_published_total", "Cross-node position messages this node published."),
+                ("cairn_cluster_messages_received_total", "Cross-node position messages received for viewers here."),
+                ("cairn_cluster_messages_dropped_total", "Cross-node messages dropped: malformed or misaddressed."),
+            ]
+            clusterMessages = described.map { name, help in
+                let counter = CoreMetrics.Counter(
+                    label: name, dimensions: [],
+                    handler: registry.makeCounter(descriptor: Self.descriptor(name, help), labels: []),
+                    factory: factory)
+                return (counter, 0)
+            }
+        }
+        for (i, reading) in readings.enumerated() where reading > clusterMessages[i].last {
+            clusterMessages[i].counter.increment(by: Int64(clamping: reading - clusterMessages[i].last))
+            clusterMessages[i].last = reading
+        }
     }
 }

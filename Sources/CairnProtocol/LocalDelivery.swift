@@ -47,24 +47,24 @@ final class LocalDelivery: HubEvents {
         _ move: inout PositionFanOut, to viewer: Int64, approximate: Bool,
         watching: [ConnectionID]
     ) {
-        guard let outbound else { return }
-        let bytes: [UInt8]
+        guard let outbound, let bytes = encoded(&move, approximate: approximate) else { return }
+        for connection in watching { outbound.sendLatest(connection, key: move.owner, bytes) }
+    }
+
+    /// The `pos` event of one version of `move`, encoded at most once per move (kept in the move).
+    func encoded(_ move: inout PositionFanOut, approximate: Bool) -> [UInt8]? {
         if approximate {
-            guard let fix = move.approximate else { return }
+            guard let fix = move.approximate else { return nil }
             if move.encodedApproximate == nil {
                 move.encodedApproximate = positionEvent(VisiblePosition(owner: move.owner, fix: fix, approximate: true))
             }
-            bytes = move.encodedApproximate!
-        } else {
-            if move.encodedPrecise == nil {
-                move.encodedPrecise = positionEvent(
-                    VisiblePosition(
-                        owner: move.owner, fix: move.precise,
-                        approximate: false))
-            }
-            bytes = move.encodedPrecise!
+            return move.encodedApproximate
         }
-        for connection in watching { outbound.sendLatest(connection, key: move.owner, bytes) }
+        if move.encodedPrecise == nil {
+            move.encodedPrecise = positionEvent(
+                VisiblePosition(owner: move.owner, fix: move.precise, approximate: false))
+        }
+        return move.encodedPrecise
     }
 
     func positionShown(_ position: VisiblePosition, to viewer: Int64) {
@@ -77,12 +77,7 @@ final class LocalDelivery: HubEvents {
 
     func positionHidden(owner: Int64, from viewer: Int64) {
         guard let outbound else { return }
-        writer.reset()
-        Envelope.event("pos.hidden", into: &writer) { w in
-            w.key("user")
-            w.int(owner)
-        }
-        let bytes = writer.bytes
+        let bytes = hiddenEvent(owner: owner)
         for connection in sessions.watchingConnections(of: viewer) {
             outbound.sendLatest(connection, key: owner, bytes)
         }
@@ -119,9 +114,18 @@ final class LocalDelivery: HubEvents {
         }
     }
 
-    private func positionEvent(_ position: VisiblePosition) -> [UInt8] {
+    func positionEvent(_ position: VisiblePosition) -> [UInt8] {
         writer.reset()
         Envelope.event("pos", into: &writer) { w in position.write(to: &w) }
+        return writer.bytes
+    }
+
+    func hiddenEvent(owner: Int64) -> [UInt8] {
+        writer.reset()
+        Envelope.event("pos.hidden", into: &writer) { w in
+            w.key("user")
+            w.int(owner)
+        }
         return writer.bytes
     }
 

@@ -91,6 +91,17 @@ public final class Router: ConnectionHandler {
         hub.attach(delivery)
     }
 
+    /// Several nodes: a delivery of positions to and from viewers on other nodes, sharing this router's encodings
+    /// and slots, attached to the hub as its `remoteFanOut`. Call on the loop, before serving.
+    public func attachClusterDelivery() -> ClusterDelivery {
+        confinement.assertOnLoop()
+        let cluster = ClusterDelivery(
+            local: delivery, sessions: hub.sessions, clock: hub.clock,
+            maxAgeMs: hub.configuration.watchMaxAgeMs)
+        hub.remoteFanOut = cluster
+        return cluster
+    }
+
     // MARK: ConnectionHandler
 
     public func connectionOpened(_ id: ConnectionID, token: String?, peer: String?) {

@@ -21,6 +21,8 @@ public final class LiveMap {
     let telemetry: Telemetry
     let configuration: HubConfiguration
     var events: (any HubEvents)?
+    /// Viewers on other nodes (nil: a single node; see `LiveMap+Remote`).
+    var remote: (any RemoteFanOut)?
 
     private(set) var fixes: [Int64: Fix] = [:]
     private(set) var index: LayeredIndex
@@ -192,19 +194,27 @@ public final class LiveMap {
         late.keep(fix, for: user)
     }
 
-    /// Tells every watching friend of `owner` about `fix`, at the level each may see.
+    /// Tells every watching friend of `owner` about `fix`, at the level each may see; with several nodes, also
+    /// lists the friends online on other nodes by level and hands the move to `remote` once (privacy applied here).
     private func fanOut(_ owner: Int64, _ fix: Fix, now: Int64) {
         guard let events else { return }
         var move = PositionFanOut(owner: owner, precise: fix)
         var approxChecked = false
+        let elsewhere = remote == nil ? nil : sessions.remotePresence
+        var remotePrecise: [Int64] = []
+        var remoteApproximate: [Int64] = []
         for friend in social.friends(of: owner) {
             let watching = sessions.watchingConnections(of: friend)
-            guard !watching.isEmpty else { continue }
+            let remotely = elsewhere?.isOnlineElsewhere(friend) ?? false
+            guard !watching.isEmpty || remotely else { continue }
             switch social.level(owner: owner, viewer: friend, now: now) {
             case .hidden:
                 continue
             case .precise:
-                events.positionMoved(&move, to: friend, approximate: false, watching: watching)
+                if !watching.isEmpty {
+                    events.positionMoved(&move, to: friend, approximate: false, watching: watching)
+                }
+                if remotely { remotePrecise.append(friend) }
             case .approximate:
                 if !approxChecked {
                     approxChecked = true
@@ -213,8 +223,14 @@ public final class LiveMap {
                     if changed { move.approximate = approximated(fix, in: cell) }
                 }
                 guard move.approximate != nil else { continue }
-                events.positionMoved(&move, to: friend, approximate: true, watching: watching)
+                if !watching.isEmpty {
+                    events.positionMoved(&move, to: friend, approximate: true, watching: watching)
+                }
+                if remotely { remoteApproximate.append(friend) }
             }
+        }
+        if let remote, !remotePrecise.isEmpty || !remoteApproximate.isEmpty {
+            remote.positionMoved(&move, precise: remotePrecise, approximate: remoteApproximate)
         }
     }
 
@@ -240,7 +256,7 @@ public final class LiveMap {
 
     /// What `viewer` may see of `owner`: nothing unless they are friends, else what the owner's rules allow. (The
     /// fan-out walks the owner's friends and asks the rules directly.)
-    private func level(of owner: Int64, to viewer: Int64, now: Int64) -> ShareLevel {
+    func level(of owner: Int64, to viewer: Int64, now: Int64) -> ShareLevel {
         social.areFriends(owner, viewer) ? social.level(owner: owner, viewer: viewer, now: now) : .hidden
     }
 
@@ -263,6 +279,8 @@ public final class LiveMap {
         sessions.setWatching(caller.connection, true)
         let now = clock.now()
         let me = caller.user.id
+        // Pushed after the reply (latest-wins slots go out after plain replies): what other nodes last sent.
+        remote?.watchStarted(caller.connection, viewer: me)
         return social.friends(of: me).sorted().compactMap { visiblePosition(of: $0, to: me, now: now) }
     }
 
@@ -279,6 +297,7 @@ public final class LiveMap {
     /// Sends `owner`'s current position (at the level `viewer` may see) to `viewer`'s watching connections; if
     /// hidden, withdraws anything pending and says so.
     func showCurrentPosition(of owner: Int64, to viewer: Int64) {
+        if remote != nil { showRemotely(owner, to: viewer) }
         guard sessions.isWatching(viewer), let events else { return }
         let now = clock.now()
         if level(of: owner, to: viewer, now: now) == .hidden {
@@ -291,6 +310,7 @@ public final class LiveMap {
 
     /// Withdraws `owner`'s pending position from `viewer`'s watching connections.
     func withdrawPosition(of owner: Int64, from viewer: Int64) {
+        if remote != nil { withdrawRemotely(owner, from: viewer) }
         guard sessions.isWatching(viewer) else { return }
         events?.positionWithdrawn(owner: owner, from: viewer)
     }

@@ -1,5 +1,6 @@
 // What a node sharing state with others through Redis reports about that link: whether Redis is reachable now and
-// how often the link came back. Read at /healthz, on the stats channel and at /metrics; nil on a single node.
+// how often the link came back, and the cross-node position messages it published, received and dropped. Read at
+// /healthz, on the stats channel and at /metrics; nil on a single node.
 
 /// The state of a node's cluster link.
 public struct ClusterReading: Sendable, Equatable {
@@ -7,10 +8,21 @@ public struct ClusterReading: Sendable, Equatable {
     public var redisUp: Bool
     /// Times the link to Redis came back after being lost, since start.
     public var reconnects: UInt64
+    /// Cross-node position messages published by this node (privacy applied here, for viewers elsewhere).
+    public var published: UInt64
+    /// Well-formed cross-node messages received for viewers here.
+    public var received: UInt64
+    /// Cross-node messages received and dropped (malformed, or not about their channel's user).
+    public var dropped: UInt64
 
     /// Creates the reading.
-    public init(redisUp: Bool, reconnects: UInt64) {
+    public init(
+        redisUp: Bool, reconnects: UInt64, published: UInt64 = 0, received: UInt64 = 0, dropped: UInt64 = 0
+    ) {
         self.redisUp = redisUp
         self.reconnects = reconnects
+        self.published = published
+        self.received = received
+        self.dropped = dropped
     }
 }

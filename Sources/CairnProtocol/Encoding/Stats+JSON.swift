@@ -79,6 +79,9 @@ extension StatsSnapshot {
             w.beginObject()
             w.field("redis", cluster.redisUp ? "up" : "down")
             w.field("reconnects_total", Int64(clamping: cluster.reconnects))
+            w.field("published_total", Int64(clamping: cluster.published))
+            w.field("received_total", Int64(clamping: cluster.received))
+            w.field("dropped_total", Int64(clamping: cluster.dropped))
             w.endObject()
         } else {
             w.null()
