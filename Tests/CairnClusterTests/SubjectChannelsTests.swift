@@ -1,0 +1,89 @@
+// Per-subject channels: the first retain subscribes `<prefix>:u:<id>`, later ones only count, the last release
+// unsubscribes (a stray release changes nothing); a publish goes out on the subject's channel as one encoded
+// message; what arrives is decoded and handed on, while malformed or misaddressed messages are counted and
+// dropped, and messages for a subject no longer retained are ignored. A fake link stands in for Redis.
+import Testing
+
+@testable import CairnCluster
+
+/// Records what the channels asked of the link and lets the test deliver messages.
+final class FakePubSubLink: PubSubLink {
+    var log: [String] = []
+    var handlers: [String: ([UInt8]) -> Void] = [:]
+    var published: [(channel: String, payload: [UInt8])] = []
+    var up = true
+
+    func subscribe(_ channel: String, _ handler: @escaping ([UInt8]) -> Void) {
+        log.append("+" + channel)
+        handlers[channel] = handler
+    }
+
+    func unsubscribe(_ channel: String) {
+        log.append("-" + channel)
+        handlers[channel] = nil
+    }
+
+    func publish(_ channel: String, _ payload: [UInt8], _ done: ((Result<RedisValue, RedisError>) -> Void)?) {
+        guard up else {
+            done?(.failure(.unavailable))
+            return
+        }
+        published.append((channel, payload))
+        done?(.success(.integer(1)))
+    }
+}
+
+@Suite struct SubjectChannelsTests {
+    @Test func subscribesOnTheFirstRetainAndUnsubscribesOnTheLastRelease() {
+        let link = FakePubSubLink()
+        let channels = SubjectChannels(link: link, prefix: "it")
+        channels.retain(7)
+        channels.retain(7)
+        channels.retain(8)
+        #expect(link.log == ["+it:u:7", "+it:u:8"])
+        #expect(channels.references(of: 7) == 2 && channels.subscribedCount == 2)
+        channels.release(7)
+        #expect(link.log.count == 2)
+        channels.release(7)
+        #expect(link.log.last == "-it:u:7")
+        channels.release(7)  // stray: nothing more
+        channels.release(9)
+        #expect(link.log == ["+it:u:7", "+it:u:8", "-it:u:7"])
+        #expect(channels.subscribedCount == 1 && channels.references(of: 7) == 0)
+        channels.retain(7)  // and again from scratch
+        #expect(link.log.last == "+it:u:7")
+    }
+
+    @Test func publishesOneEncodedMessageOnTheSubjectsChannel() {
+        let link = FakePubSubLink()
+        let channels = SubjectChannels(link: link, prefix: "it")
+        let message = FanOutMessage(kind: 1, subject: 5, sections: [.init(tag: 0, recipients: [1, 2], payload: [7])])
+        channels.publish(message)
+        #expect(link.published.count == 1)
+        #expect(link.published.first?.channel == "it:u:5")
+        #expect(link.published.first.map { FanOutMessage(decoding: $0.payload) } == message)
+        #expect(channels.publishedCount == 1 && channels.failedCount == 0)
+        link.up = false
+        channels.publish(message)
+        #expect(channels.failedCount == 1)
+    }
+
+    @Test func receivesWellFormedMessagesAndCountsAndDropsTheRest() throws {
+        let link = FakePubSubLink()
+        let channels = SubjectChannels(link: link, prefix: "it")
+        var heard: [FanOutMessage] = []
+        channels.received = { heard.append($0) }
+        channels.retain(5)
+        let deliver = try #require(link.handlers["it:u:5"])
+        let good = FanOutMessage(kind: 1, subject: 5, sections: [.init(tag: 0, recipients: [1], payload: [7])])
+        deliver(good.encoded())
+        deliver(Array(good.encoded().dropLast()))  // truncated
+        deliver([0xFF, 0, 1])  // garbage
+        deliver(FanOutMessage(kind: 1, subject: 6, sections: []).encoded())  // not this channel's subject
+        #expect(heard == [good])
+        #expect(channels.receivedCount == 1 && channels.droppedCount == 3)
+        channels.release(5)
+        deliver(good.encoded())  // in flight when unsubscribed
+        #expect(heard.count == 1 && channels.droppedCount == 3)
+    }
+}

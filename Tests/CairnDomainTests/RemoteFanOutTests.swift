@@ -1,0 +1,142 @@
+// Positions for viewers on other nodes, through the `RemoteFanOut` seam: on the owner's node the live map lists
+// each friend online elsewhere at the level it may see (precise, or the snapped approximate fix), never a hidden
+// one, in one call per move and only when someone is listed; hides, new views and ended friendships reach viewers
+// elsewhere; a viewer arriving on another node gets the current positions of the owners connected here. On the
+// viewers' node it follows the friends of every user connected here, and stops when they leave or unfriend.
+import CairnDomainTestSupport
+import CairnLoop
+import Testing
+
+@testable import CairnDomain
+
+/// Records what the live map handed to other nodes.
+final class RecordingRemote: RemoteFanOut {
+    struct Move: Equatable {
+        var owner: Int64
+        var precise: [Int64]
+        var approximate: [Int64]
+        var preciseFix: Fix
+        var approximateFix: Fix?
+    }
+
+    var moves: [Move] = []
+    var shown: [(position: VisiblePosition, viewer: Int64)] = []
+    var hidden: [String] = []
+    var withdrawn: [String] = []
+    var following: Set<String> = []
+    var watched: [(ConnectionID, Int64)] = []
+
+    func follow(_ owner: Int64, viewer: Int64) { following.insert("\(owner)>\(viewer)") }
+    func unfollow(_ owner: Int64, viewer: Int64) { following.remove("\(owner)>\(viewer)") }
+    func positionMoved(_ move: inout PositionFanOut, precise: [Int64], approximate: [Int64]) {
+        moves.append(
+            Move(
+                owner: move.owner, precise: precise.sorted(), approximate: approximate.sorted(),
+                preciseFix: move.precise, approximateFix: approximate.isEmpty ? nil : move.approximate))
+    }
+    func positionShown(_ position: VisiblePosition, to viewer: Int64) { shown.append((position, viewer)) }
+    func positionHidden(owner: Int64, from viewer: Int64) { hidden.append("\(owner)>\(viewer)") }
+    func positionWithdrawn(owner: Int64, from viewer: Int64) { withdrawn.append("\(owner)>\(viewer)") }
+    func watchStarted(_ connection: ConnectionID, viewer: Int64) { watched.append((connection, viewer)) }
+}
+
+@MainActor
+struct RemoteFanOutTests {
+    /// User 1 with friends 2 (precise), 3 (approximate), 4 (hidden) on another node and 5 watching here.
+    static func harness() async throws -> (DomainHarness, RecordingRemote, FakeRemotePresence, Caller) {
+        let h = DomainHarness()
+        try await h.makeUsers(5)
+        try h.restore(
+            friends: [(1, 2), (1, 3), (1, 4), (1, 5)], rules: [(1, 3, .approximate), (1, 4, .hidden)])
+        let presence = FakeRemotePresence()
+        let remote = RecordingRemote()
+        h.hub.remotePresence = presence
+        h.hub.remoteFanOut = remote
+        presence.elsewhere = [2, 3, 4]
+        let owner = h.connect(1, as: 1)
+        h.connect(5, as: 5, watching: true)
+        h.events.clear()
+        return (h, remote, presence, owner)
+    }
+
+    @Test func aMoveListsViewersElsewhereByLevelAndNeverTheHidden() async throws {
+        let (h, remote, _, owner) = try await Self.harness()
+        _ = try h.hub.liveMap.report(owner, PositionReport(lat: 48.85661, lon: 2.35222, acc: 7))
+        #expect(remote.moves.count == 1)
+        let move = try #require(remote.moves.first)
+        #expect(move.owner == 1 && move.precise == [2] && move.approximate == [3])
+        #expect(move.preciseFix.lat == 48.85661 && move.preciseFix.acc == 7)
+        // The approximate viewer elsewhere is handed the same snapped fix a local approximate viewer would get.
+        let snapped = try #require(move.approximateFix)
+        let local = try #require(h.hub.liveMap.visiblePosition(of: 1, to: 3, now: h.clock.now()))
+        #expect(snapped == local.fix && snapped.acc == nil)
+        #expect(snapped.lat != 48.85661 || snapped.lon != 2.35222)
+        // The local watcher is served as before; nobody hidden appears anywhere.
+        #expect(h.events.moved.map(\.viewer) == [5])
+        #expect(!remote.moves.contains { $0.precise.contains(4) || $0.approximate.contains(4) })
+        // Inside the same cell the approximate viewer has nothing new: only the precise one is listed.
+        _ = try h.hub.liveMap.report(owner, PositionReport(lat: 48.85662, lon: 2.35223))
+        #expect(remote.moves.count == 2 && remote.moves[1].precise == [2] && remote.moves[1].approximate.isEmpty)
+    }
+
+    @Test func nothingIsHandedOnWhenNoViewerIsElsewhere() async throws {
+        let (h, remote, presence, owner) = try await Self.harness()
+        presence.elsewhere = [4]  // only the hidden one
+        _ = try h.hub.liveMap.report(owner, PositionReport(lat: 10, lon: 10))
+        presence.elsewhere = []
+        _ = try h.hub.liveMap.report(owner, PositionReport(lat: 10.1, lon: 10))
+        #expect(remote.moves.isEmpty)
+        #expect(h.events.moved.count == 2)
+    }
+
+    @Test func aHideAndANewLevelReachTheViewerElsewhere() async throws {
+        let (h, remote, _, owner) = try await Self.harness()
+        _ = try h.hub.liveMap.report(owner, PositionReport(lat: 10, lon: 10))
+        _ = try await outcome(h) { h.hub.social.setLevel(owner, viewer: 2, level: .hidden, forSeconds: nil, $0) }
+        #expect(remote.hidden == ["1>2"])
+        _ = try h.hub.liveMap.report(owner, PositionReport(lat: 10.5, lon: 10))
+        #expect(remote.moves.last.map { !$0.precise.contains(2) } == true)
+        _ = try await outcome(h) {
+            h.hub.social.setLevel(owner, viewer: 2, level: .approximate, forSeconds: nil, $0)
+        }
+        let shown = try #require(remote.shown.last)
+        #expect(shown.viewer == 2 && shown.position.owner == 1 && shown.position.approximate)
+        #expect(shown.position.fix.lat != 10.5)
+    }
+
+    @Test func aViewerArrivingElsewhereGetsTheOwnersConnectedHere() async throws {
+        let (h, remote, _, owner) = try await Self.harness()
+        _ = try h.hub.liveMap.report(owner, PositionReport(lat: 20, lon: 20))
+        h.hub.remoteViewerArrived(2)
+        h.hub.remoteViewerArrived(3)
+        h.hub.remoteViewerArrived(4)  // hidden: nothing
+        #expect(remote.shown.map(\.viewer) == [2, 3])
+        #expect(remote.shown[0].position.fix.lat == 20 && !remote.shown[0].position.approximate)
+        #expect(remote.shown[1].position.approximate)
+        h.hub.sessions.close(1)  // the owner is no longer connected here: nothing to send
+        h.hub.remoteViewerArrived(2)
+        #expect(remote.shown.count == 2)
+    }
+
+    @Test func viewersHereFollowTheirFriendsWhileConnected() async throws {
+        let (h, remote, _, _) = try await Self.harness()
+        // 1 and 5 are connected here: each follows the other (their only common friendship).
+        #expect(remote.following == ["2>1", "3>1", "4>1", "5>1", "1>5"])
+        h.hub.sessions.close(5)
+        #expect(remote.following == ["2>1", "3>1", "4>1", "5>1"])
+        let five = h.connect(6, as: 5, watching: true)
+        #expect(remote.following.contains("1>5"))
+        #expect(remote.watched.last.map { $0.0 == 6 && $0.1 == 5 } == true)
+        _ = five
+    }
+
+    @Test func anEndedFriendshipUnfollowsAndWithdrawsElsewhere() async throws {
+        let (h, remote, _, owner) = try await Self.harness()
+        _ = try await outcome(h) { h.hub.social.remove(owner, target: 2, $0) }
+        #expect(!remote.following.contains("2>1"))
+        #expect(remote.withdrawn == ["1>2"])  // 2 is elsewhere; 1 is here, so nothing goes out for 2's moves
+        _ = try await outcome(h) { h.hub.social.remove(owner, target: 5, $0) }
+        #expect(!remote.following.contains("1>5") && !remote.following.contains("5>1"))
+        #expect(remote.withdrawn == ["1>2"])
+    }
+}
