@@ -1,0 +1,126 @@
+// Cross-node delivery in the protocol layer, with the Redis glue replaced by the test: a node follows the friends
+// of the users connected to it (listen on the first, off after the last); a message from another node goes only to
+// the watching connections of listed viewers this node follows for that owner, in the owner's latest-wins slot; it
+// is kept for a viewer who is not watching yet and shown when they start (not once older than watch_max_age, not
+// after a hide); a withdrawal empties the slot. On the owner's node, a move is published once, each level encoded
+// once as the same `pos` bytes local watchers get, listing only the viewers elsewhere allowed it.
+import CairnDomainTestSupport
+import CairnLoop
+import CairnProtocol
+import Foundation
+import Testing
+
+@testable import CairnDomain
+
+/// Presence elsewhere as a set (the mirror of another node).
+final class SetRemotePresence: RemotePresence {
+    var elsewhere: Set<Int64> = []
+    func isOnlineElsewhere(_ user: Int64) -> Bool { elsewhere.contains(user) }
+    func localPresenceChanged(_ user: Int64, online: Bool) {}
+}
+
+@MainActor
+struct ClusterDeliveryTests {
+    static func pos(_ owner: Int64, lat: Double) -> [UInt8] {
+        Array(#"{"ev":"pos","user":\#(owner),"lat":\#(lat),"lon":1}"#.utf8)
+    }
+
+    /// alice (1) and bob (2), carol (3), dave (4) as friends of alice except carol; all but alice connected here.
+    static func node() async throws -> (HubHarness, ClusterDelivery) {
+        let h = HubHarness()
+        let cluster = h.router.attachClusterDelivery()
+        let alice = try await h.user(1, "alice")
+        let bob = try await h.user(2, "bob")
+        _ = try await h.user(3, "carol")
+        let dave = try await h.user(4, "dave")
+        try await h.befriend(1, alice, 2, bob)
+        try await h.befriend(1, alice, 4, dave)
+        h.router.connectionClosed(1)  // alice is on another node
+        return (h, cluster)
+    }
+
+    @Test func deliversToListedFollowedWatchersOnlyAndKeepsForLaterWatchers() async throws {
+        let (h, cluster) = try await Self.node()
+        _ = try await h.request(2, #"{"id":5,"op":"friends.watch"}"#, id: 5)
+        _ = try await h.request(3, #"{"id":5,"op":"friends.watch"}"#, id: 5)
+        cluster.received(.shown, owner: 1, sections: [(0, [2, 3, 4, 77], Self.pos(1, lat: 5))])
+        #expect(h.outbound.takeLatest(2)[1]?["lat"] as? Double == 5)
+        #expect(h.outbound.takeLatest(3).isEmpty, "carol is not alice's friend here")
+        #expect(h.outbound.takeLatest(4).isEmpty, "dave is not watching yet")
+        // Dave starts watching: what was heard for him comes after the reply.
+        let reply = try await h.request(4, #"{"id":6,"op":"friends.watch"}"#, id: 6)
+        #expect((reply["positions"] as? [Any])?.isEmpty == true)
+        #expect(h.outbound.takeLatest(4)[1]?["lat"] as? Double == 5)
+        // A hide replaces the slot with pos.hidden and forgets what was kept.
+        cluster.received(.hidden, owner: 1, sections: [(0, [4], Array(#"{"ev":"pos.hidden","user":1}"#.utf8))])
+        #expect(h.outbound.takeLatest(4)[1]?["ev"] as? String == "pos.hidden")
+        _ = try await h.request(4, #"{"id":7,"op":"friends.unwatch"}"#, id: 7)
+        _ = try await h.request(4, #"{"id":8,"op":"friends.watch"}"#, id: 8)
+        #expect(h.outbound.takeLatest(4).isEmpty)
+        // A withdrawal empties bob's pending slot.
+        cluster.received(.shown, owner: 1, sections: [(0, [2], Self.pos(1, lat: 6))])
+        cluster.received(.withdrawn, owner: 1, sections: [(0, [2], [])])
+        #expect(h.outbound.takeLatest(2).isEmpty)
+    }
+
+    @Test func whatWasKeptIsNotReplayedOnceTooOld() async throws {
+        let (h, cluster) = try await Self.node()
+        cluster.received(.shown, owner: 1, sections: [(0, [2], Self.pos(1, lat: 5))])
+        h.clock.advance(by: h.hub.configuration.watchMaxAgeMs + 1)
+        _ = try await h.request(2, #"{"id":5,"op":"friends.watch"}"#, id: 5)
+        #expect(h.outbound.takeLatest(2).isEmpty)
+    }
+
+    @Test func listensWhileSomeFriendIsConnectedHere() async throws {
+        let h = HubHarness()
+        let cluster = h.router.attachClusterDelivery()
+        var heard: [String] = []
+        cluster.listen = { owner, on in heard.append("\(on ? "+" : "-")\(owner)") }
+        let alice = try await h.user(1, "alice")
+        let bob = try await h.user(2, "bob")
+        let dave = try await h.user(4, "dave")
+        try await h.befriend(1, alice, 2, bob)
+        try await h.befriend(1, alice, 4, dave)
+        // Each side follows the other: a channel for alice (bob and dave here), bob and dave (alice here).
+        #expect(Set(heard) == ["+\(alice)", "+\(bob)", "+\(dave)"] && heard.count == 3)
+        h.router.connectionClosed(1)  // alice gone: nobody here follows bob or dave any more
+        #expect(Set(heard.dropFirst(3)) == ["-\(bob)", "-\(dave)"] && heard.count == 5)
+        h.router.connectionClosed(2)  // dave still follows alice
+        #expect(heard.count == 5)
+        h.router.connectionClosed(4)
+        #expect(heard.last == "-\(alice)" && heard.count == 6)
+        #expect(cluster.followedCount == 0)
+    }
+
+    @Test func aMoveIsPublishedOncePerLevelForTheViewersElsewhere() async throws {
+        let h = HubHarness()
+        let presence = SetRemotePresence()
+        h.hub.remotePresence = presence
+        let cluster = h.router.attachClusterDelivery()
+        var sent: [(kind: ClusterDelivery.Kind, owner: Int64, sections: [ClusterDelivery.Section])] = []
+        cluster.send = { sent.append(($0, $1, $2)) }
+        let alice = try await h.user(1, "alice")
+        for (connection, name) in [(2, "bob"), (3, "carol"), (4, "dave"), (5, "erin")] {
+            let id = try await h.user(ConnectionID(connection), name)
+            try await h.befriend(1, alice, ConnectionID(connection), id)
+        }
+        _ = try await h.request(1, #"{"id":5,"op":"share.set","user":3,"level":"approximate"}"#, id: 5, completions: 1)
+        _ = try await h.request(1, #"{"id":6,"op":"share.set","user":4,"level":"hidden"}"#, id: 6, completions: 1)
+        _ = try await h.request(5, #"{"id":7,"op":"friends.watch"}"#, id: 7)
+        for connection: ConnectionID in 2...4 { h.router.connectionClosed(connection) }
+        presence.elsewhere = [2, 3, 4]
+        sent.removeAll()
+        h.move(1, lat: 48.85661, lon: 2.35222)
+        #expect(sent.count == 1)
+        let message = try #require(sent.first)
+        #expect(message.kind == .shown && message.owner == alice)
+        #expect(message.sections.map(\.tag) == [0, 1])
+        #expect(message.sections.map(\.viewers) == [[2], [3]])
+        let precise = try JSONSerialization.jsonObject(with: Data(message.sections[0].payload)) as? [String: Any]
+        let approximate = try JSONSerialization.jsonObject(with: Data(message.sections[1].payload)) as? [String: Any]
+        #expect(precise?["lat"] as? Double == 48.85661 && precise?["acc"] as? Double == 5)
+        #expect(approximate?["approx"] as? Bool == true && approximate?["lat"] as? Double != 48.85661)
+        // The local watcher got the very same precise bytes.
+        #expect(h.outbound.latest[5]?[alice] == message.sections[0].payload)
+    }
+}
