@@ -1,5 +1,5 @@
 // The cluster link's metrics: absent on a single node; on a node among several, a 0/1 gauge that follows the latest
-// reading and a reconnect counter that grows by what the readings grew.
+// reading and a reconnect counter that grows by what the readings grew; the cross-node message counters likewise.
 import CairnDomain
 import CairnMetrics
 import CairnTestSupport
@@ -31,5 +31,21 @@ struct ClusterMetricsTests {
         #expect(text.value("cairn_cluster_redis_reconnects_total") == 2)
         text = try parse(exporter.render(s))
         #expect(text.value("cairn_cluster_redis_reconnects_total") == 2)
+    }
+
+    @Test func theMessageCountersFollowTheReadings() throws {
+        let exporter = PrometheusExporter()
+        var s = StatsSnapshot(ts: 1000)
+        s.cluster = ClusterReading(redisUp: true, reconnects: 0, published: 4, received: 2, dropped: 1)
+        var text = try parse(exporter.render(s))
+        #expect(text.types["cairn_cluster_messages_published_total"] == "counter")
+        #expect(text.value("cairn_cluster_messages_published_total") == 4)
+        #expect(text.value("cairn_cluster_messages_received_total") == 2)
+        #expect(text.value("cairn_cluster_messages_dropped_total") == 1)
+        s.cluster = ClusterReading(redisUp: true, reconnects: 0, published: 10, received: 2, dropped: 3)
+        text = try parse(exporter.render(s))
+        #expect(text.value("cairn_cluster_messages_published_total") == 10)
+        #expect(text.value("cairn_cluster_messages_received_total") == 2)
+        #expect(text.value("cairn_cluster_messages_dropped_total") == 3)
     }
 }
