@@ -1,7 +1,8 @@
 // Presence across nodes through a real redis-server: two nodes (two links, as two processes would have) on one
 // test loop. A user online on node a is online elsewhere for node b at once (the channel) and after a refresh (the
 // sorted set); a node that stops refreshing drops out within the TTL; while Redis is away the mirror is empty, and
-// after Redis returns (empty: no persistence) each node puts its users back.
+// after Redis returns (empty: no persistence) each node puts its users back. A user appearing on a node where they
+// were not is reported as arrived, even when already online on a third (owners answer with a snapshot).
 import CairnTestSupport
 import Foundation
 import Testing
@@ -14,6 +15,7 @@ struct ClusterPresenceTests {
         let link: RedisLink
         let presence: ClusterPresence
         var changes: [String] = []
+        var arrivals: [Int64] = []
 
         init(_ name: String, _ redis: RedisServerProcess, _ loop: TestLoop, refresh: Double = 0.2) throws {
             link = RedisLink(
@@ -25,6 +27,7 @@ struct ClusterPresenceTests {
             presence.remoteChanged = { [unowned self] user, online in
                 self.changes.append("\(online ? "+" : "-")\(user)")
             }
+            presence.arrived = { [unowned self] user in self.arrivals.append(user) }
             presence.start()
             link.start()
         }
@@ -96,5 +99,28 @@ struct ClusterPresenceTests {
         try redis.restart()  // empty: no persistence
         #expect(loop.spin { b.presence.isOnlineElsewhere(5) && b.presence.isOnlineElsewhere(6) })
         #expect(a.link.reconnects == 1 && b.link.reconnects == 1)
+    }
+
+    @Test func aUserAppearingOnAnotherNodeArrivesEvenWhenOnlineOnAThird() throws {
+        let redis = try RedisServerProcess()
+        let loop = TestLoop()
+        let a = try Node("a", redis, loop)
+        let b = try Node("b", redis, loop)
+        let c = try Node("c", redis, loop)
+        defer {
+            a.stop()
+            b.stop()
+            c.stop()
+        }
+        #expect(loop.spin { a.link.isUp && b.link.isUp && c.link.isUp && b.presence.refreshes > 0 })
+        a.presence.localChanged(7, online: true)
+        #expect(loop.spin { b.arrivals == [7] })
+        c.presence.localChanged(7, online: true)  // still online elsewhere for b: no presence change, an arrival
+        #expect(loop.spin { b.arrivals == [7, 7] })
+        #expect(b.changes == ["+7"])
+        // Later refreshes rebuild the same mirror: no new arrivals.
+        let seen = b.presence.refreshes
+        #expect(loop.spin { b.presence.refreshes > seen + 1 })
+        #expect(b.arrivals == [7, 7])
     }
 }

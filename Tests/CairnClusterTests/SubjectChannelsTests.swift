@@ -1,7 +1,10 @@
 // Per-subject channels: the first retain subscribes `<prefix>:u:<id>`, later ones only count, the last release
 // unsubscribes (a stray release changes nothing); a publish goes out on the subject's channel as one encoded
 // message; what arrives is decoded and handed on, while malformed or misaddressed messages are counted and
-// dropped, and messages for a subject no longer retained are ignored. A fake link stands in for Redis.
+// dropped, and messages for a subject no longer retained are ignored. A fake link stands in for Redis; one test
+// runs two nodes' channels over a real redis-server.
+import CairnTestSupport
+import Foundation
 import Testing
 
 @testable import CairnCluster
@@ -85,5 +88,46 @@ final class FakePubSubLink: PubSubLink {
         channels.release(5)
         deliver(good.encoded())  // in flight when unsubscribed
         #expect(heard.count == 1 && channels.droppedCount == 3)
+    }
+}
+
+@Suite(.serialized, .enabled(if: RedisServerProcess.isAvailable, "redis-server is not installed"))
+struct SubjectChannelsRedisTests {
+    @Test func aMessagePublishedOnOneNodeReachesASubscribedNodeOnly() throws {
+        let redis = try RedisServerProcess()
+        let loop = TestLoop()
+        func link() throws -> RedisLink {
+            RedisLink(endpoint: try RedisEndpoint(url: redis.url), loop: loop.loop, confinement: loop.confinement)
+        }
+        let linkA = try link()
+        let linkB = try link()
+        defer {
+            linkA.stop()
+            linkB.stop()
+        }
+        let a = SubjectChannels(link: linkA, prefix: "t")
+        let b = SubjectChannels(link: linkB, prefix: "t")
+        var heard: [FanOutMessage] = []
+        b.received = { heard.append($0) }
+        linkA.start()
+        linkB.start()
+        #expect(loop.spin { linkA.isUp && linkB.isUp })
+        b.retain(3)
+        let message = FanOutMessage(kind: 1, subject: 3, sections: [.init(tag: 0, recipients: [4], payload: [1, 2])])
+        // Publish until the subscription is in place (SUBSCRIBE and PUBLISH travel on different connections).
+        #expect(
+            loop.spin {
+                if heard.isEmpty { a.publish(message) }
+                return !heard.isEmpty
+            })
+        #expect(heard.first == message && b.droppedCount == 0)
+        linkA.publish("t:u:3", [9, 9, 9], nil)  // not a message: counted and dropped
+        #expect(loop.spin { b.droppedCount == 1 })
+        b.release(3)
+        let received = b.receivedCount
+        a.publish(message)
+        a.publish(FanOutMessage(kind: 1, subject: 5, sections: []))  // nobody listens to 5
+        _ = loop.spin(timeout: 0.3) { false }  // let anything on its way arrive
+        #expect(b.receivedCount == received)
     }
 }
