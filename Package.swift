@@ -100,8 +100,8 @@ let package = Package(
         .target(
             name: "CairnApp",
             dependencies: [
-                "CairnServer", "CairnStore", "CairnDomain", "CairnProtocol", "CairnLoop", "CairnCrypto",
-                "CairnMetrics", "CairnSeed", "CairnCluster",
+                "CairnServer", "CairnStore", "CairnPostgres", "CairnDomain", "CairnProtocol", "CairnLoop",
+                "CairnCrypto", "CairnMetrics", "CairnSeed", "CairnCluster",
                 .product(name: "Logging", package: "swift-log"),
             ]),
 

@@ -8,6 +8,7 @@ import CairnCrypto
 import CairnDomain
 import CairnLoop
 import CairnMetrics
+import CairnPostgres
 import CairnProtocol
 import CairnServer
 import CairnStore
@@ -68,9 +69,22 @@ public final class CairnApp: Sendable {
         self.logger = logger
         let clusterEndpoint = try Self.clusterEndpoint(configuration)  // refused before anything is opened
         lock = try DataDirectoryLock(directory: configuration.dataDirectory, purpose: "a hub")
-        let store: any HubStorage = try SQLiteStore(directory: configuration.dataDirectory)
+        let store: any HubStorage
+        let secret: [UInt8]
+        if let url = configuration.storage.url {
+            // Several nodes share the database; the data directory keeps this node's media copies, and the key that
+            // signs media URLs is shared, so a URL from one node is good on every other.
+            if let problem = StorageConfiguration.problem(url: url) { throw StorageStartError(problem) }
+            let shared = try PostgresStore(
+                url: url, connections: configuration.storage.connections,
+                mediaCache: configuration.dataDirectory + "/media-cache")
+            secret = try shared.sharedSecret(name: "media", length: MediaSecret.length, random: random)
+            store = shared
+        } else {
+            store = try SQLiteStore(directory: configuration.dataDirectory)
+            secret = try MediaSecret.loadOrCreate(directory: configuration.dataDirectory, random: random)
+        }
         self.store = store
-        let secret = try MediaSecret.loadOrCreate(directory: configuration.dataDirectory, random: random)
         mediaLinks = MediaLinks(secret: secret, lifetimeMs: configuration.media.urlLifetimeMs)
         let hasher = PasswordHasher(
             parameters: configuration.scrypt, workers: configuration.hashWorkers, random: random)
@@ -225,6 +239,13 @@ public final class CairnApp: Sendable {
         requestShutdown()
         try waitUntilStopped()
     }
+}
+
+/// Why the storage settings cannot be used (also refused by `cairn config check`).
+public struct StorageStartError: Error, CustomStringConvertible {
+    /// What is wrong.
+    public let description: String
+    init(_ description: String) { self.description = description }
 }
 
 /// Why the cluster settings cannot be used (also refused by `cairn config check`).

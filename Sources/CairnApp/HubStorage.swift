@@ -3,6 +3,7 @@
 // the embedded default) and `PostgresStore` (several nodes sharing one database) both implement it, so the
 // composition below it is written once.
 import CairnDomain
+import CairnPostgres
 import CairnStore
 
 /// A store a hub can run on.
@@ -37,4 +38,12 @@ extension SQLiteStore: HubStorage {
 
     /// Closes the database.
     public func closeStorage() throws { try close() }
+}
+
+extension PostgresStore: HubStorage {
+    /// The server and database, without the password.
+    public var location: String { redactedURL }
+
+    /// Closes every connection.
+    public func closeStorage() throws { close() }
 }

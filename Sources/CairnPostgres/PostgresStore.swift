@@ -16,6 +16,8 @@ public final class PostgresStore: Sendable {
     let mediaFetches = MediaFetches()
     /// The migrations applied, in order.
     public let migrations: [String]
+    /// The URL it was opened with.
+    let url: String
     /// Trackers' reports, committed together when they arrive together (a few statements for many).
     let trackerReports: PostgresGroupCommit<PostgresTrackerReport, Bool>
 
@@ -25,6 +27,7 @@ public final class PostgresStore: Sendable {
     public init(
         url: String, connections: Int = 4, mediaCache: String? = nil, logger: Logger = Logger(label: "cairn.store")
     ) throws {
+        self.url = url
         self.mediaCache = try MediaCache(root: mediaCache ?? MediaCache.defaultRoot)
         pool = try PostgresPool(url: url, size: connections, logger: logger)
         migrations = try PostgresSchema.migrate(pool)
@@ -35,6 +38,19 @@ public final class PostgresStore: Sendable {
     /// Waits for queued work, then closes every connection.
     public func close() {
         pool.close()
+    }
+
+    /// The URL it was opened with, its password replaced by `***` (for logs).
+    public var redactedURL: String { Self.redact(url) }
+
+    /// `url` with the password of its user-information part replaced by `***`.
+    static func redact(_ url: String) -> String {
+        guard let scheme = url.range(of: "://"),
+            let at = url[scheme.upperBound...].firstIndex(of: "@")
+        else { return url }
+        let userInfo = url[scheme.upperBound..<at]
+        guard let colon = userInfo.firstIndex(of: ":") else { return url }
+        return String(url[..<url.index(after: colon)]) + "***" + String(url[at...])
     }
 
     /// LIKE's wildcards escaped with a backslash (the statements say `ESCAPE '\'`).
