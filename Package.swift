@@ -53,11 +53,14 @@ let package = Package(
         // requests to the domain's features and their answers and events back to JSON.
         .target(name: "CairnProtocol", dependencies: ["CairnLoop", "CairnDomain", "CairnWire"]),
 
+        // What both storage engines share and neither engine's code: the group-commit queue.
+        .target(name: "CairnStoreSupport"),
+
         // Storage: SQLite through GRDB, behind the domain's storage protocol.
         .target(
             name: "CairnStore",
             dependencies: [
-                "CairnDomain", "CairnCrypto",
+                "CairnDomain", "CairnCrypto", "CairnStoreSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -66,7 +69,7 @@ let package = Package(
         .target(
             name: "CairnPostgres",
             dependencies: [
-                "CairnDomain", "CairnCrypto", "CPostgres",
+                "CairnDomain", "CairnCrypto", "CPostgres", "CairnStoreSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]),
 

@@ -6,74 +6,26 @@
 //
 // A request's own refusal (a typed result of `apply`) affects only that request; an error thrown by `apply` or by the
 // commit aborts the whole transaction, and every request in it fails with that error, nothing applied.
+import CairnStoreSupport
 import GRDB
-import Synchronization
 
-/// Applies requests in shared transactions. Safe from any thread.
+/// Applies requests in shared SQLite transactions. Safe from any thread.
 final class GroupCommit<Request: Sendable, Reply: Sendable>: Sendable {
     typealias Apply = @Sendable (Database, Request) throws -> Result<Reply, any Error>
 
-    private struct Waiting: Sendable {
-        var request: Request
-        var continuation: CheckedContinuation<Result<Reply, any Error>, Never>
-    }
-
-    private struct Queue {
-        var waiting: [Waiting] = []
-        var committing = false
-        var transactions = 0
-    }
-
-    private let pool: DatabasePool
-    private let apply: Apply
-    private let queue = Mutex(Queue())
-    /// The most requests one transaction takes (a bound on how long one commit holds the writer).
-    private let batchLimit: Int
+    private let queue: GroupCommitQueue<Request, Reply>
 
     init(pool: DatabasePool, batchLimit: Int = 512, apply: @escaping Apply) {
-        self.pool = pool
-        self.batchLimit = batchLimit
-        self.apply = apply
+        queue = GroupCommitQueue(batchLimit: batchLimit) { requests in
+            try await pool.write { db in try requests.map { try apply(db, $0) } }
+        }
     }
 
     /// Transactions begun so far (each covers one or more requests).
-    var transactions: Int { queue.withLock { $0.transactions } }
+    var transactions: Int { queue.transactions }
     /// Requests waiting for the next transaction.
-    var waiting: Int { queue.withLock { $0.waiting.count } }
+    var waiting: Int { queue.waiting }
 
     /// Applies `request` in the next transaction; its reply once that transaction is committed.
-    func submit(_ request: Request) async throws -> Reply {
-        let outcome = await withCheckedContinuation { continuation in
-            let lead = queue.withLock { q in
-                q.waiting.append(Waiting(request: request, continuation: continuation))
-                guard !q.committing else { return false }
-                q.committing = true
-                return true
-            }
-            if lead { Task { await self.drain() } }
-        }
-        return try outcome.get()
-    }
-
-    /// Commits batches until nobody waits.
-    private func drain() async {
-        while true {
-            let batch = queue.withLock { q -> [Waiting] in
-                let n = min(q.waiting.count, batchLimit)
-                let batch = Array(q.waiting.prefix(n))
-                q.waiting.removeFirst(n)
-                if batch.isEmpty { q.committing = false } else { q.transactions += 1 }
-                return batch
-            }
-            guard !batch.isEmpty else { return }
-            let apply = self.apply
-            let requests = batch.map(\.request)
-            do {
-                let outcomes = try await pool.write { db in try requests.map { try apply(db, $0) } }
-                for (waiting, outcome) in zip(batch, outcomes) { waiting.continuation.resume(returning: outcome) }
-            } catch {
-                for waiting in batch { waiting.continuation.resume(returning: .failure(error)) }
-            }
-        }
-    }
+    func submit(_ request: Request) async throws -> Reply { try await queue.submit(request) }
 }
