@@ -68,8 +68,13 @@ public struct FanOutMessage: Equatable, Sendable {
         return out
     }
 
+    /// The largest message decoded (a few thousand viewers and two payloads fit many times over); anything longer
+    /// is refused before it is read.
+    public static let maxBytes = 1 << 20
+
     /// Decodes `bytes`, or nil when they are not exactly one well-formed version-1 message.
     public init?(decoding bytes: [UInt8]) {
+        guard bytes.count <= Self.maxBytes else { return nil }
         var reader = Reader(bytes: bytes)
         guard reader.u8() == Self.version, let kind = reader.u8(), let subject = reader.integer(8),
             let count = reader.u8(), Int(count) <= Self.maxSections

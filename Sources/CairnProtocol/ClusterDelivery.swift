@@ -3,10 +3,11 @@
 // `pos` bytes local watchers get — and handed to the cluster glue with, per level, the viewers elsewhere allowed
 // it; hides and withdrawals likewise. Receiving (a viewer's node): a message's bytes go to the watching connections
 // of its listed viewers, and only of those this node follows for that owner (a viewer here who is the owner's
-// friend), into the same slot a local move would use (key = owner). The last bytes heard per (viewer, owner) are
-// kept while the viewer is here, so a connection that starts watching later gets them (a hide or a withdrawal
-// removes them; they are not replayed once older than `watch_max_age`). The glue (CairnApp) turns the calls into
-// binary messages on Redis channels and back; this file knows no Redis.
+// friend), into the same slot a local move would use (key = owner). Nothing heard is kept for later: bytes encoded
+// under the owner's node's rules at one moment cannot be checked again against a hide this node missed (Redis away)
+// or one made here, so a viewer who starts watching gets other nodes' owners from their next move or from the owner's
+// node's answer to the viewer's arrival, both encoded under the rules in force. The glue (CairnApp) turns the calls
+// into binary messages on Redis channels and back; this file knows no Redis.
 import CairnDomain
 import CairnLoop
 
@@ -16,7 +17,7 @@ public final class ClusterDelivery: RemoteFanOut {
     public enum Kind: UInt8, Sendable {
         /// A version of a position (a move, or one shown outside a move): viewers' slots get the bytes.
         case shown = 1
-        /// `pos.hidden`: the viewers' slots get the bytes and what was kept for them goes.
+        /// `pos.hidden`: the viewers' slots get the bytes.
         case hidden = 2
         /// The viewers' pending position goes, without a word (no bytes).
         case withdrawn = 3
@@ -27,23 +28,17 @@ public final class ClusterDelivery: RemoteFanOut {
 
     private let local: LocalDelivery
     private let sessions: Sessions
-    private let clock: any Clock
-    private let maxAgeMs: Int64
     /// Viewers here following each owner (friends of the owner connected here).
     private var followers: [Int64: Set<Int64>] = [:]
-    /// The last bytes heard for each viewer here, per owner, and when.
-    private var kept: [Int64: [Int64: (bytes: [UInt8], at: Int64)]] = [:]
 
     /// Sends a message about `owner` to the other nodes (set by the glue).
     public var send: ((_ kind: Kind, _ owner: Int64, _ sections: [Section]) -> Void)?
     /// This node starts (true) or stops (false) listening to `owner`: its first follower came, its last went.
     public var listen: ((_ owner: Int64, _ on: Bool) -> Void)?
 
-    init(local: LocalDelivery, sessions: Sessions, clock: any Clock, maxAgeMs: Int64) {
+    init(local: LocalDelivery, sessions: Sessions) {
         self.local = local
         self.sessions = sessions
-        self.clock = clock
-        self.maxAgeMs = maxAgeMs
     }
 
     /// Owners this node listens to.
@@ -85,32 +80,20 @@ public final class ClusterDelivery: RemoteFanOut {
     }
 
     public func unfollow(_ owner: Int64, viewer: Int64) {
-        forget(owner, for: viewer)
         guard followers[owner]?.remove(viewer) != nil else { return }
         guard followers[owner]?.isEmpty ?? false else { return }
         followers[owner] = nil
         listen?(owner, false)
     }
 
-    public func watchStarted(_ connection: ConnectionID, viewer: Int64) {
-        guard let outbound = local.outbound, let heard = kept[viewer] else { return }
-        let oldest = clock.now() - maxAgeMs
-        for (owner, entry) in heard.sorted(by: { $0.key < $1.key }) where entry.at >= oldest {
-            outbound.sendLatest(connection, key: owner, entry.bytes)
-        }
-    }
-
     /// A message from another node about `owner` (decoded by the glue).
     public func received(_ kind: Kind, owner: Int64, sections: [Section]) {
         guard let following = followers[owner] else { return }
         let outbound = local.outbound
-        let now = clock.now()
         for section in sections {
+            // Only what a node of ours encodes goes to a socket: one `pos` or `pos.hidden` event, one line.
+            guard kind == .withdrawn || Self.isPositionEvent(section.payload) else { continue }
             for viewer in section.viewers where following.contains(viewer) {
-                switch kind {
-                case .shown: kept[viewer, default: [:]][owner] = (section.payload, now)
-                case .hidden, .withdrawn: forget(owner, for: viewer)
-                }
                 for connection in sessions.watchingConnections(of: viewer) {
                     if kind == .withdrawn {
                         outbound?.dropLatest(connection, key: owner)
@@ -122,8 +105,12 @@ public final class ClusterDelivery: RemoteFanOut {
         }
     }
 
-    private func forget(_ owner: Int64, for viewer: Int64) {
-        guard kept[viewer]?.removeValue(forKey: owner) != nil, kept[viewer]?.isEmpty ?? false else { return }
-        kept[viewer] = nil
+    private static let positionPrefix = Array(#"{"ev":"pos"#.utf8)
+
+    /// True for one JSON object of a `pos…` event on one line, as `LocalDelivery` encodes them.
+    static func isPositionEvent(_ payload: [UInt8]) -> Bool {
+        payload.count > positionPrefix.count && payload.starts(with: positionPrefix)
+            && payload.last == UInt8(ascii: "}")
+            && !payload.contains(UInt8(ascii: "\n"))
     }
 }

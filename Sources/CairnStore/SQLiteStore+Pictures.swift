@@ -250,12 +250,9 @@ extension SQLiteStore: PictureStore {
                     let candidate = Self.candidate(row)
                     before = (candidate.createdAt, candidate.id)
                     guard seer.sees(candidate) else { continue }
-                    let caption: String? = row["caption"]
-                    let eventTag: String? = row["tag"]
-                    let folded = (caption ?? "").lowercased()
-                    guard words.allSatisfy({ folded.contains($0) }) else { continue }
-                    let captionTags = EventTag.hashtags(in: folded)
-                    guard tags.allSatisfy({ $0 == eventTag || captionTags.contains($0) }) else { continue }
+                    guard
+                        EventTag.matches(caption: row["caption"], eventTag: row["tag"], words: words, tags: tags)
+                    else { continue }
                     found.append(candidate.id)
                     if found.count == limit { break }
                 }

@@ -24,7 +24,6 @@ final class RecordingRemote: RemoteFanOut {
     var hidden: [String] = []
     var withdrawn: [String] = []
     var following: Set<String> = []
-    var watched: [(ConnectionID, Int64)] = []
 
     func follow(_ owner: Int64, viewer: Int64) { following.insert("\(owner)>\(viewer)") }
     func unfollow(_ owner: Int64, viewer: Int64) { following.remove("\(owner)>\(viewer)") }
@@ -37,7 +36,6 @@ final class RecordingRemote: RemoteFanOut {
     func positionShown(_ position: VisiblePosition, to viewer: Int64) { shown.append((position, viewer)) }
     func positionHidden(owner: Int64, from viewer: Int64) { hidden.append("\(owner)>\(viewer)") }
     func positionWithdrawn(owner: Int64, from viewer: Int64) { withdrawn.append("\(owner)>\(viewer)") }
-    func watchStarted(_ connection: ConnectionID, viewer: Int64) { watched.append((connection, viewer)) }
 }
 
 @MainActor
@@ -104,13 +102,14 @@ struct RemoteFanOutTests {
         #expect(shown.position.fix.lat != 10.5)
     }
 
-    @Test func aViewerArrivingElsewhereGetsTheOwnersConnectedHere() async throws {
+    @Test func aViewerArrivingElsewhereGetsTheOwnersConnectedHereAndLosesThoseHiddenFromIt() async throws {
         let (h, remote, _, owner) = try await Self.harness()
         _ = try h.hub.liveMap.report(owner, PositionReport(lat: 20, lon: 20))
         h.hub.remoteViewerArrived(2)
         h.hub.remoteViewerArrived(3)
-        h.hub.remoteViewerArrived(4)  // hidden: nothing
+        h.hub.remoteViewerArrived(4)  // hidden: no position, and whatever that node holds for it goes
         #expect(remote.shown.map(\.viewer) == [2, 3])
+        #expect(remote.withdrawn == ["1>4"])
         #expect(remote.shown[0].position.fix.lat == 20 && !remote.shown[0].position.approximate)
         #expect(remote.shown[1].position.approximate)
         h.hub.sessions.close(1)  // the owner is no longer connected here: nothing to send
@@ -126,7 +125,6 @@ struct RemoteFanOutTests {
         #expect(remote.following == ["2>1", "3>1", "4>1", "5>1"])
         let five = h.connect(6, as: 5, watching: true)
         #expect(remote.following.contains("1>5"))
-        #expect(remote.watched.last.map { $0.0 == 6 && $0.1 == 5 } == true)
         _ = five
     }
 

@@ -20,13 +20,17 @@ extension LiveMap {
     }
 
     /// `viewer` arrived on another node: the owners connected here whom it may see send it where they are, so its
-    /// map there is not empty until they move. Hidden owners send nothing.
+    /// map there is not empty until they move. An owner it may not see withdraws whatever that node may still hold
+    /// for it (a hide that node missed while Redis was away), without a word.
     func remoteViewerArrived(_ viewer: Int64) {
         guard let remote else { return }
         let now = clock.now()
         for owner in social.friends(of: viewer).sorted() where sessions.isOnline(owner) {
-            guard let position = visiblePosition(of: owner, to: viewer, now: now) else { continue }
-            remote.positionShown(position, to: viewer)
+            if let position = visiblePosition(of: owner, to: viewer, now: now) {
+                remote.positionShown(position, to: viewer)
+            } else {
+                remote.positionWithdrawn(owner: owner, from: viewer)
+            }
         }
     }
 
@@ -35,13 +39,20 @@ extension LiveMap {
     /// the current position at the viewer's level.
     func showRemotely(_ owner: Int64, to viewer: Int64) {
         guard let remote else { return }
-        if sessions.isOnline(viewer) { remote.follow(owner, viewer: viewer) }
+        // Only a friend follows (a rule reverted after an unfriend that raced it must not take a subscription that
+        // no unfriend will release).
+        if sessions.isOnline(viewer), social.areFriends(owner, viewer) { remote.follow(owner, viewer: viewer) }
         guard sessions.remotePresence?.isOnlineElsewhere(viewer) ?? false else { return }
         let now = clock.now()
         if level(of: owner, to: viewer, now: now) == .hidden {
             remote.positionHidden(owner: owner, from: viewer)
-        } else if sessions.isOnline(owner), let position = visiblePosition(of: owner, to: viewer, now: now) {
-            remote.positionShown(position, to: viewer)
+        } else if sessions.isOnline(owner) {
+            // At a lower level with no fix to show at it, what the viewer's node holds goes.
+            if let position = visiblePosition(of: owner, to: viewer, now: now) {
+                remote.positionShown(position, to: viewer)
+            } else {
+                remote.positionWithdrawn(owner: owner, from: viewer)
+            }
         }
     }
 

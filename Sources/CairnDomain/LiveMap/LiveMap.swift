@@ -279,8 +279,6 @@ public final class LiveMap {
         sessions.setWatching(caller.connection, true)
         let now = clock.now()
         let me = caller.user.id
-        // Pushed after the reply (latest-wins slots go out after plain replies): what other nodes last sent.
-        remote?.watchStarted(caller.connection, viewer: me)
         return social.friends(of: me).sorted().compactMap { visiblePosition(of: $0, to: me, now: now) }
     }
 

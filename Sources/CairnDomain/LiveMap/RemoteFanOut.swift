@@ -24,6 +24,4 @@ public protocol RemoteFanOut: AnyObject {
     func positionHidden(owner: Int64, from viewer: Int64)
     /// `viewer`, on another node, is no longer `owner`'s friend: what is pending there for `owner` goes.
     func positionWithdrawn(owner: Int64, from viewer: Int64)
-    /// A connection of `viewer` here started watching: it gets what other nodes last sent for `viewer`.
-    func watchStarted(_ connection: ConnectionID, viewer: Int64)
 }

@@ -48,4 +48,15 @@ public enum EventTag {
         end()
         return found
     }
+
+    /// Whether a picture with `caption`, posted to the event tagged `eventTag` (if any), matches a search: its
+    /// caption holds every word (lower-cased, as `words` are) and it carries every tag, as its event's or as a whole
+    /// `#word` of its caption. The stores narrow candidates with SQL and decide with this.
+    public static func matches(caption: String?, eventTag: String?, words: [String], tags: [String]) -> Bool {
+        let folded = (caption ?? "").lowercased()
+        guard words.allSatisfy({ folded.contains($0) }) else { return false }
+        guard !tags.isEmpty else { return true }
+        let captionTags = hashtags(in: folded)
+        return tags.allSatisfy { $0 == eventTag || captionTags.contains($0) }
+    }
 }
