@@ -56,7 +56,8 @@ final class ClusterNode {
         }
         presence.arrived = { [unowned hub] user in hub.remoteViewerArrived(user) }
         let link = self.link
-        link.observeState { up in
+        link.observeState { [unowned delivery] up in
+            if !up { delivery.linkLost() }
             if up {
                 logger.info("cluster: connected to \(endpoint) (reconnects: \(link.reconnects))")
             } else {

@@ -3,11 +3,12 @@
 // `pos` bytes local watchers get — and handed to the cluster glue with, per level, the viewers elsewhere allowed
 // it; hides and withdrawals likewise. Receiving (a viewer's node): a message's bytes go to the watching connections
 // of its listed viewers, and only of those this node follows for that owner (a viewer here who is the owner's
-// friend), into the same slot a local move would use (key = owner). Nothing heard is kept for later: bytes encoded
-// under the owner's node's rules at one moment cannot be checked again against a hide this node missed (Redis away)
-// or one made here, so a viewer who starts watching gets other nodes' owners from their next move or from the owner's
-// node's answer to the viewer's arrival, both encoded under the rules in force. The glue (CairnApp) turns the calls
-// into binary messages on Redis channels and back; this file knows no Redis.
+// friend), into the same slot a local move would use (key = owner). The last bytes heard per (viewer, owner) are
+// kept while the viewer is here, with their level, so a connection that starts watching later gets them — but only
+// at a level this node's rules allow at that moment (a hide made here stops them), never once older than
+// `watch_max_age`, and never after the link to Redis dropped (a hide published meanwhile was not heard: everything
+// kept is forgotten, and the owners' nodes answer the viewer's next arrival under their rules). The glue (CairnApp)
+// turns the calls into binary messages on Redis channels and back; this file knows no Redis.
 import CairnDomain
 import CairnLoop
 
@@ -28,17 +29,23 @@ public final class ClusterDelivery: RemoteFanOut {
 
     private let local: LocalDelivery
     private let sessions: Sessions
+    private let clock: any Clock
+    private let maxAgeMs: Int64
     /// Viewers here following each owner (friends of the owner connected here).
     private var followers: [Int64: Set<Int64>] = [:]
+    /// The last bytes heard for each viewer here, per owner: their section's tag (0 precise, 1 approximate) and when.
+    private var kept: [Int64: [Int64: (bytes: [UInt8], tag: UInt8, at: Int64)]] = [:]
 
     /// Sends a message about `owner` to the other nodes (set by the glue).
     public var send: ((_ kind: Kind, _ owner: Int64, _ sections: [Section]) -> Void)?
     /// This node starts (true) or stops (false) listening to `owner`: its first follower came, its last went.
     public var listen: ((_ owner: Int64, _ on: Bool) -> Void)?
 
-    init(local: LocalDelivery, sessions: Sessions) {
+    init(local: LocalDelivery, sessions: Sessions, clock: any Clock, maxAgeMs: Int64) {
         self.local = local
         self.sessions = sessions
+        self.clock = clock
+        self.maxAgeMs = maxAgeMs
     }
 
     /// Owners this node listens to.
@@ -80,20 +87,43 @@ public final class ClusterDelivery: RemoteFanOut {
     }
 
     public func unfollow(_ owner: Int64, viewer: Int64) {
+        forget(owner, for: viewer)
         guard followers[owner]?.remove(viewer) != nil else { return }
         guard followers[owner]?.isEmpty ?? false else { return }
         followers[owner] = nil
         listen?(owner, false)
     }
 
+    public func watchStarted(_ connection: ConnectionID, viewer: Int64, level: (Int64) -> ShareLevel) {
+        guard let outbound = local.outbound, let heard = kept[viewer] else { return }
+        let oldest = clock.now() - maxAgeMs
+        for (owner, entry) in heard.sorted(by: { $0.key < $1.key }) where entry.at >= oldest {
+            // Precise bytes only to a viewer still allowed precise; approximate ones to any viewer not hidden.
+            switch level(owner) {
+            case .precise: break
+            case .approximate where entry.tag != 0: break
+            default: continue
+            }
+            outbound.sendLatest(connection, key: owner, entry.bytes)
+        }
+    }
+
+    /// The link to Redis dropped: a hide published meanwhile will not be heard, so nothing kept may be replayed.
+    public func linkLost() { kept.removeAll() }
+
     /// A message from another node about `owner` (decoded by the glue).
     public func received(_ kind: Kind, owner: Int64, sections: [Section]) {
         guard let following = followers[owner] else { return }
         let outbound = local.outbound
+        let now = clock.now()
         for section in sections {
             // Only what a node of ours encodes goes to a socket: one `pos` or `pos.hidden` event, one line.
             guard kind == .withdrawn || Self.isPositionEvent(section.payload) else { continue }
             for viewer in section.viewers where following.contains(viewer) {
+                switch kind {
+                case .shown: kept[viewer, default: [:]][owner] = (section.payload, section.tag, now)
+                case .hidden, .withdrawn: forget(owner, for: viewer)
+                }
                 for connection in sessions.watchingConnections(of: viewer) {
                     if kind == .withdrawn {
                         outbound?.dropLatest(connection, key: owner)
@@ -103,6 +133,11 @@ public final class ClusterDelivery: RemoteFanOut {
                 }
             }
         }
+    }
+
+    private func forget(_ owner: Int64, for viewer: Int64) {
+        guard kept[viewer]?.removeValue(forKey: owner) != nil, kept[viewer]?.isEmpty ?? false else { return }
+        kept[viewer] = nil
     }
 
     private static let positionPrefix = Array(#"{"ev":"pos"#.utf8)

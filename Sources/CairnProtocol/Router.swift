@@ -95,7 +95,8 @@ public final class Router: ConnectionHandler {
     /// and slots, attached to the hub as its `remoteFanOut`. Call on the loop, before serving.
     public func attachClusterDelivery() -> ClusterDelivery {
         confinement.assertOnLoop()
-        let cluster = ClusterDelivery(local: delivery, sessions: hub.sessions)
+        let cluster = ClusterDelivery(
+            local: delivery, sessions: hub.sessions, clock: hub.clock, maxAgeMs: hub.configuration.watchMaxAgeMs)
         hub.remoteFanOut = cluster
         return cluster
     }

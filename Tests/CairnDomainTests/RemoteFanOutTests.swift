@@ -23,6 +23,7 @@ final class RecordingRemote: RemoteFanOut {
     var shown: [(position: VisiblePosition, viewer: Int64)] = []
     var hidden: [String] = []
     var withdrawn: [String] = []
+    var watched: [(ConnectionID, Int64, ShareLevel)] = []
     var following: Set<String> = []
 
     func follow(_ owner: Int64, viewer: Int64) { following.insert("\(owner)>\(viewer)") }
@@ -36,6 +37,9 @@ final class RecordingRemote: RemoteFanOut {
     func positionShown(_ position: VisiblePosition, to viewer: Int64) { shown.append((position, viewer)) }
     func positionHidden(owner: Int64, from viewer: Int64) { hidden.append("\(owner)>\(viewer)") }
     func positionWithdrawn(owner: Int64, from viewer: Int64) { withdrawn.append("\(owner)>\(viewer)") }
+    func watchStarted(_ connection: ConnectionID, viewer: Int64, level: (Int64) -> ShareLevel) {
+        watched.append((connection, viewer, level(1)))
+    }
 }
 
 @MainActor

@@ -1,8 +1,9 @@
 // Cross-node delivery in the protocol layer, with the Redis glue replaced by the test: a node follows the friends
 // of the users connected to it (listen on the first, off after the last); a message from another node goes only to
-// the watching connections of listed viewers this node follows for that owner, in the owner's latest-wins slot;
-// nothing is kept for a viewer who is not watching yet (it could outlive a hide this node never heard); a withdrawal
-// empties the slot. On the owner's node, a move is published once, each level encoded
+// the watching connections of listed viewers this node follows for that owner, in the owner's latest-wins slot; it
+// is kept for a viewer who is not watching yet and shown when they start, but only at a level this node's rules still
+// allow (not after a hide or a lower level set here, not once older than watch_max_age, not after the link to Redis
+// dropped); a withdrawal empties the slot. On the owner's node, a move is published once, each level encoded
 // once as the same `pos` bytes local watchers get, listing only the viewers elsewhere allowed it.
 import CairnDomainTestSupport
 import CairnLoop
@@ -39,7 +40,7 @@ struct ClusterDeliveryTests {
         return (h, cluster)
     }
 
-    @Test func deliversToListedFollowedWatchersOnlyAndKeepsNothingForLaterWatchers() async throws {
+    @Test func deliversToListedFollowedWatchersOnlyAndKeepsForLaterWatchers() async throws {
         let (h, cluster) = try await Self.node()
         _ = try await h.request(2, #"{"id":5,"op":"friends.watch"}"#, id: 5)
         _ = try await h.request(3, #"{"id":5,"op":"friends.watch"}"#, id: 5)
@@ -47,18 +48,33 @@ struct ClusterDeliveryTests {
         #expect(h.outbound.takeLatest(2)[1]?["lat"] as? Double == 5)
         #expect(h.outbound.takeLatest(3).isEmpty, "carol is not alice's friend here")
         #expect(h.outbound.takeLatest(4).isEmpty, "dave is not watching yet")
-        // Dave starts watching: nothing heard before is replayed (it could have been hidden meanwhile, unheard).
+        // Dave starts watching: what was heard for him comes after the reply.
         let reply = try await h.request(4, #"{"id":6,"op":"friends.watch"}"#, id: 6)
         #expect((reply["positions"] as? [Any])?.isEmpty == true)
-        #expect(h.outbound.takeLatest(4).isEmpty)
-        // A hide replaces the slot with pos.hidden.
-        cluster.received(.shown, owner: 1, sections: [(0, [4], Self.pos(1, lat: 6))])
+        #expect(h.outbound.takeLatest(4)[1]?["lat"] as? Double == 5)
+        // A hide replaces the slot with pos.hidden and forgets what was kept.
         cluster.received(.hidden, owner: 1, sections: [(0, [4], Array(#"{"ev":"pos.hidden","user":1}"#.utf8))])
         #expect(h.outbound.takeLatest(4)[1]?["ev"] as? String == "pos.hidden")
+        _ = try await h.request(4, #"{"id":7,"op":"friends.unwatch"}"#, id: 7)
+        _ = try await h.request(4, #"{"id":8,"op":"friends.watch"}"#, id: 8)
+        #expect(h.outbound.takeLatest(4).isEmpty)
         // A withdrawal empties bob's pending slot.
         cluster.received(.shown, owner: 1, sections: [(0, [2], Self.pos(1, lat: 6))])
         cluster.received(.withdrawn, owner: 1, sections: [(0, [2], [])])
         #expect(h.outbound.takeLatest(2).isEmpty)
+    }
+
+    @Test func whatWasKeptIsNotReplayedOnceTooOldOrAfterTheLinkDropped() async throws {
+        let (h, cluster) = try await Self.node()
+        cluster.received(.shown, owner: 1, sections: [(0, [2], Self.pos(1, lat: 5))])
+        h.clock.advance(by: h.hub.configuration.watchMaxAgeMs + 1)
+        _ = try await h.request(2, #"{"id":5,"op":"friends.watch"}"#, id: 5)
+        #expect(h.outbound.takeLatest(2).isEmpty)
+        // Heard, then Redis went away (a hide published meanwhile would be lost): nothing is replayed.
+        cluster.received(.shown, owner: 1, sections: [(0, [4], Self.pos(1, lat: 6))])
+        cluster.linkLost()
+        _ = try await h.request(4, #"{"id":6,"op":"friends.watch"}"#, id: 6)
+        #expect(h.outbound.takeLatest(4).isEmpty)
     }
 
     @Test func onlyOneLinePositionEventsReachASocket() async throws {
@@ -75,19 +91,32 @@ struct ClusterDeliveryTests {
         #expect(h.outbound.takeLatest(2)[1]?["lat"] as? Double == 7)
     }
 
-    @Test func aPositionHeardBeforeAHideMadeHereIsNeverReplayed() async throws {
+    @Test(arguments: ["hidden", "approximate"])
+    func preciseBytesHeardBeforeALowerLevelSetHereAreNeverReplayed(level: String) async throws {
         // Alice (1) moves on another node while bob (2) is connected here, not watching; then alice, also
-        // connected here, hides from bob. Bob's later watch must not bring back the position heard before.
+        // connected here, lowers bob's level. Bob's later watch must not bring back the precise position.
         let (h, cluster) = try await Self.node()
         cluster.received(.shown, owner: 1, sections: [(0, [2], Self.pos(1, lat: 5))])
         h.router.connectionOpened(10, token: nil)
         _ = try await h.request(
             10, #"{"id":2,"op":"login","username":"alice","password":"password1"}"#, id: 2, completions: 1)
         _ = try await h.request(
-            10, #"{"id":3,"op":"share.set","user":2,"level":"hidden"}"#, id: 3, completions: 1)
+            10, #"{"id":3,"op":"share.set","user":2,"level":"\#(level)"}"#, id: 3, completions: 1)
         _ = try await h.request(2, #"{"id":5,"op":"friends.watch"}"#, id: 5)
         let slots = h.outbound.takeLatest(2)
-        #expect(slots[1]?["lat"] == nil, "\(slots)")
+        #expect(slots[1]?["lat"] as? Double != 5, "\(slots)")
+    }
+
+    @Test func approximateBytesAreReplayedToAnApproximateViewer() async throws {
+        let (h, cluster) = try await Self.node()
+        h.router.connectionOpened(10, token: nil)
+        _ = try await h.request(
+            10, #"{"id":2,"op":"login","username":"alice","password":"password1"}"#, id: 2, completions: 1)
+        _ = try await h.request(
+            10, #"{"id":3,"op":"share.set","user":2,"level":"approximate"}"#, id: 3, completions: 1)
+        cluster.received(.shown, owner: 1, sections: [(1, [2], Self.pos(1, lat: 5.5))])
+        _ = try await h.request(2, #"{"id":5,"op":"friends.watch"}"#, id: 5)
+        #expect(h.outbound.takeLatest(2)[1]?["lat"] as? Double == 5.5)
     }
 
     @Test func listensWhileSomeFriendIsConnectedHere() async throws {

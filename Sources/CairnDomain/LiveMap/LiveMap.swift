@@ -279,6 +279,11 @@ public final class LiveMap {
         sessions.setWatching(caller.connection, true)
         let now = clock.now()
         let me = caller.user.id
+        // Pushed after the reply (latest-wins slots go out after plain replies): what other nodes last sent, each
+        // owner checked against this node's rules now.
+        remote?.watchStarted(caller.connection, viewer: me) { [unowned self] owner in
+            social.areFriends(owner, me) ? level(of: owner, to: me, now: now) : .hidden
+        }
         return social.friends(of: me).sorted().compactMap { visiblePosition(of: $0, to: me, now: now) }
     }
 

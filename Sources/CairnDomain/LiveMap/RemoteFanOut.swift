@@ -24,4 +24,7 @@ public protocol RemoteFanOut: AnyObject {
     func positionHidden(owner: Int64, from viewer: Int64)
     /// `viewer`, on another node, is no longer `owner`'s friend: what is pending there for `owner` goes.
     func positionWithdrawn(owner: Int64, from viewer: Int64)
+    /// A connection of `viewer` here started watching: it gets what other nodes last sent for `viewer`, each owner
+    /// only at a level `level(owner)` (this node's rules, now) still allows.
+    func watchStarted(_ connection: ConnectionID, viewer: Int64, level: (Int64) -> ShareLevel)
 }
