@@ -20,6 +20,7 @@ public final class PostgresConnection {
             throw PostgresError.connection(message.trimmingCharacters(in: .whitespacesAndNewlines))
         }
         cairn_pq_silence_notices(conn)
+        try configureSession()
     }
 
     deinit { if let conn { PQfinish(conn) } }
@@ -36,6 +37,23 @@ public final class PostgresConnection {
                 String(cString: PQerrorMessage(conn)).trimmingCharacters(in: .whitespacesAndNewlines))
         }
         cairn_pq_silence_notices(conn)
+        try configureSession()
+    }
+
+    /// Fixes what the text format relies on, whatever the server's or role's defaults: UTF-8 both ways (and a UTF-8
+    /// database: another encoding would store Swift's UTF-8 as something else), bytea in hex, doubles to the last
+    /// digit, and backslashes in literals as plain characters (`ESCAPE '\'`).
+    private func configureSession() throws {
+        guard let conn, PQsetClientEncoding(conn, "UTF8") == 0 else {
+            throw PostgresError.connection("cannot set client_encoding to UTF8")
+        }
+        try executeScript(
+            "SET bytea_output = 'hex'; SET extra_float_digits = 3; SET standard_conforming_strings = on")
+        let encoding: String? = try scalar("SHOW server_encoding")
+        guard encoding == "UTF8" else {
+            throw PostgresError.connection(
+                "the database's encoding is \(encoding ?? "unknown"), not UTF8 (create it with ENCODING 'UTF8')")
+        }
     }
 
     /// Runs a statement; returns the number of rows it affected (0 for statements that affect none).

@@ -85,8 +85,20 @@ public final class PostgresPool: @unchecked Sendable {
         try wait(body)
     }
 
+    /// Begins a transaction. libpq learns that a connection died (the server restarted, a path dropped) only when it
+    /// next uses it, so a BEGIN that fails for that reason, before anything of the transaction was sent, reconnects
+    /// and begins once more.
+    static func begin(_ db: PostgresConnection, _ statement: String) throws {
+        do {
+            try db.execute(statement)
+        } catch PostgresError.connection(_) {
+            try db.reset()
+            try db.execute(statement)
+        }
+    }
+
     static func inRead<T>(_ db: PostgresConnection, _ body: (PostgresConnection) throws -> T) throws -> T {
-        try db.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        try begin(db, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
         do {
             let value = try body(db)
             try db.execute("COMMIT")
@@ -103,7 +115,7 @@ public final class PostgresPool: @unchecked Sendable {
         var attempt = 1
         while true {
             do {
-                try db.execute("BEGIN ISOLATION LEVEL SERIALIZABLE")
+                try begin(db, "BEGIN ISOLATION LEVEL SERIALIZABLE")
                 let value = try body(db)
                 try db.execute("COMMIT")
                 return value

@@ -14,24 +14,32 @@ enum PostgresSchema {
         ("p1-schema", schema)
     ]
 
-    /// Applies what is missing; returns the names applied so far, in order.
+    /// Applies what is missing; returns the names applied so far, in order. The lock is a session lock taken before
+    /// the transaction begins: a node that waited for it then starts its transaction, and its snapshot, after the
+    /// node before it committed, so it sees what that node applied (a lock taken inside the transaction would wait
+    /// with a snapshot from before the other commit, and migrate again).
     static func migrate(_ pool: PostgresPool) throws -> [String] {
-        try pool.write { db in
-            _ = try db.rows("SELECT pg_advisory_xact_lock(?)", [migrationLock])
-            try db.execute(
-                """
-                CREATE TABLE IF NOT EXISTS cairn_migrations (
-                  name TEXT PRIMARY KEY, position INTEGER NOT NULL UNIQUE, applied_at BIGINT NOT NULL)
-                """)
-            let applied = Set(try db.scalars("SELECT name FROM cairn_migrations", as: String.self))
-            for (position, migration) in migrations.enumerated() where !applied.contains(migration.name) {
-                try db.executeScript(migration.sql)
-                try db.execute(
-                    "INSERT INTO cairn_migrations (name, position, applied_at) VALUES (?, ?, ?)",
-                    [migration.name, position, Int64(Date().timeIntervalSince1970 * 1000)])
-            }
-            return try db.scalars("SELECT name FROM cairn_migrations ORDER BY position", as: String.self)
+        try pool.withoutTransaction { db in
+            _ = try db.rows("SELECT pg_advisory_lock(?)", [migrationLock])
+            defer { _ = try? db.rows("SELECT pg_advisory_unlock(?)", [migrationLock]) }
+            return try PostgresPool.inWrite(db, attempts: pool.attempts) { db in try apply(db) }
         }
+    }
+
+    private static func apply(_ db: PostgresConnection) throws -> [String] {
+        try db.execute(
+            """
+            CREATE TABLE IF NOT EXISTS cairn_migrations (
+              name TEXT PRIMARY KEY, position INTEGER NOT NULL UNIQUE, applied_at BIGINT NOT NULL)
+            """)
+        let applied = Set(try db.scalars("SELECT name FROM cairn_migrations", as: String.self))
+        for (position, migration) in migrations.enumerated() where !applied.contains(migration.name) {
+            try db.executeScript(migration.sql)
+            try db.execute(
+                "INSERT INTO cairn_migrations (name, position, applied_at) VALUES (?, ?, ?)",
+                [migration.name, position, Int64(Date().timeIntervalSince1970 * 1000)])
+        }
+        return try db.scalars("SELECT name FROM cairn_migrations ORDER BY position", as: String.self)
     }
 
     /// The tables of SQLite's v1–v21, in PostgreSQL.

@@ -29,8 +29,14 @@ public final class PostgresStore: Sendable {
     ) throws {
         self.url = url
         self.mediaCache = try MediaCache(root: mediaCache ?? MediaCache.defaultRoot)
-        pool = try PostgresPool(url: url, size: connections, logger: logger)
-        migrations = try PostgresSchema.migrate(pool)
+        let pool = try PostgresPool(url: url, size: connections, logger: logger)
+        do {
+            migrations = try PostgresSchema.migrate(pool)
+        } catch {
+            pool.close()
+            throw error
+        }
+        self.pool = pool
         trackerReports = PostgresGroupCommit(pool: pool, apply: Self.applyTrackerReports)
         logger.info("PostgreSQL store open, schema \(migrations.last ?? "none")")
     }
@@ -45,12 +51,23 @@ public final class PostgresStore: Sendable {
 
     /// `url` with the password of its user-information part replaced by `***`.
     static func redact(_ url: String) -> String {
-        guard let scheme = url.range(of: "://"),
-            let at = url[scheme.upperBound...].firstIndex(of: "@")
-        else { return url }
-        let userInfo = url[scheme.upperBound..<at]
-        guard let colon = userInfo.firstIndex(of: ":") else { return url }
-        return String(url[..<url.index(after: colon)]) + "***" + String(url[at...])
+        var text = url
+        // `?password=...` (libpq takes any connection parameter as a query parameter).
+        if let query = text.firstIndex(of: "?") {
+            let parameters = text[text.index(after: query)...].split(separator: "&", omittingEmptySubsequences: false)
+            let masked = parameters.map { parameter -> String in
+                parameter.lowercased().hasPrefix("password=") ? "password=***" : String(parameter)
+            }
+            text = String(text[...query]) + masked.joined(separator: "&")
+        }
+        // `user:password@`.
+        guard let scheme = text.range(of: "://") else { return text }
+        let rest = text[scheme.upperBound...]
+        let end = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) ?? rest.endIndex
+        guard let at = rest[..<end].lastIndex(of: "@"), let colon = rest[..<at].firstIndex(of: ":") else {
+            return text
+        }
+        return String(text[...colon]) + "***" + String(text[at...])
     }
 
     /// LIKE's wildcards escaped with a backslash (the statements say `ESCAPE '\'`).

@@ -122,6 +122,57 @@ struct PostgresConnectionTests {
         #expect(try b.sharedSecret(name: "other", length: 4, random: Fixed(byte: 3)) == [3, 3, 3, 3])
     }
 
+    @Test func nodesMigratingAtOnceApplyTheSchemaOnce() async throws {
+        let url = try PostgresServerProcess.freshURL()
+        let opened = try await withThrowingTaskGroup(of: [String].self) { group in
+            for _ in 0..<3 {
+                group.addTask {
+                    let store = try PostgresStore(url: url, connections: 1)
+                    defer { store.close() }
+                    return store.migrations
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(opened.count == 3)
+        #expect(opened.allSatisfy { $0 == PostgresSchema.migrations.map(\.name) })
+    }
+
+    @Test func aConnectionTheServerDroppedIsReplacedBeforeTheNextTransaction() async throws {
+        let url = try PostgresServerProcess.freshURL()
+        let name = "dropped-\(UUID().uuidString.prefix(8))"
+        let pool = try PostgresPool(url: url + "&application_name=\(name)", size: 2)
+        defer { pool.close() }
+        let admin = try PostgresConnection(url: url)
+        // Every connection of the pool (and only those: other tests share the server) is terminated by the server,
+        // as a restart would.
+        try await pool.read { _ in }
+        let terminated = try admin.rows(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = ?", [name])
+        #expect(terminated.count == 2)
+        for _ in 0..<4 {
+            #expect(try await pool.read { try $0.scalar("SELECT 1", as: Int64.self) } == 1)
+        }
+    }
+
+    @Test func theSessionIsSetForTheTextFormat() throws {
+        let db = try PostgresConnection(url: try PostgresServerProcess.freshURL())
+        #expect(try db.scalar("SHOW client_encoding", as: String.self) == "UTF8")
+        #expect(try db.scalar("SHOW bytea_output", as: String.self) == "hex")
+        #expect(try db.scalar("SHOW extra_float_digits", as: String.self) == "3")
+        #expect(try db.scalar("SELECT ?::float8", [Double.pi], as: Double.self) == Double.pi)
+    }
+
+    @Test func passwordsAreLeftOutOfTheLoggedURL() {
+        #expect(
+            PostgresStore.redact("postgresql://cairn:s3cret@10.0.0.6:5432/cairn")
+                == "postgresql://cairn:***@10.0.0.6:5432/cairn")
+        #expect(
+            PostgresStore.redact("postgresql://10.0.0.6/cairn?user=cairn&password=s3cret&sslmode=require")
+                == "postgresql://10.0.0.6/cairn?user=cairn&password=***&sslmode=require")
+        #expect(PostgresStore.redact("postgresql://cairn@10.0.0.6/cairn") == "postgresql://cairn@10.0.0.6/cairn")
+    }
+
     @Test func anUnreachableServerIsAConnectionError() throws {
         #expect {
             _ = try PostgresConnection(url: "postgresql://cairn@127.0.0.1:1/postgres?connect_timeout=2")

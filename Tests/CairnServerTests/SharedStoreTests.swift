@@ -44,7 +44,8 @@ extension ServerIntegration {
             let token = try #require(registered["token"] as? String)
             let aliceID = try #require((registered["user"] as? [String: Any])?["id"] as? Int)
             let onB = try b.client()
-            #expect(errorCode(try onB.request("register", ["username": "alice", "password": "password2"])) != nil)
+            let taken = try onB.request("register", ["username": "alice", "password": "password2"])
+            #expect(errorCode(taken) == "username_taken", "\(taken)")
             let login = try onB.requestOK("login", ["username": "alice", "password": "password1"])
             #expect((login["user"] as? [String: Any])?["id"] as? Int == aliceID)
 

@@ -58,6 +58,8 @@ final class EngineDatabase {
     let engine: StoreEngine
     private let location: String
     private var opened: [any EngineStore] = []
+    /// PostgreSQL's media copies for this database's stores (not the shared default other tests use).
+    private let mediaCache = temporaryDirectory()
 
     init(_ engine: StoreEngine) throws {
         self.engine = engine
@@ -69,7 +71,7 @@ final class EngineDatabase {
         let store: any EngineStore =
             switch engine {
             case .sqlite: try SQLiteStore(directory: location)
-            case .postgres: try PostgresStore(url: location, connections: 2)
+            case .postgres: try PostgresStore(url: location, connections: 2, mediaCache: mediaCache)
             }
         opened.append(store)
         return store
@@ -85,6 +87,7 @@ final class EngineDatabase {
         for store in opened { store.closeForTest() }
         opened = []
         if engine == .sqlite { try? FileManager.default.removeItem(atPath: location) }
+        try? FileManager.default.removeItem(atPath: mediaCache)
     }
 }
 
