@@ -31,6 +31,9 @@ public struct ServerConfiguration: Sendable {
     public var pingIntervalSeconds = 30
     /// Seconds without any valid traffic (including pongs) before the connection is dropped.
     public var idleTimeoutSeconds = 60
+    /// Seconds a connection the server closes (too slow, a session ended, ...) has to take what is pending for it
+    /// and the close frame; a client that does not read by then is dropped without them.
+    public var closeTimeoutSeconds = 5
     /// Seconds to wait for clients to acknowledge the closing handshake at shutdown.
     public var shutdownGraceSeconds = 5
     /// What waits for socket events: libev on epoll (the default), or libwebsockets' built-in poll() loop.

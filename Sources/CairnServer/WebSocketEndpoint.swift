@@ -248,8 +248,10 @@ final class WebSocketEndpoint {
         state.pendingClose = (code, reason)
         requestWritable(state)
         // The close frame goes out from a writable callback; a client that stopped reading never gives one, so
-        // lws drops the connection after a few seconds regardless.
-        lws_set_timeout(state.wsi, pending_timeout(rawValue: PENDING_TIMEOUT_USER_REASON_BASE.rawValue + 1), 5)
+        // lws drops the connection after a few seconds (`closeTimeoutSeconds`) regardless.
+        lws_set_timeout(
+            state.wsi, pending_timeout(rawValue: PENDING_TIMEOUT_USER_REASON_BASE.rawValue + 1),
+            Int32(clamping: configuration.closeTimeoutSeconds))
     }
 
     private func setCloseReason(_ wsi: OpaquePointer, code: UInt16, reason: String) {
