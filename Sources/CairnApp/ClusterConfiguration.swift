@@ -14,6 +14,9 @@ public struct ClusterConfiguration: Sendable, Equatable {
     public var prefix = "cairn"
     /// Seconds between refreshes of this node's presence in Redis; entries expire after three times this.
     public var presenceRefreshSeconds = 5
+    /// Milliseconds a hide or an unfriend waits for every node where the owner is connected to acknowledge it; after
+    /// that, it waits only for the nodes presence still lists.
+    public var ackTimeoutMs = 2000
 
     /// The defaults: a single node.
     public init() {}

@@ -6,6 +6,11 @@
 // Positions cross nodes here: the protocol layer's `ClusterDelivery` (privacy applied, each level encoded once)
 // speaks in kinds, owners and sections; this glue turns them into `FanOutMessage`s on the owners' channels
 // (`SubjectChannels`: one subscription per owner this node's viewers follow) and back.
+//
+// Friendships, requests and sharing rules committed here go to every other node on the control channel
+// (`ControlChannel`, `ControlMessage`s) through the domain's `RemoteSocial` port (`SocialControl` below); what other
+// nodes publish there is applied to the hub through the same domain paths as a local change, and acknowledged when
+// its sender waits (a hide or an unfriend: answered once every node where the owner is connected applied it).
 import CairnCluster
 import CairnDomain
 import CairnLoop
@@ -18,6 +23,7 @@ final class ClusterNode {
     let presence: ClusterPresence
     let channels: SubjectChannels
     let delivery: ClusterDelivery
+    let control: ControlChannel
     private let hub: Hub
     private let logger: Logger
 
@@ -55,9 +61,21 @@ final class ClusterNode {
                 sections: message.sections.map { ($0.tag, $0.recipients, $0.payload) })
         }
         presence.arrived = { [unowned hub] user in hub.remoteViewerArrived(user) }
+        let control = ControlChannel(
+            link: link, prefix: configuration.prefix, node: node, deadlineMs: Int64(configuration.ackTimeoutMs),
+            now: { [clock = hub.clock] in clock.now() })
+        self.control = control
+        control.received = { [unowned hub, unowned control] message in
+            guard SocialControl.apply(message, to: hub) else { return }
+            control.acknowledge(message)
+        }
+        hub.remoteSocial = SocialControl(control: control, presence: presence)
         let link = self.link
         link.observeState { [unowned delivery] up in
-            if !up { delivery.linkLost() }
+            if !up {
+                delivery.linkLost()
+                control.releaseAll()  // nobody can answer; the presence mirror is emptied as well
+            }
             if up {
                 logger.info("cluster: connected to \(endpoint) (reconnects: \(link.reconnects))")
             } else {
@@ -68,10 +86,13 @@ final class ClusterNode {
         hub.remotePresence = RedisPresence(presence)
         hub.clusterReading = {
             ClusterReading(
-                redisUp: link.isUp, reconnects: link.reconnects, published: channels.publishedCount,
-                received: channels.receivedCount, dropped: channels.droppedCount)
+                redisUp: link.isUp, reconnects: link.reconnects,
+                published: channels.publishedCount &+ control.publishedCount,
+                received: channels.receivedCount &+ control.receivedCount,
+                dropped: channels.droppedCount &+ control.droppedCount)
         }
         presence.start()
+        control.start(loop: loop)
         link.start()
         logger.info("cluster: node \(node), prefix \(configuration.prefix), Redis \(endpoint)")
     }
@@ -81,6 +102,8 @@ final class ClusterNode {
     func stop() {
         hub.remotePresence = nil
         hub.remoteFanOut = nil
+        hub.remoteSocial = nil
+        control.stop()
         presence.stop(leaving: true)
         link.stop(flush: true)
     }
@@ -92,4 +115,100 @@ private final class RedisPresence: RemotePresence {
     init(_ presence: ClusterPresence) { self.presence = presence }
     func isOnlineElsewhere(_ user: Int64) -> Bool { presence.isOnlineElsewhere(user) }
     func localPresenceChanged(_ user: Int64, online: Bool) { presence.localChanged(user, online: online) }
+}
+
+/// The domain's `RemoteSocial` port on the control channel, and the way back: kinds and codes of `ControlMessage`.
+final class SocialControl: RemoteSocial {
+    /// What a control message says (its `kind`).
+    enum Kind: UInt8 {
+        /// subject and other became friends; version.
+        case friendshipBegan = 1
+        /// subject and other are no longer friends; version (subject → other) and other version.
+        case friendshipEnded = 2
+        /// subject asked other (code 1) or the request went (code 0); version.
+        case request = 3
+        /// subject's rule for other (0: the pause) is level code (0 default, 1 precise, 2 approximate, 3 hidden)
+        /// until time; version.
+        case rule = 4
+    }
+
+    private let control: ControlChannel
+    private let presence: ClusterPresence
+
+    init(control: ControlChannel, presence: ClusterPresence) {
+        self.control = control
+        self.presence = presence
+    }
+
+    func friendshipBegan(_ a: Int64, _ b: Int64, version: Int64) {
+        control.publish(message(.friendshipBegan, a, b, version))
+    }
+
+    func friendshipEnded(
+        _ a: Int64, _ b: Int64, versionAB: Int64, versionBA: Int64, confirmed: @escaping () -> Void
+    ) {
+        var message = message(.friendshipEnded, a, b, versionAB)
+        message.otherVersion = versionBA
+        publishAwaiting(message, nodes: presence.nodes(of: a).union(presence.nodes(of: b)), users: [a, b], confirmed)
+    }
+
+    func requestChanged(from: Int64, to: Int64, pending: Bool, version: Int64) {
+        var message = message(.request, from, to, version)
+        message.code = pending ? 1 : 0
+        control.publish(message)
+    }
+
+    func ruleChanged(
+        owner: Int64, viewer: Int64?, level: ShareLevel?, until: Int64?, version: Int64, confirmed: (() -> Void)?
+    ) {
+        var message = message(.rule, owner, viewer ?? 0, version)
+        message.code = level.map(Self.code) ?? 0
+        message.time = until
+        guard let confirmed else { return control.publish(message) }
+        publishAwaiting(message, nodes: presence.nodes(of: owner), users: [owner], confirmed)
+    }
+
+    /// Publishes and waits for `nodes`; past the deadline, only for those still listed for one of `users`.
+    private func publishAwaiting(
+        _ message: ControlMessage, nodes: Set<String>, users: [Int64], _ done: @escaping () -> Void
+    ) {
+        let presence = self.presence
+        control.publish(
+            message, awaiting: nodes, listed: { node in users.contains { presence.nodes(of: $0).contains(node) } },
+            then: done)
+    }
+
+    private func message(_ kind: Kind, _ subject: Int64, _ other: Int64, _ version: Int64) -> ControlMessage {
+        ControlMessage(kind: kind.rawValue, subject: subject, other: other, changeVersion: version, node: control.node)
+    }
+
+    private static func code(_ level: ShareLevel) -> UInt8 {
+        switch level {
+        case .precise: 1
+        case .approximate: 2
+        case .hidden: 3
+        }
+    }
+
+    /// Applies `message` to `hub`; false when it is not one this build understands (a newer node's: ignored).
+    static func apply(_ message: ControlMessage, to hub: Hub) -> Bool {
+        guard let kind = Kind(rawValue: message.kind) else { return false }
+        let (a, b, version) = (message.subject, message.other, message.changeVersion)
+        switch kind {
+        case .friendshipBegan:
+            hub.remoteFriendshipBegan(a, b, version: version)
+        case .friendshipEnded:
+            hub.remoteFriendshipEnded(a, b, versionAB: version, versionBA: message.otherVersion)
+        case .request:
+            guard message.code <= 1 else { return false }
+            hub.remoteRequestChanged(from: a, to: b, pending: message.code == 1, version: version)
+        case .rule:
+            let levels: [ShareLevel?] = [nil, .precise, .approximate, .hidden]
+            guard Int(message.code) < levels.count else { return false }
+            hub.remoteRuleChanged(
+                owner: a, viewer: b == 0 ? nil : b, level: levels[Int(message.code)], until: message.time,
+                version: version)
+        }
+        return true
+    }
 }

@@ -92,6 +92,9 @@ public final class ClusterPresence {
     /// True when `user` is online on another node, as last heard.
     public func isOnlineElsewhere(_ user: Int64) -> Bool { elsewhere[user] != nil }
 
+    /// The other nodes `user` is connected to, as the mirror knows them.
+    public func nodes(of user: Int64) -> Set<String> { elsewhere[user] ?? [] }
+
     /// `user` came online here (first connection) or went offline here (last connection closed).
     public func localChanged(_ user: Int64, online: Bool) {
         let member = "\(user)/\(node)"

@@ -464,6 +464,11 @@ public enum ConfigurationOptions {
             "cluster.presence_refresh", flag: "cluster-presence-refresh", default: 5, range: 1...300, unit: "seconds",
             help: "How often a node re-adds its online users in Redis; they expire after three times this."
         ) { $0.cluster.presenceRefreshSeconds = $1 },
+        .integer(
+            "cluster.ack_timeout", flag: "cluster-ack-timeout", default: 2000, range: 100...60_000,
+            unit: "milliseconds",
+            help: "How long a hide or unfriend waits for other nodes' acks before it waits only for those still online."
+        ) { $0.cluster.ackTimeoutMs = $1 },
     ]
 
     /// Rules that involve more than one option, checked after every source is merged. Each names its keys.

@@ -36,4 +36,34 @@ extension Hub {
         guard !sessions.isOnline(user) else { return }
         social.presenceChanged(user, online: online)
     }
+
+    /// Friendships, requests and rules for the other nodes (nil: a single node). Set on the loop before serving.
+    public var remoteSocial: (any RemoteSocial)? {
+        get { social.remote }
+        set { social.remote = newValue }
+    }
+
+    /// Another node committed the friendship of `a` and `b` at `version`: applied here as a local one would be.
+    public func remoteFriendshipBegan(_ a: Int64, _ b: Int64, version: Int64) {
+        confinement.assertOnLoop()
+        social.applyRemoteFriendshipBegan(a, b, version: version)
+    }
+
+    /// Another node committed the end of `a` and `b`'s friendship: positions withdrawn, channels left, here.
+    public func remoteFriendshipEnded(_ a: Int64, _ b: Int64, versionAB: Int64, versionBA: Int64) {
+        confinement.assertOnLoop()
+        social.applyRemoteFriendshipEnded(a, b, versionAB: versionAB, versionBA: versionBA)
+    }
+
+    /// Another node committed a friend request (or its removal).
+    public func remoteRequestChanged(from: Int64, to: Int64, pending: Bool, version: Int64) {
+        confinement.assertOnLoop()
+        social.applyRemoteRequest(from: from, to: to, pending: pending, version: version)
+    }
+
+    /// Another node committed a sharing rule: a hide stops this node publishing `owner` to that viewer at once.
+    public func remoteRuleChanged(owner: Int64, viewer: Int64?, level: ShareLevel?, until: Int64?, version: Int64) {
+        confinement.assertOnLoop()
+        social.applyRemoteRule(owner: owner, viewer: viewer, level: level, until: until, version: version)
+    }
 }

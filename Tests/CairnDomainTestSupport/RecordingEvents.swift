@@ -31,6 +31,8 @@ public final class RecordingEvents: HubEvents {
     public private(set) var shown: [(position: VisiblePosition, viewer: Int64)] = []
     /// Owners hidden from viewers.
     public private(set) var hidden: [(owner: Int64, viewer: Int64)] = []
+    /// Positions withdrawn from viewers (a friendship ended).
+    public private(set) var withdrawn: [(owner: Int64, viewer: Int64)] = []
     /// Sessions ended.
     public private(set) var ended: [(connection: ConnectionID, why: SessionEnd)] = []
     /// How many versions of moves were encoded.
@@ -62,6 +64,7 @@ public final class RecordingEvents: HubEvents {
         moved = []
         shown = []
         hidden = []
+        withdrawn = []
         ended = []
         encodings = 0
     }
@@ -100,7 +103,7 @@ public final class RecordingEvents: HubEvents {
 
     public func positionHidden(owner: Int64, from viewer: Int64) { hidden.append((owner, viewer)) }
 
-    public func positionWithdrawn(owner: Int64, from viewer: Int64) {}
+    public func positionWithdrawn(owner: Int64, from viewer: Int64) { withdrawn.append((owner, viewer)) }
 
     public func positionsWithdrawn(owners: Set<Int64>, from connection: ConnectionID) {}
 

@@ -10,3 +10,14 @@ public enum ShareLevel: String, Sendable, CaseIterable {
     /// Nothing.
     case hidden
 }
+
+extension ShareLevel {
+    /// How much a viewer sees: precise 2, approximate 1, hidden 0 (a lower level shows less).
+    var detail: Int {
+        switch self {
+        case .precise: 2
+        case .approximate: 1
+        case .hidden: 0
+        }
+    }
+}

@@ -70,7 +70,7 @@ extension Social {
     ) {
         let key = RuleKey(owner, viewer)
         let version = bumpRuleVersion(owner, viewer)
-        changeRules(owner: owner, viewers: affectedViewers(owner, viewer), change)
+        let lowered = changeRules(owner: owner, viewers: affectedViewers(owner, viewer), change)
         let applied = rules.entry(owner: owner, viewer: viewer)
         let store = self.store
         work.run(
@@ -94,12 +94,18 @@ extension Social {
                     done(.failure(error))
                 case .success:
                     self.recordCommitted(key, applied, version)
-                    done(.success(()))
+                    guard let remote = self.remote else { return done(.success(())) }
+                    // A viewer sees less: answered once every node that could publish the owner applied it.
+                    let confirmed: (() -> Void)? = lowered ? { done(.success(())) } : nil
+                    remote.ruleChanged(
+                        owner: owner, viewer: viewer, level: applied?.level, until: applied?.until, version: version,
+                        confirmed: confirmed)
+                    if !lowered { done(.success(())) }
                 }
             })
     }
 
-    private func affectedViewers(_ owner: Int64, _ viewer: Int64?) -> Set<Int64> {
+    func affectedViewers(_ owner: Int64, _ viewer: Int64?) -> Set<Int64> {
         viewer.map { [$0] } ?? graph.friends(of: owner)
     }
 
@@ -110,8 +116,10 @@ extension Social {
     }
 
     /// Applies a change to the rules and tells each of `viewers` whose view of `owner` changed. Viewers whose
-    /// level stays the same hear nothing.
-    private func changeRules(owner: Int64, viewers: Set<Int64>, _ change: (inout ShareRules) -> Void) {
+    /// level stays the same hear nothing. True when some viewer now sees less than before.
+    @discardableResult
+    func changeRules(owner: Int64, viewers: Set<Int64>, _ change: (inout ShareRules) -> Void) -> Bool {
+        var lowered = false
         let now = clock.now()
         var before: [Int64: ShareLevel] = [:]
         for viewer in viewers { before[viewer] = rules.level(owner: owner, viewer: viewer, now: now) }
@@ -120,9 +128,11 @@ extension Social {
             let after = rules.level(owner: owner, viewer: viewer, now: now)
             let was = before[viewer] ?? .precise
             guard after != was else { continue }
+            if after.detail < was.detail { lowered = true }
             viewChanged?(owner, viewer)
             presenceVisibilityChanged(owner: owner, viewer: viewer, from: was, to: after)
         }
+        return lowered
     }
 
     /// Reverts rules whose time is up, tells the affected watchers, and records the revert in the store.

@@ -45,11 +45,15 @@ public final class Social {
     let configuration: HubConfiguration
     var events: (any HubEvents)?
 
-    private(set) var graph = FriendGraph()
+    var graph = FriendGraph()
     var rules = ShareRules()
     var ruleVersions: [RuleKey: Int64] = [:]
     var committedRules: [RuleKey: CommittedRule] = [:]
     var lastRuleVersion: Int64 = 0
+    /// The newest version of a friendship or request change between two users, here or from another node.
+    var pairVersions: [PairKey: Int64] = [:]
+    /// Other nodes (nil: a single node): told of every committed friendship, request and rule change.
+    public var remote: (any RemoteSocial)?
     /// New friend requests per user in the last hour.
     private let requestLimiter: LoginLimiter
 
@@ -196,6 +200,7 @@ public final class Social {
                     self.befriendCrossedRequests(user, other, at: now)
                     return
                 }
+                self.announceRequest(from: me, to: target, pending: true)
                 self.events?.publish(.friendRequest(from: user), toUsers: [target], excluding: nil)
                 done(.success(FriendReply(status: .pending)))
             })
@@ -209,6 +214,7 @@ public final class Social {
             then: { result in
                 guard case .success = result, !self.graph.areFriends(a.id, b.id) else { return }
                 self.graph.addFriendship(a.id, b.id)
+                self.announceFriendship(a.id, b.id)
                 self.events?.publish(.friendAccepted(by: b), toUsers: [a.id], excluding: nil)
                 self.events?.publish(.friendAccepted(by: a), toUsers: [b.id], excluding: nil)
                 self.viewChanged?(a.id, b.id)
@@ -247,6 +253,7 @@ public final class Social {
                     return done(result.map { _ in FriendReply(status: .friends) })
                 }
                 self.graph.addFriendship(me, target)
+                self.announceFriendship(me, target)
                 self.events?.publish(.friendAccepted(by: user), toUsers: [target], excluding: nil)
                 let shown = self.clock.now()
                 let entry = other.map { FriendEntry(user: $0, online: self.appearsOnline($0.id, to: me, now: shown)) }
@@ -270,7 +277,10 @@ public final class Social {
                 return true
             },
             then: { result in
-                if case .success = result { self.graph.removeRequest(from: target, to: me) }
+                if case .success = result {
+                    self.graph.removeRequest(from: target, to: me)
+                    self.announceRequest(from: target, to: me, pending: false)
+                }
                 done(result.map { _ in () })
             })
     }
@@ -288,7 +298,10 @@ public final class Social {
                     return true
                 },
                 then: { result in
-                    if case .success = result { self.graph.removeRequest(from: me, to: target) }
+                    if case .success = result {
+                        self.graph.removeRequest(from: me, to: target)
+                        self.announceRequest(from: me, to: target, pending: false)
+                    }
                     done(result.map { _ in FriendReply(status: .withdrawn) })
                 })
             return
@@ -328,9 +341,14 @@ public final class Social {
                 case .success:
                     self.recordCommitted(RuleKey(me, target), nil, versionMine)
                     self.recordCommitted(RuleKey(target, me), nil, versionTheirs)
+                    self.pairVersions[PairKey(me, target)] = max(versionMine, versionTheirs)
                     self.events?.publish(.friendRemoved(by: user), toUsers: [target], excluding: nil)
                     self.friendshipEnded?(me, target)
-                    done(.success(FriendReply(status: .removed)))
+                    guard let remote = self.remote else { return done(.success(FriendReply(status: .removed))) }
+                    // Answered once no node can still publish either to the other.
+                    remote.friendshipEnded(me, target, versionAB: versionMine, versionBA: versionTheirs) {
+                        done(.success(FriendReply(status: .removed)))
+                    }
                 }
             })
     }
@@ -371,5 +389,21 @@ public final class Social {
                         (users.filter { incoming.contains($0.id) }, users.filter { outgoing.contains($0.id) })
                     })
             })
+    }
+
+    /// A friendship committed here: the other nodes hear of it (with a version newer than any held here).
+    private func announceFriendship(_ a: Int64, _ b: Int64) {
+        guard let remote else { return }
+        let version = nextVersion()
+        pairVersions[PairKey(a, b)] = version
+        remote.friendshipBegan(a, b, version: version)
+    }
+
+    /// A request committed here, or its removal: the other nodes hear of it.
+    private func announceRequest(from: Int64, to: Int64, pending: Bool) {
+        guard let remote else { return }
+        let version = nextVersion()
+        pairVersions[PairKey(from, to)] = version
+        remote.requestChanged(from: from, to: to, pending: pending, version: version)
     }
 }

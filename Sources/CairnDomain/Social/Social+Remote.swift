@@ -1,0 +1,90 @@
+// Changes committed through another node, applied to this node's memory through the paths a local change takes:
+// the graph, the rules, presence shown or hidden to friends here, positions shown, hidden or withdrawn (and owners'
+// channels followed or not) through `viewChanged` / `viewEnded`, buckets told of an ended friendship. Each change
+// carries the version it was committed with; one not newer than what this node holds for its key (a rule's key,
+// or the pair for a friendship or request) is ignored, so messages arriving late or twice, or this node's own
+// messages coming back, undo nothing.
+
+/// The key of a pair of users for friendship and request versions (order-independent for friendships).
+struct PairKey: Hashable {
+    let a: Int64
+    let b: Int64
+    init(_ a: Int64, _ b: Int64) {
+        self.a = min(a, b)
+        self.b = max(a, b)
+    }
+}
+
+extension Social {
+    /// Takes the next version for a change that is not a rule (a friendship, a request): above every version held.
+    func nextVersion() -> Int64 {
+        lastRuleVersion = max(lastRuleVersion + 1, clock.now() * 1000)
+        return lastRuleVersion
+    }
+
+    /// True when `version` is newer than what this node holds for the pair (and records it if so).
+    private func takePair(_ key: PairKey, _ version: Int64) -> Bool {
+        guard version > pairVersions[key] ?? .min else { return false }
+        pairVersions[key] = version
+        lastRuleVersion = max(lastRuleVersion, version)
+        return true
+    }
+
+    /// Another node committed the friendship of `a` and `b` at `version`.
+    public func applyRemoteFriendshipBegan(_ a: Int64, _ b: Int64, version: Int64) {
+        guard a != b, takePair(PairKey(a, b), version) else { return }
+        graph.removeRequest(from: a, to: b)
+        graph.removeRequest(from: b, to: a)
+        guard !graph.areFriends(a, b) else { return }
+        graph.addFriendship(a, b)
+        viewChanged?(a, b)
+        viewChanged?(b, a)
+    }
+
+    /// Another node committed the end of `a` and `b`'s friendship, resetting the rules both ways at these versions.
+    public func applyRemoteFriendshipEnded(_ a: Int64, _ b: Int64, versionAB: Int64, versionBA: Int64) {
+        guard a != b, takePair(PairKey(a, b), max(versionAB, versionBA)) else { return }
+        graph.removeRequest(from: a, to: b)
+        graph.removeRequest(from: b, to: a)
+        for (owner, viewer, version) in [(a, b, versionAB), (b, a, versionBA)]
+        where version > heldVersion(RuleKey(owner, viewer)) {
+            ruleVersions[RuleKey(owner, viewer)] = version
+            recordCommitted(RuleKey(owner, viewer), nil, version)
+        }
+        guard graph.areFriends(a, b) else { return }
+        graph.removeFriendship(a, b)
+        rules.forget(a, b)
+        viewEnded?(b, a)
+        viewEnded?(a, b)
+        friendshipEnded?(a, b)
+    }
+
+    /// Another node committed a friend request from `from` to `to` (pending), or its removal.
+    public func applyRemoteRequest(from: Int64, to: Int64, pending: Bool, version: Int64) {
+        guard from != to, takePair(PairKey(from, to), version) else { return }
+        if pending {
+            guard !graph.areFriends(from, to) else { return }
+            graph.addRequest(from: from, to: to)
+        } else {
+            graph.removeRequest(from: from, to: to)
+        }
+    }
+
+    /// Another node committed the rule of `owner` for `viewer` (nil: the pause) at `version`.
+    public func applyRemoteRule(owner: Int64, viewer: Int64?, level: ShareLevel?, until: Int64?, version: Int64) {
+        let key = RuleKey(owner, viewer)
+        guard version > heldVersion(key) else { return }
+        ruleVersions[key] = version
+        lastRuleVersion = max(lastRuleVersion, version)
+        let entry = level.map { ShareRules.Rule(level: $0, until: until) }
+        changeRules(owner: owner, viewers: affectedViewers(owner, viewer)) {
+            $0.restore(owner: owner, viewer: viewer, to: entry)
+        }
+        recordCommitted(key, entry, version)
+    }
+
+    /// The newest version this node knows for a rule key: asked here, or committed.
+    private func heldVersion(_ key: RuleKey) -> Int64 {
+        max(ruleVersions[key] ?? .min, committedRules[key]?.version ?? .min)
+    }
+}

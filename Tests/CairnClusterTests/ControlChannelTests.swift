@@ -1,0 +1,124 @@
+// The control channel's message and channel: a `ControlMessage` survives the round trip and anything truncated,
+// padded, of another version or with bad flags is refused; the channel subscribes `<prefix>:ctl` and its own ack
+// channel, skips its own messages, counts and drops malformed ones, acknowledges on the sender's channel, and ends a
+// wait when every awaited node answered, or after the deadline once the silent nodes are no longer listed.
+import Testing
+
+@testable import CairnCluster
+
+@Suite struct ControlChannelTests {
+    static let sample = ControlMessage(
+        kind: 4, subject: 7, other: -9, changeVersion: 1_700_000_000_123, otherVersion: 42, code: 3,
+        time: 1_700_000_060_000, ackID: 77, node: "hub-a")
+
+    @Test func roundTripsEveryField() {
+        let bytes = Self.sample.encoded()
+        #expect(bytes.count == ControlMessage.fixedSize + 5)
+        #expect(ControlMessage(decoding: bytes) == Self.sample)
+        var timeless = Self.sample
+        timeless.time = nil
+        timeless.node = ""
+        #expect(ControlMessage(decoding: timeless.encoded()) == timeless)
+    }
+
+    @Test func refusesWhatIsNotExactlyOneVersionOneMessage() {
+        let bytes = Self.sample.encoded()
+        for cut in 0..<bytes.count { #expect(ControlMessage(decoding: Array(bytes.prefix(cut))) == nil) }
+        #expect(ControlMessage(decoding: bytes + [0]) == nil)
+        var other = bytes
+        other[0] = 2
+        #expect(ControlMessage(decoding: other) == nil)
+        var flags = bytes
+        flags[35] = 2
+        #expect(ControlMessage(decoding: flags) == nil)
+        var name = bytes
+        name[ControlMessage.fixedSize] = 0xFF  // not UTF-8
+        #expect(ControlMessage(decoding: name) == nil)
+    }
+
+    static func channel(_ link: FakePubSubLink, node: String = "a", now: @escaping () -> Int64 = { 0 })
+        -> ControlChannel
+    {
+        let channel = ControlChannel(link: link, prefix: "it", node: node, deadlineMs: 2000, now: now)
+        channel.start(loop: nil)
+        return channel
+    }
+
+    @Test func hearsOtherNodesSkipsItsOwnAndDropsMalformed() {
+        let link = FakePubSubLink()
+        let channel = Self.channel(link)
+        #expect(link.log == ["+it:ctl", "+it:ack:a"])
+        var heard: [ControlMessage] = []
+        channel.received = { heard.append($0) }
+        var mine = Self.sample
+        mine.node = "a"
+        link.handlers["it:ctl"]?(mine.encoded())
+        link.handlers["it:ctl"]?(Self.sample.encoded())
+        link.handlers["it:ctl"]?([1, 2, 3])
+        #expect(heard == [Self.sample])
+        #expect(channel.receivedCount == 1 && channel.droppedCount == 1)
+        channel.publish(Self.sample)
+        let sent = link.published.last.flatMap { ControlMessage(decoding: $0.payload) }
+        #expect(link.published.last?.channel == "it:ctl" && sent?.node == "a" && sent?.ackID == 0)
+    }
+
+    @Test func aWaitEndsWhenEveryAwaitedNodeAcknowledged() {
+        let a = FakePubSubLink()
+        let b = FakePubSubLink()
+        let c = FakePubSubLink()
+        let sender = Self.channel(a)
+        let nodeB = Self.channel(b, node: "b")
+        let nodeC = Self.channel(c, node: "c")
+        var done = 0
+        sender.publish(Self.sample, awaiting: ["b", "c", "a"], listed: { _ in true }) { done += 1 }
+        let message = try! #require(a.published.last)
+        #expect(message.channel == "it:ctl" && sender.waitingCount == 1)
+        // b and c hear it and acknowledge on a's channel.
+        var applied: [String] = []
+        nodeB.received = {
+            applied.append("b")
+            nodeB.acknowledge($0)
+        }
+        nodeC.received = {
+            applied.append("c")
+            nodeC.acknowledge($0)
+        }
+        b.handlers["it:ctl"]?(message.payload)
+        #expect(b.published.last?.channel == "it:ack:a")
+        sender.heardAck(b.published.last!.payload)
+        sender.heardAck(b.published.last!.payload)  // twice: counted once towards the wait
+        #expect(done == 0)
+        c.handlers["it:ctl"]?(message.payload)
+        sender.heardAck(c.published.last!.payload)
+        #expect(done == 1 && applied == ["b", "c"] && sender.waitingCount == 0)
+        sender.heardAck([1, 0])
+        #expect(sender.droppedCount == 1)
+        // Nobody to wait for: answered at once, and no ack asked for.
+        sender.publish(Self.sample, awaiting: [], listed: { _ in true }) { done += 1 }
+        #expect(done == 2 && ControlMessage(decoding: a.published.last!.payload)?.ackID == 0)
+    }
+
+    @Test func aSilentNodeIsWaitedForUntilItLeavesPresence() {
+        let link = FakePubSubLink()
+        var now: Int64 = 0
+        let sender = Self.channel(link, now: { now })
+        var listed: Set<String> = ["b"]
+        var done = 0
+        sender.publish(Self.sample, awaiting: ["b"], listed: { listed.contains($0) }) { done += 1 }
+        now = 1999
+        listed = []
+        sender.checkDeadlines()
+        #expect(done == 0)  // before the deadline even an absent node is waited for
+        now = 2000
+        listed = ["b"]
+        sender.checkDeadlines()
+        #expect(done == 0)  // still listed: it may be publishing
+        listed = []
+        now = 2100
+        sender.checkDeadlines()
+        #expect(done == 1 && sender.lapsedCount == 1 && sender.waitingCount == 0)
+        sender.publish(Self.sample, awaiting: ["b"], listed: { _ in true }) { done += 1 }
+        sender.stop()
+        #expect(done == 2)
+    }
+}
