@@ -1,0 +1,139 @@
+// Friendships and sharing rules across nodes: three real `cairn serve` processes sharing one real PostgreSQL
+// database (`--storage-url`) and one real redis-server. Each node holds the friend graph and the rules in memory;
+// the control channel brings every change committed through one node into the others' memory. Friends made on
+// node a are live on node c (alice's move on c reaches bob on b); an unfriend on a is answered only once the nodes
+// where either is connected applied it, so after the reply c sends bob nothing more; a hide set through alice's
+// session on b stops node a, where her positions arrive, from delivering them to bob before b answers.
+import CairnTestSupport
+import Foundation
+import Testing
+
+extension ServerIntegration {
+    @Suite(
+        .enabled(if: RedisServerProcess.isAvailable, "redis-server is not installed"),
+        .enabled(if: PostgresServerProcess.isAvailable, "PostgreSQL is not installed"))
+    struct ControlChannelTests {
+        /// A node on the shared database and the shared Redis.
+        final class Node {
+            let process: TestServerProcess
+            let port: Int
+            let data: String
+
+            init(_ name: String, url: String, redis: RedisServerProcess) throws {
+                data = NSTemporaryDirectory() + "cairn-ctl-\(name)-\(UUID().uuidString)"
+                process = try TestServerProcess(arguments: [
+                    "serve", "--host", "127.0.0.1", "--port", "0", "--data", data, "--scrypt-cost", "10",
+                    "--signups-per-address", "0", "--storage-url", url, "--storage-connections", "2",
+                    "--redis-url", redis.url, "--cluster-node", name, "--cluster-prefix", "ctl",
+                    "--cluster-presence-refresh", "1",
+                ])
+                port = try process.waitForListeningPort(timeout: 60)
+            }
+
+            func login(_ username: String) throws -> WebSocketClient {
+                let c = try WebSocketClient(port: port, timeout: 10)
+                _ = try c.requestOK("login", ["username": username, "password": "password1"])
+                return c
+            }
+
+            func watcher(_ username: String) throws -> WebSocketClient {
+                let c = try login(username)
+                _ = try c.requestOK("friends.watch")
+                return c
+            }
+
+            deinit {
+                process.kill()
+                try? FileManager.default.removeItem(atPath: data)
+            }
+        }
+
+        /// The Redis, the three nodes, alice's and bob's ids.
+        struct Cluster {
+            let redis: RedisServerProcess
+            let a: Node
+            let b: Node
+            let c: Node
+            let alice: Int
+            let bob: Int
+        }
+
+        /// Three nodes; alice and bob registered and made friends through node a (both sessions closed).
+        static func cluster() throws -> Cluster {
+            let url = try PostgresServerProcess.freshURL()
+            let redis = try RedisServerProcess()
+            let a = try Node("a", url: url, redis: redis)
+            let b = try Node("b", url: url, redis: redis)
+            let c = try Node("c", url: url, redis: redis)
+            let (alice, aliceID) = try registerMember(port: a.port, "alice")
+            let (bob, bobID) = try registerMember(port: a.port, "bob")
+            _ = try alice.requestOK("friend.request", ["user": bobID])
+            _ = try bob.requestOK("friend.accept", ["user": aliceID])
+            alice.close()
+            bob.close()
+            return Cluster(redis: redis, a: a, b: b, c: c, alice: aliceID, bob: bobID)
+        }
+
+        /// The next `pos` of `owner` within `seconds`, skipping other events (nil when none came).
+        static func nextPosition(_ client: WebSocketClient, of owner: Int, within seconds: Double) throws
+            -> [String: Any]?
+        {
+            let deadline = Date().addingTimeInterval(seconds)
+            while Date() < deadline {
+                guard let object = try client.pollObject(within: deadline.timeIntervalSinceNow) else { return nil }
+                if object["ev"] as? String == "pos", object["user"] as? Int == owner { return object }
+            }
+            return nil
+        }
+
+        static func seesOnline(_ client: WebSocketClient, _ friend: Int) -> Bool {
+            (try? ClusterPresenceTests.listsOnline(client, friend)) == true
+        }
+
+        @Test func friendsMadeOnAAreLiveOnCAndAnUnfriendOnAStopsCAtOnce() throws {
+            let cluster = try Self.cluster()
+            let (a, b, c, alice, bob) = (cluster.a, cluster.b, cluster.c, cluster.alice, cluster.bob)
+            let bobOnB = try b.watcher("bob")
+            let aliceOnC = try c.login("alice")
+            // Node c learned the friendship from a (its graph was loaded before it existed) and sees bob on b.
+            #expect(ClusterPresenceTests.eventually { Self.seesOnline(aliceOnC, bob) })
+            _ = try aliceOnC.requestOK("pos", ["lat": 48.85661, "lon": 2.35222])
+            let moved = try #require(try Self.nextPosition(bobOnB, of: alice, within: 5))
+            #expect(moved["lat"] as? Double == 48.85661)
+
+            // Unfriended through a third session on node a: once it answers, c has stopped.
+            let aliceOnA = try a.login("alice")
+            let removed = try aliceOnA.requestOK("friend.remove", ["user": bob])
+            #expect(removed["status"] as? String == "removed")
+            _ = try aliceOnC.requestOK("pos", ["lat": 48.86, "lon": 2.36])
+            #expect(try Self.nextPosition(bobOnB, of: alice, within: 1.5) == nil)
+            #expect(ClusterPresenceTests.eventually { (try? ClusterPresenceTests.listsOnline(aliceOnC, bob)) == nil })
+            withExtendedLifetime(cluster) {}
+        }
+
+        @Test func aHideSetThroughNodeBStopsNodeAWherePositionsArrive() throws {
+            let cluster = try Self.cluster()
+            let (a, b, c, alice, bob) = (cluster.a, cluster.b, cluster.c, cluster.alice, cluster.bob)
+            let bobOnC = try c.watcher("bob")
+            let aliceOnA = try a.login("alice")
+            #expect(ClusterPresenceTests.eventually { Self.seesOnline(aliceOnA, bob) })
+            _ = try aliceOnA.requestOK("pos", ["lat": 52.52, "lon": 13.405])
+            #expect(try Self.nextPosition(bobOnC, of: alice, within: 5) != nil)
+
+            // Alice's second session, on node b, hides her from bob; b answers once node a applied it.
+            let aliceOnB = try b.login("alice")
+            #expect(ClusterPresenceTests.eventually { Self.seesOnline(aliceOnB, bob) })
+            _ = try aliceOnB.requestOK("share.set", ["user": bob, "level": "hidden"])
+            _ = try aliceOnA.requestOK("pos", ["lat": 52.53, "lon": 13.41])
+            #expect(try Self.nextPosition(bobOnC, of: alice, within: 1.5) == nil)
+            // And a reveal through b lets a deliver again.
+            _ = try aliceOnB.requestOK("share.set", ["user": bob, "level": "precise"])
+            #expect(
+                ClusterPresenceTests.eventually(5) {
+                    _ = try? aliceOnA.requestOK("pos", ["lat": 52.54, "lon": 13.42])
+                    return (try? Self.nextPosition(bobOnC, of: alice, within: 0.3)) != nil
+                })
+            withExtendedLifetime(cluster) {}
+        }
+    }
+}
