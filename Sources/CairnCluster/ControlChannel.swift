@@ -23,7 +23,9 @@ public final class ControlChannel {
     private let deadlineMs: Int64
     private let now: () -> Int64
     private var waits: [UInt64: Wait] = [:]
-    private var lastAckID: UInt64 = 0
+    /// Starts anywhere: a node restarted under the same name must not take a late acknowledgement meant for the
+    /// process before it as one for its own change.
+    private var lastAckID = UInt64.random(in: 1...(1 << 62))
     private var timer: LoopTimer?
 
     /// A well-formed change from another node.
