@@ -42,13 +42,7 @@ struct PostgresPictureDailyStats: DailyStatsProvider {
                     resolving[n].append(max(0, row["took"] as Int64))
                 }
             }
-            let medians: [Int64?] = resolving.map { took in
-                guard !took.isEmpty else { return nil }
-                let sorted = took.sorted()
-                let middle = sorted.count / 2
-                let ms = sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
-                return ms / 1000
-            }
+            let medians = resolving.map(DailyStatsRange.medianSeconds)
             return [
                 .picturesPosted: try perDay("pictures", "created_at"),
                 .likes: try perDay("picture_likes", "created_at"),

@@ -22,8 +22,6 @@ import GRDB
 extension SQLiteStore: PictureStore {
     /// Above this many pictures in a radius's box, likes and date pages walk their order's index instead.
     static let denseLimit = 6_000
-    /// The first radius a distance page tries (m).
-    static let firstDistanceRadius = 50.0
 
     private static let candidateColumns = "id, lat, lon, likes, created_at, hidden, private_event"
 
@@ -384,14 +382,8 @@ extension SQLiteStore: PictureStore {
         guard let origin = query.order.origin else { return [] }
         let order = query.order
         if order.sort == .distance {
-            var r = min(radius, (query.after?.distance ?? 0) + firstDistanceRadius)
-            while true {
-                let all = try boxCandidates(db, PictureArea(around: origin, radius: r))
-                let page = order.page(all, viewer: viewer, after: query.after, radius: r, limit: query.limit)
-                if page.count >= query.limit || r >= radius { return page }
-                // Grow by the shortfall: a page needs limit / found times the area.
-                let growth = page.isEmpty ? 4 : max(1.5, (Double(query.limit) / Double(page.count)).squareRoot() * 1.2)
-                r = min(radius, r * growth)
+            return try query.pageByDistance(around: origin, within: radius, viewer: viewer) { area in
+                try boxCandidates(db, area)
             }
         }
         let box = PictureArea(around: origin, radius: radius)

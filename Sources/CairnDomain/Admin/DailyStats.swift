@@ -49,6 +49,16 @@ public struct DailyStatsRange: Sendable, Equatable {
     /// The day of `ms` (UTC).
     public static func day(of ms: Int64) -> Int64 { ms >= 0 ? ms / dayMs : (ms - dayMs + 1) / dayMs }
 
+    /// The median of durations in milliseconds, in whole seconds (the mean of the middle two for an even count); nil
+    /// for none.
+    public static func medianSeconds(_ durationsMs: [Int64]) -> Int64? {
+        guard !durationsMs.isEmpty else { return nil }
+        let sorted = durationsMs.sorted()
+        let middle = sorted.count / 2
+        let ms = sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+        return ms / 1000
+    }
+
     /// The index in the range of `day`, or nil outside it.
     public func index(of day: Int64) -> Int? { (firstDay...lastDay).contains(day) ? Int(day - firstDay) : nil }
 }
