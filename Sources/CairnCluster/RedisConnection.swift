@@ -30,6 +30,8 @@ final class RedisConnection {
     var onDown: (() -> Void)?
     /// Pub/sub messages (channel, payload) on a connection that subscribed.
     var onMessage: ((String, [UInt8]) -> Void)?
+    /// Redis confirmed a SUBSCRIBE to this channel: messages published from now on reach `onMessage`.
+    var onSubscribed: ((String) -> Void)?
 
     init(
         name: String, endpoint: RedisEndpoint, loop: UnsafeMutableRawPointer, backoff: ReconnectBackoff,
@@ -171,10 +173,17 @@ final class RedisConnection {
     fileprivate func pubsubReplied(_ reply: UnsafeMutableRawPointer?) {
         guard let reply,
             case .success(.array(let parts)) = RedisValue.copy(reply.assumingMemoryBound(to: redisReply.self)),
-            parts.count == 3, parts[0].text == "message", let channel = parts[1].text,
-            case .bytes(let payload) = parts[2]
+            parts.count == 3, let channel = parts[1].text
         else { return }
-        onMessage?(channel, payload)
+        switch parts[0].text {
+        case "message":
+            guard case .bytes(let payload) = parts[2] else { return }
+            onMessage?(channel, payload)
+        case "subscribe":
+            onSubscribed?(channel)
+        default:
+            return
+        }
     }
 
     private func failPending() {

@@ -14,6 +14,7 @@ public final class RedisLink {
     private let commands: RedisConnection
     private let pubsub: RedisConnection
     private var channels: [String: (([UInt8]) -> Void)] = [:]
+    private var confirmations: [String: () -> Void] = [:]
     private var stateObservers: [(Bool) -> Void] = []
     private var wasEverUp = false
     /// True once Redis answered on the current commands connection.
@@ -70,6 +71,10 @@ public final class RedisLink {
             self.connectionChanged()
         }
         pubsub.onMessage = { [unowned self] channel, payload in self.channels[channel]?(payload) }
+        pubsub.onSubscribed = { [unowned self] channel in
+            guard self.channels[channel] != nil else { return }  // unsubscribed since it was asked
+            self.confirmations[channel]?()
+        }
     }
 
     /// Calls `observer(up)` on the loop whenever the link goes up or down.
@@ -123,10 +128,15 @@ public final class RedisLink {
     }
 
     /// Delivers every message on `channel` to `handler` (on the loop), now and after every reconnect.
-    public func subscribe(_ channel: String, _ handler: @escaping ([UInt8]) -> Void) {
+    /// `subscribed`, if given, runs each time Redis confirms the subscription (the first time and after every
+    /// reconnect): from then on, every message published on the channel reaches `handler` while the link holds.
+    public func subscribe(
+        _ channel: String, _ handler: @escaping ([UInt8]) -> Void, subscribed: (() -> Void)? = nil
+    ) {
         confinement.assertOnLoop()
         let isNew = channels[channel] == nil
         channels[channel] = handler
+        confirmations[channel] = subscribed
         if isNew { pubsub.subscribe([channel]) }
     }
 
@@ -134,6 +144,7 @@ public final class RedisLink {
     public func unsubscribe(_ channel: String) {
         confinement.assertOnLoop()
         guard channels.removeValue(forKey: channel) != nil else { return }
+        confirmations[channel] = nil
         pubsub.unsubscribe([channel])
     }
 

@@ -7,8 +7,9 @@
 
 /// What `SubjectChannels` needs of the link (RedisLink; a fake in tests).
 public protocol PubSubLink: AnyObject {
-    /// Delivers every message on `channel` to `handler`, now and after every reconnect.
-    func subscribe(_ channel: String, _ handler: @escaping ([UInt8]) -> Void)
+    /// Delivers every message on `channel` to `handler`, now and after every reconnect; `subscribed` runs each time
+    /// the subscription is confirmed (from then on, what is published on the channel arrives).
+    func subscribe(_ channel: String, _ handler: @escaping ([UInt8]) -> Void, subscribed: (() -> Void)?)
     /// Stops delivering `channel`.
     func unsubscribe(_ channel: String)
     /// Publishes `payload` on `channel`; `done` learns whether it went out.
@@ -16,6 +17,13 @@ public protocol PubSubLink: AnyObject {
 }
 
 extension RedisLink: PubSubLink {}
+
+extension PubSubLink {
+    /// Subscribes without asking to hear the confirmations.
+    public func subscribe(_ channel: String, _ handler: @escaping ([UInt8]) -> Void) {
+        subscribe(channel, handler, subscribed: nil)
+    }
+}
 
 /// Refcounted per-subject channels carrying `FanOutMessage`s.
 public final class SubjectChannels {

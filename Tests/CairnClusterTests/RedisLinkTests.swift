@@ -131,6 +131,38 @@ struct RedisLinkTests {
         #expect(received.first == "+1/a")
     }
 
+    @Test func aConfirmedSubscriptionHearsTheNextPublishAndIsConfirmedAgainAfterARestart() throws {
+        let redis = try RedisServerProcess()
+        let loop = TestLoop()
+        let link = try makeLink(redis, loop)
+        defer { link.stop() }
+        var confirmed = 0
+        var received: [String] = []
+        link.subscribe(
+            "cairn:ctl", { received.append(String(decoding: $0, as: UTF8.self)) }, subscribed: { confirmed += 1 })
+        link.subscribe("cairn:quiet") { _ in }  // no confirmation asked for: none counted above
+        link.start()
+        #expect(loop.spin { confirmed == 1 })
+        // Once confirmed, one publish is enough: no polling of PUBSUB NUMSUB as the test above must do.
+        link.publish("cairn:ctl", Array("first".utf8))
+        #expect(loop.spin { received == ["first"] })
+
+        redis.kill()
+        #expect(loop.spin { !link.isUp })
+        try redis.restart()
+        #expect(loop.spin { confirmed == 2 })
+        #expect(loop.spin { link.isUp })  // the commands connection (which publishes) may come back later
+        link.publish("cairn:ctl", Array("second".utf8))
+        #expect(loop.spin { received == ["first", "second"] })
+
+        // Unsubscribed: a later confirmation (none comes) could not be counted, and nothing more arrives.
+        link.unsubscribe("cairn:ctl")
+        link.publish("cairn:ctl", Array("after".utf8))
+        loop.run(for: 0.2)
+        #expect(confirmed == 2)
+        #expect(received == ["first", "second"])
+    }
+
     @Test func aServerThatStopsAnsweringIsDroppedAndFoundAgain() throws {
         let redis = try RedisServerProcess()
         let loop = TestLoop()

@@ -13,17 +13,21 @@ import Testing
 final class FakePubSubLink: PubSubLink {
     var log: [String] = []
     var handlers: [String: ([UInt8]) -> Void] = [:]
+    /// The confirmation callbacks asked for, by channel: a test calls one to play Redis confirming.
+    var confirmations: [String: () -> Void] = [:]
     var published: [(channel: String, payload: [UInt8])] = []
     var up = true
 
-    func subscribe(_ channel: String, _ handler: @escaping ([UInt8]) -> Void) {
+    func subscribe(_ channel: String, _ handler: @escaping ([UInt8]) -> Void, subscribed: (() -> Void)?) {
         log.append("+" + channel)
         handlers[channel] = handler
+        confirmations[channel] = subscribed
     }
 
     func unsubscribe(_ channel: String) {
         log.append("-" + channel)
         handlers[channel] = nil
+        confirmations[channel] = nil
     }
 
     func publish(_ channel: String, _ payload: [UInt8], _ done: ((Result<RedisValue, RedisError>) -> Void)?) {
