@@ -175,9 +175,16 @@ public final class CairnApp: Sendable {
             exporter.render(hub.statsSnapshot(transport: TransportGauges(server.transportGauges())))
         }
         if let clusterEndpoint {
+            let shared = configuration.storage.url != nil
+            if !shared {
+                let advice =
+                    "cluster.redis_url without storage.url: each node keeps its own accounts, friendships and rules; "
+                    + "run several nodes on one PostgreSQL (storage.url), see docs/OPERATIONS.md"
+                logger.warning("\(advice)")
+            }
             Self.attachCluster(
-                configuration.cluster, endpoint: clusterEndpoint, hub: hub, router: router, server: server,
-                logger: logger)
+                configuration.cluster, endpoint: clusterEndpoint, sharedStore: shared, hub: hub, router: router,
+                server: server, logger: logger)
         }
     }
 
@@ -194,14 +201,14 @@ public final class CairnApp: Sendable {
     /// Several nodes: a `ClusterNode` is built on the service thread once the libev loop exists and stopped there
     /// before the loop goes. A single node attaches nothing.
     private static func attachCluster(
-        _ configuration: ClusterConfiguration, endpoint: RedisEndpoint, hub: Hub, router: Router,
+        _ configuration: ClusterConfiguration, endpoint: RedisEndpoint, sharedStore: Bool, hub: Hub, router: Router,
         server: TransportServer, logger: Logger
     ) {
         nonisolated(unsafe) var node: ClusterNode?  // touched only on the service thread
         server.loopStarted = { loop in
             node = ClusterNode(
-                configuration: configuration, endpoint: endpoint, hub: hub, router: router, loop: loop,
-                logger: logger)
+                configuration: configuration, endpoint: endpoint, sharedStore: sharedStore, hub: hub, router: router,
+                loop: loop, logger: logger)
         }
         server.loopStopping = {
             node?.stop()

@@ -24,12 +24,16 @@ final class ClusterNode {
     let channels: SubjectChannels
     let delivery: ClusterDelivery
     let control: ControlChannel
+    /// Reads the store every second while the link is down.
+    private var whileDown: LoopTimer?
     private let hub: Hub
     private let logger: Logger
 
-    /// Builds and starts the node on `loop`; call on the loop thread.
+    /// Builds and starts the node on `loop`; call on the loop thread. `sharedStore`: the nodes share one store
+    /// (storage.url), which is then read again to make up for missed control messages; with a store of its own, a
+    /// node has nothing to read the others' changes from.
     init(
-        configuration: ClusterConfiguration, endpoint: RedisEndpoint, hub: Hub, router: Router,
+        configuration: ClusterConfiguration, endpoint: RedisEndpoint, sharedStore: Bool, hub: Hub, router: Router,
         loop: UnsafeMutableRawPointer, logger: Logger
     ) {
         self.hub = hub
@@ -61,8 +65,12 @@ final class ClusterNode {
                 sections: message.sections.map { ($0.tag, $0.recipients, $0.payload) })
         }
         presence.arrived = { [unowned hub] user in hub.remoteViewerArrived(user) }
+        // A wait is given up once a silent node would have dropped out of presence twice over (its entry lives three
+        // refresh periods): by then it has either answered, left, or read the change from the store by itself.
+        let presenceTTLMs = Int64(configuration.presenceRefreshSeconds) * 3000
         let control = ControlChannel(
             link: link, prefix: configuration.prefix, node: node, deadlineMs: Int64(configuration.ackTimeoutMs),
+            giveUpMs: Int64(configuration.ackTimeoutMs) + 2 * presenceTTLMs,
             now: { [clock = hub.clock] in clock.now() })
         self.control = control
         control.received = { [unowned hub, unowned control] message in
@@ -70,11 +78,34 @@ final class ClusterNode {
             control.acknowledge(message)
         }
         hub.remoteSocial = SocialControl(control: control, presence: presence)
+        // What was published while this node was not subscribed is lost for it: read the store once subscribed
+        // (at start, and after every reconnect), and every second while the link is down, so that a node cut off
+        // from the others applies their hides by itself, well before they stop waiting for it (its presence entry
+        // outlives the cut by at least two refresh periods).
+        let resync: (String) -> Void = { [unowned hub] why in
+            guard sharedStore else { return }
+            hub.resyncSocial { result in
+                switch result {
+                case .success(let counts) where counts.total > 0:
+                    logger.info("cluster: resync (\(why)) applied \(counts.total) changes: \(counts)")
+                case .success:
+                    break
+                case .failure(let error):
+                    logger.warning("cluster: resync (\(why)) could not read the store: \(error.message)")
+                }
+            }
+        }
+        control.resubscribed = { resync("subscribed") }
+        let whileDown = LoopTimer(loop: loop) { resync("link down") }
+        self.whileDown = whileDown
         let link = self.link
         link.observeState { [unowned delivery] up in
-            if !up {
+            if up {
+                whileDown.stop()
+            } else {
                 delivery.linkLost()
-                control.releaseAll()  // nobody can answer; the presence mirror is emptied as well
+                control.linkLost()  // waits stay open and are resent once subscribed again
+                whileDown.start(after: 1, repeat: 1)
             }
             if up {
                 logger.info("cluster: connected to \(endpoint) (reconnects: \(link.reconnects))")
@@ -100,6 +131,7 @@ final class ClusterNode {
     /// Detaches from the hub, takes this node's users out of the shared presence and closes the link (writing
     /// what is queued first); on the loop thread, after the last connection closed and before the loop goes.
     func stop() {
+        whileDown?.stop()
         hub.remotePresence = nil
         hub.remoteFanOut = nil
         hub.remoteSocial = nil
@@ -145,11 +177,11 @@ final class SocialControl: RemoteSocial {
     }
 
     func friendshipEnded(
-        _ a: Int64, _ b: Int64, versionAB: Int64, versionBA: Int64, confirmed: @escaping () -> Void
+        _ a: Int64, _ b: Int64, versionAB: Int64, versionBA: Int64, confirmed: @escaping (Bool) -> Void
     ) {
         var message = message(.friendshipEnded, a, b, versionAB)
         message.otherVersion = versionBA
-        publishAwaiting(message, nodes: presence.nodes(of: a).union(presence.nodes(of: b)), users: [a, b], confirmed)
+        publishAwaiting(message, confirmed)
     }
 
     func requestChanged(from: Int64, to: Int64, pending: Bool, version: Int64) {
@@ -159,23 +191,23 @@ final class SocialControl: RemoteSocial {
     }
 
     func ruleChanged(
-        owner: Int64, viewer: Int64?, level: ShareLevel?, until: Int64?, version: Int64, confirmed: (() -> Void)?
+        owner: Int64, viewer: Int64?, level: ShareLevel?, until: Int64?, version: Int64,
+        confirmed: ((Bool) -> Void)?
     ) {
         var message = message(.rule, owner, viewer ?? 0, version)
         message.code = level.map(Self.code) ?? 0
         message.time = until
         guard let confirmed else { return control.publish(message) }
-        publishAwaiting(message, nodes: presence.nodes(of: owner), users: [owner], confirmed)
+        publishAwaiting(message, confirmed)
     }
 
-    /// Publishes and waits for `nodes`; past the deadline, only for those still listed for one of `users`.
-    private func publishAwaiting(
-        _ message: ControlMessage, nodes: Set<String>, users: [Int64], _ done: @escaping () -> Void
-    ) {
+    /// Publishes and waits for every other node that may be serving (hides are rare; a node where the owner has
+    /// just connected, or that the mirror has not listed yet, is waited for too); past the deadline, only for those
+    /// still alive in presence.
+    private func publishAwaiting(_ message: ControlMessage, _ done: @escaping (Bool) -> Void) {
         let presence = self.presence
         control.publish(
-            message, awaiting: nodes, listed: { node in users.contains { presence.nodes(of: $0).contains(node) } },
-            then: done)
+            message, awaiting: { presence.otherNodes }, listed: { presence.mayBeServing($0) }, then: done)
     }
 
     private func message(_ kind: Kind, _ subject: Int64, _ other: Int64, _ version: Int64) -> ControlMessage {

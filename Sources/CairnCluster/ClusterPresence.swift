@@ -46,6 +46,11 @@ public final class ClusterPresence {
     public var arrived: ((Int64) -> Void)?
     /// Refreshes whose mirror was applied (for tests and logs).
     public private(set) var refreshes = 0
+    /// True once a refresh was applied since the link last came up: until then the mirror says nothing (it is
+    /// emptied when the link drops), and "not listed" must not be taken for "gone".
+    public private(set) var isCurrent = false
+    /// The other nodes alive at the last refresh (their entry in `P:nodes` had not expired), with that expiry.
+    private var liveNodes: [String: Int64] = [:]
 
     /// Presence of `node` over `link`, under `prefix`; re-added every `refreshSeconds`, expiring after three times
     /// that. `now` is the wall clock in ms (expiry scores are compared across nodes: keep clocks in sync).
@@ -95,6 +100,23 @@ public final class ClusterPresence {
     /// The other nodes `user` is connected to, as the mirror knows them.
     public func nodes(of user: Int64) -> Set<String> { elsewhere[user] ?? [] }
 
+    /// The other nodes alive as last read (a node refreshes its entry in `P:nodes` every refresh; one that stops
+    /// refreshing drops out when its entry expires), and those the mirror lists a user on.
+    public var otherNodes: Set<String> {
+        let now = now()
+        var nodes = Set(liveNodes.filter { $0.value > now }.keys)
+        for on in elsewhere.values { nodes.formUnion(on) }
+        return nodes
+    }
+
+    /// True when `node` may still be serving: the mirror is not current yet, its entry has not expired, or the
+    /// mirror lists a user on it.
+    public func mayBeServing(_ node: String) -> Bool {
+        guard isCurrent else { return true }
+        if let expiry = liveNodes[node], expiry > now() { return true }
+        return elsewhere.values.contains { $0.contains(node) }
+    }
+
     /// `user` came online here (first connection) or went offline here (last connection closed).
     public func localChanged(_ user: Int64, online: Bool) {
         let member = "\(user)/\(node)"
@@ -122,6 +144,20 @@ public final class ClusterPresence {
             link.command(["ZADD", key] + chunk.flatMap { [expiry, "\($0)/\(node)"] })
         }
         link.command(["HSET", nodesKey, node, expiry])
+        link.command(["HGETALL", nodesKey]) { [weak self] reply in
+            guard let self, case .success(.array(let fields)) = reply else { return }
+            var live: [String: Int64] = [:]
+            var index = 0
+            while index + 1 < fields.count {
+                if let name = fields[index].text, name != self.node, let text = fields[index + 1].text,
+                    let expiry = Int64(text), expiry > self.now()
+                {
+                    live[name] = expiry
+                }
+                index += 2
+            }
+            self.liveNodes = live
+        }
         link.command(["ZREMRANGEBYSCORE", key, "-inf", "\(now)"])
         let sentAt = sequence
         link.command(["ZRANGEBYSCORE", key, "\(now)", "+inf"]) { [weak self] reply in
@@ -148,6 +184,7 @@ public final class ClusterPresence {
         let before = elsewhere
         elsewhere = next
         refreshes += 1
+        isCurrent = true
         for user in Set(before.keys).union(next.keys) where (before[user] != nil) != (next[user] != nil) {
             remoteChanged?(user, next[user] != nil)
         }
@@ -177,6 +214,8 @@ public final class ClusterPresence {
     }
 
     private func forgetElsewhere() {
+        isCurrent = false
+        liveNodes.removeAll()
         let gone = Array(elsewhere.keys)
         elsewhere.removeAll()
         news.removeAll()

@@ -1,19 +1,32 @@
 // The control channel: every node subscribes `<prefix>:ctl` at start and hears there each change another node
 // committed to state every node keeps in memory (a `ControlMessage`); its own messages coming back are skipped.
 // A change the sender must know applied everywhere before it answers (a hide) carries an ack id: each node that
-// applies it answers on the sender's `<prefix>:ack:<node>` (a short binary message: version, id, node), and the
-// sender's wait ends when every node it waits for answered, or, after the deadline, when the nodes that did not
-// answer are no longer listed (presence dropped them: they cannot be publishing). Malformed messages on either
-// channel are counted and dropped. Bytes and node names only: no domain. Loop thread only.
+// applies it answers on the sender's `<prefix>:ack:<node>` (a short binary message: version, id, node).
+//
+// A wait ends with true when every node it waits for answered, or, from the deadline on, when the nodes that did not
+// answer are no longer listed (presence dropped them: they cannot be publishing). It ends with false at the give-up
+// time, or when the node stops. Nothing lapses while the link is down (presence cannot be read then): the waits
+// stay open, and once both channels are subscribed again (Redis confirmed them) every open wait's message is sent
+// again under its own id, to the nodes it waits for as they are then. A change made while the link is down is
+// therefore sent when it returns, never answered as if delivered. Malformed messages on either channel are counted
+// and dropped. Bytes and node names only: no domain. Loop thread only.
 
 /// The control and acknowledgement channels of one node.
 public final class ControlChannel {
     /// A change waiting for other nodes' acknowledgements.
     private struct Wait {
+        /// Nodes that have not answered yet.
         var nodes: Set<String>
+        /// Nodes that answered.
+        var answered: Set<String> = []
+        /// The message as sent (sent again after a reconnect).
+        let message: ControlMessage
+        /// Who to wait for (asked again at every send).
+        let awaiting: () -> Set<String>
         let deadline: Int64
+        let giveUp: Int64
         let listed: (String) -> Bool
-        let done: () -> Void
+        let done: (Bool) -> Void
     }
 
     private let link: any PubSubLink
@@ -21,8 +34,12 @@ public final class ControlChannel {
     /// This node's name (its messages carry it; acknowledgements for it arrive on its ack channel).
     public let node: String
     private let deadlineMs: Int64
+    private let giveUpMs: Int64
     private let now: () -> Int64
     private var waits: [UInt64: Wait] = [:]
+    /// Redis confirmed the control channel and the ack channel since the link last went down.
+    private var controlConfirmed = false
+    private var ackConfirmed = false
     /// Starts anywhere: a node restarted under the same name must not take a late acknowledgement meant for the
     /// process before it as one for its own change.
     private var lastAckID = UInt64.random(in: 1...(1 << 62))
@@ -30,6 +47,9 @@ public final class ControlChannel {
 
     /// A well-formed change from another node.
     public var received: ((ControlMessage) -> Void)?
+    /// Both channels are subscribed again (at start, and after every reconnect): what was published while this
+    /// node was not subscribed is lost for it, so the node reads the state again; open waits were just resent.
+    public var resubscribed: (() -> Void)?
     /// Control messages handed to the link to publish.
     public private(set) var publishedCount: UInt64 = 0
     /// Well-formed control messages from other nodes, and acknowledgements, received.
@@ -38,13 +58,22 @@ public final class ControlChannel {
     public private(set) var droppedCount: UInt64 = 0
     /// Waits ended at the deadline with some node not answering (it had left presence).
     public private(set) var lapsedCount: UInt64 = 0
+    /// Waits given up (answered false): a node neither answered nor left presence, or the link stayed away.
+    public private(set) var givenUpCount: UInt64 = 0
+    /// Messages of open waits sent again after a reconnect.
+    public private(set) var resentCount: UInt64 = 0
 
-    /// The channels of `node` under `prefix`; a wait for acknowledgements lasts at least `deadlineMs`.
-    public init(link: any PubSubLink, prefix: String, node: String, deadlineMs: Int64, now: @escaping () -> Int64) {
+    /// The channels of `node` under `prefix`; a wait for acknowledgements lasts at least `deadlineMs`, and is given
+    /// up (answered false) after `giveUpMs`.
+    public init(
+        link: any PubSubLink, prefix: String, node: String, deadlineMs: Int64, giveUpMs: Int64,
+        now: @escaping () -> Int64
+    ) {
         self.link = link
         self.prefix = prefix
         self.node = node
         self.deadlineMs = deadlineMs
+        self.giveUpMs = max(giveUpMs, deadlineMs)
         self.now = now
     }
 
@@ -58,19 +87,36 @@ public final class ControlChannel {
     /// Subscribes both channels (the link subscribes again after a reconnect) and, given the loop, checks the
     /// waits' deadlines ten times a second on it.
     public func start(loop: UnsafeMutableRawPointer?) {
-        link.subscribe(controlChannel) { [weak self] bytes in self?.heard(bytes) }
-        link.subscribe(ackChannel(node)) { [weak self] bytes in self?.heardAck(bytes) }
+        link.subscribe(
+            controlChannel, { [weak self] bytes in self?.heard(bytes) },
+            subscribed: { [weak self] in
+                self?.confirmed(control: true)
+            })
+        link.subscribe(
+            ackChannel(node), { [weak self] bytes in self?.heardAck(bytes) },
+            subscribed: { [weak self] in
+                self?.confirmed(control: false)
+            })
         guard let loop else { return }
         let timer = LoopTimer(loop: loop) { [weak self] in self?.checkDeadlines() }
         timer.start(after: 0.1, repeat: 0.1)
         self.timer = timer
     }
 
-    /// Stops the deadline timer and ends every wait (their answers go out).
+    /// Stops the deadline timer and ends every wait, unconfirmed (their answers go out).
     public func stop() {
         timer?.stop()
         timer = nil
-        releaseAll()
+        let all = waits.values
+        waits = [:]
+        givenUpCount &+= UInt64(all.count)
+        for wait in all { wait.done(false) }
+    }
+
+    /// The link went down: the subscriptions must be confirmed again before open waits are resent. Waits stay.
+    public func linkLost() {
+        controlConfirmed = false
+        ackConfirmed = false
     }
 
     /// Publishes `message` (its `node` is set to this node's) and waits for nothing.
@@ -81,45 +127,50 @@ public final class ControlChannel {
         send(message)
     }
 
-    /// Publishes `message` and calls `done` once each of `nodes` acknowledged it or, from the deadline on, is no
-    /// longer `listed`. With no nodes to wait for, `done` runs at once.
+    /// Publishes `message` and calls `done(true)` once each node `awaiting` names (asked now and at every resend)
+    /// acknowledged it or, from the deadline on, is no longer `listed`; `done(false)` at the give-up time. With the
+    /// link up and nobody to wait for, `done(true)` runs at once; with the link down, the message waits for it.
     public func publish(
-        _ message: ControlMessage, awaiting nodes: Set<String>, listed: @escaping (String) -> Bool,
-        then done: @escaping () -> Void
+        _ message: ControlMessage, awaiting: @escaping () -> Set<String>, listed: @escaping (String) -> Bool,
+        then done: @escaping (Bool) -> Void
     ) {
         var message = message
         message.node = node
-        let others = nodes.subtracting([node])
-        guard !others.isEmpty else {
+        let others = awaiting().subtracting([node])
+        if others.isEmpty && link.isUp {
             publish(message)
-            return done()
+            return done(true)
         }
         lastAckID &+= 1
         message.ackID = lastAckID
-        waits[lastAckID] = Wait(nodes: others, deadline: now() + deadlineMs, listed: listed, done: done)
+        let now = now()
+        waits[lastAckID] = Wait(
+            nodes: others, message: message, awaiting: awaiting, deadline: now + deadlineMs,
+            giveUp: now + giveUpMs, listed: listed, done: done)
         send(message)
     }
 
-    /// Ends the waits past their deadline whose missing nodes are no longer listed; the node's timer calls it.
+    /// Ends the waits that are over: past the give-up time (false), or past the deadline with the link up and
+    /// every missing node no longer listed (true). The node's timer calls it.
     public func checkDeadlines() {
         let now = now()
-        for (id, wait) in waits where now >= wait.deadline {
+        for (id, wait) in waits {
+            if now >= wait.giveUp {
+                waits[id] = nil
+                givenUpCount &+= 1
+                wait.done(false)
+                continue
+            }
+            guard now >= wait.deadline, link.isUp, controlConfirmed else { continue }
             let missing = wait.nodes.filter(wait.listed)
             if missing.isEmpty {
                 waits[id] = nil
                 lapsedCount &+= 1
-                wait.done()
+                wait.done(true)
             } else {
                 waits[id]?.nodes = missing
             }
         }
-    }
-
-    /// Ends every wait at once (the node is stopping, or Redis is away and nobody can answer).
-    public func releaseAll() {
-        let all = waits.values
-        waits = [:]
-        for wait in all { wait.done() }
     }
 
     /// Tells `message`'s sender that this node applied it (when it asked).
@@ -157,11 +208,31 @@ public final class ControlChannel {
         receivedCount &+= 1
         guard var wait = waits[id] else { return }  // ended already (deadline, or a duplicate)
         wait.nodes.remove(from)
-        if wait.nodes.isEmpty {
+        wait.answered.insert(from)
+        if wait.nodes.isEmpty && link.isUp {
             waits[id] = nil
-            wait.done()
+            wait.done(true)
         } else {
             waits[id] = wait
+        }
+    }
+
+    /// Redis confirmed one of the two subscriptions; once both are, open waits are sent again and the node told.
+    private func confirmed(control: Bool) {
+        if control { controlConfirmed = true } else { ackConfirmed = true }
+        guard controlConfirmed && ackConfirmed else { return }
+        for (id, var wait) in waits.sorted(by: { $0.key < $1.key }) {
+            // Who to wait for is asked again: the nodes live now, less those that already answered.
+            wait.nodes = wait.nodes.union(wait.awaiting()).subtracting(wait.answered).subtracting([node])
+            waits[id] = wait
+            resentCount &+= 1
+            send(wait.message)
+        }
+        resubscribed?()
+        // A wait whose every node answered before the link dropped ends now that the link is back.
+        for (id, wait) in waits where wait.nodes.isEmpty {
+            waits[id] = nil
+            wait.done(true)
         }
     }
 

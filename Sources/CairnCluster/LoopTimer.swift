@@ -3,13 +3,13 @@
 import CHiredis
 
 /// A one-shot or repeating timer on a libev loop.
-final class LoopTimer {
+public final class LoopTimer {
     private let loop: UnsafeMutableRawPointer
     private var timer: UnsafeMutableRawPointer?
     private let fire: () -> Void
 
     /// A stopped timer that calls `fire` on `loop`.
-    init(loop: UnsafeMutableRawPointer, _ fire: @escaping () -> Void) {
+    public init(loop: UnsafeMutableRawPointer, _ fire: @escaping () -> Void) {
         self.loop = loop
         self.fire = fire
         timer = cairn_ev_timer_new(nil, loopTimerFired)
@@ -18,12 +18,12 @@ final class LoopTimer {
     }
 
     /// Starts (or restarts) it: first after `after` seconds, then every `repeat` seconds (0: once).
-    func start(after: Double, repeat: Double = 0) {
+    public func start(after: Double, repeat: Double = 0) {
         cairn_ev_timer_start(loop, timer, max(after, 0), max(`repeat`, 0))
     }
 
     /// Stops it; start may be called again.
-    func stop() { cairn_ev_timer_stop(loop, timer) }
+    public func stop() { cairn_ev_timer_stop(loop, timer) }
 
     fileprivate func fired() { fire() }
 

@@ -12,6 +12,8 @@ public protocol PubSubLink: AnyObject {
     func subscribe(_ channel: String, _ handler: @escaping ([UInt8]) -> Void, subscribed: (() -> Void)?)
     /// Stops delivering `channel`.
     func unsubscribe(_ channel: String)
+    /// True while the link can publish and receive.
+    var isUp: Bool { get }
     /// Publishes `payload` on `channel`; `done` learns whether it went out.
     func publish(_ channel: String, _ payload: [UInt8], _ done: ((Result<RedisValue, RedisError>) -> Void)?)
 }

@@ -66,4 +66,11 @@ extension Hub {
         confinement.assertOnLoop()
         social.applyRemoteRule(owner: owner, viewer: viewer, level: level, until: until, version: version)
     }
+
+    /// Reads friendships, requests and rules from the shared store and applies what this node missed (after its
+    /// control subscription is confirmed, and while it is cut off from the other nodes); `done` learns what changed.
+    public func resyncSocial(_ done: @escaping (Result<ResyncCounts, DomainError>) -> Void) {
+        confinement.assertOnLoop()
+        social.resync(done)
+    }
 }

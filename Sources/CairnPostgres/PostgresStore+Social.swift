@@ -9,32 +9,42 @@ extension PostgresStore: SocialStore {
     /// Loads the friend graph, pending requests, rules and last positions.
     public func loadSocial() throws -> SocialSnapshot {
         try pool.read { db in
-            var snapshot = SocialSnapshot()
-            for row in try db.rows("SELECT user_a, user_b FROM friendships") {
-                snapshot.friendships.append((row[0], row[1]))
-            }
-            for row in try db.rows("SELECT from_id, to_id FROM friend_requests") {
-                snapshot.requests.append((from: row[0], to: row[1]))
-            }
-            for row in try db.rows(
-                """
-                SELECT owner_id, viewer_id, level, until, version FROM share_rules
-                WHERE NOT (level = 'precise' AND until IS NULL)
-                """)
-            {
-                let viewer: Int64 = row[1]
-                guard let level = ShareLevel(rawValue: row[2]) else { continue }
-                snapshot.shareRules.append(
-                    StoredShareRule(
-                        ownerID: row[0], viewerID: viewer == 0 ? nil : viewer,
-                        level: level, until: row[3], version: row[4]))
-            }
-            snapshot.maxRuleVersion = try db.scalar("SELECT MAX(version) FROM share_rules") ?? 0
+            var snapshot = try Self.sharing(db, cleared: false)
             for row in try db.rows("SELECT user_id, lat, lon, acc, alt, spd, hdg, bat, ts, flagged FROM positions") {
                 snapshot.positions.append(StoredFix(userID: row[0], fix: Self.fix(row, from: 1)))
             }
             return snapshot
         }
+    }
+
+    /// Friendships, requests and every rule row (cleared ones too), in one REPEATABLE READ transaction.
+    public func loadSharing() async throws -> SocialSnapshot {
+        try await pool.read { db in try Self.sharing(db, cleared: true) }
+    }
+
+    private static func sharing(_ db: PostgresConnection, cleared: Bool) throws -> SocialSnapshot {
+        var snapshot = SocialSnapshot()
+        for row in try db.rows("SELECT user_a, user_b FROM friendships") {
+            snapshot.friendships.append((row[0], row[1]))
+        }
+        for row in try db.rows("SELECT from_id, to_id FROM friend_requests") {
+            snapshot.requests.append((from: row[0], to: row[1]))
+        }
+        let filter = cleared ? "" : " WHERE NOT (level = 'precise' AND until IS NULL)"
+        for row in try db.rows("SELECT owner_id, viewer_id, level, until, version FROM share_rules" + filter) {
+            let viewer: Int64 = row[1]
+            guard let level = ShareLevel(rawValue: row[2]) else { continue }
+            let until: Int64? = row[3]
+            let rule = StoredShareRule(
+                ownerID: row[0], viewerID: viewer == 0 ? nil : viewer, level: level, until: until, version: row[4])
+            if level == .precise && until == nil {
+                snapshot.clearedRules.append(rule)
+            } else {
+                snapshot.shareRules.append(rule)
+            }
+        }
+        snapshot.maxRuleVersion = try db.scalar("SELECT MAX(version) FROM share_rules") ?? 0
+        return snapshot
     }
 
     /// A user by id.

@@ -39,9 +39,16 @@ import Testing
     static func channel(_ link: FakePubSubLink, node: String = "a", now: @escaping () -> Int64 = { 0 })
         -> ControlChannel
     {
-        let channel = ControlChannel(link: link, prefix: "it", node: node, deadlineMs: 2000, now: now)
+        let channel = ControlChannel(
+            link: link, prefix: "it", node: node, deadlineMs: 2000, giveUpMs: 30_000, now: now)
         channel.start(loop: nil)
+        Self.confirm(link)
         return channel
+    }
+
+    /// Plays Redis confirming every subscription the channel asked to hear about.
+    static func confirm(_ link: FakePubSubLink) {
+        for channel in link.confirmations.keys.sorted() { link.confirmations[channel]?() }
     }
 
     @Test func hearsOtherNodesSkipsItsOwnAndDropsMalformed() {
@@ -70,7 +77,7 @@ import Testing
         let nodeB = Self.channel(b, node: "b")
         let nodeC = Self.channel(c, node: "c")
         var done = 0
-        sender.publish(Self.sample, awaiting: ["b", "c", "a"], listed: { _ in true }) { done += 1 }
+        sender.publish(Self.sample, awaiting: { ["b", "c", "a"] }, listed: { _ in true }) { done += $0 ? 1 : 100 }
         let message = try! #require(a.published.last)
         #expect(message.channel == "it:ctl" && sender.waitingCount == 1)
         // b and c hear it and acknowledge on a's channel.
@@ -94,7 +101,7 @@ import Testing
         sender.heardAck([1, 0])
         #expect(sender.droppedCount == 1)
         // Nobody to wait for: answered at once, and no ack asked for.
-        sender.publish(Self.sample, awaiting: [], listed: { _ in true }) { done += 1 }
+        sender.publish(Self.sample, awaiting: { [] }, listed: { _ in true }) { done += $0 ? 1 : 100 }
         #expect(done == 2 && ControlMessage(decoding: a.published.last!.payload)?.ackID == 0)
     }
 
@@ -104,7 +111,7 @@ import Testing
         let sender = Self.channel(link, now: { now })
         var listed: Set<String> = ["b"]
         var done = 0
-        sender.publish(Self.sample, awaiting: ["b"], listed: { listed.contains($0) }) { done += 1 }
+        sender.publish(Self.sample, awaiting: { ["b"] }, listed: { listed.contains($0) }) { done += $0 ? 1 : 100 }
         now = 1999
         listed = []
         sender.checkDeadlines()
@@ -117,8 +124,57 @@ import Testing
         now = 2100
         sender.checkDeadlines()
         #expect(done == 1 && sender.lapsedCount == 1 && sender.waitingCount == 0)
-        sender.publish(Self.sample, awaiting: ["b"], listed: { _ in true }) { done += 1 }
+        var stopped: Bool?
+        sender.publish(Self.sample, awaiting: { ["b"] }, listed: { _ in true }) { stopped = $0 }
         sender.stop()
-        #expect(done == 2)
+        #expect(stopped == false, "a node stopping answers its open waits as not confirmed")
+    }
+
+    @Test func aWaitSurvivesALinkDropAndIsResentOnceBothChannelsAreSubscribedAgain() {
+        let link = FakePubSubLink()
+        var now: Int64 = 0
+        let sender = Self.channel(link, now: { now })
+        var resubscribed = 0
+        sender.resubscribed = { resubscribed += 1 }
+        link.up = false
+        sender.linkLost()
+        var answer: Bool?
+        var awaited: Set<String> = []  // the mirror is empty while the link is down
+        sender.publish(Self.sample, awaiting: { awaited }, listed: { _ in false }) { answer = $0 }
+        #expect(answer == nil, "nobody listed while the link is down is not nobody to wait for")
+        #expect(link.published.isEmpty)
+        now = 5000
+        sender.checkDeadlines()
+        #expect(answer == nil && sender.lapsedCount == 0, "nothing lapses while the link is down")
+        // The link returns; only the control channel is confirmed so far: nothing is resent yet.
+        link.up = true
+        awaited = ["b"]
+        link.confirmations["it:ctl"]?()
+        #expect(link.published.isEmpty && resubscribed == 0)
+        link.confirmations["it:ack:a"]?()
+        #expect(resubscribed == 1 && sender.resentCount == 1)
+        let resent = try! #require(link.published.last.flatMap { ControlMessage(decoding: $0.payload) })
+        #expect(resent.ackID != 0 && resent.node == "a")
+        // b applies it and answers under the resent id.
+        let b = FakePubSubLink()
+        let nodeB = Self.channel(b, node: "b")
+        nodeB.received = { nodeB.acknowledge($0) }
+        b.handlers["it:ctl"]?(resent.encoded())
+        sender.heardAck(b.published.last!.payload)
+        #expect(answer == true && sender.waitingCount == 0)
+    }
+
+    @Test func aWaitNobodyAnswersIsGivenUpAndAnsweredFalse() {
+        let link = FakePubSubLink()
+        var now: Int64 = 0
+        let sender = Self.channel(link, now: { now })
+        var answer: Bool?
+        sender.publish(Self.sample, awaiting: { ["b"] }, listed: { _ in true }) { answer = $0 }
+        now = 29_999
+        sender.checkDeadlines()
+        #expect(answer == nil)
+        now = 30_000
+        sender.checkDeadlines()
+        #expect(answer == false && sender.givenUpCount == 1 && sender.waitingCount == 0)
     }
 }

@@ -17,6 +17,7 @@ final class FakePubSubLink: PubSubLink {
     var confirmations: [String: () -> Void] = [:]
     var published: [(channel: String, payload: [UInt8])] = []
     var up = true
+    var isUp: Bool { up }
 
     func subscribe(_ channel: String, _ handler: @escaping ([UInt8]) -> Void, subscribed: (() -> Void)?) {
         log.append("+" + channel)

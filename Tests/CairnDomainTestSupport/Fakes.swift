@@ -264,18 +264,37 @@ public final class MemoryAccountStore: AccountStore, SocialStore, RoleStore, Pro
 
     public func loadSocial() throws -> SocialSnapshot {
         state.withLock { s in
-            var snapshot = SocialSnapshot()
-            snapshot.friendships = s.friendships.map { ($0[0], $0[1]) }
-            snapshot.requests = s.requests.map { (from: $0[0], to: $0[1]) }
-            snapshot.shareRules = s.rules.map { key, value in
-                StoredShareRule(
-                    ownerID: key[0], viewerID: key[1] == 0 ? nil : key[1], level: value.0, until: value.1,
-                    version: s.ruleVersions[key] ?? 0)
-            }
-            snapshot.maxRuleVersion = s.ruleVersions.values.max() ?? 0
+            var snapshot = Self.sharing(s)
             snapshot.positions = s.positions.map { StoredFix(userID: $0.key, fix: $0.value) }
             return snapshot
         }
+    }
+
+    public func loadSharing() async throws -> SocialSnapshot {
+        try state.withLock { s in
+            if s.failReads { throw InjectedFailure() }
+            var snapshot = Self.sharing(s)
+            for (key, version) in s.ruleVersions where s.rules[key] == nil {
+                snapshot.clearedRules.append(
+                    StoredShareRule(
+                        ownerID: key[0], viewerID: key[1] == 0 ? nil : key[1], level: .precise, until: nil,
+                        version: version))
+            }
+            return snapshot
+        }
+    }
+
+    private static func sharing(_ s: State) -> SocialSnapshot {
+        var snapshot = SocialSnapshot()
+        snapshot.friendships = s.friendships.map { ($0[0], $0[1]) }
+        snapshot.requests = s.requests.map { (from: $0[0], to: $0[1]) }
+        snapshot.shareRules = s.rules.map { key, value in
+            StoredShareRule(
+                ownerID: key[0], viewerID: key[1] == 0 ? nil : key[1], level: value.0, until: value.1,
+                version: s.ruleVersions[key] ?? 0)
+        }
+        snapshot.maxRuleVersion = s.ruleVersions.values.max() ?? 0
+        return snapshot
     }
 
     public func user(id: Int64) async throws -> User? { state.withLock { $0.users[id]?.user } }

@@ -12,11 +12,11 @@ import Testing
 /// Records what Social handed to other nodes; confirmations are released by the test.
 final class RecordingSocial: RemoteSocial {
     var log: [String] = []
-    var pending: [() -> Void] = []
+    var pending: [(Bool) -> Void] = []
 
     func friendshipBegan(_ a: Int64, _ b: Int64, version: Int64) { log.append("began \(a) \(b)") }
     func friendshipEnded(
-        _ a: Int64, _ b: Int64, versionAB: Int64, versionBA: Int64, confirmed: @escaping () -> Void
+        _ a: Int64, _ b: Int64, versionAB: Int64, versionBA: Int64, confirmed: @escaping (Bool) -> Void
     ) {
         log.append("ended \(a) \(b)")
         pending.append(confirmed)
@@ -25,16 +25,16 @@ final class RecordingSocial: RemoteSocial {
         log.append("request \(from) \(to) \(pending)")
     }
     func ruleChanged(
-        owner: Int64, viewer: Int64?, level: ShareLevel?, until: Int64?, version: Int64, confirmed: (() -> Void)?
+        owner: Int64, viewer: Int64?, level: ShareLevel?, until: Int64?, version: Int64, confirmed: ((Bool) -> Void)?
     ) {
         log.append("rule \(owner) \(viewer ?? 0) \(level?.rawValue ?? "default")\(confirmed == nil ? "" : " wait")")
         if let confirmed { pending.append(confirmed) }
     }
 
-    func confirmAll() {
+    func confirmAll(_ applied: Bool = true) {
         let all = pending
         pending = []
-        for confirm in all { confirm() }
+        for confirm in all { confirm(applied) }
     }
 }
 
@@ -149,6 +149,22 @@ struct RemoteSocialTests {
         #expect(social.log == ["ended 1 2"] && answer == nil)
         social.confirmAll()
         #expect((try? answer?.get())?.status == .removed)
+    }
+
+    @Test func aHideOtherNodesDidNotConfirmIsAnsweredWithAnErrorAndStaysInForceHere() async throws {
+        let (h, social, owner) = try await Self.harness()
+        var answer: Result<Int64?, DomainError>?
+        h.hub.social.setLevel(owner, viewer: 2, level: .hidden, forSeconds: nil) { answer = $0 }
+        while social.pending.isEmpty { try await h.scheduler.run() }
+        social.confirmAll(false)
+        guard case .failure(let error)? = answer else {
+            Issue.record("a hide nobody confirmed was answered \(String(describing: answer))")
+            return
+        }
+        #expect(error.code == .internal && error.message.contains("not every other hub confirmed"))
+        // Committed and in force here all the same: nothing is rolled back.
+        #expect(h.hub.social.level(owner: 1, viewer: 2, now: h.clock.now()) == .hidden)
+        #expect(h.store.state.withLock { $0.rules[[1, 2]]?.0 } == .hidden)
     }
 
     @Test func requestsAndAcceptsHereAreTold() async throws {

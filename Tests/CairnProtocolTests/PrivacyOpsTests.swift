@@ -52,10 +52,20 @@ struct HubPrivacyTests {
         h.clock.advance(by: 1_000)
         // Read-time expiry.
         #expect(h.hub.social.rules.level(owner: alice, viewer: bob, now: h.clock.now()) == .precise)
+        let stored = h.store.state.withLock { ($0.rules, $0.ruleVersions) }
         h.hub.tick()
         #expect(h.outbound.takeLatest(2)[alice]?["lat"] as? Double == 10)
-        try await h.scheduler.run()  // the background delete of the expired rule
-        #expect(h.store.state.withLock { $0.rules.isEmpty })
+        // Expiry writes nothing and takes no version (every node expires the rule by its end time; a version taken
+        // here could outrank a newer rule committed elsewhere): the stored rule is as it was, ignored on the next
+        // start because its time is up.
+        try await h.scheduler.run()  // whatever the tick started (a position flush) has run
+        let after = h.store.state.withLock { ($0.rules.count, $0.ruleVersions) }
+        #expect(after.0 == 1 && stored.0.count == 1)
+        #expect(after.1 == stored.1)
+        let restored = HubHarness()
+        restored.clock.advance(by: h.clock.now() - restored.clock.now())
+        restored.hub.restore(try h.store.loadSocial())
+        #expect(!restored.hub.social.rules.isPaused(alice, now: restored.clock.now()))
     }
 
     @Test func approximateIsCoarseAndStable() async throws {

@@ -3,7 +3,10 @@
 // the control channel brings every change committed through one node into the others' memory. Friends made on
 // node a are live on node c (alice's move on c reaches bob on b); an unfriend on a is answered only once the nodes
 // where either is connected applied it, so after the reply c sends bob nothing more; a hide set through alice's
-// session on b stops node a, where her positions arrive, from delivering them to bob before b answers.
+// session on b stops node a, where her positions arrive, from delivering them to bob before b answers. With Redis
+// away, a hide set through node a reaches node b through the shared store (b reads it every second while cut off:
+// bob hears `pos.hidden` and b delivers nothing more), and a is not answered as if every node had applied it: the
+// change waits for the link and is answered once sent again and acknowledged.
 import CairnTestSupport
 import Foundation
 import Testing
@@ -108,6 +111,39 @@ extension ServerIntegration {
             _ = try aliceOnC.requestOK("pos", ["lat": 48.86, "lon": 2.36])
             #expect(try Self.nextPosition(bobOnB, of: alice, within: 1.5) == nil)
             #expect(ClusterPresenceTests.eventually { (try? ClusterPresenceTests.listsOnline(aliceOnC, bob)) == nil })
+            withExtendedLifetime(cluster) {}
+        }
+
+        @Test func aHideMadeWhileRedisIsAwayReachesTheOtherNodeByTheStoreAndIsAnsweredOnceRedisReturns() throws {
+            let cluster = try Self.cluster()
+            let (a, b, alice, bob) = (cluster.a, cluster.b, cluster.alice, cluster.bob)
+            let bobOnB = try b.watcher("bob")
+            let aliceOnB = try b.login("alice")
+            let aliceOnA = try a.login("alice")
+            _ = try aliceOnB.requestOK("pos", ["lat": 45.76, "lon": 4.84])
+            #expect(try Self.nextPosition(bobOnB, of: alice, within: 5) != nil)
+
+            cluster.redis.kill()
+            for node in [a, b] {
+                #expect(
+                    ClusterPresenceTests.eventually {
+                        let health = try? HTTPClient.get(port: node.port, path: "/healthz").jsonObject()
+                        return health?["cluster"] as? String == "degraded"
+                    })
+            }
+            // Through node a, whose link is down: committed, not answered yet.
+            try aliceOnA.sendText(#"{"id":77,"op":"share.set","user":\#(bob),"level":"hidden"}"#)
+            // Node b learns it from the store by itself: bob hears the hide, and b's own moves stop reaching him.
+            let hidden = try bobOnB.nextEvent("pos.hidden", timeout: 10)
+            #expect(hidden["user"] as? Int == alice)
+            _ = try aliceOnB.requestOK("pos", ["lat": 45.77, "lon": 4.85])
+            #expect(try Self.nextPosition(bobOnB, of: alice, within: 1.5) == nil)
+            #expect((try? aliceOnA.nextReply(id: 77, timeout: 1)) == nil, "answered before any node could confirm")
+
+            // Redis returns: a sends the change again, b acknowledges, a answers.
+            try cluster.redis.restart()
+            let reply = try aliceOnA.nextReply(id: 77, timeout: 20)
+            #expect(reply["ok"] as? Bool == true)
             withExtendedLifetime(cluster) {}
         }
 

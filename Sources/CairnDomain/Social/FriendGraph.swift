@@ -7,6 +7,9 @@ public struct FriendGraph: Sendable {
     private var friends: [Int64: Set<Int64>] = [:]
     private var incoming: [Int64: Set<Int64>] = [:]
     private var outgoing: [Int64: Set<Int64>] = [:]
+    /// The pairs changed since recording began (nil: not recording): a resync skips them, as what it read from the
+    /// store may be older than what changed meanwhile.
+    var touched: Set<PairKey>?
 
     /// An empty graph.
     public init() {}
@@ -21,21 +24,32 @@ public struct FriendGraph: Sendable {
     public func outgoingRequests(of user: Int64) -> Set<Int64> { outgoing[user] ?? [] }
     /// True when `from` has a pending request to `to`.
     public func hasRequest(from: Int64, to: Int64) -> Bool { outgoing[from]?.contains(to) ?? false }
+    /// Every friendship, once each (smaller id first).
+    var allFriendships: [PairKey] {
+        friends.flatMap { user, others in others.filter { user < $0 }.map { PairKey(user, $0) } }
+    }
+    /// Every pending request as (from, to).
+    var allRequests: [(from: Int64, to: Int64)] {
+        outgoing.flatMap { from, targets in targets.map { (from: from, to: $0) } }
+    }
 
     /// Records a pending request.
     public mutating func addRequest(from: Int64, to: Int64) {
+        touched?.insert(PairKey(from, to))
         outgoing[from, default: []].insert(to)
         incoming[to, default: []].insert(from)
     }
 
     /// Drops a pending request.
     public mutating func removeRequest(from: Int64, to: Int64) {
+        touched?.insert(PairKey(from, to))
         Self.remove(to, from: from, in: &outgoing)
         Self.remove(from, from: to, in: &incoming)
     }
 
     /// Makes `a` and `b` friends and drops requests between them.
     public mutating func addFriendship(_ a: Int64, _ b: Int64) {
+        touched?.insert(PairKey(a, b))
         friends[a, default: []].insert(b)
         friends[b, default: []].insert(a)
         removeRequest(from: a, to: b)
@@ -44,6 +58,7 @@ public struct FriendGraph: Sendable {
 
     /// Ends a friendship and drops requests between them.
     public mutating func removeFriendship(_ a: Int64, _ b: Int64) {
+        touched?.insert(PairKey(a, b))
         Self.remove(b, from: a, in: &friends)
         Self.remove(a, from: b, in: &friends)
         removeRequest(from: a, to: b)

@@ -96,7 +96,8 @@ extension Social {
                     self.recordCommitted(key, applied, version)
                     guard let remote = self.remote else { return done(.success(())) }
                     // A viewer sees less: answered once every node that could publish the owner applied it.
-                    let confirmed: (() -> Void)? = lowered ? { done(.success(())) } : nil
+                    let confirmed: ((Bool) -> Void)? =
+                        lowered ? { done($0 ? .success(()) : .failure(.unconfirmedElsewhere)) } : nil
                     remote.ruleChanged(
                         owner: owner, viewer: viewer, level: applied?.level, until: applied?.until, version: version,
                         confirmed: confirmed)
@@ -135,15 +136,14 @@ extension Social {
         return lowered
     }
 
-    /// Reverts rules whose time is up, tells the affected watchers, and records the revert in the store.
+    /// Reverts rules whose time is up and tells the affected watchers. Nothing is written and no version is taken:
+    /// the stored rule carries its end time (read-time expiry ignores it, and so does the next start), and every
+    /// node expires it by itself. A version taken here could outrank a newer rule another node committed for the
+    /// key after the end time, in this node's memory and in the store.
     func expireShareRules(now: Int64) {
         // Read-time expiry already treats these rules as gone, so compare with what viewers last saw: the
-        // rule's own level (a pause: hidden) against the level now in force. Memory always holds the latest
-        // request, so the expired rule is the latest state of its key and reverting it supersedes nothing newer.
+        // rule's own level (a pause: hidden) against the level now in force.
         let ended = rules.expire(now: now)
-        guard !ended.isEmpty else { return }
-        let store = self.store
-        var writes: [(owner: Int64, viewer: Int64?, version: Int64)] = []
         for rule in ended {
             for viewer in affectedViewers(rule.owner, rule.viewer) {
                 let after = rules.level(owner: rule.owner, viewer: viewer, now: now)
@@ -151,26 +151,7 @@ extension Social {
                 viewChanged?(rule.owner, viewer)
                 presenceVisibilityChanged(owner: rule.owner, viewer: viewer, from: rule.level, to: after)
             }
-            writes.append((rule.owner, rule.viewer, bumpRuleVersion(rule.owner, rule.viewer)))
         }
-        let sealed = writes
-        work.background(
-            {
-                for w in sealed {
-                    try await store.saveShareRule(
-                        ownerID: w.owner, viewerID: w.viewer, level: nil, until: nil,
-                        version: w.version)
-                }
-            },
-            then: { result in
-                switch result {
-                case .success:
-                    for w in sealed { self.recordCommitted(RuleKey(w.owner, w.viewer), nil, w.version) }
-                case .failure(let error):
-                    // Harmless: expired rules are ignored when read and expire again after a restart.
-                    hubLogger.warning("could not record expired share rules: \(error)")
-                }
-            })
     }
 
     /// Takes the next version for a rule key; versions only grow (from the clock, or above the stored maximum).

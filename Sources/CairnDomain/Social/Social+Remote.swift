@@ -33,6 +33,17 @@ extension Social {
     /// Another node committed the friendship of `a` and `b` at `version`.
     public func applyRemoteFriendshipBegan(_ a: Int64, _ b: Int64, version: Int64) {
         guard a != b, takePair(PairKey(a, b), version) else { return }
+        beginFriendship(a, b)
+    }
+
+    /// Another node committed the end of `a` and `b`'s friendship, resetting the rules both ways at these versions.
+    public func applyRemoteFriendshipEnded(_ a: Int64, _ b: Int64, versionAB: Int64, versionBA: Int64) {
+        guard a != b, takePair(PairKey(a, b), max(versionAB, versionBA)) else { return }
+        endFriendship(a, b, versionAB: versionAB, versionBA: versionBA)
+    }
+
+    /// Makes `a` and `b` friends in memory as a committed friendship from elsewhere does.
+    func beginFriendship(_ a: Int64, _ b: Int64) {
         graph.removeRequest(from: a, to: b)
         graph.removeRequest(from: b, to: a)
         guard !graph.areFriends(a, b) else { return }
@@ -41,9 +52,9 @@ extension Social {
         viewChanged?(b, a)
     }
 
-    /// Another node committed the end of `a` and `b`'s friendship, resetting the rules both ways at these versions.
-    public func applyRemoteFriendshipEnded(_ a: Int64, _ b: Int64, versionAB: Int64, versionBA: Int64) {
-        guard a != b, takePair(PairKey(a, b), max(versionAB, versionBA)) else { return }
+    /// Ends `a` and `b`'s friendship in memory as a committed end from elsewhere does (the rules between them
+    /// cleared at these versions, unless this node holds newer ones).
+    func endFriendship(_ a: Int64, _ b: Int64, versionAB: Int64, versionBA: Int64) {
         graph.removeRequest(from: a, to: b)
         graph.removeRequest(from: b, to: a)
         for (owner, viewer, version) in [(a, b, versionAB), (b, a, versionBA)]
@@ -84,7 +95,7 @@ extension Social {
     }
 
     /// The newest version this node knows for a rule key: asked here, or committed.
-    private func heldVersion(_ key: RuleKey) -> Int64 {
+    func heldVersion(_ key: RuleKey) -> Int64 {
         max(ruleVersions[key] ?? .min, committedRules[key]?.version ?? .min)
     }
 }

@@ -52,6 +52,8 @@ public final class Social {
     var lastRuleVersion: Int64 = 0
     /// The newest version of a friendship or request change between two users, here or from another node.
     var pairVersions: [PairKey: Int64] = [:]
+    /// Resyncs with the shared store, running or asked for.
+    var resyncs = ResyncQueue()
     /// Other nodes (nil: a single node): told of every committed friendship, request and rule change.
     public var remote: (any RemoteSocial)?
     /// New friend requests per user in the last hour.
@@ -347,7 +349,7 @@ public final class Social {
                     guard let remote = self.remote else { return done(.success(FriendReply(status: .removed))) }
                     // Answered once no node can still publish either to the other.
                     remote.friendshipEnded(me, target, versionAB: versionMine, versionBA: versionTheirs) {
-                        done(.success(FriendReply(status: .removed)))
+                        done($0 ? .success(FriendReply(status: .removed)) : .failure(.unconfirmedElsewhere))
                     }
                 }
             })

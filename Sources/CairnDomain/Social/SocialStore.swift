@@ -50,6 +50,9 @@ public struct SocialSnapshot: Sendable {
     public var shareRules: [StoredShareRule] = []
     /// The highest rule version stored (tombstones included): new versions continue above it.
     public var maxRuleVersion: Int64 = 0
+    /// Rules back at the default (precise for good, or no pause) with the version that put them there: filled by
+    /// `loadSharing` only, so a node that read it can tell a rule cleared after what it holds from one never set.
+    public var clearedRules: [StoredShareRule] = []
     /// Last known positions.
     public var positions: [StoredFix] = []
 
@@ -81,6 +84,10 @@ public enum SocialStoreError: Error, Equatable, Sendable {
 public protocol SocialStore: Sendable {
     /// Loads everything the hub keeps in memory; called once at start.
     func loadSocial() throws -> SocialSnapshot
+    /// The friendships, requests and sharing rules (`clearedRules` included; no positions), read in one
+    /// transaction while serving: with several nodes on one store, a node that may have missed other nodes' news
+    /// brings its memory in line with this.
+    func loadSharing() async throws -> SocialSnapshot
     /// A user by id.
     func user(id: Int64) async throws -> User?
     /// Users by ids (unknown ids are skipped).
