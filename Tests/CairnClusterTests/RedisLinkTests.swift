@@ -192,6 +192,15 @@ struct RedisLinkTests {
         #expect(loop.spin { received.count == 20 })
         #expect(Set(received) == Set(order), "every publish made once confirmed arrived")
 
+        // Subscribed, dropped and taken again in one turn (a viewer leaving and coming back): both SUBSCRIBEs are
+        // confirmed, and the channel delivers.
+        received.removeAll()
+        link.subscribe("t:again") { _ in received.append("t:again") }
+        link.unsubscribe("t:again")
+        link.subscribe("t:again") { _ in received.append("t:again") }
+        link.afterSubscriptions { _ in link.publish("t:again", [3]) }
+        #expect(loop.spin { received == ["t:again"] })
+
         // Held when the connection goes: released at once, told the subscriptions are not there.
         link.subscribe("t:held") { _ in }
         var last: Bool?
