@@ -14,6 +14,14 @@
 // nodes then appear offline rather than online for ever (fail closed), and come back at the first refresh after
 // the link returns. A full mirror costs memory and a read of every online user per node per refresh; that is fine
 // for a few nodes and tens of thousands of users, and is what part 2 replaces with per-friend channels.
+//
+// Other nodes answer an arrival (the news, or a new member found by their refresh) with the owners' positions on
+// the owners' channels, which this node subscribed to for the arriving viewer just before. So what makes a user
+// appear here (the ZADD and the "+" news, and every refresh, which re-adds) waits until Redis confirmed every
+// SUBSCRIBE sent before it (`RedisLink.afterSubscriptions`), in order, so the leave news never overtakes a held
+// arrival. A user is counted as local only once announced. If the pub/sub connection is lost first, the arrival is
+// not sent: the refresh after the reconnect (itself behind the reconnect's SUBSCRIBE) adds the user and the other
+// nodes' refreshes report the arrival. A leave is sent regardless (it fails at once while Redis is away).
 import CairnLoop
 
 /// This node's presence in Redis and its view of the other nodes' presence.
@@ -29,6 +37,7 @@ public final class ClusterPresence {
     private let now: () -> Int64
     private let loop: UnsafeMutableRawPointer
     private var timer: LoopTimer?
+    private var stopped = false
 
     /// Users with a connection on this node.
     private var local: Set<Int64> = []
@@ -74,15 +83,15 @@ public final class ClusterPresence {
         link.subscribe(channel) { [unowned self] payload in self.heard(payload) }
         link.observeState { [unowned self] up in
             if up {
-                self.refresh()
+                self.scheduleRefresh()
             } else {
                 self.forgetElsewhere()
             }
         }
-        let timer = LoopTimer(loop: loop) { [unowned self] in self.refresh() }
+        let timer = LoopTimer(loop: loop) { [unowned self] in self.scheduleRefresh() }
         timer.start(after: refreshSeconds, repeat: refreshSeconds)
         self.timer = timer
-        if link.isUp { refresh() }
+        if link.isUp { scheduleRefresh() }
     }
 
     /// Stops refreshing. With `leaving`, this node's users are taken out of Redis and announced offline now (a
@@ -90,8 +99,11 @@ public final class ClusterPresence {
     public func stop(leaving: Bool = false) {
         timer?.stop()
         timer = nil
-        guard leaving else { return }
-        for user in local.sorted() { localChanged(user, online: false) }
+        if leaving {
+            // Now, not behind the barrier (the loop will not turn again); arrivals still held were never announced.
+            for user in local.sorted() { announce(user, online: false, confirmed: true) }
+        }
+        stopped = true
     }
 
     /// True when `user` is online on another node, as last heard.
@@ -117,11 +129,20 @@ public final class ClusterPresence {
         return elsewhere.values.contains { $0.contains(node) }
     }
 
-    /// `user` came online here (first connection) or went offline here (last connection closed).
+    /// `user` came online here (first connection) or went offline here (last connection closed). Announced once
+    /// Redis confirmed the subscriptions this node asked before (the user's friends' channels), in order.
     public func localChanged(_ user: Int64, online: Bool) {
+        link.afterSubscriptions { [weak self] confirmed in
+            self?.announce(user, online: online, confirmed: confirmed)
+        }
+    }
+
+    private func announce(_ user: Int64, online: Bool, confirmed: Bool) {
+        guard !stopped else { return }
         let member = "\(user)/\(node)"
         if online {
             local.insert(user)
+            guard confirmed else { return }  // the pub/sub connection went: the reconnect's refresh adds the user
             link.command(["ZADD", key, "\(now() + ttlMs)", member])
         } else {
             local.remove(user)
@@ -132,9 +153,17 @@ public final class ClusterPresence {
 
     // MARK: Refresh
 
+    /// A refresh once the subscriptions asked so far are confirmed (it re-adds users: other nodes may answer).
+    private func scheduleRefresh() {
+        link.afterSubscriptions { [weak self] confirmed in
+            guard confirmed else { return }  // the link went: its return refreshes again
+            self?.refresh()
+        }
+    }
+
     /// Re-adds this node's users, drops expired members, and rebuilds the mirror from what is left.
     func refresh() {
-        guard link.isUp else { return }
+        guard link.isUp, !stopped else { return }
         let now = now()
         let expiry = "\(now + ttlMs)"
         var users = Array(local)

@@ -96,19 +96,23 @@ final class RedisConnection {
         }
     }
 
-    /// Subscribes to `channels` on this connection; messages arrive through `onMessage`.
-    func subscribe(_ channels: [String]) { pubsub("SUBSCRIBE", channels) }
+    /// Subscribes to `channels` on this connection; messages arrive through `onMessage`. True when the command
+    /// went out (Redis will confirm each channel); false while the connection is down or for no channels.
+    @discardableResult
+    func subscribe(_ channels: [String]) -> Bool { pubsub("SUBSCRIBE", channels) }
 
     /// Unsubscribes from `channels`.
     func unsubscribe(_ channels: [String]) { pubsub("UNSUBSCRIBE", channels) }
 
-    private func pubsub(_ command: String, _ channels: [String]) {
-        guard let context, isUp, !channels.isEmpty else { return }
+    @discardableResult
+    private func pubsub(_ command: String, _ channels: [String]) -> Bool {
+        guard let context, isUp, !channels.isEmpty else { return false }
         let arguments = [Array(command.utf8)] + channels.map { Array($0.utf8) }
-        _ = Self.withArgv(arguments) { argc, argv, lengths in
+        let status = Self.withArgv(arguments) { argc, argv, lengths in
             redisAsyncCommandArgv(
                 context, redisPubSubReplied, Unmanaged.passUnretained(self).toOpaque(), argc, argv, lengths)
         }
+        return status == REDIS_OK
     }
 
     // MARK: Connecting

@@ -3,7 +3,9 @@
 // exponential back-off and jitter on an ev_timer. The link is "up" while both are; it remembers its subscriptions
 // and subscribes again after a reconnect, and counts how often it came back. Everything, callbacks included,
 // runs on the loop thread that owns live state; entry points assert it. Redis being away is a state, not an
-// error: commands then fail at once with `.unavailable` and the hub keeps serving its own connections.
+// error: commands then fail at once with `.unavailable` and the hub keeps serving its own connections. What must
+// wait for Redis to hold this node's subscriptions (an arrival other nodes answer on those channels) goes through
+// `afterSubscriptions` (`SubscriptionBarrier`: confirmations counted on the pub/sub connection).
 import CairnLoop
 
 /// Commands and pub/sub to one Redis server over two reconnecting connections on the hub's loop.
@@ -15,6 +17,8 @@ public final class RedisLink {
     private let pubsub: RedisConnection
     private var channels: [String: (([UInt8]) -> Void)] = [:]
     private var confirmations: [String: () -> Void] = [:]
+    /// Actions waiting for Redis to confirm the subscriptions sent before them (`afterSubscriptions`).
+    private let barrier = SubscriptionBarrier()
     private var stateObservers: [(Bool) -> Void] = []
     private var wasEverUp = false
     /// True once Redis answered on the current commands connection.
@@ -67,13 +71,19 @@ public final class RedisLink {
             self.connectionChanged()
         }
         pubsub.onUp = { [unowned self] in
-            self.pubsub.subscribe(self.channels.keys.sorted())
+            self.barrier.connected()
+            let channels = self.channels.keys.sorted()
+            if self.pubsub.subscribe(channels) { self.barrier.subscribed(channels.count) }
+            self.connectionChanged()
+        }
+        pubsub.onDown = { [unowned self] in
+            self.barrier.lost()  // the subscriptions are redone after the reconnect
             self.connectionChanged()
         }
         pubsub.onMessage = { [unowned self] channel, payload in self.channels[channel]?(payload) }
         pubsub.onSubscribed = { [unowned self] channel in
-            guard self.channels[channel] != nil else { return }  // unsubscribed since it was asked
-            self.confirmations[channel]?()
+            if self.channels[channel] != nil { self.confirmations[channel]?() }  // else unsubscribed since asked
+            self.barrier.confirmation()  // counted either way: Redis confirms every SUBSCRIBE it received
         }
     }
 
@@ -105,6 +115,7 @@ public final class RedisLink {
         pubsub.stop()
         answered = false
         isUp = false
+        barrier.lost()
     }
 
     /// Sends a command; `done` (optional) receives the reply, `.unavailable` at once while the link is down, or
@@ -137,8 +148,21 @@ public final class RedisLink {
         let isNew = channels[channel] == nil
         channels[channel] = handler
         confirmations[channel] = subscribed
-        if isNew { pubsub.subscribe([channel]) }
+        if isNew, pubsub.subscribe([channel]) { barrier.subscribed(1) }
     }
+
+    /// Runs `action(true)` on the loop once Redis has confirmed every SUBSCRIBE this link sent so far (channels
+    /// unsubscribed since included: Redis confirms them all), so that what is published from then on, by any node,
+    /// on those channels reaches this node; actions run in the order asked. While the pub/sub connection is down,
+    /// `action(false)` runs at once, and the actions still held when it is lost (or the link stops) run so then: the
+    /// subscriptions exist again only after the reconnect, whose own SUBSCRIBE the next actions wait for.
+    public func afterSubscriptions(_ action: @escaping (_ confirmed: Bool) -> Void) {
+        confinement.assertOnLoop()
+        barrier.after(action)
+    }
+
+    /// Actions waiting in `afterSubscriptions` (for tests and the stats).
+    public var heldUntilSubscribed: Int { barrier.heldCount }
 
     /// Stops delivering `channel`.
     public func unsubscribe(_ channel: String) {

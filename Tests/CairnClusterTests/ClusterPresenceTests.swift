@@ -123,4 +123,60 @@ struct ClusterPresenceTests {
         #expect(loop.spin { b.presence.refreshes > seen + 1 })
         #expect(b.arrivals == [7, 7])
     }
+
+    @Test func anArrivalIsAnnouncedOnlyOnceTheSubscriptionsAskedBeforeItAreConfirmed() throws {
+        let redis = try RedisServerProcess()
+        let loop = TestLoop()
+        let a = try Node("a", redis, loop, refresh: 5)
+        let b = try Node("b", redis, loop, refresh: 5)
+        defer {
+            a.stop()
+            b.stop()
+        }
+        #expect(loop.spin { a.link.isUp && b.link.isUp })
+        var subscribed = 0  // both nodes hear the presence channel
+        a.link.afterSubscriptions { if $0 { subscribed += 1 } }
+        b.link.afterSubscriptions { if $0 { subscribed += 1 } }
+        #expect(loop.spin { subscribed == 2 })
+        // Node a answers every arrival on the user's "friend" channel at once, as owners answer with a position.
+        a.presence.arrived = { user in a.link.publish("t:u:\(user + 1000)", Array("answer \(user)".utf8)) }
+        var answers: [String] = []
+        for user: Int64 in 1...30 {
+            // Node b follows the user's friend (SUBSCRIBE on its pub/sub connection), then announces the user.
+            b.link.subscribe("t:u:\(user + 1000)") { answers.append(String(decoding: $0, as: UTF8.self)) }
+            b.presence.localChanged(user, online: true)
+            #expect(b.link.heldUntilSubscribed == 1, "the news waits for the SUBSCRIBE sent before it")
+            #expect(loop.spin { answers.count == Int(user) }, "the answer to \(user) arrived")
+        }
+        #expect(answers == (1...30).map { "answer \($0)" })
+    }
+
+    @Test func aLeaveRightAfterAnArrivalDoesNotOvertakeIt() throws {
+        let redis = try RedisServerProcess()
+        let loop = TestLoop()
+        let a = try Node("a", redis, loop, refresh: 5)
+        let b = try Node("b", redis, loop, refresh: 5)
+        defer {
+            a.stop()
+            b.stop()
+        }
+        #expect(loop.spin { a.link.isUp && b.link.isUp })
+        var subscribed = 0  // both nodes hear the presence channel
+        a.link.afterSubscriptions { if $0 { subscribed += 1 } }
+        b.link.afterSubscriptions { if $0 { subscribed += 1 } }
+        #expect(loop.spin { subscribed == 2 })
+        b.link.subscribe("t:u:1009") { _ in }
+        b.presence.localChanged(9, online: true)  // held behind the SUBSCRIBE
+        b.presence.localChanged(9, online: false)  // nothing to wait for of its own, but after the arrival
+        #expect(b.link.heldUntilSubscribed == 2)
+        #expect(loop.spin { a.changes == ["+9", "-9"] })
+        b.presence.localChanged(10, online: true)  // a later user: a hears it, so the leave was heard before
+        #expect(loop.spin { a.presence.isOnlineElsewhere(10) })
+        #expect(!a.presence.isOnlineElsewhere(9) && a.changes == ["+9", "-9", "+10"])
+        // Redis agrees: a refresh of a's mirror keeps 9 offline.
+        a.presence.refresh()
+        let seen = a.presence.refreshes
+        #expect(loop.spin { a.presence.refreshes > seen })
+        #expect(!a.presence.isOnlineElsewhere(9) && a.presence.isOnlineElsewhere(10))
+    }
 }

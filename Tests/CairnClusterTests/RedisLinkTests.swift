@@ -163,6 +163,68 @@ struct RedisLinkTests {
         #expect(received == ["first", "second"])
     }
 
+    @Test func anActionAfterSubscriptionsRunsOnceRedisConfirmedThemAndWhatItPublishesThenArrives() throws {
+        let redis = try RedisServerProcess()
+        let loop = TestLoop()
+        let link = try makeLink(redis, loop)
+        defer { link.stop() }
+        link.start()
+        #expect(loop.spin { link.isUp })
+        var ran: [Bool] = []
+        link.afterSubscriptions { ran.append($0) }
+        #expect(ran == [true], "nothing subscribed yet: at once")
+        var order: [String] = []
+        var received: [String] = []
+        for round in 0..<20 {
+            let channel = "t:u:\(round)"
+            link.subscribe(channel) { _ in received.append(channel) }
+            link.subscribe("t:gone:\(round)") { _ in }
+            link.unsubscribe("t:gone:\(round)")  // asked, then dropped: Redis confirms it anyway, nothing blocks
+            link.afterSubscriptions { confirmed in
+                ran.append(confirmed)
+                order.append(channel)
+                link.publish(channel, [1])  // on the commands connection, at once: the subscription is in place
+            }
+        }
+        #expect(link.heldUntilSubscribed == 20 && ran == [true], "held until Redis confirms")
+        #expect(loop.spin { ran.count == 21 })
+        #expect(ran.allSatisfy { $0 } && order == (0..<20).map { "t:u:\($0)" } && link.heldUntilSubscribed == 0)
+        #expect(loop.spin { received.count == 20 })
+        #expect(Set(received) == Set(order), "every publish made once confirmed arrived")
+
+        // Subscribed, dropped and taken again in one turn (a viewer leaving and coming back): both SUBSCRIBEs are
+        // confirmed, and the channel delivers.
+        received.removeAll()
+        link.subscribe("t:again") { _ in received.append("t:again") }
+        link.unsubscribe("t:again")
+        link.subscribe("t:again") { _ in received.append("t:again") }
+        link.afterSubscriptions { _ in link.publish("t:again", [3]) }
+        #expect(loop.spin { received == ["t:again"] })
+
+        // Held when the connection goes: released at once, told the subscriptions are not there.
+        link.subscribe("t:held") { _ in }
+        var last: Bool?
+        link.afterSubscriptions { last = $0 }
+        #expect(link.heldUntilSubscribed == 1)
+        redis.kill()  // the SUBSCRIBE is still in the link's buffer: never confirmed
+        #expect(loop.spin { last != nil })
+        #expect(last == false && link.heldUntilSubscribed == 0)
+        last = nil
+        link.afterSubscriptions { last = $0 }  // nothing held while down
+        #expect(last == false)
+
+        // After the reconnect, an action waits for the SUBSCRIBE that restores every channel.
+        try redis.restart()
+        #expect(loop.spin { link.isUp })
+        received.removeAll()
+        link.afterSubscriptions { confirmed in
+            last = confirmed
+            link.publish("t:u:0", [2])
+        }
+        #expect(loop.spin { received == ["t:u:0"] })
+        #expect(last == true)
+    }
+
     @Test func aServerThatStopsAnsweringIsDroppedAndFoundAgain() throws {
         let redis = try RedisServerProcess()
         let loop = TestLoop()
