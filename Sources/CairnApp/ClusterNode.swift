@@ -74,10 +74,11 @@ final class ClusterNode {
             now: { [clock = hub.clock] in clock.now() })
         self.control = control
         control.received = { [unowned hub, unowned control] message in
-            guard SocialControl.apply(message, to: hub) else { return }
+            guard SocialControl.apply(message, to: hub) || SessionControl.apply(message, to: hub) else { return }
             control.acknowledge(message)
         }
         hub.remoteSocial = SocialControl(control: control, presence: presence)
+        hub.remoteSessions = SessionControl(control: control)
         // What was published while this node was not subscribed is lost for it: read the store once subscribed
         // (at start, and after every reconnect), and every second while the link is down, so that a node cut off
         // from the others applies their hides by itself, well before they stop waiting for it (its presence entry
@@ -135,6 +136,7 @@ final class ClusterNode {
         hub.remotePresence = nil
         hub.remoteFanOut = nil
         hub.remoteSocial = nil
+        hub.remoteSessions = nil
         control.stop()
         presence.stop(leaving: true)
         link.stop(flush: true)

@@ -73,4 +73,22 @@ extension Hub {
         confinement.assertOnLoop()
         social.resync(done)
     }
+
+    /// Logouts and suspensions for the other nodes (nil: a single node). Set on the loop before serving.
+    public var remoteSessions: (any RemoteSessions)? {
+        get { sessions.remoteSessions }
+        set { sessions.remoteSessions = newValue }
+    }
+
+    /// Another node committed a logout of the token `fingerprint` names: sessions here that use it end.
+    public func remoteTokenRevoked(user: Int64, fingerprint: TokenFingerprint) {
+        confinement.assertOnLoop()
+        sessions.applyRemoteTokenRevoked(user: user, fingerprint: fingerprint)
+    }
+
+    /// Another node committed the end of every session of `user` (logout everywhere, suspension).
+    public func remoteSessionsEnded(user: Int64, why: SessionEnd) {
+        confinement.assertOnLoop()
+        sessions.applyRemoteSessionsEnded(user: user, why: why)
+    }
 }

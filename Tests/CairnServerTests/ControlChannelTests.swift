@@ -6,7 +6,8 @@
 // session on b stops node a, where her positions arrive, from delivering them to bob before b answers. With Redis
 // away, a hide set through node a reaches node b through the shared store (b reads it every second while cut off:
 // bob hears `pos.hidden` and b delivers nothing more), and a is not answered as if every node had applied it: the
-// change waits for the link and is answered once sent again and acknowledged.
+// change waits for the link and is answered once sent again and acknowledged. A logout through node a closes the
+// connection on node c that authenticated with the same token, and a logout everywhere closes every other one.
 import CairnTestSupport
 import Foundation
 import Testing
@@ -144,6 +145,25 @@ extension ServerIntegration {
             try cluster.redis.restart()
             let reply = try aliceOnA.nextReply(id: 77, timeout: 20)
             #expect(reply["ok"] as? Bool == true)
+            withExtendedLifetime(cluster) {}
+        }
+
+        @Test func aLogoutOnAClosesTheTokensConnectionsOnOtherNodesAndLogoutEverywhereClosesThemAll() throws {
+            let cluster = try Self.cluster()
+            let (a, b, c) = (cluster.a, cluster.b, cluster.c)
+            let onA = try WebSocketClient(port: a.port, timeout: 10)
+            let token = try #require(
+                try onA.requestOK("login", ["username": "alice", "password": "password1"])["token"] as? String)
+            let sameTokenOnC = try WebSocketClient(port: c.port, path: "/ws?token=\(token)", timeout: 10)
+            _ = try sameTokenOnC.requestOK("whoami")
+            let otherTokenOnB = try b.login("alice")
+            _ = try onA.requestOK("logout")
+            #expect(try sameTokenOnC.expectClose(timeout: 10).code == 4500, "the token's connection on c is closed")
+            #expect(try otherTokenOnB.requestOK("whoami")["user"] != nil, "another token stays")
+
+            let again = try a.login("alice")
+            _ = try again.requestOK("logout", ["all": true])
+            #expect(try otherTokenOnB.expectClose(timeout: 10).code == 4500, "everywhere means on b too")
             withExtendedLifetime(cluster) {}
         }
 

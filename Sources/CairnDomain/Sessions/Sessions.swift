@@ -95,6 +95,11 @@ public final class Sessions {
     public func isOnline(_ user: Int64) -> Bool { !(byUser[user]?.isEmpty ?? true) }
     /// Presence on other nodes (nil on a single node); told of every local presence change by the hub's wiring.
     var remotePresence: (any RemotePresence)?
+    /// Other nodes (nil: a single node): told of logouts and suspensions committed here.
+    var remoteSessions: (any RemoteSessions)?
+    /// Fingerprints of tokens other nodes revoked, remembered like `revokedTokens` (bounded, oldest first out).
+    private var revokedFingerprints: Set<TokenFingerprint> = []
+    private var revokedFingerprintOrder: [TokenFingerprint] = []
     /// True when `user` is connected here or, as far as this node heard, on another node.
     public func isOnlineAnywhere(_ user: Int64) -> Bool {
         isOnline(user) || (remotePresence?.isOnlineElsewhere(user) ?? false)
@@ -313,11 +318,13 @@ public final class Sessions {
                     case .failure(let error): done(.failure(error))
                     case .success:
                         self.loggedOutEverywhere(connection, user: user.id, token: token)
+                        self.remoteSessions?.sessionsEnded(user: user.id, why: .tokenRevoked)
                         done(.success(()))
                     }
                 })
             return
         }
+        let user = connections[connection]?.user?.id
         work.run(
             { () async throws(DomainError) -> Bool in
                 try await accounts.logout(token: token)
@@ -328,6 +335,9 @@ public final class Sessions {
                 case .failure(let error): done(.failure(error))
                 case .success:
                     self.loggedOut(connection, token: token)
+                    if let user {
+                        self.remoteSessions?.tokenRevoked(user: user, fingerprint: TokenFingerprint(token: token))
+                    }
                     done(.success(()))
                 }
             })
@@ -426,6 +436,35 @@ public final class Sessions {
             unbind(connection)
             events?.end(connection, .suspended)
         }
+        remoteSessions?.sessionsEnded(user: user, why: .suspended)
+    }
+
+    /// Another node committed the revocation of a token of `user`: the sessions here that use it end as a local
+    /// logout's do, and a check of it that raced the revocation cannot bind it.
+    func applyRemoteTokenRevoked(user: Int64, fingerprint: TokenFingerprint) {
+        if revokedFingerprints.insert(fingerprint).inserted {
+            revokedFingerprintOrder.append(fingerprint)
+            if revokedFingerprintOrder.count > 4096 {
+                revokedFingerprints.remove(revokedFingerprintOrder.removeFirst())
+            }
+        }
+        for connection in connections(of: user) {
+            guard let token = connections[connection]?.token, TokenFingerprint(token: token) == fingerprint else {
+                continue
+            }
+            unbind(connection)
+            events?.end(connection, .tokenRevoked)
+        }
+    }
+
+    /// Another node committed the end of every session of `user` (a logout everywhere, a suspension): they end
+    /// here too, with `why`, and an account check that began before cannot bind the account.
+    func applyRemoteSessionsEnded(user: Int64, why: SessionEnd) {
+        endEverywhere(user, why)
+        for connection in connections(of: user) {
+            unbind(connection)
+            events?.end(connection, why)
+        }
     }
 
     /// The guests connected now.
@@ -462,7 +501,9 @@ public final class Sessions {
             events?.end(connection, revoked.why)
             return
         }
-        if revokedTokens.contains(token) {
+        if revokedTokens.contains(token)
+            || (!revokedFingerprints.isEmpty && revokedFingerprints.contains(TokenFingerprint(token: token)))
+        {
             // Checked just before a logout of the same token committed: the session must not start.
             if state.token == token { unbind(connection) }
             events?.end(connection, .tokenRevoked)

@@ -1,0 +1,72 @@
+// Logouts and suspensions across nodes, through the `RemoteSessions` seam. A logout here tells the port the token's
+// fingerprint (never the token), a logout everywhere and a suspension tell it the user; what other nodes committed
+// ends the matching sessions here as a local logout or suspension does: only the connections that used the revoked
+// token, or every connection of the user, with the same reason; and a check of that token still in flight cannot
+// bind it afterwards.
+import CairnDomainTestSupport
+import CairnLoop
+import Testing
+
+@testable import CairnDomain
+
+/// Records what Sessions handed to other nodes.
+final class RecordingSessions: RemoteSessions {
+    var log: [String] = []
+    func tokenRevoked(user: Int64, fingerprint: TokenFingerprint) {
+        log.append("token \(user) \(fingerprint == TokenFingerprint(token: "token-1") ? "token-1" : "other")")
+    }
+    func sessionsEnded(user: Int64, why: SessionEnd) { log.append("ended \(user) \(why)") }
+}
+
+@MainActor
+struct RemoteSessionsTests {
+    @Test func aFingerprintIsStableAndTellsTokensApart() {
+        #expect(TokenFingerprint(token: "abc") == TokenFingerprint(token: "abc"))
+        #expect(TokenFingerprint(token: "abc") != TokenFingerprint(token: "abd"))
+        let print = TokenFingerprint(token: "abc")
+        #expect(TokenFingerprint(high: print.high, low: print.low) == print)
+    }
+
+    @Test func logoutsHereAreToldWithTheFingerprintOrTheUser() async throws {
+        let h = DomainHarness()
+        try await h.makeUsers(2)
+        let remote = RecordingSessions()
+        h.hub.remoteSessions = remote
+        h.connect(1, as: 1)
+        h.connect(2, as: 2)
+        _ = try await outcome(h) { h.hub.sessions.logout(1, $0) }.get()
+        _ = try await outcome(h) { h.hub.sessions.logout(2, everywhere: true, $0) }.get()
+        #expect(remote.log == ["token 1 token-1", "ended 2 tokenRevoked"])
+    }
+
+    @Test func aRemoteLogoutEndsOnlyTheSessionsThatUsedTheToken() async throws {
+        let h = DomainHarness()
+        try await h.makeUsers(2)
+        h.connect(1, as: 1)  // token-1
+        h.connect(2, as: 1)  // token-2, same user
+        h.connect(3, as: 2)
+        h.hub.remoteTokenRevoked(user: 1, fingerprint: TokenFingerprint(token: "token-1"))
+        #expect(h.events.ended.map { "\($0.connection) \($0.why)" } == ["1 tokenRevoked"])
+        #expect(h.hub.sessions.user(of: 1) == nil && h.hub.sessions.user(of: 2)?.id == 1)
+        // A check of that token finishing now (it read the store before the logout committed) cannot bind it.
+        h.hub.sessions.open(4, token: nil)
+        h.hub.sessions.bind(4, to: h.users[1]!, token: "token-1")
+        #expect(h.hub.sessions.user(of: 4) == nil)
+        #expect(h.events.ended.last.map { "\($0.connection) \($0.why)" } == "4 tokenRevoked")
+    }
+
+    @Test func aRemoteSuspensionEndsEverySessionOfTheUserAndChecksUnderWay() async throws {
+        let h = DomainHarness()
+        try await h.makeUsers(2)
+        h.connect(1, as: 1)
+        h.connect(2, as: 1)
+        h.connect(3, as: 2)
+        h.hub.remoteSessionsEnded(user: 1, why: .suspended)
+        #expect(Set(h.events.ended.map { "\($0.connection) \($0.why)" }) == ["1 suspended", "2 suspended"])
+        #expect(h.hub.sessions.isOnline(2) && !h.hub.sessions.isOnline(1))
+        // An account check that began before the suspension arrived does not start a session.
+        h.hub.sessions.open(5, token: nil)
+        h.hub.sessions.bind(5, to: h.users[1]!, token: "token-5", checkedFrom: 0)
+        #expect(h.hub.sessions.user(of: 5) == nil)
+    }
+}
