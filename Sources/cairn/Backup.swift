@@ -29,6 +29,13 @@ struct Backup: ParsableCommand {
             configFile: config, arguments: data.map { ["--data", $0] } ?? [],
             checks: [])
         let directory = resolved.app.dataDirectory
+        if resolved.app.storage.url != nil {
+            FileHandle.standardError.write(
+                Data(
+                    ("cairn backup: storage.url is set: the hubs keep their data in PostgreSQL, not in \(directory); "
+                        + "back it up with pg_dump (docs/OPERATIONS.md, \"Several nodes\")\n").utf8))
+            throw ExitCode(1)
+        }
         do {
             let summary = try Maintenance.backup(dataDirectory: directory, to: out)
             print(

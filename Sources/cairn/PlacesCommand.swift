@@ -17,6 +17,7 @@ extension DataDirectoryOption {
     /// Opens the data directory alone when no hub runs, beside the hub otherwise; answers the hub's pid then.
     func openForPlaces() throws -> (Maintenance, hub: Int32?) {
         CommandLogging.bootstrap()
+        try refuseSharedStore("cairn places")
         let directory = resolve()
         do {
             return (try Maintenance(dataDirectory: directory, access: .exclusive(purpose: "cairn places")), nil)
@@ -113,6 +114,7 @@ struct PlacesList: ParsableCommand {
 
     func run() throws {
         CommandLogging.bootstrap()
+        try directory.refuseSharedStore("cairn places")
         let data: Maintenance
         do {
             data = try Maintenance(dataDirectory: directory.resolve(), access: .besideHub)

@@ -16,6 +16,16 @@ struct DataDirectoryOption: ParsableArguments {
     var data: String?
 
     func resolve() -> String { Environment().resolve(data, "CAIRN_DATA", default: "./data") }
+
+    /// These commands work on a data directory's SQLite: with hubs on PostgreSQL (`CAIRN_STORAGE_URL` set) they
+    /// would change a database no hub reads, so they refuse and say what to do instead.
+    func refuseSharedStore(_ command: String) throws {
+        guard let url = Environment().values["CAIRN_STORAGE_URL"], !url.isEmpty else { return }
+        throw CommandFailure(
+            "\(command) works on a data directory's SQLite, but CAIRN_STORAGE_URL is set: the hubs keep their "
+                + "data in PostgreSQL. Use SQL there (docs/OPERATIONS.md, \"Several nodes\"), or unset "
+                + "CAIRN_STORAGE_URL for a single hub's data directory.")
+    }
 }
 
 extension DataDirectoryOption {
@@ -23,6 +33,7 @@ extension DataDirectoryOption {
     /// user is a command failure (exit 1) naming the user.
     func changeRole(_ change: (Maintenance) throws -> Bool, report: (Bool) -> String) throws {
         CommandLogging.bootstrap()
+        try refuseSharedStore("cairn user")
         let data: Maintenance
         do {
             data = try Maintenance(dataDirectory: resolve(), access: .besideHub)

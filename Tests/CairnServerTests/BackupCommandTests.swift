@@ -1,6 +1,7 @@
 // `cairn backup` against a hub that is running and writing: the copy is a complete database that a new hub starts
 // from (restore = put the file in an empty data directory), it never overwrites a file, and a missing database is
-// named.
+// named. With the hubs on PostgreSQL (storage.url), `backup`, `user` and `places` refuse rather than work on a
+// data directory no hub reads.
 import CairnStore
 import CairnTestSupport
 import Foundation
@@ -51,6 +52,24 @@ extension ServerIntegration {
             #expect(try backup.waitForExit(timeout: 30) == 1)
             #expect(backup.output.contains("no database at \(empty)/cairn.sqlite"))
             #expect(!FileManager.default.fileExists(atPath: empty + ".sqlite"))
+        }
+
+        @Test func theDataDirectoryCommandsRefuseWhenTheHubsUsePostgreSQL() throws {
+            let data = NSTemporaryDirectory() + "cairn-pgcli-\(UUID().uuidString)"
+            defer { try? FileManager.default.removeItem(atPath: data) }
+            let shared = ["CAIRN_STORAGE_URL": "postgresql://cairn@127.0.0.1:1/cairn"]
+            let backup = try TestServerProcess(
+                arguments: ["backup", "--data", data, "--out", data + ".sqlite"], environment: shared)
+            #expect(try backup.waitForExit(timeout: 30) == 1)
+            #expect(backup.output.contains("pg_dump"), "\(backup.output)")
+            let user = try TestServerProcess(
+                arguments: ["user", "grant-ops", "--data", data, "ada"], environment: shared)
+            #expect(try user.waitForExit(timeout: 30) == 1)
+            #expect(user.output.contains("CAIRN_STORAGE_URL is set"), "\(user.output)")
+            let places = try TestServerProcess(arguments: ["places", "list", "--data", data], environment: shared)
+            #expect(try places.waitForExit(timeout: 30) == 1)
+            #expect(places.output.contains("CAIRN_STORAGE_URL is set"), "\(places.output)")
+            #expect(!FileManager.default.fileExists(atPath: data + "/cairn.sqlite"), "no SQLite made on the side")
         }
     }
 }
