@@ -23,6 +23,13 @@ extension Hub {
         liveMap.remoteViewerArrived(viewer)
     }
 
+    /// A node where `viewer` is connected asks for `owner`'s current position (it has just followed the owner):
+    /// sent at the viewer's level when the owner is connected here and they are friends.
+    public func remoteViewerAsked(owner: Int64, viewer: Int64) {
+        confinement.assertOnLoop()
+        liveMap.remoteViewerAsked(owner: owner, viewer: viewer)
+    }
+
     /// Reports the node's link to the other nodes for /healthz, the stats channel and /metrics; nil on one node.
     public var clusterReading: (() -> ClusterReading)? {
         get { operations.clusterReading }

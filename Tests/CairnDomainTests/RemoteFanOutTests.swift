@@ -61,6 +61,22 @@ struct RemoteFanOutTests {
         return (h, remote, presence, owner)
     }
 
+    @Test func aNodeAskingForAnOwnerGetsItAtTheViewersLevelAndOnlyForAFriend() async throws {
+        let (h, remote, _, owner) = try await Self.harness()
+        _ = try h.hub.liveMap.report(owner, PositionReport(lat: 48.85661, lon: 2.35222, acc: 7))
+        h.hub.remoteViewerAsked(owner: 1, viewer: 2)
+        h.hub.remoteViewerAsked(owner: 1, viewer: 3)
+        h.hub.remoteViewerAsked(owner: 1, viewer: 4)  // hidden: what that node holds goes
+        #expect(remote.shown.map(\.viewer) == [2, 3])
+        #expect(remote.shown[0].position.fix.lat == 48.85661 && !remote.shown[0].position.approximate)
+        #expect(remote.shown[1].position.approximate)
+        #expect(remote.withdrawn == ["1>4"])
+        // Not a friend, or the owner not connected here: nothing at all.
+        h.hub.remoteViewerAsked(owner: 1, viewer: 99)
+        h.hub.remoteViewerAsked(owner: 2, viewer: 1)
+        #expect(remote.shown.count == 2 && remote.withdrawn.count == 1)
+    }
+
     @Test func aMoveListsViewersElsewhereByLevelAndNeverTheHidden() async throws {
         let (h, remote, _, owner) = try await Self.harness()
         _ = try h.hub.liveMap.report(owner, PositionReport(lat: 48.85661, lon: 2.35222, acc: 7))

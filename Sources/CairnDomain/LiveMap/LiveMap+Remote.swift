@@ -34,6 +34,18 @@ extension LiveMap {
         }
     }
 
+    /// A node where `viewer` is connected asks for `owner`'s current position (it has just followed the owner, for a
+    /// friendship that began elsewhere, and what was sent before its subscription was lost for it): when the owner
+    /// is connected here, the position goes to it at the viewer's level, or a withdrawal.
+    func remoteViewerAsked(owner: Int64, viewer: Int64) {
+        guard let remote, sessions.isOnline(owner), social.areFriends(owner, viewer) else { return }
+        if let position = visiblePosition(of: owner, to: viewer, now: clock.now()) {
+            remote.positionShown(position, to: viewer)
+        } else {
+            remote.positionWithdrawn(owner: owner, from: viewer)
+        }
+    }
+
     /// A viewer's view of `owner` changed or a friendship began: follow it if the viewer is here; if the viewer is
     /// on another node, say it is hidden, or (when the owner is connected here, so this node has the live fix) show
     /// the current position at the viewer's level.
