@@ -30,6 +30,13 @@ public final class RedisLink {
     private var heartbeat: LoopTimer?
     private var pingInFlight = false
     private var missed = 0
+    /// The pub/sub connection's heartbeat: every beat the commands connection publishes on this link's own channel,
+    /// which the pub/sub connection subscribes. A subscribed connection cannot PING through hiredis 0.14 (the reply
+    /// has no callback to go to), and a silently dead one would let the node miss every message while it looks up;
+    /// `missedLimit` beats without the echo drop both connections like unanswered PINGs do.
+    let echoChannel = "cairn:link-echo:" + String(UInt64.random(in: 1...UInt64.max), radix: 16)
+    private var echoConfirmed = false
+    private var echoesMissed = 0
     private let loop: UnsafeMutableRawPointer
 
     /// True while both connections are established.
@@ -78,9 +85,13 @@ public final class RedisLink {
         }
         pubsub.onDown = { [unowned self] in
             self.barrier.lost()  // the subscriptions are redone after the reconnect
+            self.echoConfirmed = false
+            self.echoesMissed = 0
             self.connectionChanged()
         }
         pubsub.onMessage = { [unowned self] channel, payload in self.channels[channel]?(payload) }
+        channels[echoChannel] = { [unowned self] _ in self.echoesMissed = 0 }
+        confirmations[echoChannel] = { [unowned self] in self.echoConfirmed = true }
         pubsub.onSubscribed = { [unowned self] channel in
             if self.channels[channel] != nil { self.confirmations[channel]?() }  // else unsubscribed since asked
             self.barrier.confirmation()  // counted either way: Redis confirms every SUBSCRIBE it received
@@ -193,7 +204,21 @@ public final class RedisLink {
             self?.pingInFlight = false
             self?.missed = 0
         }
+        guard pubsub.isUp, echoConfirmed else { return }
+        if echoesMissed >= missedLimit {
+            echoesMissed = 0
+            let reason = "pub/sub heard none of its last \(missedLimit) heartbeats"
+            commands.drop(because: reason)
+            pubsub.drop(because: reason)
+            return
+        }
+        echoesMissed += 1
+        commands.send([Array("PUBLISH".utf8), Array(echoChannel.utf8), []], nil)
     }
+
+    /// Stops the echo's subscription on the server while the connection stays up: the state of a pub/sub
+    /// connection that died without a word (for tests).
+    func silenceEchoForTesting() { pubsub.unsubscribe([echoChannel]) }
 
     private func connectionChanged() {
         let up = commands.isUp && answered && pubsub.isUp

@@ -254,4 +254,32 @@ struct RedisLinkTests {
         #expect(reply == .success(.bytes(Array("PONG".utf8))))
         #expect(states == [true, false, true])
     }
+
+    @Test func aPubSubConnectionThatHearsNothingIsDroppedAndSubscribedAgain() throws {
+        let redis = try RedisServerProcess()
+        let loop = TestLoop()
+        let link = RedisLink(
+            endpoint: try RedisEndpoint(url: redis.url), loop: loop.loop, confinement: loop.confinement,
+            backoff: ReconnectBackoff(base: 0.05, cap: 0.2), heartbeatSeconds: 0.1)
+        defer { link.stop() }
+        var received: [String] = []
+        var confirmed = 0
+        link.subscribe(
+            "cairn:ctl", { received.append(String(decoding: $0, as: UTF8.self)) }, subscribed: { confirmed += 1 })
+        link.start()
+        #expect(loop.spin { link.isUp && confirmed == 1 })
+        loop.run(for: 0.5)  // heartbeats echo back: nothing is dropped
+        #expect(link.reconnects == 0)
+        // The pub/sub connection stays up but hears nothing more (as one silently cut would): PINGs on the commands
+        // connection are still answered, the echo is not.
+        var reason: String?
+        link.observeState { up in if !up { reason = link.lastError } }
+        link.silenceEchoForTesting()
+        #expect(loop.spin { reason != nil })
+        #expect(reason?.contains("heard none of its last") == true)
+        #expect(loop.spin { link.reconnects == 1 && link.isUp })
+        #expect(loop.spin { confirmed == 2 })
+        link.publish("cairn:ctl", Array("after".utf8))
+        #expect(loop.spin { received == ["after"] })
+    }
 }
