@@ -74,11 +74,20 @@ final class ClusterNode {
             now: { [clock = hub.clock] in clock.now() })
         self.control = control
         control.received = { [unowned hub, unowned control] message in
-            guard SocialControl.apply(message, to: hub) || SessionControl.apply(message, to: hub) else { return }
+            guard
+                SocialControl.apply(message, to: hub) || SessionControl.apply(message, to: hub)
+                    || PositionAsk.apply(message, to: hub)
+            else { return }
             control.acknowledge(message)
         }
         hub.remoteSocial = SocialControl(control: control, presence: presence)
         hub.remoteSessions = SessionControl(control: control)
+        delivery.wanted = { [link = self.link, unowned control] owner, viewer in
+            link.afterSubscriptions { confirmed in
+                guard confirmed else { return }  // the reconnect's arrival news make up for it
+                control.publish(PositionAsk.message(owner: owner, viewer: viewer, node: control.node))
+            }
+        }
         // What was published while this node was not subscribed is lost for it: read the store once subscribed
         // (at start, and after every reconnect), and every second while the link is down, so that a node cut off
         // from the others applies their hides by itself, well before they stop waiting for it (its presence entry

@@ -40,6 +40,9 @@ public final class ClusterDelivery: RemoteFanOut {
     public var send: ((_ kind: Kind, _ owner: Int64, _ sections: [Section]) -> Void)?
     /// This node starts (true) or stops (false) listening to `owner`: its first follower came, its last went.
     public var listen: ((_ owner: Int64, _ on: Bool) -> Void)?
+    /// `viewer` here wants `owner`'s current position from the owner's node (set by the glue: asked once the
+    /// subscription to the owner is confirmed).
+    public var wanted: ((_ owner: Int64, _ viewer: Int64) -> Void)?
 
     init(local: LocalDelivery, sessions: Sessions, clock: any Clock, maxAgeMs: Int64) {
         self.local = local
@@ -80,11 +83,15 @@ public final class ClusterDelivery: RemoteFanOut {
 
     // MARK: RemoteFanOut (the viewers' node)
 
-    public func follow(_ owner: Int64, viewer: Int64) {
+    @discardableResult
+    public func follow(_ owner: Int64, viewer: Int64) -> Bool {
         let first = followers[owner] == nil
-        guard followers[owner, default: []].insert(viewer).inserted else { return }
+        guard followers[owner, default: []].insert(viewer).inserted else { return false }
         if first { listen?(owner, true) }
+        return true
     }
+
+    public func positionWanted(owner: Int64, by viewer: Int64) { wanted?(owner, viewer) }
 
     public func unfollow(_ owner: Int64, viewer: Int64) {
         forget(owner, for: viewer)

@@ -26,7 +26,10 @@ final class RecordingRemote: RemoteFanOut {
     var watched: [(ConnectionID, Int64, ShareLevel)] = []
     var following: Set<String> = []
 
-    func follow(_ owner: Int64, viewer: Int64) { following.insert("\(owner)>\(viewer)") }
+    var wanted: [String] = []
+
+    func follow(_ owner: Int64, viewer: Int64) -> Bool { following.insert("\(owner)>\(viewer)").inserted }
+    func positionWanted(owner: Int64, by viewer: Int64) { wanted.append("\(owner)>\(viewer)") }
     func unfollow(_ owner: Int64, viewer: Int64) { following.remove("\(owner)>\(viewer)") }
     func positionMoved(_ move: inout PositionFanOut, precise: [Int64], approximate: [Int64]) {
         moves.append(

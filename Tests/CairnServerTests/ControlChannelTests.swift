@@ -167,6 +167,36 @@ extension ServerIntegration {
             withExtendedLifetime(cluster) {}
         }
 
+        @Test func aNewFriendOnAnotherNodeSeesWhereTheOwnerIsWithoutWaitingForAMove() throws {
+            let cluster = try Self.cluster()
+            let (a, b) = (cluster.a, cluster.b)
+            let (carol, carolID) = try registerMember(port: a.port, "carol")
+            let (dave, daveID) = try registerMember(port: a.port, "dave")
+            _ = try carol.requestOK("pos", ["lat": 43.6, "lon": 1.44])
+            _ = try dave.requestOK("pos", ["lat": 44.84, "lon": -0.58])
+            let bobOnB = try b.watcher("bob")
+            #expect(
+                ClusterPresenceTests.eventually {
+                    (try? ClusterPresenceTests.listsOnline(bobOnB, cluster.alice)) != nil
+                })
+
+            // Accepted on b, the viewer's node: b follows carol and asks a, where she is, for her position.
+            _ = try carol.requestOK("friend.request", ["user": cluster.bob])
+            #expect(
+                ClusterPresenceTests.eventually { (try? bobOnB.requestOK("friend.accept", ["user": carolID])) != nil })
+            let first = try #require(try Self.nextPosition(bobOnB, of: carolID, within: 5))
+            #expect(first["lat"] as? Double == 43.6)
+
+            // Accepted on a, the owner's node: b applies the friendship from the control channel and asks the same.
+            _ = try bobOnB.requestOK("friend.request", ["user": daveID])
+            #expect(
+                ClusterPresenceTests.eventually { (try? dave.requestOK("friend.accept", ["user": cluster.bob])) != nil }
+            )
+            let second = try #require(try Self.nextPosition(bobOnB, of: daveID, within: 5))
+            #expect(second["lat"] as? Double == 44.84)
+            withExtendedLifetime(cluster) {}
+        }
+
         @Test func aHideSetThroughNodeBStopsNodeAWherePositionsArrive() throws {
             let cluster = try Self.cluster()
             let (a, b, c, alice, bob) = (cluster.a, cluster.b, cluster.c, cluster.alice, cluster.bob)

@@ -53,9 +53,14 @@ extension LiveMap {
         guard let remote else { return }
         // Only a friend follows (a rule reverted after an unfriend that raced it must not take a subscription that
         // no unfriend will release).
-        if sessions.isOnline(viewer), social.areFriends(owner, viewer) { remote.follow(owner, viewer: viewer) }
-        guard sessions.remotePresence?.isOnlineElsewhere(viewer) ?? false else { return }
         let now = clock.now()
+        if sessions.isOnline(viewer), social.areFriends(owner, viewer), remote.follow(owner, viewer: viewer),
+            sessions.remotePresence?.isOnlineElsewhere(owner) ?? false,
+            level(of: owner, to: viewer, now: now) != .hidden
+        {
+            remote.positionWanted(owner: owner, by: viewer)
+        }
+        guard sessions.remotePresence?.isOnlineElsewhere(viewer) ?? false else { return }
         if level(of: owner, to: viewer, now: now) == .hidden {
             remote.positionHidden(owner: owner, from: viewer)
         } else if sessions.isOnline(owner) {

@@ -11,8 +11,14 @@ import CairnLoop
 
 /// Where positions for viewers on other nodes go, and what this node's viewers want from them.
 public protocol RemoteFanOut: AnyObject {
-    /// `viewer`, connected here, is a friend of `owner`: listen to `owner`'s moves made on other nodes.
-    func follow(_ owner: Int64, viewer: Int64)
+    /// `viewer`, connected here, is a friend of `owner`: listen to `owner`'s moves made on other nodes. True when
+    /// the pair is new.
+    @discardableResult
+    func follow(_ owner: Int64, viewer: Int64) -> Bool
+    /// `viewer`, connected here, has just started following `owner`, who is connected elsewhere, because a
+    /// friendship began or a rule changed: what the owner's node sent before this node listened is lost for it, so
+    /// ask that node for the owner's current position once this node's subscription is in place.
+    func positionWanted(owner: Int64, by viewer: Int64)
     /// `viewer` left this node or is no longer `owner`'s friend: forget what was heard for it about `owner`.
     func unfollow(_ owner: Int64, viewer: Int64)
     /// `move` for viewers on other nodes: `precise` may see the precise fix, `approximate` the approximate one
