@@ -68,6 +68,12 @@ final class ClusterNode {
         // A wait is given up once a silent node would have dropped out of presence twice over (its entry lives three
         // refresh periods): by then it has either answered, left, or read the change from the store by itself.
         let presenceTTLMs = Int64(configuration.presenceRefreshSeconds) * 3000
+        if configuration.presenceRefreshSeconds < 4 {
+            // A node cut off without a word is noticed within 8 s (three missed heartbeats of 2 s) and then reads
+            // the store at once; the others stop waiting for it two refresh periods plus 2 s after the cut.
+            logger.warning(
+                "cluster.presence_refresh below 4 s: a node cut off from Redis may be given up before it noticed")
+        }
         let control = ControlChannel(
             link: link, prefix: configuration.prefix, node: node, deadlineMs: Int64(configuration.ackTimeoutMs),
             giveUpMs: Int64(configuration.ackTimeoutMs) + 2 * presenceTTLMs,
@@ -106,16 +112,21 @@ final class ClusterNode {
             }
         }
         control.resubscribed = { resync("subscribed") }
+        control.presenceKnown = { [unowned presence] in presence.isCurrent }
+        presence.rebuilt = { [unowned control] in control.flush() }
         let whileDown = LoopTimer(loop: loop) { resync("link down") }
         self.whileDown = whileDown
+        // Until the link is first up, the node is as cut off as after a loss (Redis may be away at start).
+        whileDown.start(after: 1, repeat: 1)
         let link = self.link
         link.observeState { [unowned delivery] up in
             if up {
                 whileDown.stop()
+                control.flush()
             } else {
                 delivery.linkLost()
-                control.linkLost()  // waits stay open and are resent once subscribed again
-                whileDown.start(after: 1, repeat: 1)
+                control.linkLost()  // waits and unsent messages stay, and go out once subscribed again
+                whileDown.start(after: 0, repeat: 1)
             }
             if up {
                 logger.info("cluster: connected to \(endpoint) (reconnects: \(link.reconnects))")
@@ -217,9 +228,15 @@ final class SocialControl: RemoteSocial {
     /// still alive in presence.
     private func publishAwaiting(_ message: ControlMessage, _ done: @escaping (Bool) -> Void) {
         let presence = self.presence
+        let grace = Self.expiredGraceMs
         control.publish(
-            message, awaiting: { presence.otherNodes }, listed: { presence.mayBeServing($0) }, then: done)
+            message, awaiting: { presence.otherNodes(graceMs: grace) },
+            listed: { presence.mayBeServing($0, graceMs: grace) }, then: done)
     }
+
+    /// How long after its presence entry expired a node is still waited for: a node cut off from Redis reads the
+    /// store every second, so by then it has applied the change by itself (the read must take under a second).
+    static let expiredGraceMs: Int64 = 2000
 
     private func message(_ kind: Kind, _ subject: Int64, _ other: Int64, _ version: Int64) -> ControlMessage {
         ControlMessage(kind: kind.rawValue, subject: subject, other: other, changeVersion: version, node: control.node)

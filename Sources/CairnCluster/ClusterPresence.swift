@@ -112,20 +112,26 @@ public final class ClusterPresence {
     /// The other nodes `user` is connected to, as the mirror knows them.
     public func nodes(of user: Int64) -> Set<String> { elsewhere[user] ?? [] }
 
-    /// The other nodes alive as last read (a node refreshes its entry in `P:nodes` every refresh; one that stops
-    /// refreshing drops out when its entry expires), and those the mirror lists a user on.
-    public var otherNodes: Set<String> {
+    /// How long a node's expired entry is still read (`mayBeServing`'s grace must stay below it).
+    static let keptAfterExpiryMs: Int64 = 60_000
+    /// The mirror was rebuilt (a refresh's reply was applied): who is alive may have changed.
+    public var rebuilt: (() -> Void)?
+
+    /// The other nodes alive as last read, or whose entry expired less than `graceMs` ago (a node refreshes its
+    /// entry in `P:nodes` every refresh; one that stops refreshing drops out when its entry expires), and those the
+    /// mirror lists a user on.
+    public func otherNodes(graceMs: Int64 = 0) -> Set<String> {
         let now = now()
-        var nodes = Set(liveNodes.filter { $0.value > now }.keys)
+        var nodes = Set(liveNodes.filter { $0.value + graceMs > now }.keys)
         for on in elsewhere.values { nodes.formUnion(on) }
         return nodes
     }
 
-    /// True when `node` may still be serving: the mirror is not current yet, its entry has not expired, or the
-    /// mirror lists a user on it.
-    public func mayBeServing(_ node: String) -> Bool {
+    /// True when `node` may still be serving: the mirror is not current yet, its entry expired less than `graceMs`
+    /// ago (or not at all), or the mirror lists a user on it.
+    public func mayBeServing(_ node: String, graceMs: Int64 = 0) -> Bool {
         guard isCurrent else { return true }
-        if let expiry = liveNodes[node], expiry > now() { return true }
+        if let expiry = liveNodes[node], expiry + graceMs > now() { return true }
         return elsewhere.values.contains { $0.contains(node) }
     }
 
@@ -178,8 +184,9 @@ public final class ClusterPresence {
             var live: [String: Int64] = [:]
             var index = 0
             while index + 1 < fields.count {
+                // Kept a while past their expiry: `mayBeServing` decides how long that still counts.
                 if let name = fields[index].text, name != self.node, let text = fields[index + 1].text,
-                    let expiry = Int64(text), expiry > self.now()
+                    let expiry = Int64(text), expiry + Self.keptAfterExpiryMs > self.now()
                 {
                     live[name] = expiry
                 }
@@ -218,6 +225,7 @@ public final class ClusterPresence {
             remoteChanged?(user, next[user] != nil)
         }
         for (user, nodes) in next where !nodes.isSubset(of: before[user] ?? []) { arrived?(user) }
+        rebuilt?()
     }
 
     // MARK: The channel

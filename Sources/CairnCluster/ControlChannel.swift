@@ -3,13 +3,17 @@
 // A change the sender must know applied everywhere before it answers (a hide) carries an ack id: each node that
 // applies it answers on the sender's `<prefix>:ack:<node>` (a short binary message: version, id, node).
 //
+// Nothing is lost on this side of Redis. The channel is *ready* while the link is up and Redis has confirmed both
+// subscriptions since the link last dropped. A message published while it is not ready, or whose PUBLISH fails, is
+// kept (an outbox) and sent when it is ready again; a wait's message likewise, and every open wait's message is sent
+// again after a resubscription (acknowledgements sent while this node was not subscribed are lost for it).
+//
 // A wait ends with true when every node it waits for answered, or, from the deadline on, when the nodes that did not
-// answer are no longer listed (presence dropped them: they cannot be publishing). It ends with false at the give-up
-// time, or when the node stops. Nothing lapses while the link is down (presence cannot be read then): the waits
-// stay open, and once both channels are subscribed again (Redis confirmed them) every open wait's message is sent
-// again under its own id, to the nodes it waits for as they are then. A change made while the link is down is
-// therefore sent when it returns, never answered as if delivered. Malformed messages on either channel are counted
-// and dropped. Bytes and node names only: no domain. Loop thread only.
+// answer are no longer listed (presence dropped them: they cannot be publishing). Who to wait for, and whether a
+// node is listed, mean something only while presence is *known* (its mirror was rebuilt since the link came up):
+// until then no wait ends as confirmed, however empty its set, and each time presence is rebuilt the waits take in
+// the nodes it lists now. A wait ends with false at the give-up time, or when the node stops. Malformed messages on
+// either channel are counted and dropped. Bytes and node names only: no domain. Loop thread only.
 
 /// The control and acknowledgement channels of one node.
 public final class ControlChannel {
@@ -21,6 +25,10 @@ public final class ControlChannel {
         var answered: Set<String> = []
         /// The message as sent (sent again after a reconnect).
         let message: ControlMessage
+        /// Its PUBLISH went out since the last resubscription and did not fail.
+        var sent = false
+        /// How often it was handed to the link.
+        var sends = 0
         /// Who to wait for (asked again at every send).
         let awaiting: () -> Set<String>
         let deadline: Int64
@@ -44,6 +52,13 @@ public final class ControlChannel {
     /// process before it as one for its own change.
     private var lastAckID = UInt64.random(in: 1...(1 << 62))
     private var timer: LoopTimer?
+    /// Messages that wait for nobody, not yet published (the channel was not ready, or their PUBLISH failed).
+    private var outbox: [ControlMessage] = []
+    /// The most the outbox keeps; beyond it the oldest go (counted in `droppedCount`).
+    static let outboxLimit = 10_000
+
+    /// True while presence can say who is alive (set by the node: its mirror was rebuilt since the link came up).
+    public var presenceKnown: () -> Bool = { true }
 
     /// A well-formed change from another node.
     public var received: ((ControlMessage) -> Void)?
@@ -62,6 +77,11 @@ public final class ControlChannel {
     public private(set) var givenUpCount: UInt64 = 0
     /// Messages of open waits sent again after a reconnect.
     public private(set) var resentCount: UInt64 = 0
+    /// Messages waiting in the outbox.
+    public var outboxCount: Int { outbox.count }
+
+    /// The link is up and both subscriptions are confirmed since it last dropped.
+    private var isReady: Bool { link.isUp && controlConfirmed && ackConfirmed }
 
     /// The channels of `node` under `prefix`; a wait for acknowledgements lasts at least `deadlineMs`, and is given
     /// up (answered false) after `giveUpMs`.
@@ -113,23 +133,46 @@ public final class ControlChannel {
         for wait in all { wait.done(false) }
     }
 
-    /// The link went down: the subscriptions must be confirmed again before open waits are resent. Waits stay.
+    /// The link went down: the subscriptions must be confirmed again before anything is sent. Waits stay.
     public func linkLost() {
         controlConfirmed = false
         ackConfirmed = false
     }
 
-    /// Publishes `message` (its `node` is set to this node's) and waits for nothing.
+    /// The link came up, or presence was rebuilt: sends what waits to go out and ends the waits now complete.
+    public func flush() {
+        guard isReady else { return }
+        let queued = outbox
+        outbox = []
+        for message in queued { send(message) }
+        let known = presenceKnown()
+        for (id, var wait) in waits.sorted(by: { $0.key < $1.key }) {
+            if known {
+                // Who to wait for is asked again: the nodes live now, less those that already answered.
+                wait.nodes = wait.nodes.union(wait.awaiting()).subtracting(wait.answered).subtracting([node])
+            }
+            if wait.sent && known && wait.nodes.isEmpty {
+                waits[id] = nil
+                wait.done(true)
+                continue
+            }
+            waits[id] = wait
+            if !wait.sent { send(wait: id) }
+        }
+    }
+
+    /// Publishes `message` (its `node` is set to this node's) and waits for nothing; kept until it goes out.
     public func publish(_ message: ControlMessage) {
         var message = message
         message.node = node
         message.ackID = 0
+        guard isReady else { return keep(message) }
         send(message)
     }
 
-    /// Publishes `message` and calls `done(true)` once each node `awaiting` names (asked now and at every resend)
-    /// acknowledged it or, from the deadline on, is no longer `listed`; `done(false)` at the give-up time. With the
-    /// link up and nobody to wait for, `done(true)` runs at once; with the link down, the message waits for it.
+    /// Publishes `message` and calls `done(true)` once each node `awaiting` names (asked now and whenever presence
+    /// is rebuilt) acknowledged it or, from the deadline on, is no longer `listed`; `done(false)` at the give-up
+    /// time. With the channel ready, presence known and nobody to wait for, `done(true)` runs at once.
     public func publish(
         _ message: ControlMessage, awaiting: @escaping () -> Set<String>, listed: @escaping (String) -> Bool,
         then done: @escaping (Bool) -> Void
@@ -137,7 +180,7 @@ public final class ControlChannel {
         var message = message
         message.node = node
         let others = awaiting().subtracting([node])
-        if others.isEmpty && link.isUp {
+        if others.isEmpty && isReady && presenceKnown() {
             publish(message)
             return done(true)
         }
@@ -147,21 +190,21 @@ public final class ControlChannel {
         waits[lastAckID] = Wait(
             nodes: others, message: message, awaiting: awaiting, deadline: now + deadlineMs,
             giveUp: now + giveUpMs, listed: listed, done: done)
-        send(message)
+        if isReady { send(wait: lastAckID) }
     }
 
-    /// Ends the waits that are over: past the give-up time (false), or past the deadline with the link up and
-    /// every missing node no longer listed (true). The node's timer calls it.
+    /// Ends the waits that are over: past the give-up time (false), or past the deadline with the channel ready,
+    /// presence known and every missing node no longer listed (true); sends what is still to go. The node's timer
+    /// calls it.
     public func checkDeadlines() {
         let now = now()
-        for (id, wait) in waits {
-            if now >= wait.giveUp {
-                waits[id] = nil
-                givenUpCount &+= 1
-                wait.done(false)
-                continue
-            }
-            guard now >= wait.deadline, link.isUp, controlConfirmed else { continue }
+        for (id, wait) in waits where now >= wait.giveUp {
+            waits[id] = nil
+            givenUpCount &+= 1
+            wait.done(false)
+        }
+        guard isReady, presenceKnown() else { return }
+        for (id, wait) in waits where now >= wait.deadline && wait.sent {
             let missing = wait.nodes.filter(wait.listed)
             if missing.isEmpty {
                 waits[id] = nil
@@ -171,6 +214,7 @@ public final class ControlChannel {
                 waits[id]?.nodes = missing
             }
         }
+        flush()
     }
 
     /// Tells `message`'s sender that this node applied it (when it asked).
@@ -209,7 +253,7 @@ public final class ControlChannel {
         guard var wait = waits[id] else { return }  // ended already (deadline, or a duplicate)
         wait.nodes.remove(from)
         wait.answered.insert(from)
-        if wait.nodes.isEmpty && link.isUp {
+        if wait.nodes.isEmpty && wait.sent && presenceKnown() {
             waits[id] = nil
             wait.done(true)
         } else {
@@ -217,27 +261,41 @@ public final class ControlChannel {
         }
     }
 
-    /// Redis confirmed one of the two subscriptions; once both are, open waits are sent again and the node told.
+    /// Redis confirmed one of the two subscriptions; once both are, every open wait is sent again (acks sent while
+    /// this node was not subscribed are lost), the node is told, and what waits goes out.
     private func confirmed(control: Bool) {
         if control { controlConfirmed = true } else { ackConfirmed = true }
         guard controlConfirmed && ackConfirmed else { return }
-        for (id, var wait) in waits.sorted(by: { $0.key < $1.key }) {
-            // Who to wait for is asked again: the nodes live now, less those that already answered.
-            wait.nodes = wait.nodes.union(wait.awaiting()).subtracting(wait.answered).subtracting([node])
-            waits[id] = wait
-            resentCount &+= 1
-            send(wait.message)
-        }
+        for id in waits.keys { waits[id]?.sent = false }
         resubscribed?()
-        // A wait whose every node answered before the link dropped ends now that the link is back.
-        for (id, wait) in waits where wait.nodes.isEmpty {
-            waits[id] = nil
-            wait.done(true)
+        flush()
+    }
+
+    private func keep(_ message: ControlMessage) {
+        outbox.append(message)
+        if outbox.count > Self.outboxLimit {
+            outbox.removeFirst(outbox.count - Self.outboxLimit)
+            droppedCount &+= 1
         }
     }
 
+    /// Publishes a message that waits for nobody; kept for later if the PUBLISH fails.
     private func send(_ message: ControlMessage) {
         publishedCount &+= 1
-        link.publish(controlChannel, message.encoded(), nil)
+        link.publish(controlChannel, message.encoded()) { [weak self] result in
+            if case .failure = result { self?.keep(message) }
+        }
+    }
+
+    /// Publishes wait `id`'s message; marked unsent again if the PUBLISH fails.
+    private func send(wait id: UInt64) {
+        guard let wait = waits[id] else { return }
+        publishedCount &+= 1
+        if wait.sends > 0 { resentCount &+= 1 }
+        waits[id]?.sends += 1
+        waits[id]?.sent = true
+        link.publish(controlChannel, wait.message.encoded()) { [weak self] result in
+            if case .failure = result { self?.waits[id]?.sent = false }
+        }
     }
 }

@@ -40,6 +40,10 @@ public final class ClusterDelivery: RemoteFanOut {
     public var send: ((_ kind: Kind, _ owner: Int64, _ sections: [Section]) -> Void)?
     /// This node starts (true) or stops (false) listening to `owner`: its first follower came, its last went.
     public var listen: ((_ owner: Int64, _ on: Bool) -> Void)?
+    /// What `viewer` may see of `owner` by this node's rules now (set at attach; nil: whatever the sender listed).
+    /// A position the owner's node encoded before a hide it had not applied yet is held back here if this node
+    /// already has.
+    var allowed: ((_ owner: Int64, _ viewer: Int64) -> ShareLevel)?
     /// `viewer` here wants `owner`'s current position from the owner's node (set by the glue: asked once the
     /// subscription to the owner is confirmed).
     public var wanted: ((_ owner: Int64, _ viewer: Int64) -> Void)?
@@ -127,6 +131,11 @@ public final class ClusterDelivery: RemoteFanOut {
             // Only what a node of ours encodes goes to a socket: one `pos` or `pos.hidden` event, one line.
             guard kind == .withdrawn || Self.isPositionEvent(section.payload) else { continue }
             for viewer in section.viewers where following.contains(viewer) {
+                if kind == .shown, let level = allowed?(owner, viewer) {
+                    // Section 0 is precise, 1 approximate: never more than this node's rules allow now.
+                    let permitted = section.tag == 0 ? level == .precise : level != .hidden
+                    guard permitted else { continue }
+                }
                 switch kind {
                 case .shown: kept[viewer, default: [:]][owner] = (section.payload, section.tag, now)
                 case .hidden, .withdrawn: forget(owner, for: viewer)

@@ -97,6 +97,10 @@ public final class Router: ConnectionHandler {
         confinement.assertOnLoop()
         let cluster = ClusterDelivery(
             local: delivery, sessions: hub.sessions, clock: hub.clock, maxAgeMs: hub.configuration.watchMaxAgeMs)
+        cluster.allowed = { [unowned hub] owner, viewer in
+            hub.social.areFriends(owner, viewer)
+                ? hub.social.level(owner: owner, viewer: viewer, now: hub.clock.now()) : .hidden
+        }
         hub.remoteFanOut = cluster
         return cluster
     }

@@ -10,7 +10,7 @@ extension SQLiteStore: SocialStore {
     /// Loads the friend graph, pending requests, rules and last positions.
     public func loadSocial() throws -> SocialSnapshot {
         try pool.read { db in
-            var snapshot = try Self.sharing(db, cleared: false)
+            var snapshot = try Self.sharing(db)
             for row in try Row.fetchAll(
                 db, sql: "SELECT user_id, lat, lon, acc, alt, spd, hdg, bat, ts, flagged FROM positions")
             {
@@ -22,10 +22,10 @@ extension SQLiteStore: SocialStore {
 
     /// Friendships, requests and every rule row (cleared ones too), in one read transaction.
     public func loadSharing() async throws -> SocialSnapshot {
-        try await pool.read { db in try Self.sharing(db, cleared: true) }
+        try await pool.read { db in try Self.sharing(db) }
     }
 
-    private static func sharing(_ db: Database, cleared: Bool) throws -> SocialSnapshot {
+    private static func sharing(_ db: Database) throws -> SocialSnapshot {
         var snapshot = SocialSnapshot()
         for row in try Row.fetchAll(db, sql: "SELECT user_a, user_b FROM friendships") {
             snapshot.friendships.append((row[0], row[1]))
@@ -33,9 +33,8 @@ extension SQLiteStore: SocialStore {
         for row in try Row.fetchAll(db, sql: "SELECT from_id, to_id FROM friend_requests") {
             snapshot.requests.append((from: row[0], to: row[1]))
         }
-        let filter = cleared ? "" : " WHERE NOT (level = 'precise' AND until IS NULL)"
         for row in try Row.fetchAll(
-            db, sql: "SELECT owner_id, viewer_id, level, until, version FROM share_rules" + filter)
+            db, sql: "SELECT owner_id, viewer_id, level, until, version FROM share_rules")
         {
             let viewer: Int64 = row[1]
             guard let level = ShareLevel(rawValue: row[2]) else { continue }

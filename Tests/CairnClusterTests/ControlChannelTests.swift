@@ -130,38 +130,70 @@ import Testing
         #expect(stopped == false, "a node stopping answers its open waits as not confirmed")
     }
 
-    @Test func aWaitSurvivesALinkDropAndIsResentOnceBothChannelsAreSubscribedAgain() {
+    @Test func aWaitSurvivesALinkDropAndIsSentOnceTheLinkIsUpAndBothChannelsAreSubscribedAgain() {
         let link = FakePubSubLink()
         var now: Int64 = 0
         let sender = Self.channel(link, now: { now })
         var resubscribed = 0
         sender.resubscribed = { resubscribed += 1 }
+        var known = false  // the mirror is emptied while the link is down
+        sender.presenceKnown = { known }
         link.up = false
         sender.linkLost()
         var answer: Bool?
-        var awaited: Set<String> = []  // the mirror is empty while the link is down
+        var awaited: Set<String> = []
         sender.publish(Self.sample, awaiting: { awaited }, listed: { _ in false }) { answer = $0 }
-        #expect(answer == nil, "nobody listed while the link is down is not nobody to wait for")
+        #expect(answer == nil, "nobody listed while presence is unknown is not nobody to wait for")
         #expect(link.published.isEmpty)
         now = 5000
         sender.checkDeadlines()
         #expect(answer == nil && sender.lapsedCount == 0, "nothing lapses while the link is down")
-        // The link returns; only the control channel is confirmed so far: nothing is resent yet.
+        // The pub/sub connection comes back first: both channels confirmed, the commands connection still down.
+        Self.confirm(link)
+        #expect(resubscribed == 1)
+        #expect(link.published.isEmpty, "nothing can be sent before the link is up")
+        // The link is up, presence not rebuilt yet: the wait is sent but cannot end, empty as its set is.
         link.up = true
+        sender.flush()
+        #expect(link.published.count == 1 && answer == nil)
+        sender.checkDeadlines()
+        #expect(answer == nil, "an empty mirror is never taken for everyone gone")
+        // Presence is rebuilt and lists b: the wait takes it in and waits for its acknowledgement.
+        known = true
         awaited = ["b"]
-        link.confirmations["it:ctl"]?()
-        #expect(link.published.isEmpty && resubscribed == 0)
-        link.confirmations["it:ack:a"]?()
-        #expect(resubscribed == 1 && sender.resentCount == 1)
-        let resent = try! #require(link.published.last.flatMap { ControlMessage(decoding: $0.payload) })
-        #expect(resent.ackID != 0 && resent.node == "a")
-        // b applies it and answers under the resent id.
+        sender.flush()
+        #expect(answer == nil)
+        let sent = try! #require(link.published.last.flatMap { ControlMessage(decoding: $0.payload) })
+        #expect(sent.ackID != 0 && sent.node == "a")
         let b = FakePubSubLink()
         let nodeB = Self.channel(b, node: "b")
         nodeB.received = { nodeB.acknowledge($0) }
-        b.handlers["it:ctl"]?(resent.encoded())
+        b.handlers["it:ctl"]?(sent.encoded())
         sender.heardAck(b.published.last!.payload)
         #expect(answer == true && sender.waitingCount == 0)
+    }
+
+    @Test func afterAResubscriptionOpenWaitsAreSentAgainAndAFailedPublishIsRetried() {
+        let link = FakePubSubLink()
+        let sender = Self.channel(link)
+        var answer: Bool?
+        sender.publish(Self.sample, awaiting: { ["b"] }, listed: { _ in true }) { answer = $0 }
+        #expect(link.published.count == 1)
+        // The link drops and returns: acknowledgements sent meanwhile are lost for this node, so it asks again.
+        sender.linkLost()
+        Self.confirm(link)
+        #expect(link.published.count == 2 && sender.resentCount == 1)
+        let first = ControlMessage(decoding: link.published[0].payload)
+        let second = ControlMessage(decoding: link.published[1].payload)
+        #expect(first?.ackID == second?.ackID, "the same id: an ack for either ends the wait")
+        // Messages that wait for nobody are kept while the PUBLISH fails and sent once it works.
+        link.up = false
+        sender.publish(Self.sample)
+        #expect(sender.outboxCount == 1)
+        link.up = true
+        sender.flush()
+        #expect(sender.outboxCount == 0 && link.published.count == 3)
+        #expect(answer == nil)
     }
 
     @Test func aWaitNobodyAnswersIsGivenUpAndAnsweredFalse() {

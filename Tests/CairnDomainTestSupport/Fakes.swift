@@ -273,14 +273,7 @@ public final class MemoryAccountStore: AccountStore, SocialStore, RoleStore, Pro
     public func loadSharing() async throws -> SocialSnapshot {
         try state.withLock { s in
             if s.failReads { throw InjectedFailure() }
-            var snapshot = Self.sharing(s)
-            for (key, version) in s.ruleVersions where s.rules[key] == nil {
-                snapshot.clearedRules.append(
-                    StoredShareRule(
-                        ownerID: key[0], viewerID: key[1] == 0 ? nil : key[1], level: .precise, until: nil,
-                        version: version))
-            }
-            return snapshot
+            return Self.sharing(s)
         }
     }
 
@@ -292,6 +285,12 @@ public final class MemoryAccountStore: AccountStore, SocialStore, RoleStore, Pro
             StoredShareRule(
                 ownerID: key[0], viewerID: key[1] == 0 ? nil : key[1], level: value.0, until: value.1,
                 version: s.ruleVersions[key] ?? 0)
+        }
+        for (key, version) in s.ruleVersions where s.rules[key] == nil {
+            snapshot.clearedRules.append(
+                StoredShareRule(
+                    ownerID: key[0], viewerID: key[1] == 0 ? nil : key[1], level: .precise, until: nil,
+                    version: version))
         }
         snapshot.maxRuleVersion = s.ruleVersions.values.max() ?? 0
         return snapshot

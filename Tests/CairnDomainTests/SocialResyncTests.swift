@@ -84,10 +84,39 @@ struct SocialResyncTests {
         while counts == nil { try await h.scheduler.run() }
         #expect((try counts?.get())?.friendshipsBegun == 0)
         #expect(!h.hub.social.areFriends(1, 2))
-        // Nothing touched it during this read, but this node holds rule versions for the pair newer than the
-        // store's (its commit is on its way): the store's older friendship is not brought back either.
+        // An unfriend asked here whose commit is still under way (the store still has the friendship): a read that
+        // touched nothing does not bring it back either.
+        h.hub.social.unfriendsInFlight[PairKey(1, 2)] = 1
         #expect(try await resync(h).friendshipsBegun == 0)
         #expect(!h.hub.social.areFriends(1, 2))
+        // Once nothing is under way, what the store holds is what holds (here the end never reached it).
+        h.hub.social.unfriendsInFlight = [:]
+        #expect(try await resync(h).friendshipsBegun == 1)
+        #expect(h.hub.social.areFriends(1, 2))
+    }
+
+    @Test func aFriendshipBegunWhileTheReadWasUnderWayIsNotUndoneByTheOlderSnapshot() async throws {
+        let (h, _, _) = try await RemoteSocialTests.harness()
+        var counts: Result<ResyncCounts, DomainError>?
+        h.hub.resyncSocial { counts = $0 }
+        // Committed elsewhere after the read's snapshot (this store never has it): the message arrives meanwhile.
+        h.hub.remoteFriendshipBegan(1, 3, version: h.clock.now() * 1000 + 5)
+        while counts == nil { try await h.scheduler.run() }
+        #expect((try counts?.get())?.friendshipsEnded == 0)
+        #expect(h.hub.social.areFriends(1, 3))
+    }
+
+    @Test func aRuleWriteThatFailedHereDoesNotHideAChangeCommittedElsewhere() async throws {
+        let (h, _, owner) = try await RemoteSocialTests.harness()
+        h.store.state.withLock { $0.failRuleWritesOf = [1] }
+        let failed = try await outcome(h) {
+            h.hub.social.setLevel(owner, viewer: 2, level: .approximate, forSeconds: nil, $0)
+        }
+        #expect((try? failed.get()) == nil)
+        #expect(h.hub.social.level(owner: 1, viewer: 2, now: h.clock.now()) == .precise)
+        // Another node's hide, committed with a version below the one the failed write took: it applies.
+        h.hub.remoteRuleChanged(owner: 1, viewer: 2, level: .hidden, until: nil, version: h.clock.now() * 1000 - 1)
+        #expect(h.hub.social.level(owner: 1, viewer: 2, now: h.clock.now()) == .hidden)
     }
 
     @Test func aFailedReadChangesNothingAndSaysWhy() async throws {

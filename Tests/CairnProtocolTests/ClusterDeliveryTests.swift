@@ -107,6 +107,29 @@ struct ClusterDeliveryTests {
         #expect(slots[1]?["lat"] as? Double != 5, "\(slots)")
     }
 
+    @Test func aSectionAboveWhatThisNodesRulesAllowNowIsHeldBack() async throws {
+        // Alice's node encoded a move before it applied her hide; this node applied it first (the control message
+        // reached it sooner). Bob, watching here, must not get the precise position; an approximate viewer may get
+        // approximate bytes, never precise ones.
+        let (h, cluster) = try await Self.node()
+        _ = try await h.request(2, #"{"id":5,"op":"friends.watch"}"#, id: 5)
+        _ = try await h.request(4, #"{"id":5,"op":"friends.watch"}"#, id: 5)
+        let version = h.clock.now() * 1000 + 10
+        h.hub.remoteRuleChanged(owner: 1, viewer: 2, level: .hidden, until: nil, version: version)
+        h.hub.remoteRuleChanged(owner: 1, viewer: 4, level: .approximate, until: nil, version: version)
+        _ = h.outbound.takeLatest(2)
+        _ = h.outbound.takeLatest(4)
+        cluster.received(.shown, owner: 1, sections: [(0, [2, 4], Self.pos(1, lat: 5))])
+        #expect(h.outbound.takeLatest(2).isEmpty, "hidden here: nothing")
+        #expect(h.outbound.takeLatest(4).isEmpty, "approximate here: no precise bytes")
+        cluster.received(.shown, owner: 1, sections: [(1, [2, 4], Self.pos(1, lat: 6))])
+        #expect(h.outbound.takeLatest(2).isEmpty)
+        #expect(h.outbound.takeLatest(4)[1]?["lat"] as? Double == 6)
+        // What is hidden still goes (pos.hidden is never more than allowed).
+        cluster.received(.hidden, owner: 1, sections: [(0, [2], Array(#"{"ev":"pos.hidden","user":1}"#.utf8))])
+        #expect(h.outbound.takeLatest(2)[1]?["ev"] as? String == "pos.hidden")
+    }
+
     @Test func approximateBytesAreReplayedToAnApproximateViewer() async throws {
         let (h, cluster) = try await Self.node()
         h.router.connectionOpened(10, token: nil)

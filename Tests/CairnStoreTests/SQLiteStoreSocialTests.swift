@@ -101,6 +101,14 @@ struct SQLiteStoreSocialTests {
             let after = try store.loadSocial()
             #expect(after.shareRules.count == 1)
             #expect(after.maxRuleVersion == 4)  // the tombstone keeps its version
+            // Cleared rules come back apart, with their versions: a node knows a hide cleared after what it holds.
+            #expect(
+                after.clearedRules
+                    == [StoredShareRule(ownerID: u[0].id, viewerID: nil, level: .precise, until: nil, version: 4)])
+            // The read made while serving sees the same, in one transaction, without positions.
+            let sharing = try await store.loadSharing()
+            #expect(sharing.clearedRules == after.clearedRules && sharing.shareRules == after.shareRules)
+            #expect(sharing.positions.isEmpty)
         }
     }
 

@@ -90,6 +90,8 @@ extension Social {
                         self.changeRules(owner: owner, viewers: self.affectedViewers(owner, viewer)) {
                             $0.restore(owner: owner, viewer: viewer, to: committed)
                         }
+                        // The version was never stored: it must not outrank a change committed elsewhere.
+                        self.ruleVersions[key] = self.committedRules[key]?.version
                     }
                     done(.failure(error))
                 case .success:

@@ -8,10 +8,9 @@
 //
 // Nothing older than memory is applied. A rule only when its stored version is newer than the one this node holds
 // (every change carries its version). A friendship or request only when nothing changed that pair while the read was
-// under way, and a friendship is not brought back while this node holds a rule version for the pair newer than the
-// store's (an unfriend asked here, still committing). With the subscription confirmed before the read, every change
-// committed after the read's snapshot arrives as a message; what the store held is the newest the node can know for
-// the pairs nobody touched. Loop thread only.
+// under way, and a friendship is not brought back while an unfriend asked here is still committing. With the
+// subscription confirmed before the read, every change committed after the read's snapshot arrives as a message;
+// what the store held is the newest the node can know for the pairs nobody touched. Loop thread only.
 
 /// What one resync changed in memory.
 public struct ResyncCounts: Sendable, Equatable {
@@ -97,11 +96,8 @@ extension Social {
             counts.rules += 1
         }
         for pair in friendships where !graph.areFriends(pair.a, pair.b) && !touched.contains(pair) {
-            // An unfriend asked here and still committing holds rule versions newer than the store's.
-            let newerHere =
-                heldVersion(RuleKey(pair.a, pair.b)) > storedVersion(pair.a, pair.b)
-                || heldVersion(RuleKey(pair.b, pair.a)) > storedVersion(pair.b, pair.a)
-            guard !newerHere else { continue }
+            // An unfriend asked here and still committing: the store's friendship is about to go.
+            guard unfriendsInFlight[pair] == nil else { continue }
             beginFriendship(pair.a, pair.b)
             counts.friendshipsBegun += 1
         }

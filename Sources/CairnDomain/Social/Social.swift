@@ -54,6 +54,8 @@ public final class Social {
     var pairVersions: [PairKey: Int64] = [:]
     /// Resyncs with the shared store, running or asked for.
     var resyncs = ResyncQueue()
+    /// Unfriends asked here whose commit is under way (a resync must not bring the friendship back meanwhile).
+    var unfriendsInFlight: [PairKey: Int] = [:]
     /// Other nodes (nil: a single node): told of every committed friendship, request and rule change.
     public var remote: (any RemoteSocial)?
     /// New friend requests per user in the last hour.
@@ -92,6 +94,12 @@ public final class Social {
             committedRules[key] = CommittedRule(
                 entry: rules.entry(owner: r.ownerID, viewer: r.viewerID),
                 version: r.version)
+        }
+        for r in snapshot.clearedRules {
+            let key = RuleKey(r.ownerID, r.viewerID)
+            if r.version > committedRules[key]?.version ?? .min {
+                committedRules[key] = CommittedRule(entry: nil, version: r.version)
+            }
         }
         // Versions continue above anything stored, whatever the clock says after a restart.
         lastRuleVersion = max(lastRuleVersion, snapshot.maxRuleVersion)
@@ -313,6 +321,7 @@ public final class Social {
         }
         // Stop the flow of positions now, before the commit: privacy does not wait for the disk.
         graph.removeFriendship(me, target)
+        unfriendsInFlight[PairKey(me, target), default: 0] += 1
         let versionMine = bumpRuleVersion(me, target)
         let versionTheirs = bumpRuleVersion(target, me)
         rules.forget(me, target)
@@ -326,18 +335,19 @@ public final class Social {
                 return true
             },
             then: { result in
+                let pair = PairKey(me, target)
+                let left = (self.unfriendsInFlight[pair] ?? 1) - 1
+                self.unfriendsInFlight[pair] = left > 0 ? left : nil
                 switch result {
                 case .failure(let error):
                     // The store still has the friendship: put memory back in line with it (only what this request
-                    // changed).
+                    // changed; versions never stored must not outrank changes committed elsewhere).
                     self.graph.addFriendship(me, target)
-                    if self.isLatest(versionMine, me, target) {
-                        self.rules.restore(
-                            owner: me, viewer: target, to: self.committedRules[RuleKey(me, target)]?.entry)
-                    }
-                    if self.isLatest(versionTheirs, target, me) {
-                        self.rules.restore(
-                            owner: target, viewer: me, to: self.committedRules[RuleKey(target, me)]?.entry)
+                    for (owner, viewer, version) in [(me, target, versionMine), (target, me, versionTheirs)]
+                    where self.isLatest(version, owner, viewer) {
+                        let key = RuleKey(owner, viewer)
+                        self.rules.restore(owner: owner, viewer: viewer, to: self.committedRules[key]?.entry)
+                        self.ruleVersions[key] = self.committedRules[key]?.version
                     }
                     done(.failure(error))
                 case .success:

@@ -50,8 +50,8 @@ public struct SocialSnapshot: Sendable {
     public var shareRules: [StoredShareRule] = []
     /// The highest rule version stored (tombstones included): new versions continue above it.
     public var maxRuleVersion: Int64 = 0
-    /// Rules back at the default (precise for good, or no pause) with the version that put them there: filled by
-    /// `loadSharing` only, so a node that read it can tell a rule cleared after what it holds from one never set.
+    /// Rules back at the default (precise for good, or no pause) with the version that put them there, so a node
+    /// can tell a rule cleared after what it holds from one never set.
     public var clearedRules: [StoredShareRule] = []
     /// Last known positions.
     public var positions: [StoredFix] = []
@@ -84,7 +84,7 @@ public enum SocialStoreError: Error, Equatable, Sendable {
 public protocol SocialStore: Sendable {
     /// Loads everything the hub keeps in memory; called once at start.
     func loadSocial() throws -> SocialSnapshot
-    /// The friendships, requests and sharing rules (`clearedRules` included; no positions), read in one
+    /// The friendships, requests and sharing rules (no positions), read in one
     /// transaction while serving: with several nodes on one store, a node that may have missed other nodes' news
     /// brings its memory in line with this.
     func loadSharing() async throws -> SocialSnapshot
