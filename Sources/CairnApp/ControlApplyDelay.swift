@@ -38,8 +38,10 @@ final class ControlApplyDelay {
     private var timer: LoopTimer?
 
     /// Hands each message to `handle` `delayMs` after `hold` received it, on `loop`.
-    init(delayMs: Int64, loop: UnsafeMutableRawPointer, now: @escaping () -> Int64,
-         handle: @escaping (ControlMessage) -> Void) {
+    init(
+        delayMs: Int64, loop: UnsafeMutableRawPointer, now: @escaping () -> Int64,
+        handle: @escaping (ControlMessage) -> Void
+    ) {
         self.delayMs = delayMs
         self.now = now
         self.handle = handle

@@ -259,7 +259,8 @@ extension ServerIntegration {
             let bobOnC = try c.watcher("bob")
             let aliceOnA = try a.login("alice")
             let aliceOnB = try b.login("alice")
-            #expect(ClusterPresenceTests.eventually { Self.seesOnline(aliceOnA, bob) && Self.seesOnline(aliceOnB, bob) })
+            #expect(
+                ClusterPresenceTests.eventually { Self.seesOnline(aliceOnA, bob) && Self.seesOnline(aliceOnB, bob) })
             _ = try aliceOnA.requestOK("pos", ["lat": 40.4168, "lon": -3.7038])
             #expect(try Self.nextPosition(bobOnC, of: alice, within: 5) != nil)
 
