@@ -26,6 +26,8 @@ final class ClusterNode {
     let control: ControlChannel
     /// Reads the store every second while the link is down.
     private var whileDown: LoopTimer?
+    /// Holds control messages back before they are handled (tests only: `CAIRN_TEST_CLUSTER_APPLY_DELAY_MS`).
+    private var applyDelay: ControlApplyDelay?
     private let hub: Hub
     private let logger: Logger
 
@@ -79,12 +81,28 @@ final class ClusterNode {
             giveUpMs: Int64(configuration.ackTimeoutMs) + 2 * presenceTTLMs,
             now: { [clock = hub.clock] in clock.now() })
         self.control = control
-        control.received = { [unowned hub, unowned control] message in
+        let handle: (ControlMessage) -> Void = { [unowned hub, unowned control] message in
             guard
                 SocialControl.apply(message, to: hub) || SessionControl.apply(message, to: hub)
                     || PositionAsk.apply(message, to: hub)
             else { return }
             control.acknowledge(message)
+        }
+        switch ControlApplyDelay.setting() {
+        case .off:
+            control.received = handle
+        case .invalid(let problem):
+            logger.warning("cluster: \(problem)")
+            control.received = handle
+        case .milliseconds(let ms):
+            let warning =
+                "\(ControlApplyDelay.variable)=\(ms): every control message is handled \(ms) ms after it arrives "
+                + "(for tests only; never in production)"
+            logger.warning("cluster: \(warning)")
+            let delay = ControlApplyDelay(
+                delayMs: ms, loop: loop, now: { [clock = hub.clock] in clock.now() }, handle: handle)
+            applyDelay = delay
+            control.received = { [unowned delay] message in delay.hold(message) }
         }
         hub.remoteSocial = SocialControl(control: control, presence: presence)
         hub.remoteSessions = SessionControl(control: control)
@@ -153,6 +171,7 @@ final class ClusterNode {
     /// what is queued first); on the loop thread, after the last connection closed and before the loop goes.
     func stop() {
         whileDown?.stop()
+        applyDelay?.stop()
         hub.remotePresence = nil
         hub.remoteFanOut = nil
         hub.remoteSocial = nil
@@ -175,7 +194,8 @@ private final class RedisPresence: RemotePresence {
 final class SocialControl: RemoteSocial {
     /// What a control message says (its `kind`).
     enum Kind: UInt8 {
-        /// subject and other became friends; version.
+        /// subject and other became friends; version. Code 0: subject accepted other's request; code 1: their
+        /// requests crossed (both were told the other accepted).
         case friendshipBegan = 1
         /// subject and other are no longer friends; version (subject → other) and other version.
         case friendshipEnded = 2
@@ -194,8 +214,10 @@ final class SocialControl: RemoteSocial {
         self.presence = presence
     }
 
-    func friendshipBegan(_ a: Int64, _ b: Int64, version: Int64) {
-        control.publish(message(.friendshipBegan, a, b, version))
+    func friendshipBegan(_ a: Int64, _ b: Int64, version: Int64, crossed: Bool) {
+        var message = message(.friendshipBegan, a, b, version)
+        message.code = crossed ? 1 : 0
+        control.publish(message)
     }
 
     func friendshipEnded(
@@ -256,7 +278,8 @@ final class SocialControl: RemoteSocial {
         let (a, b, version) = (message.subject, message.other, message.changeVersion)
         switch kind {
         case .friendshipBegan:
-            hub.remoteFriendshipBegan(a, b, version: version)
+            guard message.code <= 1 else { return false }
+            hub.remoteFriendshipBegan(a, b, version: version, crossed: message.code == 1)
         case .friendshipEnded:
             hub.remoteFriendshipEnded(a, b, versionAB: version, versionBA: message.otherVersion)
         case .request:

@@ -50,19 +50,21 @@ extension Hub {
         set { social.remote = newValue }
     }
 
-    /// Another node committed the friendship of `a` and `b` at `version`: applied here as a local one would be.
-    public func remoteFriendshipBegan(_ a: Int64, _ b: Int64, version: Int64) {
+    /// Another node committed the friendship of `a` and `b` at `version`: applied here as a local one would be, and
+    /// told to whoever it concerns here (`b` hears `a` accepted; both hear it when their requests `crossed`).
+    public func remoteFriendshipBegan(_ a: Int64, _ b: Int64, version: Int64, crossed: Bool = false) {
         confinement.assertOnLoop()
-        social.applyRemoteFriendshipBegan(a, b, version: version)
+        social.applyRemoteFriendshipBegan(a, b, version: version, crossed: crossed)
     }
 
-    /// Another node committed the end of `a` and `b`'s friendship: positions withdrawn, channels left, here.
+    /// Another node committed the end of `a` and `b`'s friendship (`a` removed `b`): positions withdrawn, channels
+    /// left, and `b` told, here.
     public func remoteFriendshipEnded(_ a: Int64, _ b: Int64, versionAB: Int64, versionBA: Int64) {
         confinement.assertOnLoop()
         social.applyRemoteFriendshipEnded(a, b, versionAB: versionAB, versionBA: versionBA)
     }
 
-    /// Another node committed a friend request (or its removal).
+    /// Another node committed a friend request (or its removal); `to` hears a new one here.
     public func remoteRequestChanged(from: Int64, to: Int64, pending: Bool, version: Int64) {
         confinement.assertOnLoop()
         social.applyRemoteRequest(from: from, to: to, pending: pending, version: version)

@@ -14,7 +14,9 @@ final class RecordingSocial: RemoteSocial {
     var log: [String] = []
     var pending: [(Bool) -> Void] = []
 
-    func friendshipBegan(_ a: Int64, _ b: Int64, version: Int64) { log.append("began \(a) \(b)") }
+    func friendshipBegan(_ a: Int64, _ b: Int64, version: Int64, crossed: Bool) {
+        log.append("began \(a) \(b)\(crossed ? " crossed" : "")")
+    }
     func friendshipEnded(
         _ a: Int64, _ b: Int64, versionAB: Int64, versionBA: Int64, confirmed: @escaping (Bool) -> Void
     ) {
@@ -174,5 +176,23 @@ struct RemoteSocialTests {
         let one = Caller(connection: 1, user: h.users[1]!)
         _ = try await outcome(h) { h.hub.social.accept(one, target: 3, $0) }.get()
         #expect(social.log == ["request 3 1 true", "began 1 3"])
+    }
+}
+
+extension RemoteSocialTests {
+    @Test func crossedRequestsHereAreToldAsCrossed() async throws {
+        let (h, social, _) = try await Self.harness()
+        let three = h.connect(3, as: 3)
+        // 3 asks 1; while that commits, 1's request to 3 arrives from another node: the two crossed.
+        var answer: Result<FriendReply, DomainError>?
+        h.hub.social.request(three, target: 1) { answer = $0 }
+        let held = try await h.scheduler.hold()
+        try await h.store.addFriendRequest(from: 1, to: 3, at: h.clock.now())  // the shared store has both
+        h.hub.remoteRequestChanged(from: 1, to: 3, pending: true, version: h.clock.now() * 1000 + 1)
+        for job in held { job() }
+        while h.hub.operationsInFlight > 0 { try await h.scheduler.run() }
+        #expect((try? answer?.get())?.status == .pending)
+        #expect(h.hub.social.areFriends(1, 3))
+        #expect(social.log == ["began 3 1 crossed"])
     }
 }

@@ -1,13 +1,17 @@
 // Friendships and sharing rules across nodes: three real `cairn serve` processes sharing one real PostgreSQL
 // database (`--storage-url`) and one real redis-server. Each node holds the friend graph and the rules in memory;
-// the control channel brings every change committed through one node into the others' memory. Friends made on
-// node a are live on node c (alice's move on c reaches bob on b); an unfriend on a is answered only once the nodes
-// where either is connected applied it, so after the reply c sends bob nothing more; a hide set through alice's
-// session on b stops node a, where her positions arrive, from delivering them to bob before b answers. With Redis
-// away, a hide set through node a reaches node b through the shared store (b reads it every second while cut off:
-// bob hears `pos.hidden` and b delivers nothing more), and a is not answered as if every node had applied it: the
-// change waits for the link and is answered once sent again and acknowledged. A logout through node a closes the
-// connection on node c that authenticated with the same token, and a logout everywhere closes every other one.
+// the control channel brings every change committed through one node into the others' memory, and tells the users
+// it concerns there: bob on c hears alice's request made on a, alice on b hears bob accept on c, and bob on c hears
+// alice remove him on a. Friends made across nodes are live everywhere (alice's move on b reaches bob on c); an
+// unfriend on a is answered only once the other nodes applied it, so after the reply b sends bob nothing more; a
+// hide set through alice's session on b stops node a, where her positions arrive, from delivering them to bob
+// before b answers. That the reply waits, not just that the outcome is right: node a started with
+// `CAIRN_TEST_CLUSTER_APPLY_DELAY_MS` handles each control message 1.5 s late, and a hide or an unfriend through b
+// is then answered no sooner (a lower bound a slow machine only makes longer). With Redis away, a hide set through
+// node a reaches node b through the shared store (b reads it every second while cut off: bob hears `pos.hidden` and
+// b delivers nothing more), and a is not answered as if every node had applied it: the change waits for the link
+// and is answered once sent again and acknowledged. A logout through node a closes the connection on node c that
+// authenticated with the same token, and a logout everywhere closes every other one.
 import CairnTestSupport
 import Foundation
 import Testing
@@ -23,14 +27,16 @@ extension ServerIntegration {
             let port: Int
             let data: String
 
-            init(_ name: String, url: String, redis: RedisServerProcess) throws {
+            /// `environment`: added to the node's own (the apply delay).
+            init(_ name: String, url: String, redis: RedisServerProcess, environment: [String: String] = [:]) throws {
                 data = NSTemporaryDirectory() + "cairn-ctl-\(name)-\(UUID().uuidString)"
-                process = try TestServerProcess(arguments: [
-                    "serve", "--host", "127.0.0.1", "--port", "0", "--data", data, "--scrypt-cost", "10",
-                    "--signups-per-address", "0", "--storage-url", url, "--storage-connections", "2",
-                    "--redis-url", redis.url, "--cluster-node", name, "--cluster-prefix", "ctl",
-                    "--cluster-presence-refresh", "1",
-                ])
+                process = try TestServerProcess(
+                    arguments: [
+                        "serve", "--host", "127.0.0.1", "--port", "0", "--data", data, "--scrypt-cost", "10",
+                        "--signups-per-address", "0", "--storage-url", url, "--storage-connections", "2",
+                        "--redis-url", redis.url, "--cluster-node", name, "--cluster-prefix", "ctl",
+                        "--cluster-presence-refresh", "1",
+                    ], environment: environment)
                 port = try process.waitForListeningPort(timeout: 60)
             }
 
@@ -62,17 +68,22 @@ extension ServerIntegration {
             let bob: Int
         }
 
-        /// Three nodes; alice and bob registered and made friends through node a (both sessions closed).
-        static func cluster() throws -> Cluster {
+        /// Three nodes; alice and bob registered and, when `friends`, made friends through node a (both sessions
+        /// closed). `delayA`: node a handles each control message that many milliseconds after it arrives.
+        static func cluster(friends: Bool = true, delayA: Int? = nil) throws -> Cluster {
             let url = try PostgresServerProcess.freshURL()
             let redis = try RedisServerProcess()
-            let a = try Node("a", url: url, redis: redis)
+            let a = try Node(
+                "a", url: url, redis: redis,
+                environment: delayA.map { ["CAIRN_TEST_CLUSTER_APPLY_DELAY_MS": String($0)] } ?? [:])
             let b = try Node("b", url: url, redis: redis)
             let c = try Node("c", url: url, redis: redis)
             let (alice, aliceID) = try registerMember(port: a.port, "alice")
             let (bob, bobID) = try registerMember(port: a.port, "bob")
-            _ = try alice.requestOK("friend.request", ["user": bobID])
-            _ = try bob.requestOK("friend.accept", ["user": aliceID])
+            if friends {
+                _ = try alice.requestOK("friend.request", ["user": bobID])
+                _ = try bob.requestOK("friend.accept", ["user": aliceID])
+            }
             alice.close()
             bob.close()
             return Cluster(redis: redis, a: a, b: b, c: c, alice: aliceID, bob: bobID)
@@ -94,24 +105,43 @@ extension ServerIntegration {
             (try? ClusterPresenceTests.listsOnline(client, friend)) == true
         }
 
-        @Test func friendsMadeOnAAreLiveOnCAndAnUnfriendOnAStopsCAtOnce() throws {
-            let cluster = try Self.cluster()
+        @Test func friendEventsReachEveryNodeAndAnUnfriendOnAStopsBAtOnce() throws {
+            let cluster = try Self.cluster(friends: false)
             let (a, b, c, alice, bob) = (cluster.a, cluster.b, cluster.c, cluster.alice, cluster.bob)
-            let bobOnB = try b.watcher("bob")
-            let aliceOnC = try c.login("alice")
-            // Node c learned the friendship from a (its graph was loaded before it existed) and sees bob on b.
-            #expect(ClusterPresenceTests.eventually { Self.seesOnline(aliceOnC, bob) })
-            _ = try aliceOnC.requestOK("pos", ["lat": 48.85661, "lon": 2.35222])
-            let moved = try #require(try Self.nextPosition(bobOnB, of: alice, within: 5))
+            let bobOnC = try c.watcher("bob")
+            let aliceOnB = try b.login("alice")
+            let aliceOnA = try a.login("alice")
+
+            // Asked through a: bob, connected only to c, hears it from c.
+            let asked = try aliceOnA.requestOK("friend.request", ["user": bob])
+            #expect(asked["status"] as? String == "pending")
+            let request = try bobOnC.nextEvent("friend.request", timeout: 5)
+            let requester = try #require(request["user"] as? [String: Any])
+            #expect(requester["id"] as? Int == alice && requester["username"] as? String == "alice")
+
+            // Accepted through c: alice's session on b hears it from b (and her session on a from a).
+            let accepted = try bobOnC.requestOK("friend.accept", ["user": alice])
+            #expect(accepted["status"] as? String == "friends")
+            for session in [aliceOnB, aliceOnA] {
+                let event = try session.nextEvent("friend.accepted", timeout: 5)
+                let accepter = try #require(event["user"] as? [String: Any])
+                #expect(accepter["id"] as? Int == bob && accepter["username"] as? String == "bob")
+            }
+
+            // The friendship is live across nodes: alice's move on b reaches bob on c.
+            #expect(ClusterPresenceTests.eventually { Self.seesOnline(aliceOnB, bob) })
+            _ = try aliceOnB.requestOK("pos", ["lat": 48.85661, "lon": 2.35222])
+            let moved = try #require(try Self.nextPosition(bobOnC, of: alice, within: 5))
             #expect(moved["lat"] as? Double == 48.85661)
 
-            // Unfriended through a third session on node a: once it answers, c has stopped.
-            let aliceOnA = try a.login("alice")
+            // Removed through a: bob on c hears the removal from c, and once a answers, b has stopped.
             let removed = try aliceOnA.requestOK("friend.remove", ["user": bob])
             #expect(removed["status"] as? String == "removed")
-            _ = try aliceOnC.requestOK("pos", ["lat": 48.86, "lon": 2.36])
-            #expect(try Self.nextPosition(bobOnB, of: alice, within: 1.5) == nil)
-            #expect(ClusterPresenceTests.eventually { (try? ClusterPresenceTests.listsOnline(aliceOnC, bob)) == nil })
+            let removal = try bobOnC.nextEvent("friend.removed", timeout: 5)
+            #expect((removal["user"] as? [String: Any])?["id"] as? Int == alice)
+            _ = try aliceOnB.requestOK("pos", ["lat": 48.86, "lon": 2.36])
+            #expect(try Self.nextPosition(bobOnC, of: alice, within: 1.5) == nil)
+            #expect(ClusterPresenceTests.eventually { (try? ClusterPresenceTests.listsOnline(aliceOnB, bob)) == nil })
             withExtendedLifetime(cluster) {}
         }
 
@@ -219,6 +249,36 @@ extension ServerIntegration {
                     _ = try? aliceOnA.requestOK("pos", ["lat": 52.54, "lon": 13.42])
                     return (try? Self.nextPosition(bobOnC, of: alice, within: 0.3)) != nil
                 })
+            withExtendedLifetime(cluster) {}
+        }
+
+        @Test func aHideOrAnUnfriendThroughBIsAnsweredOnlyAfterTheSlowNodeAAppliedIt() throws {
+            let cluster = try Self.cluster(delayA: 1500)
+            let (a, b, c, alice, bob) = (cluster.a, cluster.b, cluster.c, cluster.alice, cluster.bob)
+            try a.process.waitForLine(containing: "CAIRN_TEST_CLUSTER_APPLY_DELAY_MS=1500", timeout: 5)
+            let bobOnC = try c.watcher("bob")
+            let aliceOnA = try a.login("alice")
+            let aliceOnB = try b.login("alice")
+            #expect(
+                ClusterPresenceTests.eventually { Self.seesOnline(aliceOnA, bob) && Self.seesOnline(aliceOnB, bob) })
+            _ = try aliceOnA.requestOK("pos", ["lat": 40.4168, "lon": -3.7038])
+            #expect(try Self.nextPosition(bobOnC, of: alice, within: 5) != nil)
+
+            // Node a, where alice's positions arrive, handles the hide 1.5 s after it arrives: b cannot answer
+            // before a acknowledged, and a acknowledges only once it applied it.
+            let hideStarted = Date()
+            _ = try aliceOnB.requestOK("share.set", ["user": bob, "level": "hidden"], timeout: 20)
+            let hideTook = Date().timeIntervalSince(hideStarted)
+            #expect(hideTook >= 1.4, "the hide was answered after \(hideTook) s, before node a could apply it")
+            _ = try aliceOnA.requestOK("pos", ["lat": 40.42, "lon": -3.71])
+            #expect(try Self.nextPosition(bobOnC, of: alice, within: 1.5) == nil)
+
+            // An unfriend through b waits for a the same way.
+            let removeStarted = Date()
+            let removed = try aliceOnB.requestOK("friend.remove", ["user": bob], timeout: 20)
+            let removeTook = Date().timeIntervalSince(removeStarted)
+            #expect(removed["status"] as? String == "removed")
+            #expect(removeTook >= 1.4, "the unfriend was answered after \(removeTook) s, before node a could apply it")
             withExtendedLifetime(cluster) {}
         }
     }

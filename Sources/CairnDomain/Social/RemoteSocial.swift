@@ -11,8 +11,9 @@
 
 /// Where Social's committed changes go for the other nodes.
 public protocol RemoteSocial: AnyObject {
-    /// `a` and `b` became friends (committed), at `version`.
-    func friendshipBegan(_ a: Int64, _ b: Int64, version: Int64)
+    /// `a` and `b` became friends (committed), at `version`: `a` accepted `b`'s request, or (`crossed`) their
+    /// requests crossed and each was told the other accepted.
+    func friendshipBegan(_ a: Int64, _ b: Int64, version: Int64, crossed: Bool)
     /// `a` and `b` are no longer friends (committed): the rules both ways were reset at these versions. `confirmed`
     /// runs with true once every other node applied it (or dropped out of presence), false if the port gave up.
     func friendshipEnded(

@@ -3,7 +3,9 @@
 // channels followed or not) through `viewChanged` / `viewEnded`, buckets told of an ended friendship. Each change
 // carries the version it was committed with; one not newer than what this node holds for its key (a rule's key,
 // or the pair for a friendship or request) is ignored, so messages arriving late or twice, or this node's own
-// messages coming back, undo nothing.
+// messages coming back, undo nothing. A change that was applied here is also news for the users it concerns who are
+// connected here (`Social+RemoteNews`): they hear `friend.request`, `friend.accepted` or `friend.removed` as they
+// would from the node that committed it.
 
 /// The key of a pair of users for friendship and request versions (order-independent for friendships).
 struct PairKey: Hashable {
@@ -30,31 +32,40 @@ extension Social {
         return true
     }
 
-    /// Another node committed the friendship of `a` and `b` at `version`.
-    public func applyRemoteFriendshipBegan(_ a: Int64, _ b: Int64, version: Int64) {
-        guard a != b, takePair(PairKey(a, b), version) else { return }
-        beginFriendship(a, b)
+    /// Another node committed the friendship of `a` and `b` at `version`: `a` accepted `b`'s request (`b` hears
+    /// `friend.accepted` by `a`), or, `crossed`, their requests crossed (each hears it by the other, as on the node
+    /// that committed it).
+    public func applyRemoteFriendshipBegan(_ a: Int64, _ b: Int64, version: Int64, crossed: Bool = false) {
+        guard a != b, takePair(PairKey(a, b), version), beginFriendship(a, b) else { return }
+        tellRemoteNews(.accepted, crossed ? [(by: a, to: b), (by: b, to: a)] : [(by: a, to: b)])
     }
 
-    /// Another node committed the end of `a` and `b`'s friendship, resetting the rules both ways at these versions.
+    /// Another node committed the end of `a` and `b`'s friendship (`a` removed `b`, who hears `friend.removed`),
+    /// resetting the rules both ways at these versions.
     public func applyRemoteFriendshipEnded(_ a: Int64, _ b: Int64, versionAB: Int64, versionBA: Int64) {
-        guard a != b, takePair(PairKey(a, b), max(versionAB, versionBA)) else { return }
-        endFriendship(a, b, versionAB: versionAB, versionBA: versionBA)
+        guard a != b, takePair(PairKey(a, b), max(versionAB, versionBA)),
+            endFriendship(a, b, versionAB: versionAB, versionBA: versionBA)
+        else { return }
+        tellRemoteNews(.removed, [(by: a, to: b)])
     }
 
-    /// Makes `a` and `b` friends in memory as a committed friendship from elsewhere does.
-    func beginFriendship(_ a: Int64, _ b: Int64) {
+    /// Makes `a` and `b` friends in memory as a committed friendship from elsewhere does; false when they already
+    /// were.
+    @discardableResult
+    func beginFriendship(_ a: Int64, _ b: Int64) -> Bool {
         graph.removeRequest(from: a, to: b)
         graph.removeRequest(from: b, to: a)
-        guard !graph.areFriends(a, b) else { return }
+        guard !graph.areFriends(a, b) else { return false }
         graph.addFriendship(a, b)
         viewChanged?(a, b)
         viewChanged?(b, a)
+        return true
     }
 
     /// Ends `a` and `b`'s friendship in memory as a committed end from elsewhere does (the rules between them
-    /// cleared at these versions, unless this node holds newer ones).
-    func endFriendship(_ a: Int64, _ b: Int64, versionAB: Int64, versionBA: Int64) {
+    /// cleared at these versions, unless this node holds newer ones); false when they were not friends here.
+    @discardableResult
+    func endFriendship(_ a: Int64, _ b: Int64, versionAB: Int64, versionBA: Int64) -> Bool {
         graph.removeRequest(from: a, to: b)
         graph.removeRequest(from: b, to: a)
         for (owner, viewer, version) in [(a, b, versionAB), (b, a, versionBA)]
@@ -62,20 +73,23 @@ extension Social {
             ruleVersions[RuleKey(owner, viewer)] = version
             recordCommitted(RuleKey(owner, viewer), nil, version)
         }
-        guard graph.areFriends(a, b) else { return }
+        guard graph.areFriends(a, b) else { return false }
         graph.removeFriendship(a, b)
         rules.forget(a, b)
         viewEnded?(b, a)
         viewEnded?(a, b)
         friendshipEnded?(a, b)
+        return true
     }
 
-    /// Another node committed a friend request from `from` to `to` (pending), or its removal.
+    /// Another node committed a friend request from `from` to `to` (pending: `to` hears `friend.request`), or its
+    /// removal.
     public func applyRemoteRequest(from: Int64, to: Int64, pending: Bool, version: Int64) {
         guard from != to, takePair(PairKey(from, to), version) else { return }
         if pending {
-            guard !graph.areFriends(from, to) else { return }
+            guard !graph.areFriends(from, to), !graph.hasRequest(from: from, to: to) else { return }
             graph.addRequest(from: from, to: to)
+            tellRemoteNews(.request, [(by: from, to: to)])
         } else {
             graph.removeRequest(from: from, to: to)
         }

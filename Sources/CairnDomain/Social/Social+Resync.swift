@@ -10,7 +10,10 @@
 // (every change carries its version). A friendship or request only when nothing changed that pair while the read was
 // under way, and a friendship is not brought back while an unfriend asked here is still committing. With the
 // subscription confirmed before the read, every change committed after the read's snapshot arrives as a message;
-// what the store held is the newest the node can know for the pairs nobody touched. Loop thread only.
+// what the store held is the newest the node can know for the pairs nobody touched. A resync tells nobody anything
+// (no `friend.request`, `friend.accepted` or `friend.removed`, unlike a change applied from a control message): it
+// makes up state this node missed, it is not news, and whoever it concerns sees it in their next list. Loop thread
+// only.
 
 /// What one resync changed in memory.
 public struct ResyncCounts: Sendable, Equatable {

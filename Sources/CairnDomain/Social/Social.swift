@@ -224,7 +224,7 @@ public final class Social {
             then: { result in
                 guard case .success = result, !self.graph.areFriends(a.id, b.id) else { return }
                 self.graph.addFriendship(a.id, b.id)
-                self.announceFriendship(a.id, b.id)
+                self.announceFriendship(a.id, b.id, crossed: true)
                 self.events?.publish(.friendAccepted(by: b), toUsers: [a.id], excluding: nil)
                 self.events?.publish(.friendAccepted(by: a), toUsers: [b.id], excluding: nil)
                 self.viewChanged?(a.id, b.id)
@@ -403,12 +403,13 @@ public final class Social {
             })
     }
 
-    /// A friendship committed here: the other nodes hear of it (with a version newer than any held here).
-    private func announceFriendship(_ a: Int64, _ b: Int64) {
+    /// A friendship committed here: the other nodes hear of it (with a version newer than any held here). `a`
+    /// accepted `b`'s request, or (`crossed`) their requests crossed and both were told.
+    private func announceFriendship(_ a: Int64, _ b: Int64, crossed: Bool = false) {
         guard let remote else { return }
         let version = nextVersion()
         pairVersions[PairKey(a, b)] = version
-        remote.friendshipBegan(a, b, version: version)
+        remote.friendshipBegan(a, b, version: version, crossed: crossed)
     }
 
     /// A request committed here, or its removal: the other nodes hear of it.
