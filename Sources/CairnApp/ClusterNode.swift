@@ -129,7 +129,16 @@ final class ClusterNode {
                 }
             }
         }
-        control.resubscribed = { resync("subscribed") }
+        control.resubscribed = { [unowned hub] in
+            resync("subscribed")
+            guard sharedStore else { return }
+            // Logouts and suspensions published while this node was not subscribed are lost for it.
+            hub.recheckSessions { result in
+                if case .success(let ended) = result, ended > 0 {
+                    logger.info("cluster: \(ended) connections closed whose token or account the store refuses now")
+                }
+            }
+        }
         control.presenceKnown = { [unowned presence] in presence.isCurrent }
         presence.rebuilt = { [unowned control] in control.flush() }
         let whileDown = LoopTimer(loop: loop) { resync("link down") }

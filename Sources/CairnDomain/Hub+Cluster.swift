@@ -100,4 +100,11 @@ extension Hub {
         confinement.assertOnLoop()
         sessions.applyRemoteSessionsEnded(user: user, why: why)
     }
+
+    /// Checks every bound connection's token against the store again, ending those it no longer accepts (after the
+    /// control subscription is confirmed again: logouts and suspensions sent meanwhile were lost for this node).
+    public func recheckSessions(_ done: @escaping (Result<Int, DomainError>) -> Void) {
+        confinement.assertOnLoop()
+        sessions.recheckTokens(done)
+    }
 }

@@ -3,6 +3,7 @@
 // ends the matching sessions here as a local logout or suspension does: only the connections that used the revoked
 // token, or every connection of the user, with the same reason; and a check of that token still in flight cannot
 // bind it afterwards.
+import CairnCrypto
 import CairnDomainTestSupport
 import CairnLoop
 import Testing
@@ -68,5 +69,40 @@ struct RemoteSessionsTests {
         h.hub.sessions.open(5, token: nil)
         h.hub.sessions.bind(5, to: h.users[1]!, token: "token-5", checkedFrom: 0)
         #expect(h.hub.sessions.user(of: 5) == nil)
+    }
+}
+
+@MainActor
+struct SessionRecheckTests {
+    /// A real token for `user` in the store (base64url of 32 bytes, stored as its digest), and its text.
+    static func token(_ h: DomainHarness, _ user: Int64, _ seed: UInt8) async throws -> String {
+        let raw = [UInt8](repeating: seed, count: 32)
+        try await h.store.insertToken(hash: Digest.sha256(raw), userID: user, createdAt: h.clock.now())
+        return Base64URL.encode(raw)
+    }
+
+    @Test func aRecheckEndsTheSessionsWhoseTokenOrAccountTheStoreRefusesNow() async throws {
+        let h = DomainHarness()
+        try await h.makeUsers(3)
+        let kept = try await Self.token(h, 1, 1)
+        let revoked = try await Self.token(h, 1, 2)
+        let suspended = try await Self.token(h, 2, 3)
+        for (connection, user, token) in [(1, 1, kept), (2, 1, revoked), (3, 2, suspended)]
+            as [(ConnectionID, Int64, String)]
+        {
+            h.hub.sessions.open(connection, token: nil)
+            h.hub.sessions.bind(connection, to: h.users[user]!, token: token)
+        }
+        // What another node committed while this one heard nothing of it.
+        _ = try await h.store.deleteToken(hash: Digest.sha256([UInt8](repeating: 2, count: 32)))
+        h.store.state.withLock { $0.suspensions[2] = Suspension(reason: "spam", since: 0, until: nil) }
+        let ended = try await outcome(h) { done in h.hub.recheckSessions { done($0) } }.get()
+        #expect(ended == 2)
+        #expect(Set(h.events.ended.map { "\($0.connection) \($0.why)" }) == ["2 tokenRevoked", "3 suspended"])
+        #expect(h.hub.sessions.user(of: 1)?.id == 1)
+        // The store away: nothing is ended for it.
+        h.store.state.withLock { $0.failReads = true }
+        #expect(try await outcome(h) { done in h.hub.recheckSessions { done($0) } }.get() == 0)
+        #expect(h.hub.sessions.user(of: 1)?.id == 1)
     }
 }

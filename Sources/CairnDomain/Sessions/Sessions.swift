@@ -457,6 +457,43 @@ public final class Sessions {
         }
     }
 
+    /// Checks every bound connection's token against the store again (a node that was cut off from the others may
+    /// have missed their logouts and suspensions): a token the store no longer accepts ends its connections as a
+    /// revocation does, one whose account is suspended with `.suspended`. A token that could not be checked (the
+    /// store is away) is left alone. `done` gets how many connections were ended.
+    public func recheckTokens(_ done: @escaping (Result<Int, DomainError>) -> Void) {
+        let tokens = Array(Set(connections.values.compactMap { $0.user == nil ? nil : $0.token }))
+        guard !tokens.isEmpty else { return done(.success(0)) }
+        let accounts = self.accounts
+        work.run(
+            { () async throws(DomainError) -> [String: SessionEnd] in
+                var refused: [String: SessionEnd] = [:]
+                for token in tokens {
+                    do { _ = try await accounts.authenticate(token: token) } catch let error as DomainError {
+                        switch error.code {
+                        case .unauthorized: refused[token] = .tokenRevoked
+                        case .suspended: refused[token] = .suspended
+                        default: continue  // could not be checked: not the token's fault
+                        }
+                    } catch { continue }
+                }
+                return refused
+            },
+            then: { result in
+                done(
+                    result.map { refused in
+                        var ended = 0
+                        for (connection, state) in self.connections {
+                            guard state.user != nil, let token = state.token, let why = refused[token] else { continue }
+                            self.unbind(connection)
+                            self.events?.end(connection, why)
+                            ended += 1
+                        }
+                        return ended
+                    })
+            })
+    }
+
     /// Another node committed the end of every session of `user` (a logout everywhere, a suspension): they end
     /// here too, with `why`, and an account check that began before cannot bind the account.
     func applyRemoteSessionsEnded(user: Int64, why: SessionEnd) {
