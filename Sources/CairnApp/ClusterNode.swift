@@ -24,8 +24,8 @@ final class ClusterNode {
     let channels: SubjectChannels
     let delivery: ClusterDelivery
     let control: ControlChannel
-    /// Reads the store every second while the link is down.
-    private var whileDown: LoopTimer?
+    /// With a shared store: the reads that make up for missed control messages, and the position fence.
+    private var catchUp: ClusterCatchUp?
     /// Holds control messages back before they are handled (tests only: `CAIRN_TEST_CLUSTER_APPLY_DELAY_MS`).
     private var applyDelay: ControlApplyDelay?
     private let hub: Hub
@@ -112,26 +112,15 @@ final class ClusterNode {
                 control.publish(PositionAsk.message(owner: owner, viewer: viewer, node: control.node))
             }
         }
-        // What was published while this node was not subscribed is lost for it: read the store once subscribed
-        // (at start, and after every reconnect), and every second while the link is down, so that a node cut off
-        // from the others applies their hides by itself, well before they stop waiting for it (its presence entry
-        // outlives the cut by at least two refresh periods).
-        let resync: (String) -> Void = { [unowned hub] why in
-            guard sharedStore else { return }
-            hub.resyncSocial { result in
-                switch result {
-                case .success(let counts) where counts.total > 0:
-                    logger.info("cluster: resync (\(why)) applied \(counts.total) changes: \(counts)")
-                case .success:
-                    break
-                case .failure(let error):
-                    logger.warning("cluster: resync (\(why)) could not read the store: \(error.message)")
-                }
-            }
-        }
+        // What was published while this node was not subscribed is lost for it: with a shared store it reads the
+        // store until caught up, and fences its positions while it cannot (ClusterCatchUp).
+        let catchUp =
+            sharedStore
+            ? ClusterCatchUp(hub: hub, loop: loop, fenceMs: Int64(configuration.ackTimeoutMs), logger: logger) : nil
+        self.catchUp = catchUp
         control.resubscribed = { [unowned hub] in
-            resync("subscribed")
-            guard sharedStore else { return }
+            guard let catchUp else { return }
+            catchUp.subscribed()
             // Logouts and suspensions published while this node was not subscribed are lost for it.
             hub.recheckSessions { result in
                 if case .success(let ended) = result, ended > 0 {
@@ -141,19 +130,14 @@ final class ClusterNode {
         }
         control.presenceKnown = { [unowned presence] in presence.isCurrent }
         presence.rebuilt = { [unowned control] in control.flush() }
-        let whileDown = LoopTimer(loop: loop) { resync("link down") }
-        self.whileDown = whileDown
-        // Until the link is first up, the node is as cut off as after a loss (Redis may be away at start).
-        whileDown.start(after: 1, repeat: 1)
         let link = self.link
         link.observeState { [unowned delivery] up in
             if up {
-                whileDown.stop()
                 control.flush()
             } else {
                 delivery.linkLost()
                 control.linkLost()  // waits and unsent messages stay, and go out once subscribed again
-                whileDown.start(after: 0, repeat: 1)
+                catchUp?.linkLost()
             }
             if up {
                 logger.info("cluster: connected to \(endpoint) (reconnects: \(link.reconnects))")
@@ -179,7 +163,7 @@ final class ClusterNode {
     /// Detaches from the hub, takes this node's users out of the shared presence and closes the link (writing
     /// what is queued first); on the loop thread, after the last connection closed and before the loop goes.
     func stop() {
-        whileDown?.stop()
+        catchUp?.stop()
         applyDelay?.stop()
         hub.remotePresence = nil
         hub.remoteFanOut = nil

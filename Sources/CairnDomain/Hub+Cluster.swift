@@ -107,4 +107,14 @@ extension Hub {
         confinement.assertOnLoop()
         sessions.recheckTokens(done)
     }
+
+    /// After this time (ms since the epoch) the node delivers and shows no position at all (.max: no fence). Set by
+    /// the composition while the node may have missed rule changes made elsewhere and has not read them yet.
+    public var positionsFencedAfter: Int64 {
+        get { liveMap.fencedAfter }
+        set {
+            confinement.assertOnLoop()
+            liveMap.fencedAfter = newValue
+        }
+    }
 }

@@ -80,6 +80,28 @@ struct RemoteFanOutTests {
         #expect(remote.shown.count == 2 && remote.withdrawn.count == 1)
     }
 
+    @Test func aFencedNodeDeliversAndShowsNoPositionUntilTheFenceLifts() async throws {
+        let (h, remote, _, owner) = try await Self.harness()
+        _ = try h.hub.liveMap.report(owner, PositionReport(lat: 10, lon: 10))
+        #expect(h.events.moved.map(\.viewer) == [5])
+        // Fenced (cut off, the store unread for too long): a move reaches nobody, here or elsewhere, and nothing
+        // is shown, asked for or replayed.
+        h.hub.positionsFencedAfter = h.clock.now() - 1
+        h.events.clear()
+        let moves = remote.moves.count
+        let accepted = try h.hub.liveMap.report(owner, PositionReport(lat: 10.1, lon: 10))
+        #expect(accepted == .accepted, "the owner's own report is still taken")
+        #expect(h.events.moved.isEmpty && remote.moves.count == moves)
+        let five = Caller(connection: 5, user: h.users[5]!)
+        #expect(h.hub.liveMap.watch(five).isEmpty)
+        h.hub.remoteViewerAsked(owner: 1, viewer: 2)
+        #expect(remote.shown.isEmpty)
+        // Lifted (a read succeeded): moves flow again.
+        h.hub.positionsFencedAfter = .max
+        _ = try h.hub.liveMap.report(owner, PositionReport(lat: 10.2, lon: 10))
+        #expect(h.events.moved.map(\.viewer) == [5] && remote.moves.count == moves + 1)
+    }
+
     @Test func aMoveListsViewersElsewhereByLevelAndNeverTheHidden() async throws {
         let (h, remote, _, owner) = try await Self.harness()
         _ = try h.hub.liveMap.report(owner, PositionReport(lat: 48.85661, lon: 2.35222, acc: 7))

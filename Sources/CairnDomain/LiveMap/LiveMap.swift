@@ -23,6 +23,9 @@ public final class LiveMap {
     var events: (any HubEvents)?
     /// Viewers on other nodes (nil: a single node; see `LiveMap+Remote`).
     var remote: (any RemoteFanOut)?
+    /// After this time (ms) no position is delivered or shown to anyone (.max: never): a node that may have missed
+    /// rule changes and could not read them from the store fails closed.
+    var fencedAfter = Int64.max
 
     private(set) var fixes: [Int64: Fix] = [:]
     private(set) var index: LayeredIndex
@@ -197,7 +200,7 @@ public final class LiveMap {
     /// Tells every watching friend of `owner` about `fix`, at the level each may see; with several nodes, also
     /// lists the friends online on other nodes by level and hands the move to `remote` once (privacy applied here).
     private func fanOut(_ owner: Int64, _ fix: Fix, now: Int64) {
-        guard let events else { return }
+        guard let events, now <= fencedAfter else { return }
         var move = PositionFanOut(owner: owner, precise: fix)
         var approxChecked = false
         let elsewhere = remote == nil ? nil : sessions.remotePresence
@@ -257,7 +260,8 @@ public final class LiveMap {
     /// What `viewer` may see of `owner`: nothing unless they are friends, else what the owner's rules allow. (The
     /// fan-out walks the owner's friends and asks the rules directly.)
     func level(of owner: Int64, to viewer: Int64, now: Int64) -> ShareLevel {
-        social.areFriends(owner, viewer) ? social.level(owner: owner, viewer: viewer, now: now) : .hidden
+        guard now <= fencedAfter else { return .hidden }
+        return social.areFriends(owner, viewer) ? social.level(owner: owner, viewer: viewer, now: now) : .hidden
     }
 
     /// `owner`'s latest position as `viewer` may see it now, or nil when hidden, unknown or older than

@@ -1,0 +1,81 @@
+// Keeping a node's memory current with the shared store while it may have missed control messages, and failing
+// closed when it cannot. Pub/sub does not replay: from start until its first subscription is confirmed, and from a
+// lost link until the next one, the node reads friendships, requests and rules from the store (`Hub.resyncSocial`)
+// every second, and once more after each confirmed subscription; then it is caught up (every later change arrives
+// as a message). While it is not, it delivers positions only while its last good read began less than `fenceMs`
+// ago (`Hub.positionsFencedAfter`): a hide committed elsewhere is answered no sooner than `fenceMs` (the ack
+// deadline) after its commit, so a node still delivering has read the store after that commit. A node cut off from
+// both Redis and the store stops delivering positions rather than serve rules it cannot check.
+import CairnCluster
+import CairnDomain
+import Logging
+
+/// The catch-up reads and the position fence of one node on a shared store.
+final class ClusterCatchUp {
+    private let hub: Hub
+    private let logger: Logger
+    private let fenceMs: Int64
+    private var timer: LoopTimer?
+    private var caughtUp = false
+    /// When both control subscriptions were last confirmed (.max: not since the link dropped).
+    private var subscribedAt = Int64.max
+    /// When the last read that succeeded began (the store was loaded at start just before this exists).
+    private var lastGoodRead: Int64
+
+    /// Starts catching up on `loop`: reads every second until the first subscription's read succeeds.
+    init(hub: Hub, loop: UnsafeMutableRawPointer, fenceMs: Int64, logger: Logger) {
+        self.hub = hub
+        self.logger = logger
+        self.fenceMs = fenceMs
+        lastGoodRead = hub.clock.now()
+        hub.positionsFencedAfter = lastGoodRead + fenceMs
+        let timer = LoopTimer(loop: loop) { [unowned self] in self.read("catching up") }
+        timer.start(after: 1, repeat: 1)
+        self.timer = timer
+    }
+
+    /// Both control subscriptions are confirmed: one more read, begun now, catches the node up.
+    func subscribed() {
+        subscribedAt = hub.clock.now()
+        read("subscribed")
+    }
+
+    /// The link dropped: messages may be missed from now on; read at once and every second, fence from the last
+    /// good read.
+    func linkLost() {
+        caughtUp = false
+        subscribedAt = .max
+        hub.positionsFencedAfter = lastGoodRead + fenceMs
+        timer?.start(after: 0, repeat: 1)
+    }
+
+    /// Stops reading and lifts the fence (the node is stopping).
+    func stop() {
+        timer?.stop()
+        timer = nil
+        hub.positionsFencedAfter = .max
+    }
+
+    private func read(_ why: String) {
+        let started = hub.clock.now()
+        hub.resyncSocial { [weak self] result in
+            guard let self else { return }
+            switch result {
+            case .success(let counts):
+                lastGoodRead = max(lastGoodRead, started)
+                if started >= subscribedAt {
+                    caughtUp = true
+                    timer?.stop()
+                    hub.positionsFencedAfter = .max
+                } else if !caughtUp {
+                    hub.positionsFencedAfter = lastGoodRead + fenceMs
+                }
+                if counts.total > 0 {
+                    logger.info("cluster: resync (\(why)) applied \(counts.total) changes: \(counts)")
+                }
+            case .failure(let error):
+                logger.warning("cluster: resync (\(why)) could not read the store: \(error.message)")
+            }
+        }
+    }
+}
