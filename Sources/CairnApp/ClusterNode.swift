@@ -243,9 +243,11 @@ final class SocialControl: RemoteSocial {
     /// still alive in presence.
     private func publishAwaiting(_ message: ControlMessage, _ done: @escaping (Bool) -> Void) {
         let presence = self.presence
+        // Nodes that vanished without leaving in the last ten minutes are named too: none answers, so the wait
+        // lasts at least the deadline, which is what a cut-off node's fence counts on (ClusterCatchUp).
         let grace = Self.expiredGraceMs
         control.publish(
-            message, awaiting: { presence.otherNodes(graceMs: grace) },
+            message, awaiting: { presence.otherNodes(graceMs: ClusterPresence.keptAfterExpiryMs) },
             listed: { presence.mayBeServing($0, graceMs: grace) }, then: done)
     }
 

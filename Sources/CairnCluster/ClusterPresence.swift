@@ -102,6 +102,8 @@ public final class ClusterPresence {
         if leaving {
             // Now, not behind the barrier (the loop will not turn again); arrivals still held were never announced.
             for user in local.sorted() { announce(user, online: false, confirmed: true) }
+            // Gone on purpose: nobody need wait for this node any more (see `otherNodes`).
+            link.command(["HDEL", nodesKey, node])
         }
         stopped = true
     }
@@ -112,8 +114,9 @@ public final class ClusterPresence {
     /// The other nodes `user` is connected to, as the mirror knows them.
     public func nodes(of user: Int64) -> Set<String> { elsewhere[user] ?? [] }
 
-    /// How long a node's expired entry is still read (`mayBeServing`'s grace must stay below it).
-    static let keptAfterExpiryMs: Int64 = 60_000
+    /// How long a node's expired entry is still read: a node that vanished without leaving (a crash, a cut) is
+    /// still among the nodes a wait names for this long (it then lapses at the deadline, see ControlChannel).
+    public static let keptAfterExpiryMs: Int64 = 600_000
     /// The mirror was rebuilt (a refresh's reply was applied): who is alive may have changed.
     public var rebuilt: (() -> Void)?
 
