@@ -1,11 +1,23 @@
 // `cairn seed`: writes N users, a friend graph and one token per user straight into a data directory, and the
 // tokens to a JSON file a load tester reads. Tokens are minted exactly as the hub mints them (32 random bytes,
-// base64url, only the SHA-256 digest stored), so the hub accepts them like any other.
+// base64url, only the SHA-256 digest stored), so the hub accepts them like any other. Either store takes them through
+// `FixtureStore`: SQLite in a data directory (one node), or the PostgreSQL database several nodes share.
 import CairnCrypto
 import CairnDomain
+import CairnPostgres
 import CairnSeed
 import CairnStore
 import Foundation
+
+/// A store that bulk-loads generated accounts, tokens and friendships in one transaction (`cairn seed`).
+public protocol FixtureStore: Sendable {
+    /// Inserts `users` with one token each and `friendships` (pairs of indexes into `users`); returns the new ids in
+    /// the order of `users`. A username that exists already aborts everything with `AccountStoreError.usernameTaken`.
+    func insertFixtures(users: [FixtureUser], friendships: [(Int, Int)], createdAt: Int64) async throws -> [Int64]
+}
+
+extension SQLiteStore: FixtureStore {}
+extension PostgresStore: FixtureStore {}
 
 /// What to generate.
 public struct FixturePlan: Sendable {
@@ -64,7 +76,7 @@ public struct FixtureFile: Codable, Sendable {
 public enum Fixtures {
     /// Writes the plan's users, friendships and tokens into `store` and returns the file contents.
     public static func generate(
-        _ plan: FixturePlan, into store: SQLiteStore, random: some RandomSource,
+        _ plan: FixturePlan, into store: some FixtureStore, random: some RandomSource,
         clock: some Clock
     ) async throws -> FixtureFile {
         let width = max(String(plan.users).count, 6)

@@ -2,10 +2,12 @@
 // (`cairn user grant-ops` / `revoke-ops`, `grant-admin` / `revoke-admin`), write load-test fixtures (`cairn seed`),
 // copy the database (`cairn backup`). It lives in the composition layer so the command line reaches the store, the
 // domain and the crypto only through here, and it offers only what those commands need, in plain values and errors
-// a command can print. Each opening says whether it may run beside a hub; the ones that may not hold the data
-// directory's lock (`DataDirectoryLock`).
+// a command can print. Only `seed` also writes to the shared PostgreSQL store (`storage.url`), for a load test of
+// several nodes; the other commands work on a data directory's SQLite alone. Each opening says whether it may run
+// beside a hub; the ones that may not hold the data directory's lock (`DataDirectoryLock`).
 import CairnCrypto
 import CairnDomain
+import CairnPostgres
 import CairnStore
 import Foundation
 
@@ -114,6 +116,21 @@ public final class Maintenance: Sendable {
     /// Needs `exclusive` access: a running hub would never learn of the new friendships.
     public func seed(_ plan: FixturePlan) async throws -> FixtureFile {
         guard lock != nil else { throw MaintenanceError.needsExclusiveAccess }
+        do {
+            return try await Fixtures.generate(plan, into: store, random: SecureRandom(), clock: SystemClock())
+        } catch AccountStoreError.usernameTaken {
+            throw MaintenanceError.usernameTaken
+        }
+    }
+
+    /// Writes the plan's users, friendships and tokens into the PostgreSQL database at `url` (`storage.url`, shared
+    /// by several nodes; migrated first if new) and returns the tokens file's contents. Run it before the nodes
+    /// start: each reads friendships into memory when it starts, and nothing here can stop a running node as the
+    /// data directory's lock does for SQLite. Throws `MaintenanceError.usernameTaken` as `seed` does.
+    public static func seed(_ plan: FixturePlan, storageURL url: String) async throws -> FixtureFile {
+        if let problem = StorageConfiguration.problem(url: url) { throw StorageStartError(problem) }
+        let store = try PostgresStore(url: url, connections: 1)
+        defer { store.close() }
         do {
             return try await Fixtures.generate(plan, into: store, random: SecureRandom(), clock: SystemClock())
         } catch AccountStoreError.usernameTaken {

@@ -1,6 +1,8 @@
 // `cairn seed`: load-test fixtures written straight into a data directory (see Fixtures.swift). Run it before
 // starting the hub on that directory: the hub reads friendships into memory when it starts, so the command holds
 // the data directory's lock and is refused while a hub runs. The tokens file holds live credentials: mode 0600.
+// With --storage-url it writes the same fixtures into the PostgreSQL database several nodes share (a load test of a
+// cluster); no lock guards that database, so run it before the nodes start.
 import ArgumentParser
 import CairnApp
 import Dispatch
@@ -13,7 +15,8 @@ struct Seed: ParsableCommand {
             Writes N users (no password; each gets one bearer token), a friend graph and the tokens file a load \
             tester reads: {"shape", "friendsPerUser", "seed", "users": [{"id", "username", "token", "friends"}]}. \
             Run it while the hub is stopped (it is refused while a hub holds the data directory). The tokens file \
-            is created with mode 0600. Deterministic for a given --seed, apart from the tokens.
+            is created with mode 0600. Deterministic for a given --seed, apart from the tokens. With --storage-url \
+            the fixtures go to the PostgreSQL database several nodes share instead; start the nodes afterwards.
             """)
 
     @Option(help: "Number of users to create.")
@@ -37,11 +40,18 @@ struct Seed: ParsableCommand {
     @Option(help: "Where to write the tokens file (JSON).")
     var out: String
 
+    @Option(help: "Seed the PostgreSQL database several nodes share (storage.url) instead of a data directory.")
+    var storageURL: String?
+
     func validate() throws {
         guard users >= 1 && users <= 10_000_000 else { throw ValidationError("--users must be between 1 and 10000000") }
         guard friends >= 0 && (friends < users || friends == 0) else {
             throw ValidationError("--friends must be at least 0 and less than --users")
         }
+        if let storageURL, let problem = StorageConfiguration.problem(url: storageURL) {
+            throw ValidationError("--storage-url: \(problem)")
+        }
+        if storageURL != nil && data != nil { throw ValidationError("--storage-url and --data exclude each other") }
         guard FixturePlan(users: users, friends: friends, graph: graph) != nil else {
             throw ValidationError("--graph must be random or clustered")
         }
@@ -58,6 +68,10 @@ struct Seed: ParsableCommand {
         CommandLogging.bootstrap()
         let directory = Environment().resolve(data, "CAIRN_DATA", default: "./data")
         let plan = FixturePlan(users: users, friends: friends, graph: graph, seed: seed, prefix: prefix)!
+        if let storageURL {
+            try seedShared(plan, url: storageURL)
+            return
+        }
         let data: Maintenance
         do {
             data = try Maintenance(dataDirectory: directory, access: .exclusive(purpose: "cairn seed"))
@@ -80,6 +94,32 @@ struct Seed: ParsableCommand {
         let pairs = file.users.reduce(0) { $0 + $1.friends.count } / 2
         print(
             "seeded \(file.users.count) users and \(pairs) friendships into \(directory) in "
+                + String(format: "%.1f s", Date().timeIntervalSince(started)) + "; tokens in \(out)")
+    }
+}
+
+extension Seed {
+    /// The same fixtures in the shared PostgreSQL database (several nodes' load test); run before the nodes start.
+    func seedShared(_ plan: FixturePlan, url: String) throws {
+        let tokens = try TokensFile(path: out)
+        let started = Date()
+        let file: FixtureFile
+        do {
+            file = try runBlocking { try await Maintenance.seed(plan, storageURL: url) }
+        } catch MaintenanceError.usernameTaken {
+            throw CommandFailure(
+                "users with prefix '\(prefix)' already exist in that database; choose another --prefix")
+        } catch let error as MaintenanceError {
+            throw CommandFailure("\(error)")
+        } catch {
+            throw CommandFailure("cannot seed the shared store: \(error)")
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        try tokens.write(encoder.encode(file))
+        let pairs = file.users.reduce(0) { $0 + $1.friends.count } / 2
+        print(
+            "seeded \(file.users.count) users and \(pairs) friendships into the shared store in "
                 + String(format: "%.1f s", Date().timeIntervalSince(started)) + "; tokens in \(out)")
     }
 }

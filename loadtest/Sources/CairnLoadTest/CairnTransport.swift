@@ -1,7 +1,8 @@
 // Drives Cairn: one libwebsockets client context, one thread, every simulated user a WebSocket connection to
-// `/ws?token=…` with subprotocol `cairn.v1`. Each user sends `friends.watch` when its connection opens, becomes
-// ready on the reply, then writes a `pos` whenever the session says one is due (one lws_write per writable
-// callback, as lws requires). Incoming frames are split into lines; `pos` events are matched to their send.
+// `/ws?token=…` with subprotocol `cairn.v1`, on the node `LoadConfiguration.port(ofUser:)` names. Each user sends
+// `friends.watch` when its connection opens, becomes ready on the reply, then writes a `pos` whenever the session
+// says one is due (one lws_write per writable callback, as lws requires). Incoming frames are split into lines; `pos`
+// events are matched to their send.
 // lws runs on a libev loop (epoll), as the hub does and as the MQTT side runs on epoll, so the tester's wake-ups do
 // not scan every descriptor (lws' poll() would) and its own queueing does not count as the hub's latency. The loop
 // is ours: turned once per iteration, before the session's tick.
@@ -118,7 +119,7 @@ public final class CairnTransport: LoadTransport {
         var ci = lws_client_connect_info()
         ci.context = context
         ci.address = UnsafePointer(hostC)
-        ci.port = Int32(session.configuration.port)
+        ci.port = Int32(session.configuration.port(ofUser: user))
         ci.path = UnsafePointer(paths[user])
         ci.host = UnsafePointer(hostC)
         ci.origin = UnsafePointer(hostC)

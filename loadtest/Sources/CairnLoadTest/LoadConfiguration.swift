@@ -1,5 +1,8 @@
 // Everything a run needs besides the workload: which server, where, how fast, for how long. Load is only ever
-// sent to loopback (127.0.0.0/8); the configuration refuses any other address before a socket exists.
+// sent to loopback (127.0.0.0/8); the configuration refuses any other address before a socket exists. A Cairn run may
+// spread its users over several nodes (`ports`): user i connects to node i mod N, so who shares a node with whom is
+// fixed by the order of the tokens file, and every delivery is either same-node or cross-node (`DeliveryPath`).
+import Foundation
 
 /// The server a run drives.
 public enum ServerKind: String, Sendable, Codable, CaseIterable {
@@ -7,6 +10,14 @@ public enum ServerKind: String, Sendable, Codable, CaseIterable {
     case cairn
     /// Mosquitto over MQTT 3.1.1: each user publishes to `pos/<id>` and subscribes to its friends' topics.
     case mosquitto
+}
+
+/// Where a delivery went: between two users on one node, or from one node to another (through Redis for Cairn).
+public enum DeliveryPath: String, Sendable, Codable, CaseIterable {
+    /// Sender and watcher are connected to the same node.
+    case sameNode
+    /// Sender and watcher are connected to different nodes.
+    case crossNode
 }
 
 /// Why a configuration is refused.
@@ -31,8 +42,13 @@ public struct LoadConfiguration: Sendable, Equatable {
     public var server: ServerKind
     /// Server address: an IPv4 literal in 127.0.0.0/8.
     public var host: String = "127.0.0.1"
-    /// Server port.
-    public var port: Int
+    /// The ports of the nodes, one or more (all on `host`); user i connects to `ports[i % ports.count]`.
+    public var ports: [Int]
+    /// The port of the first (or only) node; setting it makes the run single-node on that port.
+    public var port: Int {
+        get { ports[0] }
+        set { ports = [newValue] }
+    }
     /// WebSocket path (Cairn).
     public var path: String = "/ws"
     /// Reports per second per user.
@@ -49,21 +65,41 @@ public struct LoadConfiguration: Sendable, Equatable {
     public var drain: Double = 1
     /// Source addresses to spread connections over (127.0.0.2, .3, …); 0 picks one per 20,000 users beyond the first.
     public var sourceAddresses: Int = 0
-    /// The server's pid, when it runs here, for CPU and memory figures from /proc.
-    public var serverPID: Int32?
+    /// The servers' pids (one per node, in any order), when they run here, for CPU and memory figures from /proc.
+    public var serverPIDs: [Int32] = []
+    /// The pid of the only server; setting it replaces the list.
+    public var serverPID: Int32? {
+        get { serverPIDs.first }
+        set { serverPIDs = newValue.map { [$0] } ?? [] }
+    }
     /// Print a progress line every second (stderr).
     public var progress: Bool = true
 
     /// A configuration with defaults for everything but the server and port.
     public init(server: ServerKind, port: Int) {
         self.server = server
-        self.port = port
+        self.ports = [port]
     }
+
+    /// A configuration spreading users over the nodes listening on `ports` (see `node(ofUser:)`).
+    public init(server: ServerKind, ports: [Int]) {
+        self.server = server
+        self.ports = ports
+    }
+
+    /// The most nodes a run may spread its users over.
+    public static let maxNodes = 64
 
     /// Checks ranges and that the host is loopback.
     public func validate() throws(LoadConfigurationError) {
         guard Self.isLoopback(host) else { throw .notLoopback(host) }
-        guard (1...65535).contains(port) else { throw .outOfRange("port must be 1...65535") }
+        guard !ports.isEmpty else { throw .outOfRange("give at least one port") }
+        guard ports.count <= Self.maxNodes else { throw .outOfRange("at most \(Self.maxNodes) ports") }
+        guard ports.allSatisfy({ (1...65535).contains($0) }) else { throw .outOfRange("port must be 1...65535") }
+        guard Set(ports).count == ports.count else { throw .outOfRange("each port may be given only once") }
+        guard server == .cairn || ports.count == 1 else {
+            throw .outOfRange("several ports (nodes) are for cairn only; mosquitto takes one --port")
+        }
         guard rate > 0 && rate <= 100 else { throw .outOfRange("rate must be in (0, 100] reports per second") }
         guard duration > 0 && duration <= 3600 else { throw .outOfRange("duration must be in (0, 3600] seconds") }
         guard rampPerSecond > 0 else { throw .outOfRange("ramp must be positive") }
@@ -72,6 +108,43 @@ public struct LoadConfiguration: Sendable, Equatable {
             throw .outOfRange("source addresses must be 0...250")
         }
         guard readyTimeout >= 0 && drain >= 0 else { throw .outOfRange("timeouts must not be negative") }
+    }
+
+    /// Number of nodes.
+    public var nodeCount: Int { ports.count }
+
+    /// The node user `index` connects to: `index mod nodeCount` (users are dealt round-robin, in tokens-file order).
+    public func node(ofUser index: Int) -> Int { index % ports.count }
+
+    /// The port user `index` connects to.
+    public func port(ofUser index: Int) -> Int { ports[node(ofUser: index)] }
+
+    /// Whether a delivery from `sender` to `watcher` (user indexes) stays on one node or crosses between two.
+    public func path(from sender: Int, to watcher: Int) -> DeliveryPath {
+        node(ofUser: sender) == node(ofUser: watcher) ? .sameNode : .crossNode
+    }
+
+    /// `host:port`, or `host:port1,port2,…` for several nodes.
+    public var address: String { "\(host):" + ports.map(String.init).joined(separator: ",") }
+
+    /// Parses a `--ports` list: comma-separated decimal ports (spaces around them allowed), at least one, each
+    /// 1...65535, none twice, at most `maxNodes`.
+    public static func parsePorts(_ text: String) throws(LoadConfigurationError) -> [Int] {
+        let items = text.split(separator: ",", omittingEmptySubsequences: false)
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+        var ports: [Int] = []
+        for item in items {
+            guard !item.isEmpty, item.count <= 5, item.allSatisfy({ $0 >= "0" && $0 <= "9" }), let port = Int(item),
+                (1...65535).contains(port)
+            else {
+                throw .outOfRange(
+                    "--ports must be comma-separated ports 1...65535, like 7681,7682,7683 (got '\(item)')")
+            }
+            guard !ports.contains(port) else { throw .outOfRange("--ports lists \(port) twice") }
+            ports.append(port)
+        }
+        guard ports.count <= maxNodes else { throw .outOfRange("--ports takes at most \(maxNodes) ports") }
+        return ports
     }
 
     /// Whether `host` is a dotted-quad IPv4 literal in 127.0.0.0/8.

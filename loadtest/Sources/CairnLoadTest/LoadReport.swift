@@ -123,6 +123,20 @@ public struct LoadReport: Codable, Sendable {
         public var bytesPerUser: Double
     }
 
+    /// The deliveries of one `DeliveryPath`: between users on one node, or across nodes.
+    public struct PathFigures: Codable, Sendable {
+        /// Which path.
+        public var path: DeliveryPath
+        /// Deliveries on it, matched to their send.
+        public var deliveries: Int
+        /// Deliveries expected on it (each report × the sender's ready friends on that path).
+        public var expectedDeliveries: Int
+        /// deliveries / expectedDeliveries (1 when nothing was expected).
+        public var deliveredShare: Double
+        /// Send-to-delivery latency on it.
+        public var latency: LatencySummary
+    }
+
     /// The tool's own cost.
     public struct ClientCost: Codable, Sendable {
         /// CPU seconds used by this process.
@@ -157,8 +171,14 @@ public struct LoadReport: Codable, Sendable {
     public var connectTime: LatencySummary
     /// The window second by second.
     public var perSecond: [SecondSample]
-    /// Server cost, if measured.
+    /// Server cost, if one server pid was given.
     public var serverCost: ServerCost?
+    /// Every given server pid's cost, in the order given (one per node when several).
+    public var serverCosts: [ServerCost]
+    /// The nodes' ports; user i connected to `ports[i % ports.count]`.
+    public var ports: [Int]
+    /// Same-node and cross-node deliveries (with one node every delivery is same-node), in `DeliveryPath` order.
+    public var byPath: [PathFigures]
     /// Client cost.
     public var clientCost: ClientCost
 
@@ -211,6 +231,26 @@ public struct LoadReport: Codable, Sendable {
                                 separator: " "))
             ),
         ]
+        if ports.count > 1 {
+            for p in byPath {
+                let l = p.latency
+                rows.append(
+                    (
+                        p.path == .sameNode ? "same-node ms" : "cross-node ms",
+                        "p50 \(f(l.p50)) p90 \(f(l.p90)) p99 \(f(l.p99)) p99.9 \(f(l.p999)) max \(f(l.max)); "
+                            + "\(p.deliveries) of \(p.expectedDeliveries) (\(f(p.deliveredShare * 100, 1))%)"
+                    ))
+            }
+        }
+        if serverCost == nil && !serverCosts.isEmpty {
+            for s in serverCosts {
+                rows.append(
+                    (
+                        "server \(s.pid)",
+                        "cpu \(f(s.cpuSeconds)) s (window \(f(s.windowCpuSeconds))), peak \(s.peakRssKiB) KiB"
+                    ))
+            }
+        }
         if let s = serverCost {
             rows.append(("server cpu s", "\(f(s.cpuSeconds)) (window \(f(s.windowCpuSeconds)))"))
             rows.append(

@@ -56,6 +56,9 @@ public final class LoadSession {
     private var sendLog: SendLog
     private var schedule: ReportSchedule
     private var latency = LatencyHistogram()
+    /// Latency by `DeliveryPath` (index: its position in `DeliveryPath.allCases`), and the deliveries expected on it.
+    private var pathLatency = [LatencyHistogram](repeating: LatencyHistogram(), count: DeliveryPath.allCases.count)
+    private var pathExpected = [Int](repeating: 0, count: DeliveryPath.allCases.count)
     private var secondLatency = LatencyHistogram()
     private var connectTime = LatencyHistogram()
     private var seconds: [SecondSample] = []
@@ -73,12 +76,13 @@ public final class LoadSession {
     private var drainEndNs: UInt64 = 0
     private var nextProgressNs: UInt64
     private var lastProgress = (sends: 0, deliveries: 0)
-    private var serverStart: ProcessSample?
-    private var serverWindowStart: ProcessSample?
+    /// Readings of each server pid (in `configuration.serverPIDs` order) before the ramp and when the window began.
+    private var serverStart: [ProcessSample?] = []
+    private var serverWindowStart: [ProcessSample?] = []
     /// This process's CPU seconds when the window began and when it ended.
     private var ownWindowStartCpu = 0.0
     private var ownWindowEndCpu: Double?
-    private var serverAtLoad: ProcessSample?
+    private var serverAtLoad: [ProcessSample?] = []
     private var readyAtLoad = 0
     private let output: (String) -> Void
 
@@ -104,7 +108,7 @@ public final class LoadSession {
         let budget = rampSeconds + configuration.readyTimeout + configuration.duration + configuration.drain + 30
         deadlineNs = startNs + UInt64(budget * 1e9)
         nextProgressNs = startNs + 1_000_000_000
-        if let pid = configuration.serverPID { serverStart = ServerProcessStats.sample(pid: pid) }
+        serverStart = configuration.serverPIDs.map { ServerProcessStats.sample(pid: $0) }
     }
 
     /// The index of the user with `id`, if it is part of the workload.
@@ -206,7 +210,7 @@ public final class LoadSession {
         phase = .measure
         windowStartNs = now
         ownWindowStartCpu = Self.ownCpuSeconds()
-        if let pid = configuration.serverPID { serverWindowStart = ServerProcessStats.sample(pid: pid) }
+        serverWindowStart = configuration.serverPIDs.map { ServerProcessStats.sample(pid: $0) }
     }
 
     private func abortForLostServer(now: UInt64) {
@@ -214,7 +218,7 @@ public final class LoadSession {
             finish(
                 .unreachable,
                 "could not connect to \(configuration.server.rawValue) at "
-                    + "\(configuration.host):\(configuration.port) (\(counters.connectFailures) attempts failed)",
+                    + "\(configuration.address) (\(counters.connectFailures) attempts failed)",
                 now: now)
         } else {
             finish(
@@ -238,8 +242,8 @@ public final class LoadSession {
     }
 
     private func sampleServerAtLoad() {
-        guard let pid = configuration.serverPID else { return }
-        serverAtLoad = ServerProcessStats.sample(pid: pid)
+        guard !configuration.serverPIDs.isEmpty else { return }
+        serverAtLoad = configuration.serverPIDs.map { ServerProcessStats.sample(pid: $0) }
         readyAtLoad = states.reduce(0) { $0 + ($1 == .ready ? 1 : 0) }
     }
 
@@ -307,7 +311,10 @@ public final class LoadSession {
         let length = PositionWriter.write(lat: point.lat, lon: point.lon, ts: ts, to: out)
         sendLog.record(user: user, ts: ts, instant: now)
         var watchers = 0
-        for f in workload.friends[user] where states[Int(f)] == .ready { watchers += 1 }
+        for f in workload.friends[user] where states[Int(f)] == .ready {
+            watchers += 1
+            pathExpected[Self.slot(configuration.path(from: user, to: Int(f)))] += 1
+        }
         counters.positionsSent += 1
         counters.expectedDeliveries += watchers
         counters.messagesSent += 1
@@ -344,10 +351,14 @@ public final class LoadSession {
         }
         counters.deliveries += 1
         latency.record(nanoseconds: now - sent)
+        pathLatency[Self.slot(configuration.path(from: Int(index), to: watcher))].record(nanoseconds: now - sent)
         secondLatency.record(nanoseconds: now - sent)
         let b = bin(now)
         seconds[b].deliveries += 1
     }
+
+    /// The index of `path` in the per-path arrays.
+    static func slot(_ path: DeliveryPath) -> Int { path == .sameNode ? 0 : 1 }
 
     // MARK: Seconds and progress
 
@@ -388,23 +399,35 @@ public final class LoadSession {
         let window = windowEndNs > windowStartNs ? Double(windowEndNs - windowStartNs) / 1e9 : 0
         let plan = workload.plan
         let setup = LoadReport.Setup(
-            server: configuration.server, address: "\(configuration.host):\(configuration.port)", users: workload.count,
+            server: configuration.server, address: configuration.address, users: workload.count,
             friendsPerUser: plan.friends, friendships: workload.friendships, graph: plan.shape.rawValue,
             seed: plan.seed,
             rateHz: configuration.rate, durationSeconds: configuration.duration,
             rampPerSecond: configuration.rampPerSecond,
             modes: plan.modes.description, box: plan.box,
             sourceAddresses: configuration.sourceAddressCount(users: workload.count))
-        var serverCost: LoadReport.ServerCost?
-        if let pid = configuration.serverPID, let start = serverStart {
-            let end = serverAtLoad ?? ServerProcessStats.sample(pid: pid) ?? start
-            let windowStart = serverWindowStart ?? start
+        var serverCosts: [LoadReport.ServerCost] = []
+        for (i, pid) in configuration.serverPIDs.enumerated() {
+            guard let start = serverStart[i] else { continue }
+            let end = (serverAtLoad.isEmpty ? nil : serverAtLoad[i]) ?? ServerProcessStats.sample(pid: pid) ?? start
+            let windowStart = serverWindowStart.isEmpty ? nil : serverWindowStart[i]
             let grown = Double(max(0, end.rssKiB - start.rssKiB)) * 1024
-            serverCost = .init(
-                pid: pid, cpuSeconds: end.cpuSeconds - start.cpuSeconds,
-                windowCpuSeconds: serverWindowStart == nil ? 0 : end.cpuSeconds - windowStart.cpuSeconds,
-                peakRssKiB: end.peakRssKiB, baselineRssKiB: start.rssKiB, loadedRssKiB: end.rssKiB,
-                bytesPerUser: readyAtLoad > 0 ? grown / Double(readyAtLoad) : 0)
+            // Users ready per node: a node's memory grows with its own share of the users.
+            let readyHere = configuration.serverPIDs.count == 1 ? readyAtLoad : readyAtLoad / configuration.nodeCount
+            serverCosts.append(
+                .init(
+                    pid: pid, cpuSeconds: end.cpuSeconds - start.cpuSeconds,
+                    windowCpuSeconds: windowStart.map { end.cpuSeconds - $0.cpuSeconds } ?? 0,
+                    peakRssKiB: end.peakRssKiB, baselineRssKiB: start.rssKiB, loadedRssKiB: end.rssKiB,
+                    bytesPerUser: readyHere > 0 ? grown / Double(readyHere) : 0))
+        }
+        let paths = DeliveryPath.allCases.map { path in
+            let slot = Self.slot(path)
+            let summary = pathLatency[slot].summary
+            return LoadReport.PathFigures(
+                path: path, deliveries: Int(summary.count), expectedDeliveries: pathExpected[slot],
+                deliveredShare: pathExpected[slot] > 0 ? Double(summary.count) / Double(pathExpected[slot]) : 1,
+                latency: summary)
         }
         var usage = rusage()
         getrusage(RUSAGE_SELF.rawValue, &usage)
@@ -416,7 +439,8 @@ public final class LoadSession {
             deliveriesPerSecond: window > 0 ? Double(c.deliveries) / window : 0,
             deliveredShare: c.expectedDeliveries > 0 ? Double(c.deliveries) / Double(c.expectedDeliveries) : 1,
             latency: latency.summary, connectTime: connectTime.summary, perSecond: seconds,
-            serverCost: serverCost,
+            serverCost: serverCosts.count == 1 ? serverCosts[0] : nil,
+            serverCosts: serverCosts, ports: configuration.ports, byPath: paths,
             clientCost: .init(
                 cpuSeconds: cpu, windowCpuSeconds: ownWindowEndCpu.map { $0 - ownWindowStartCpu } ?? 0,
                 peakRssKiB: Int(usage.ru_maxrss)))

@@ -16,7 +16,10 @@ struct LoadTestCommand: ParsableCommand {
         discussion: """
             Against Cairn, users and friendships come from the tokens file written by `cairn seed` (run the hub on \
             that data directory). Against Mosquitto, pass the same tokens file for the identical graph, or \
-            --users/--friends/--graph/--seed to generate it. Movement and timing come from --seed.
+            --users/--friends/--graph/--seed to generate it. Movement and timing come from --seed. Several Cairn \
+            nodes (sharing one PostgreSQL and one Redis): --ports 7681,7682,7683 instead of --port; user i (in \
+            tokens-file order) connects to node i mod N, and the report splits deliveries into same-node and \
+            cross-node.
             """)
 
     @Option(help: "Server kind: cairn or mosquitto.")
@@ -25,8 +28,11 @@ struct LoadTestCommand: ParsableCommand {
     @Option(help: "Server address (an IPv4 literal in 127.0.0.0/8).")
     var host: String = "127.0.0.1"
 
-    @Option(help: "Server port.")
-    var port: Int
+    @Option(help: "Server port (or --ports).")
+    var port: Int?
+
+    @Option(help: "Several Cairn nodes' ports, comma-separated (user i connects to node i mod N).")
+    var ports: String?
 
     @Option(help: "Tokens file from `cairn seed --out` (required for cairn).")
     var tokens: String?
@@ -70,8 +76,8 @@ struct LoadTestCommand: ParsableCommand {
     @Option(help: "Source addresses 127.0.0.2… to spread connections over (0: one per 20,000 users beyond the first).")
     var sourceAddresses: Int = 0
 
-    @Option(help: "Pid of the server, if it runs here: CPU seconds and memory from /proc.")
-    var serverPid: Int32?
+    @Option(help: "Pid of the server, if it runs here: CPU seconds and memory from /proc (repeat for each node).")
+    var serverPid: [Int32] = []
 
     @Option(help: "Write the report as JSON to this file ('-' for stdout).")
     var json: String?
@@ -99,7 +105,18 @@ struct LoadTestCommand: ParsableCommand {
             }
             plan.modes = parsed
         }
-        var configuration = LoadConfiguration(server: kind, port: port)
+        let nodePorts: [Int]
+        switch (port, ports) {
+        case (let port?, nil): nodePorts = [port]
+        case (nil, let list?):
+            guard kind == .cairn else {
+                throw ValidationError("--ports is for cairn only (several nodes); give mosquitto one --port")
+            }
+            do { nodePorts = try LoadConfiguration.parsePorts(list) } catch { throw ValidationError(error.description) }
+        case (nil, nil): throw ValidationError("give --port, or --ports for several cairn nodes")
+        case (_?, _?): throw ValidationError("--port and --ports exclude each other")
+        }
+        var configuration = LoadConfiguration(server: kind, ports: nodePorts)
         configuration.host = host
         configuration.rate = rate
         configuration.duration = duration
@@ -108,7 +125,7 @@ struct LoadTestCommand: ParsableCommand {
         configuration.readyTimeout = readyTimeout
         configuration.drain = drain
         configuration.sourceAddresses = sourceAddresses
-        configuration.serverPID = serverPid
+        configuration.serverPIDs = serverPid
         configuration.progress = !quiet
         do { try configuration.validate() } catch { throw ValidationError(error.description) }
 
