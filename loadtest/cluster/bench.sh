@@ -96,7 +96,7 @@ if [ "$(id -u)" = 0 ]; then
   chown postgres:postgres "$WORK"
   AS_PG=(setpriv --reuid=postgres --regid=postgres --clear-groups)
 fi
-"${AS_PG[@]}" "$PG_BIN/initdb" -D "$WORK/pg" -U cairn -A trust --no-sync -E UTF8 --locale=C > "$RESULTS/initdb.log"
+"${AS_PG[@]}" "$PG_BIN/initdb" -D "$WORK/pg" -U cairn -A trust --no-sync -E UTF8 --locale=C > "$WORK/initdb.log"
 PG_PORT=$(free_port)
 "${AS_PG[@]}" "$PG_BIN/postgres" -D "$WORK/pg" -p "$PG_PORT" -k "$WORK" -c listen_addresses=127.0.0.1 \
   -c fsync=off -c full_page_writes=off -c max_connections=100 > "$WORK/postgres.log" 2>&1 &
@@ -126,11 +126,13 @@ start_nodes() {  # count
     [ "$count" -gt 1 ] && cluster=(--redis-url "redis://127.0.0.1:$REDIS_PORT" --cluster-node "node$i")
     rm -rf "$WORK/node$i"
     "${PRIO[@]}" "$BIN/cairn" serve --host 127.0.0.1 --port "$port" --data "$WORK/node$i" --storage-url "$DB" \
-      --storage-connections 2 "${cluster[@]}" > "$RESULTS/node$i.log" 2>&1 &
+      --storage-connections 2 "${cluster[@]}" > "$WORK/node$i.log" 2>&1 &
     NODE_PIDS+=($!)
     NODE_PORTS+=("$port")
   done
-  for i in "${!NODE_PIDS[@]}"; do wait_listening "${NODE_PORTS[$i]}" "${NODE_PIDS[$i]}"; done
+  for i in "${!NODE_PIDS[@]}"; do
+    wait_listening "${NODE_PORTS[$i]}" "${NODE_PIDS[$i]}" || { tail -20 "$WORK/node$((i + 1)).log" >&2; return 1; }
+  done
 }
 
 # CPU seconds (utime+stime, plus those of reaped children) of a process and its live children.
