@@ -1,11 +1,13 @@
 // Keeping a node's memory current with the shared store while it may have missed control messages, and failing
 // closed when it cannot. Pub/sub does not replay: from start until its first subscription is confirmed, and from a
 // lost link until the next one, the node reads friendships, requests and rules from the store (`Hub.resyncSocial`)
-// every second, and once more after each confirmed subscription; then it is caught up (every later change arrives
-// as a message). While it is not, it delivers positions only while its last good read began less than `fenceMs`
-// ago (`Hub.positionsFencedAfter`): a hide committed elsewhere is answered no sooner than `fenceMs` (the ack
-// deadline) after its commit, so a node still delivering has read the store after that commit. A node cut off from
-// both Redis and the store stops delivering positions rather than serve rules it cannot check.
+// every second (or every half `fenceMs`, if that is shorter), and once more after each confirmed subscription; then
+// it is caught up (every later change arrives as a message). While it is not, it delivers positions only while its
+// last good read began less than `fenceMs` ago (`Hub.positionsFencedAfter`): a hide committed elsewhere is answered
+// no sooner than `fenceMs` (the ack deadline) after its commit, so a node still delivering has read the store after
+// that commit. A node cut off from both Redis and the store stops delivering positions rather than serve rules it
+// cannot check. Caught up, it still reads every `sweepSeconds`: a backstop for any change whose message never went
+// out (a node that crashed between its commit and its publish).
 import CairnCluster
 import CairnDomain
 import Logging
@@ -15,6 +17,10 @@ final class ClusterCatchUp {
     private let hub: Hub
     private let logger: Logger
     private let fenceMs: Int64
+    /// Seconds between reads while catching up.
+    private let interval: Double
+    /// Seconds between reads once caught up.
+    static let sweepSeconds = 30.0
     private var timer: LoopTimer?
     private var caughtUp = false
     /// When both control subscriptions were last confirmed (.max: not since the link dropped).
@@ -27,10 +33,11 @@ final class ClusterCatchUp {
         self.hub = hub
         self.logger = logger
         self.fenceMs = fenceMs
+        interval = min(1, Double(fenceMs) / 2000)
         lastGoodRead = hub.clock.now()
         hub.positionsFencedAfter = lastGoodRead + fenceMs
-        let timer = LoopTimer(loop: loop) { [unowned self] in self.read("catching up") }
-        timer.start(after: 1, repeat: 1)
+        let timer = LoopTimer(loop: loop) { [unowned self] in self.read(self.caughtUp ? "sweep" : "catching up") }
+        timer.start(after: interval, repeat: interval)
         self.timer = timer
     }
 
@@ -46,7 +53,7 @@ final class ClusterCatchUp {
         caughtUp = false
         subscribedAt = .max
         hub.positionsFencedAfter = lastGoodRead + fenceMs
-        timer?.start(after: 0, repeat: 1)
+        timer?.start(after: 0, repeat: interval)
     }
 
     /// Stops reading and lifts the fence (the node is stopping).
@@ -63,9 +70,13 @@ final class ClusterCatchUp {
             switch result {
             case .success(let counts):
                 lastGoodRead = max(lastGoodRead, started)
+                let took = hub.clock.now() - started
+                if took * 2 > fenceMs {
+                    logger.warning("cluster: reading the store took \(took) ms, over half cluster.ack_timeout")
+                }
                 if started >= subscribedAt {
+                    if !caughtUp { timer?.start(after: Self.sweepSeconds, repeat: Self.sweepSeconds) }
                     caughtUp = true
-                    timer?.stop()
                     hub.positionsFencedAfter = .max
                 } else if !caughtUp {
                     hub.positionsFencedAfter = lastGoodRead + fenceMs

@@ -41,7 +41,8 @@ final class ClusterNode {
         self.hub = hub
         self.logger = logger
         let node = configuration.nodeName
-        link = RedisLink(endpoint: endpoint, loop: loop, confinement: hub.confinement)
+        link = RedisLink(
+            endpoint: endpoint, loop: loop, confinement: hub.confinement, channelPrefix: configuration.prefix)
         presence = ClusterPresence(
             link: link, loop: loop, node: node, prefix: configuration.prefix,
             refreshSeconds: Double(configuration.presenceRefreshSeconds),

@@ -1,5 +1,5 @@
-// Asking the owner's node for a position (control kind 7). When a friendship begins, or a rule lets a viewer here
-// see an owner connected elsewhere, this node starts following the owner; the owner's node shows the position at
+// Asking the owner's node for a position (control kind 7). When a friendship begins with an owner connected
+// elsewhere, this node starts following the owner for its viewer here; the owner's node shows the position at
 // once, usually before this node's SUBSCRIBE has reached Redis, and that message is lost for it. So once Redis has
 // confirmed this node's subscriptions (`RedisLink.afterSubscriptions`), it asks on the control channel, and the
 // node where the owner is connected answers on the owner's channel at the viewer's level (the domain decides, as

@@ -43,6 +43,9 @@ public final class ClusterPresence {
     private var local: Set<Int64> = []
     /// Users online elsewhere, with the nodes they are on.
     private var elsewhere: [Int64: Set<String>] = [:]
+    /// How many users online elsewhere each node holds (kept with `elsewhere`, so asking which nodes hold someone
+    /// does not walk every user).
+    private var usersOn: [String: Int] = [:]
     /// Channel news since the last refresh was sent: member → (sequence, online). A refresh's reply may have been
     /// read by Redis before such news; it must not undo it.
     private var news: [String: (sequence: UInt64, online: Bool)] = [:]
@@ -126,7 +129,7 @@ public final class ClusterPresence {
     public func otherNodes(graceMs: Int64 = 0) -> Set<String> {
         let now = now()
         var nodes = Set(liveNodes.filter { $0.value + graceMs > now }.keys)
-        for on in elsewhere.values { nodes.formUnion(on) }
+        nodes.formUnion(usersOn.keys)
         return nodes
     }
 
@@ -135,7 +138,7 @@ public final class ClusterPresence {
     public func mayBeServing(_ node: String, graceMs: Int64 = 0) -> Bool {
         guard isCurrent else { return true }
         if let expiry = liveNodes[node], expiry + graceMs > now() { return true }
-        return elsewhere.values.contains { $0.contains(node) }
+        return usersOn[node] != nil
     }
 
     /// `user` came online here (first connection) or went offline here (last connection closed). Announced once
@@ -187,11 +190,16 @@ public final class ClusterPresence {
             var live: [String: Int64] = [:]
             var index = 0
             while index + 1 < fields.count {
-                // Kept a while past their expiry: `mayBeServing` decides how long that still counts.
+                // Kept a while past their expiry (`mayBeServing` decides how long that still counts); a field long
+                // past it is a node that is not coming back under that name: removed.
                 if let name = fields[index].text, name != self.node, let text = fields[index + 1].text,
-                    let expiry = Int64(text), expiry + Self.keptAfterExpiryMs > self.now()
+                    let expiry = Int64(text)
                 {
-                    live[name] = expiry
+                    if expiry + Self.keptAfterExpiryMs > self.now() {
+                        live[name] = expiry
+                    } else {
+                        self.link.command(["HDEL", self.nodesKey, name])
+                    }
                 }
                 index += 2
             }
@@ -222,6 +230,8 @@ public final class ClusterPresence {
         }
         let before = elsewhere
         elsewhere = next
+        usersOn = [:]
+        for nodes in next.values { for on in nodes { usersOn[on, default: 0] += 1 } }
         refreshes += 1
         isCurrent = true
         for user in Set(before.keys).union(next.keys) where (before[user] != nil) != (next[user] != nil) {
@@ -244,8 +254,12 @@ public final class ClusterPresence {
         var isNew = false
         if online {
             isNew = elsewhere[user, default: []].insert(from).inserted
+            if isNew { usersOn[from, default: 0] += 1 }
         } else {
-            elsewhere[user]?.remove(from)
+            if elsewhere[user]?.remove(from) != nil {
+                let left = (usersOn[from] ?? 1) - 1
+                usersOn[from] = left > 0 ? left : nil
+            }
             if elsewhere[user]?.isEmpty == true { elsewhere[user] = nil }
         }
         let isNow = elsewhere[user] != nil
@@ -258,6 +272,7 @@ public final class ClusterPresence {
         liveNodes.removeAll()
         let gone = Array(elsewhere.keys)
         elsewhere.removeAll()
+        usersOn.removeAll()
         news.removeAll()
         for user in gone { remoteChanged?(user, false) }
     }

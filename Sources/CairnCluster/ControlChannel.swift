@@ -29,6 +29,8 @@ public final class ControlChannel {
         var sent = false
         /// How often it was handed to the link.
         var sends = 0
+        /// When it was last handed to the link.
+        var lastSent = Int64.min / 2
         /// Who to wait for (asked again at every send).
         let awaiting: () -> Set<String>
         let deadline: Int64
@@ -54,6 +56,8 @@ public final class ControlChannel {
     private var timer: LoopTimer?
     /// Messages that wait for nobody, not yet published (the channel was not ready, or their PUBLISH failed).
     private var outbox: [ControlMessage] = []
+    /// When `checkDeadlines` last retried what is unsent (at most once a second).
+    private var lastRetry = Int64.min / 2
     /// The most the outbox keeps; beyond it the oldest go (counted in `droppedCount`).
     static let outboxLimit = 10_000
 
@@ -193,14 +197,19 @@ public final class ControlChannel {
         if isReady { send(wait: lastAckID) }
     }
 
-    /// Ends the waits that are over: past the give-up time (false), or past the deadline with the channel ready,
-    /// presence known and every missing node no longer listed (true); sends what is still to go. The node's timer
-    /// calls it.
+    /// Ends the waits that are over: past the give-up time (false; the message still goes out, waiting for nobody),
+    /// or past the deadline with the channel ready, presence known and every missing node no longer listed (true).
+    /// Past the deadline, a wait's message is sent again every second to the nodes still missing (one that missed
+    /// it while its own link blinked acknowledges the repeat), and what failed to go out is retried once a second.
+    /// The node's timer calls it ten times a second.
     public func checkDeadlines() {
         let now = now()
         for (id, wait) in waits where now >= wait.giveUp {
             waits[id] = nil
             givenUpCount &+= 1
+            var message = wait.message
+            message.ackID = 0
+            keep(message)  // the change is committed: the other nodes must still hear of it
             wait.done(false)
         }
         guard isReady, presenceKnown() else { return }
@@ -212,9 +221,13 @@ public final class ControlChannel {
                 wait.done(true)
             } else {
                 waits[id]?.nodes = missing
+                if now - wait.lastSent >= 1000 { send(wait: id) }
             }
         }
-        flush()
+        if now - lastRetry >= 1000 {
+            lastRetry = now
+            flush()
+        }
     }
 
     /// Tells `message`'s sender that this node applied it (when it asked).
@@ -294,6 +307,7 @@ public final class ControlChannel {
         if wait.sends > 0 { resentCount &+= 1 }
         waits[id]?.sends += 1
         waits[id]?.sent = true
+        waits[id]?.lastSent = now()
         link.publish(controlChannel, wait.message.encoded()) { [weak self] result in
             if case .failure = result { self?.waits[id]?.sent = false }
         }

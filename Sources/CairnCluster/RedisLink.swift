@@ -34,7 +34,7 @@ public final class RedisLink {
     /// which the pub/sub connection subscribes. A subscribed connection cannot PING through hiredis 0.14 (the reply
     /// has no callback to go to), and a silently dead one would let the node miss every message while it looks up;
     /// `missedLimit` beats without the echo drop both connections like unanswered PINGs do.
-    let echoChannel = "cairn:link-echo:" + String(UInt64.random(in: 1...UInt64.max), radix: 16)
+    let echoChannel: String
     private var echoConfirmed = false
     private var echoesMissed = 0
     private let loop: UnsafeMutableRawPointer
@@ -47,13 +47,16 @@ public final class RedisLink {
     public var lastError: String? { commands.lastError ?? pubsub.lastError }
 
     /// A link to `endpoint` on the libev loop `loop` (an opaque `struct ev_loop *`), owned by `confinement`'s
-    /// thread. `random` gives fractions in [0, 1) for the back-off's jitter. Nothing connects before `start`.
+    /// thread. `random` gives fractions in [0, 1) for the back-off's jitter; the link's own heartbeat channel is
+    /// named under `channelPrefix`. Nothing connects before `start`.
     public init(
         endpoint: RedisEndpoint, loop: UnsafeMutableRawPointer, confinement: LoopConfinement,
-        backoff: ReconnectBackoff = ReconnectBackoff(), heartbeatSeconds: Double = 2,
+        backoff: ReconnectBackoff = ReconnectBackoff(), heartbeatSeconds: Double = 2, channelPrefix: String = "cairn",
         random: @escaping () -> Double = { Double.random(in: 0..<1) }
     ) {
         self.endpoint = endpoint
+        // Under the cluster's prefix, so Redis ACLs that grant the prefix's channels grant this one too.
+        echoChannel = channelPrefix + ":link-echo:" + String(UInt64.random(in: 1...UInt64.max), radix: 16)
         self.loop = loop
         self.heartbeatSeconds = heartbeatSeconds
         self.confinement = confinement
@@ -75,6 +78,9 @@ public final class RedisLink {
         }
         commands.onDown = { [unowned self] in
             self.answered = false
+            // The link is down as a whole: the pub/sub connection goes too, so that coming back always means
+            // subscribing again (and being confirmed again), whichever connection was lost.
+            self.pubsub.drop(because: "the commands connection was lost")
             self.connectionChanged()
         }
         pubsub.onUp = { [unowned self] in

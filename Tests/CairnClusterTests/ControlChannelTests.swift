@@ -196,10 +196,12 @@ import Testing
         #expect(answer == nil)
     }
 
-    @Test func aWaitNobodyAnswersIsGivenUpAndAnsweredFalse() {
+    @Test func aWaitNobodyAnswersIsGivenUpAnsweredFalseAndItsMessageStillGoesOut() {
         let link = FakePubSubLink()
         var now: Int64 = 0
         let sender = Self.channel(link, now: { now })
+        link.up = false  // its first send never went out
+        sender.linkLost()
         var answer: Bool?
         sender.publish(Self.sample, awaiting: { ["b"] }, listed: { _ in true }) { answer = $0 }
         now = 29_999
@@ -208,5 +210,58 @@ import Testing
         now = 30_000
         sender.checkDeadlines()
         #expect(answer == false && sender.givenUpCount == 1 && sender.waitingCount == 0)
+        // The change is committed: once the link is back it is published all the same, waiting for nobody.
+        #expect(sender.outboxCount == 1)
+        link.up = true
+        Self.confirm(link)
+        let sent = link.published.last.flatMap { ControlMessage(decoding: $0.payload) }
+        #expect(sent?.kind == Self.sample.kind && sent?.ackID == 0 && sender.outboxCount == 0)
+    }
+
+    @Test func pastTheDeadlineAWaitIsSentAgainEverySecondToANodeThatMissedIt() {
+        let link = FakePubSubLink()
+        var now: Int64 = 0
+        let sender = Self.channel(link, now: { now })
+        var answer: Bool?
+        sender.publish(Self.sample, awaiting: { ["b"] }, listed: { _ in true }) { answer = $0 }
+        #expect(link.published.count == 1)
+        now = 1_500
+        sender.checkDeadlines()
+        #expect(link.published.count == 1, "before the deadline: no repeat")
+        now = 2_000
+        sender.checkDeadlines()
+        #expect(link.published.count == 2 && sender.resentCount == 1)
+        now = 2_500
+        sender.checkDeadlines()
+        #expect(link.published.count == 2, "at most once a second")
+        // b missed the first (its own link blinked) and answers the repeat.
+        let b = FakePubSubLink()
+        let nodeB = Self.channel(b, node: "b")
+        nodeB.received = { nodeB.acknowledge($0) }
+        b.handlers["it:ctl"]?(link.published.last!.payload)
+        sender.heardAck(b.published.last!.payload)
+        #expect(answer == true)
+    }
+
+    @Test func aPublishThatFailsWhileTheLinkIsUpIsRetriedOnceASecond() {
+        let link = FakePubSubLink()
+        var now: Int64 = 0
+        let sender = Self.channel(link, now: { now })
+        link.failPublishes = true
+        sender.publish(Self.sample)
+        #expect(sender.outboxCount == 1 && link.published.isEmpty)
+        now = 100
+        sender.checkDeadlines()  // the first retry
+        #expect(sender.outboxCount == 1)
+        now = 200
+        sender.checkDeadlines()
+        #expect(sender.outboxCount == 1)
+        link.failPublishes = false
+        now = 600
+        sender.checkDeadlines()
+        #expect(link.published.isEmpty, "not retried more than once a second")
+        now = 1_100
+        sender.checkDeadlines()
+        #expect(link.published.count == 1 && sender.outboxCount == 0)
     }
 }

@@ -18,6 +18,8 @@ final class FakePubSubLink: PubSubLink {
     var published: [(channel: String, payload: [UInt8])] = []
     var up = true
     var isUp: Bool { up }
+    /// While set, a PUBLISH fails although the link is up (an error reply, a connection lost in flight).
+    var failPublishes = false
 
     func subscribe(_ channel: String, _ handler: @escaping ([UInt8]) -> Void, subscribed: (() -> Void)?) {
         log.append("+" + channel)
@@ -34,6 +36,10 @@ final class FakePubSubLink: PubSubLink {
     func publish(_ channel: String, _ payload: [UInt8], _ done: ((Result<RedisValue, RedisError>) -> Void)?) {
         guard up else {
             done?(.failure(.unavailable))
+            return
+        }
+        guard !failPublishes else {
+            done?(.failure(.disconnected))
             return
         }
         published.append((channel, payload))

@@ -119,6 +119,20 @@ struct SocialResyncTests {
         #expect(h.hub.social.level(owner: 1, viewer: 2, now: h.clock.now()) == .hidden)
     }
 
+    @Test func aHideFromElsewhereOutrankedByAWriteHereThatFailsIsWhatMemoryGoesBackTo() async throws {
+        let (h, _, owner) = try await RemoteSocialTests.harness()
+        h.store.state.withLock { $0.failRuleWritesOf = [1] }
+        var answer: Result<Int64?, DomainError>?
+        h.hub.social.setLevel(owner, viewer: 2, level: .approximate, forSeconds: nil) { answer = $0 }
+        // While that write is on its way, a hide committed elsewhere with an older version arrives: ignored for
+        // now (the change asked here is newer) but remembered as committed.
+        h.hub.remoteRuleChanged(owner: 1, viewer: 2, level: .hidden, until: nil, version: h.clock.now() * 1000 - 1)
+        #expect(h.hub.social.level(owner: 1, viewer: 2, now: h.clock.now()) == .approximate)
+        while answer == nil { try await h.scheduler.run() }
+        #expect((try? answer?.get()) == nil)
+        #expect(h.hub.social.level(owner: 1, viewer: 2, now: h.clock.now()) == .hidden, "what the store holds")
+    }
+
     @Test func aFailedReadChangesNothingAndSaysWhy() async throws {
         let (h, _, _) = try await RemoteSocialTests.harness()
         try await h.store.deleteFriendship(1, 2, versionAB: 1, versionBA: 1)

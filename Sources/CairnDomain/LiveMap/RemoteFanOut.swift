@@ -15,8 +15,9 @@ public protocol RemoteFanOut: AnyObject {
     /// the pair is new.
     @discardableResult
     func follow(_ owner: Int64, viewer: Int64) -> Bool
-    /// `viewer`, connected here, has just started following `owner`, who is connected elsewhere, because a
-    /// friendship began or a rule changed: what the owner's node sent before this node listened is lost for it, so
+    /// `viewer`, connected here, has just started following `owner`, who is connected elsewhere (a friendship
+    /// began: a viewer already follows every friend while connected): what the owner's node sent before this node
+    /// listened is lost for it, so
     /// ask that node for the owner's current position once this node's subscription is in place.
     func positionWanted(owner: Int64, by viewer: Int64)
     /// `viewer` left this node or is no longer `owner`'s friend: forget what was heard for it about `owner`.

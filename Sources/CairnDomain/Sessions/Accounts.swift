@@ -251,6 +251,23 @@ public final class Accounts: Sendable {
         return user
     }
 
+    /// Why the store would refuse `token` now, whatever its age (a connection keeps a token it authenticated with
+    /// until it closes, so only a revocation or a suspension counts): `.tokenRevoked`, `.suspended`, or nil when it
+    /// still holds. Throws `storageFailure` (unlogged: the caller checks many) when the store cannot say.
+    public func refusal(ofToken token: String) async throws(DomainError) -> SessionEnd? {
+        guard let digest = Self.tokenDigest(token) else { return .tokenRevoked }
+        do {
+            guard let user = try await store.user(tokenHash: digest, issuedAfter: nil) else { return .tokenRevoked }
+            let now = clock.now()
+            if let suspension = try await store.suspension(userID: user.id, now: now), suspension.holds(at: now) {
+                return .suspended
+            }
+            return nil
+        } catch {
+            throw DomainError.storageFailure
+        }
+    }
+
     /// Throws the account's suspension refusal while one holds.
     private func refuseIfSuspended(_ user: User, _ what: String) async throws(DomainError) {
         let now = clock.now()

@@ -100,6 +100,8 @@ public final class Sessions {
     /// Fingerprints of tokens other nodes revoked, remembered like `revokedTokens` (bounded, oldest first out).
     private var revokedFingerprints: Set<TokenFingerprint> = []
     private var revokedFingerprintOrder: [TokenFingerprint] = []
+    /// Callers of the token re-check under way (see `recheckTokens`).
+    private var recheckWaiting: [(Result<Int, DomainError>) -> Void] = []
     /// True when `user` is connected here or, as far as this node heard, on another node.
     public func isOnlineAnywhere(_ user: Int64) -> Bool {
         isOnline(user) || (remotePresence?.isOnlineElsewhere(user) ?? false)
@@ -458,39 +460,37 @@ public final class Sessions {
     }
 
     /// Checks every bound connection's token against the store again (a node that was cut off from the others may
-    /// have missed their logouts and suspensions): a token the store no longer accepts ends its connections as a
-    /// revocation does, one whose account is suspended with `.suspended`. A token that could not be checked (the
-    /// store is away) is left alone. `done` gets how many connections were ended.
+    /// have missed their logouts and suspensions): a token the store no longer holds ends its connections as a
+    /// revocation does, one whose account is suspended with `.suspended`. A token's age plays no part (a connection
+    /// keeps the token it authenticated with). The check stops at the first store failure (nothing is ended for the
+    /// tokens not checked); one asked while another runs joins it. `done` gets how many connections were ended.
     public func recheckTokens(_ done: @escaping (Result<Int, DomainError>) -> Void) {
+        recheckWaiting.append(done)
+        guard recheckWaiting.count == 1 else { return }
         let tokens = Array(Set(connections.values.compactMap { $0.user == nil ? nil : $0.token }))
-        guard !tokens.isEmpty else { return done(.success(0)) }
         let accounts = self.accounts
         work.run(
             { () async throws(DomainError) -> [String: SessionEnd] in
                 var refused: [String: SessionEnd] = [:]
                 for token in tokens {
-                    do { _ = try await accounts.authenticate(token: token) } catch let error as DomainError {
-                        switch error.code {
-                        case .unauthorized: refused[token] = .tokenRevoked
-                        case .suspended: refused[token] = .suspended
-                        default: continue  // could not be checked: not the token's fault
-                        }
-                    } catch { continue }
+                    if let why = try await accounts.refusal(ofToken: token) { refused[token] = why }
                 }
                 return refused
             },
             then: { result in
-                done(
-                    result.map { refused in
-                        var ended = 0
-                        for (connection, state) in self.connections {
-                            guard state.user != nil, let token = state.token, let why = refused[token] else { continue }
-                            self.unbind(connection)
-                            self.events?.end(connection, why)
-                            ended += 1
-                        }
-                        return ended
-                    })
+                let outcome = result.map { refused in
+                    var ended = 0
+                    for (connection, state) in self.connections {
+                        guard state.user != nil, let token = state.token, let why = refused[token] else { continue }
+                        self.unbind(connection)
+                        self.events?.end(connection, why)
+                        ended += 1
+                    }
+                    return ended
+                }
+                let waiting = self.recheckWaiting
+                self.recheckWaiting = []
+                for done in waiting { done(outcome) }
             })
     }
 

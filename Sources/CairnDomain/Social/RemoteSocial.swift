@@ -34,5 +34,5 @@ extension DomainError {
     static let unconfirmedElsewhere = DomainError(
         .internal,
         "the change is saved and in force on this hub, but not every other hub confirmed it in time; "
-            + "it reaches them when they reconnect")
+            + "they apply it when they hear of it or read it from the store")
 }

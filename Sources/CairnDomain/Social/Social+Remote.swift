@@ -68,10 +68,9 @@ extension Social {
     func endFriendship(_ a: Int64, _ b: Int64, versionAB: Int64, versionBA: Int64) -> Bool {
         graph.removeRequest(from: a, to: b)
         graph.removeRequest(from: b, to: a)
-        for (owner, viewer, version) in [(a, b, versionAB), (b, a, versionBA)]
-        where version > heldVersion(RuleKey(owner, viewer)) {
-            ruleVersions[RuleKey(owner, viewer)] = version
-            recordCommitted(RuleKey(owner, viewer), nil, version)
+        for (owner, viewer, version) in [(a, b, versionAB), (b, a, versionBA)] {
+            if version > heldVersion(RuleKey(owner, viewer)) { ruleVersions[RuleKey(owner, viewer)] = version }
+            recordCommitted(RuleKey(owner, viewer), nil, version)  // newer than what was committed: kept
         }
         guard graph.areFriends(a, b) else { return false }
         graph.removeFriendship(a, b)
@@ -98,10 +97,15 @@ extension Social {
     /// Another node committed the rule of `owner` for `viewer` (nil: the pause) at `version`.
     public func applyRemoteRule(owner: Int64, viewer: Int64?, level: ShareLevel?, until: Int64?, version: Int64) {
         let key = RuleKey(owner, viewer)
-        guard version > heldVersion(key) else { return }
-        ruleVersions[key] = version
-        lastRuleVersion = max(lastRuleVersion, version)
         let entry = level.map { ShareRules.Rule(level: $0, until: until) }
+        lastRuleVersion = max(lastRuleVersion, version)
+        guard version > heldVersion(key) else {
+            // A change asked here outranks it for now; if that one's write fails, memory goes back to the newest
+            // committed rule, which may be this one.
+            recordCommitted(key, entry, version)
+            return
+        }
+        ruleVersions[key] = version
         changeRules(owner: owner, viewers: affectedViewers(owner, viewer)) {
             $0.restore(owner: owner, viewer: viewer, to: entry)
         }
