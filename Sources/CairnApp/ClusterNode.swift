@@ -155,6 +155,7 @@ final class ClusterNode {
                 received: channels.receivedCount &+ control.receivedCount,
                 dropped: channels.droppedCount &+ control.droppedCount)
         }
+        attachItems(prefix: configuration.prefix)
         presence.start()
         control.start(loop: loop)
         link.start()
@@ -168,11 +169,48 @@ final class ClusterNode {
         applyDelay?.stop()
         hub.remotePresence = nil
         hub.remoteFanOut = nil
+        hub.remoteItems = nil
         hub.remoteSocial = nil
         hub.remoteSessions = nil
         control.stop()
         presence.stop(leaving: true)
         link.stop(flush: true)
+    }
+}
+
+// MARK: Items
+
+extension ClusterNode {
+    /// Item moves cross nodes on the items' channels (`<prefix>:i:<item>`, one subscription per item a watching
+    /// connection here may view): `ClusterItems` speaks in items and sections, this turns them into `FanOutMessage`s
+    /// and back. Their counts join the node's cluster reading.
+    private func attachItems(prefix: String) {
+        let itemChannels = SubjectChannels(link: link, prefix: prefix, letter: "i")
+        let items = ClusterItems(hub: hub)
+        items.send = { kind, item, sections in
+            itemChannels.publish(
+                FanOutMessage(
+                    kind: kind.rawValue, subject: item,
+                    sections: sections.map { .init(tag: $0.tag, recipients: $0.viewers, payload: $0.payload) }))
+        }
+        items.listen = { item, on in
+            if on { itemChannels.retain(item) } else { itemChannels.release(item) }
+        }
+        itemChannels.received = { [unowned items] message in
+            // A kind this build does not know is a newer node's: counted as received, ignored.
+            guard let kind = ClusterItems.Kind(rawValue: message.kind) else { return }
+            items.received(
+                kind, item: message.subject, sections: message.sections.map { ($0.tag, $0.recipients, $0.payload) })
+        }
+        hub.remoteItems = items
+        guard let reading = hub.clusterReading else { return }
+        hub.clusterReading = {
+            var total = reading()
+            total.published &+= itemChannels.publishedCount
+            total.received &+= itemChannels.receivedCount
+            total.dropped &+= itemChannels.droppedCount
+            return total
+        }
     }
 }
 

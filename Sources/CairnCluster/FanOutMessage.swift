@@ -1,13 +1,18 @@
-// The binary message one node publishes on a subject's channel (`<prefix>:u:<user>`) for the other nodes: whose it
-// is, what kind of news, and up to four sections, each a tag (which version: precise, approximate), the ids of the
-// recipients allowed it and the payload they get, as opaque bytes. The cluster layer knows no domain and no JSON:
-// the tags and payloads mean something only to the glue that made them. Compact and versioned; decoding checks
-// every length against what is left, so a truncated, padded or foreign message is refused (nil), never trusted.
+// The binary message one node publishes on a subject's channel (`<prefix>:u:<user>`, `<prefix>:i:<item>`) for the
+// other nodes: whose it is, what kind of news, and up to four sections, each a tag (which version: precise,
+// approximate), the ids of the recipients allowed it and the payload they get, as opaque bytes. The cluster layer
+// knows no domain and no JSON: the kinds, tags and payloads mean something only to the glue that made them. Compact
+// and versioned; decoding checks every length against what is left, so a truncated, padded or foreign message is
+// refused (nil), never trusted.
 //
 // Layout (integers little-endian), version 1:
 //   u8 version (1) | u8 kind | i64 subject | u8 section count (0...4)
 //   per section: u8 tag | u32 recipient count | i64 × count recipients | u32 payload length | payload
 // and nothing after the last section.
+//
+// Kinds in use (the glue's codes, CairnProtocol): 1 a position shown, 2 hidden, 3 withdrawn (users' channels), 4 an
+// item moved (items' channels). A new kind keeps version 1, the layout being the same: a node that does not know a
+// kind ignores it. Only a change of layout raises the version.
 
 /// One message on a subject's channel.
 public struct FanOutMessage: Equatable, Sendable {

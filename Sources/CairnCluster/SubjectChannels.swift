@@ -1,4 +1,5 @@
-// A channel per subject (a user whose moves other nodes may want: `<prefix>:u:<id>`), subscribed once per node and
+// A channel per subject (a user whose moves other nodes may want: `<prefix>:u:<id>`; an item: `<prefix>:i:<id>`, a
+// second instance), subscribed once per node and
 // only while wanted: the glue retains a subject for each local reason to hear it (a viewer here who may see that
 // user) and releases it when the reason goes; the first retain subscribes, the last release unsubscribes. Messages
 // are `FanOutMessage`s: publishing encodes one, receiving decodes it and checks it belongs to the channel it came
@@ -44,10 +45,10 @@ public final class SubjectChannels {
     /// Messages received and dropped: malformed, or not about the channel's subject.
     public private(set) var droppedCount: UInt64 = 0
 
-    /// Channels `<prefix>:u:<subject>` over `link`.
-    public init(link: any PubSubLink, prefix: String) {
+    /// Channels `<prefix>:<letter>:<subject>` over `link` (`u` for users, `i` for items).
+    public init(link: any PubSubLink, prefix: String, letter: String = "u") {
         self.link = link
-        self.prefix = "\(prefix):u:"
+        self.prefix = "\(prefix):\(letter):"
     }
 
     /// The channel of `subject`.

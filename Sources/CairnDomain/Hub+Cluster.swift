@@ -16,6 +16,32 @@ extension Hub {
         set { liveMap.remote = newValue }
     }
 
+    /// Item moves for viewers on other nodes and from trackers reporting to other nodes (nil: a single node). Set on
+    /// the loop before serving.
+    public var remoteItems: (any RemoteItems)? {
+        get { trackers.remote }
+        set {
+            trackers.remote = newValue
+            guard newValue != nil else {
+                trackers.onlineElsewhere = nil
+                trackers.connectionOpen = nil
+                return
+            }
+            trackers.onlineElsewhere = { [unowned sessions] user in
+                sessions.remotePresence?.isOnlineElsewhere(user) ?? false
+            }
+            trackers.connectionOpen = { [unowned sessions] connection in sessions.isOpen(connection) }
+        }
+    }
+
+    /// Another node committed `position` for an item (reported by `tracker`) and listed `viewers`, its audience
+    /// members online elsewhere: this node's memory of the item is updated, and those of them watching items here who
+    /// may still see it get `item.pos`.
+    public func remoteItemMoved(_ position: ItemPosition, tracker: Int64, viewers: [Int64]) {
+        confinement.assertOnLoop()
+        trackers.remoteMoved(position, tracker: tracker, viewers: viewers)
+    }
+
     /// `viewer` came online on another node where it was not before (a new node, even if it is online on a third):
     /// owners connected here send it their current positions, at the level it may see.
     public func remoteViewerArrived(_ viewer: Int64) {

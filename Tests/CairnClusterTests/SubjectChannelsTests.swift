@@ -1,7 +1,7 @@
-// Per-subject channels: the first retain subscribes `<prefix>:u:<id>`, later ones only count, the last release
-// unsubscribes (a stray release changes nothing); a publish goes out on the subject's channel as one encoded
-// message; what arrives is decoded and handed on, while malformed or misaddressed messages are counted and
-// dropped, and messages for a subject no longer retained are ignored. A fake link stands in for Redis; one test
+// Per-subject channels: the first retain subscribes `<prefix>:u:<id>` (items: `<prefix>:i:<id>`), later ones only
+// count, the last release unsubscribes (a stray release changes nothing); a publish goes out on the subject's channel
+// as one encoded message; what arrives is decoded and handed on, while malformed or misaddressed messages are counted
+// and dropped, and messages for a subject no longer retained are ignored. A fake link stands in for Redis; one test
 // runs two nodes' channels over a real redis-server.
 import CairnTestSupport
 import Foundation
@@ -48,6 +48,23 @@ final class FakePubSubLink: PubSubLink {
 }
 
 @Suite struct SubjectChannelsTests {
+    @Test func itemsHaveChannelsOfTheirOwn() {
+        let link = FakePubSubLink()
+        let items = SubjectChannels(link: link, prefix: "it", letter: "i")
+        #expect(items.channel(7) == "it:i:7")
+        items.retain(7)
+        var heard: [FanOutMessage] = []
+        items.received = { heard.append($0) }
+        let message = FanOutMessage(kind: 4, subject: 7, sections: [.init(tag: 0, recipients: [2], payload: [1])])
+        items.publish(message)
+        #expect(link.log == ["+it:i:7"])
+        #expect(link.published.map(\.channel) == ["it:i:7"])
+        link.handlers["it:i:7"]?(message.encoded())
+        #expect(heard == [message])
+        items.release(7)
+        #expect(link.log == ["+it:i:7", "-it:i:7"])
+    }
+
     @Test func subscribesOnTheFirstRetainAndUnsubscribesOnTheLastRelease() {
         let link = FakePubSubLink()
         let channels = SubjectChannels(link: link, prefix: "it")

@@ -11,7 +11,8 @@
 // the connection stops watching. Two moves whose lookups finish out of order still send the newest fix. Ghost mode
 // hides people, not things: it plays no part here. A deleted item (or the items of a deleted bucket) leaves memory and
 // the tracker layer as soon as the deletion is committed, and a fix committed for it (or for a tracker unpaired since)
-// that reaches the loop after that is ignored.
+// that reaches the loop after that is ignored. With several nodes, moves also go to viewers on other nodes and come
+// from trackers reporting to other nodes (`Trackers+Remote`).
 import CairnGeo
 import CairnLoop
 import CairnSpatial
@@ -30,9 +31,10 @@ extension Trackers {
         if let known = latest[item], known.ts > fix.ts { return }
         place(item, fix)
         itemMoved(item, now: clock.now())  // left behind
-        guard !watchers.isEmpty else { return }
+        guard !watchers.isEmpty || remote != nil else { return }
         buckets.audience(ofItem: item) { audience in
             guard let audience, let newest = self.latest[item] else { return }
+            self.publishRemotely(ItemPosition(item: item, fix: newest), tracker: tracker.id, audience: audience)
             var connections: [ConnectionID] = []
             for user in audience.positionTo { if let watching = self.watchers[user] { connections += watching } }
             guard !connections.isEmpty else { return }
@@ -42,18 +44,24 @@ extension Trackers {
     }
 
     /// Starts pushing `item.pos` to the caller's connection; answers the current positions of the items the caller
-    /// can view (items without a position, and hidden items of buckets the caller does not own, are left out).
+    /// can view (items without a position, and hidden items of buckets the caller does not own, are left out). With
+    /// several nodes the connection follows those items' moves made elsewhere, and what this node knows of them is
+    /// brought up to date from the shared store first (a move made elsewhere while nobody here followed the item).
     public func watch(_ caller: Caller, _ done: @escaping Outcome<[ItemPosition]>) {
         buckets.viewableItems(caller) { result in
-            done(
-                result.map { items in
-                    self.watchers[caller.user.id, default: []].insert(caller.connection)
-                    self.watcherOf[caller.connection] = caller.user.id
-                    return items.compactMap { found in
-                        guard !found.item.hidden || found.role == .owner else { return nil }
-                        return self.latest[found.item.id].map { ItemPosition(item: found.item.id, fix: $0) }
-                    }
-                })
+            guard case .success(let found) = result else { return done(result.map { _ in [] }) }
+            let visible = found.filter { !$0.item.hidden || $0.role == .owner }.map(\.item)
+            let answer = {
+                self.watchers[caller.user.id, default: []].insert(caller.connection)
+                self.watcherOf[caller.connection] = caller.user.id
+                done(
+                    .success(
+                        visible.compactMap { item in self.latest[item.id].map { ItemPosition(item: item.id, fix: $0) } }
+                    ))
+            }
+            guard self.remote != nil else { return answer() }
+            self.follow(found.map(\.item.id), for: caller.connection)  // first, so no move made elsewhere is missed
+            self.refresh(visible, then: answer)
         }
     }
 
@@ -62,6 +70,7 @@ extension Trackers {
 
     /// The connection is gone (nothing to withdraw) or its session ended (pending `item.pos` withdrawn).
     func stopWatching(_ connection: ConnectionID, withdraw: Bool = false) {
+        unfollowAll(for: connection)  // also when it closed before its `items.watch` was answered
         guard let user = watcherOf.removeValue(forKey: connection) else { return }
         watchers[user]?.remove(connection)
         if watchers[user]?.isEmpty == true { watchers[user] = nil }
@@ -87,7 +96,7 @@ extension Trackers {
         events?.itemsWithdrawn([item], from: connections.sorted())
     }
 
-    private func notePushed(_ item: Int64, in bucket: Int64) {
+    func notePushed(_ item: Int64, in bucket: Int64) {
         guard pushedIn[item] == nil else { return }
         pushedIn[item] = bucket
         pushed[bucket, default: []].insert(item)
@@ -129,7 +138,7 @@ extension Trackers {
         }
     }
 
-    private func place(_ item: Int64, _ fix: Fix) {
+    func place(_ item: Int64, _ fix: Fix) {
         latest[item] = fix
         if let point = GeoPoint(lat: fix.lat, lon: fix.lon) { index.upsert(item, at: point, in: .trackers) }
     }

@@ -23,7 +23,7 @@ public final class Trackers {
     /// Longest device id, in bytes.
     public static let deviceLimit = 64
 
-    private let store: any TrackerStore
+    let store: any TrackerStore
     let work: LoopWork
     let clock: any Clock
     private let random: any RandomSource
@@ -43,6 +43,14 @@ public final class Trackers {
     /// after, is ignored (ids are AUTOINCREMENT, never reused; a few bytes per unpair or deletion until restart).
     var unpaired: Set<Int64> = []
     var deleted: Set<Int64> = []
+    /// Several nodes (`Trackers+Remote`): item moves for viewers elsewhere and from trackers reporting elsewhere
+    /// (nil: a single node), who is online on another node and which connections are open (wired by the hub), and the
+    /// items each watching
+    /// connection here follows.
+    var remote: (any RemoteItems)?
+    var onlineElsewhere: ((Int64) -> Bool)?
+    var connectionOpen: ((ConnectionID) -> Bool)?
+    var following: [ConnectionID: [Int64]] = [:]
 
     /// A user's latest position (the live map's), wired by the hub.
     var userFix: ((Int64) -> Fix?)?
