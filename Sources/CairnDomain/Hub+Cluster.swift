@@ -24,13 +24,11 @@ extension Hub {
             trackers.remote = newValue
             guard newValue != nil else {
                 trackers.onlineElsewhere = nil
-                trackers.connectionOpen = nil
                 return
             }
             trackers.onlineElsewhere = { [unowned sessions] user in
                 sessions.remotePresence?.isOnlineElsewhere(user) ?? false
             }
-            trackers.connectionOpen = { [unowned sessions] connection in sessions.isOpen(connection) }
         }
     }
 

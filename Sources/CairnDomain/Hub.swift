@@ -198,6 +198,7 @@ public final class Hub: @unchecked Sendable {
             relics.roam(user, to: point, now: now)
             trackers.ownerMoved(user, now: now)  // items they may have left behind
         }
+        trackers.connectionOpen = { [unowned sessions] connection in sessions.isOpen(connection) }
         trackers.userFix = { user in liveMap.fix(of: user) }  // the caller's own position, for item.locate
         trackers.ownerFix = { user in liveMap.trustedFix(of: user) }  // left behind believes trusted positions only
         let safeZones = self.safeZones

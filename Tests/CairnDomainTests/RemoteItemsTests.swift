@@ -161,6 +161,16 @@ struct RemoteItemsTests {
         #expect(f.h.hub.trackers.position(of: f.item) == fix)
     }
 
+    @Test func aConnectionClosedBeforeItsWatchIsAnsweredIsNotLeftAsAWatcherOnOneNode() async throws {
+        let f = try await FindItemHarness()
+        var answered = false
+        f.h.hub.trackers.watch(f.bob) { _ in answered = true }
+        f.h.hub.sessions.close(2)
+        try await f.settle()
+        #expect(answered)
+        #expect(f.h.hub.trackers.watcherOf[2] == nil && f.h.hub.trackers.watchers[2] == nil)
+    }
+
     @Test func aSingleNodeWatchAnswersFromMemoryAndFollowsNothing() async throws {
         let f = try await FindItemHarness()
         let paired = try await f.call { f.h.hub.trackers.pair(f.alice, item: f.item, device: "bike-9", $0) }.get()

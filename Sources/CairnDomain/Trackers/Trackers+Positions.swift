@@ -52,8 +52,11 @@ extension Trackers {
             guard case .success(let found) = result else { return done(result.map { _ in [] }) }
             let visible = found.filter { !$0.item.hidden || $0.role == .owner }.map(\.item)
             let answer = {
-                self.watchers[caller.user.id, default: []].insert(caller.connection)
-                self.watcherOf[caller.connection] = caller.user.id
+                // A connection that closed while its watch was read is not registered (nothing would remove it).
+                if self.connectionOpen?(caller.connection) ?? true {
+                    self.watchers[caller.user.id, default: []].insert(caller.connection)
+                    self.watcherOf[caller.connection] = caller.user.id
+                }
                 done(
                     .success(
                         visible.compactMap { item in self.latest[item.id].map { ItemPosition(item: item.id, fix: $0) } }
