@@ -1,8 +1,8 @@
 // Keeping a node's memory current with the shared store while it may have missed control messages, and failing
 // closed when it cannot. Pub/sub does not replay: from start until its first subscription is confirmed, and from a
-// lost link until the next one, the node reads friendships, requests and rules from the store (`Hub.resyncSocial`)
-// every second (or every half `fenceMs`, if that is shorter), and once more after each confirmed subscription; then
-// it is caught up (every later change arrives as a message). While it is not, it delivers positions only while its
+// lost link until the next one, the node reads friendships, requests and rules (`Hub.resyncSocial`), and the live
+// relics (`Hub.resyncRelics`), from the store every second (or every half `fenceMs`, if that is shorter), and once
+// more after each confirmed subscription; then it is caught up (every later change arrives as a message). While it is not, it delivers positions only while its
 // last good read began less than `fenceMs` ago (`Hub.positionsFencedAfter`): a hide committed elsewhere is answered
 // no sooner than `fenceMs` (the ack deadline) after its commit, so a node still delivering has read the store after
 // that commit. A node cut off from both Redis and the store stops delivering positions rather than serve rules it
@@ -65,6 +65,14 @@ final class ClusterCatchUp {
 
     private func read(_ why: String) {
         let started = hub.clock.now()
+        hub.resyncRelics { [logger] result in
+            switch result {
+            case .success(let changed) where changed.added + changed.removed > 0:
+                logger.info("cluster: resync (\(why)) added \(changed.added) relics, removed \(changed.removed)")
+            case .success: break
+            case .failure(let error): logger.warning("cluster: relic resync (\(why)) failed: \(error.message)")
+            }
+        }
         hub.resyncSocial { [weak self] result in
             guard let self else { return }
             switch result {

@@ -85,7 +85,7 @@ final class ClusterNode {
         let handle: (ControlMessage) -> Void = { [unowned hub, unowned control] message in
             guard
                 SocialControl.apply(message, to: hub) || SessionControl.apply(message, to: hub)
-                    || PositionAsk.apply(message, to: hub)
+                    || PositionAsk.apply(message, to: hub) || RelicControl.apply(message, to: hub)
             else { return }
             control.acknowledge(message)
         }
@@ -107,6 +107,7 @@ final class ClusterNode {
         }
         hub.remoteSocial = SocialControl(control: control, presence: presence)
         hub.remoteSessions = SessionControl(control: control)
+        if sharedStore { hub.remoteRelics = RelicControl(control: control) }  // read back from the shared store
         delivery.wanted = { [link = self.link, unowned control] owner, viewer in
             link.afterSubscriptions { confirmed in
                 guard confirmed else { return }  // the reconnect's arrival news make up for it
@@ -172,6 +173,7 @@ final class ClusterNode {
         hub.remoteItems = nil
         hub.remoteSocial = nil
         hub.remoteSessions = nil
+        hub.remoteRelics = nil
         control.stop()
         presence.stop(leaving: true)
         link.stop(flush: true)

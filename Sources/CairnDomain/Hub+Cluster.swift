@@ -141,4 +141,28 @@ extension Hub {
             liveMap.fencedAfter = newValue
         }
     }
+
+    /// Relics created and deleted here, for the other nodes (nil: a single node). Set on the loop before serving.
+    public var remoteRelics: (any RemoteRelics)? {
+        get { relics.remote }
+        set { relics.remote = newValue }
+    }
+
+    /// Another node created relic `id`: read from the shared store and shown here.
+    public func remoteRelicCreated(_ id: Int64) {
+        confinement.assertOnLoop()
+        relics.applyRemoteCreated(id)
+    }
+
+    /// Another node deleted relic `id`: it vanishes here too.
+    public func remoteRelicDeleted(_ id: Int64) {
+        confinement.assertOnLoop()
+        relics.applyRemoteDeleted(id)
+    }
+
+    /// Reads the live relics from the shared store and applies what this node missed.
+    public func resyncRelics(_ done: @escaping (Result<(added: Int, removed: Int), DomainError>) -> Void) {
+        confinement.assertOnLoop()
+        relics.resync(done)
+    }
 }

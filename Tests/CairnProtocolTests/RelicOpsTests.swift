@@ -341,3 +341,72 @@ struct HubRelicsTests {
             })
     }
 }
+
+/// Relics created or deleted through another node (on the same shared store): one heard of is read from the store
+/// and shown here (a user standing inside hears it appear), a deletion makes it vanish, a create heard after its
+/// deletion brings nothing back, and a resync applies what the messages missed, leaving alone what changed during
+/// its read. Relics created and deleted here are told to the port.
+@MainActor
+struct HubRelicsAcrossNodesTests {
+    final class RecordingRelics: RemoteRelics {
+        var log: [String] = []
+        func relicCreated(_ id: Int64) { log.append("+\(id)") }
+        func relicDeleted(_ id: Int64) { log.append("-\(id)") }
+    }
+
+    /// A relic committed by "another node": straight into the shared store.
+    static func storedElsewhere(_ h: HubHarness, creator: Int64, lat: Double = 48.85, lon: Double = 2.35) async throws
+        -> Int64
+    {
+        try await h.content.createRelic(
+            NewRelic(
+                creatorID: creator, lat: lat, lon: lon, radius: 50, text: "from b", mediaID: nil, passwordHash: nil,
+                createdAt: h.clock.now(), expiresAt: nil))
+    }
+
+    @Test func aRelicCreatedElsewhereAppearsHereAndItsDeletionMakesItVanish() async throws {
+        let h = HubHarness()
+        let alice = try await h.user(1, "alice")
+        _ = try await h.user(2, "bob")
+        h.stand(2, lat: 48.85, lon: 2.35)
+        _ = h.outbound.take(2)
+        let id = try await Self.storedElsewhere(h, creator: alice)
+        h.hub.remoteRelicCreated(id)
+        try await h.scheduler.run()
+        #expect(h.hub.liveRelics == 1)
+        let appear = try #require(h.outbound.take(2).first { $0["ev"] as? String == "relic.appear" })
+        #expect((appear["relic"] as? [String: Any])?["id"] as? Int == Int(id))
+        h.hub.remoteRelicCreated(id)  // twice: nothing more
+        #expect(h.hub.liveRelics == 1 && h.scheduler.pending == 0)
+        h.hub.remoteRelicDeleted(id)
+        #expect(h.hub.liveRelics == 0)
+        #expect(h.outbound.take(2).contains { $0["ev"] as? String == "relic.vanish" })
+        // A create heard after the deletion (or whose read finishes after it) brings nothing back.
+        h.hub.remoteRelicCreated(id)
+        #expect(h.hub.liveRelics == 0)
+    }
+
+    @Test func aResyncAddsWhatWasMissedRemovesWhatIsGoneAndToldHereGoesOut() async throws {
+        let h = HubHarness()
+        let alice = try await h.user(1, "alice")
+        let remote = RecordingRelics()
+        h.hub.remoteRelics = remote
+        h.stand(1, lat: 48.85, lon: 2.35)
+        let made = try await h.request(
+            1, #"{"id":3,"op":"relic.create","text":"here","radius":50}"#, id: 3, completions: 1)
+        let local = try #require((made["relic"] as? [String: Any])?["id"] as? Int)
+        #expect(remote.log == ["+\(local)"])
+        // Missed: one created elsewhere; the local one deleted elsewhere.
+        let missed = try await Self.storedElsewhere(h, creator: alice, lat: 48.86)
+        _ = try await h.content.deleteRelic(id: Int64(local))
+        var result: Result<(added: Int, removed: Int), DomainError>?
+        h.hub.resyncRelics { result = $0 }
+        while result == nil { try await h.scheduler.run() }
+        let changed = try #require(try? result?.get())
+        #expect(changed.added == 1 && changed.removed == 1)
+        #expect(h.hub.liveRelics == 1)
+        _ = missed
+        _ = try await h.request(1, #"{"id":4,"op":"relic.delete","relic":\#(missed)}"#, id: 4, completions: 1)
+        #expect(remote.log == ["+\(local)", "-\(missed)"])
+    }
+}

@@ -227,6 +227,28 @@ extension ServerIntegration {
             withExtendedLifetime(cluster) {}
         }
 
+        @Test func aRelicLeftOnAIsNearbyOnBAndItsDeletionMakesItVanishThere() throws {
+            let cluster = try Self.cluster()
+            let (a, b) = (cluster.a, cluster.b)
+            let aliceOnA = try a.login("alice")
+            let bobOnB = try b.login("bob")
+            for client in [aliceOnA, bobOnB] {
+                for _ in 0..<2 { _ = try client.requestOK("pos", ["lat": 48.85, "lon": 2.35]) }
+            }
+            let made = try aliceOnA.requestOK("relic.create", ["text": "under the bridge", "radius": 50])
+            let id = try #require((made["relic"] as? [String: Any])?["id"] as? Int)
+            // Bob stands inside it on node b: it appears there, and b lists it nearby.
+            let appear = try bobOnB.nextEvent("relic.appear", timeout: 5)
+            #expect((appear["relic"] as? [String: Any])?["id"] as? Int == id)
+            let nearby = try #require(try bobOnB.requestOK("relic.nearby")["relics"] as? [[String: Any]])
+            #expect(nearby.map { $0["id"] as? Int } == [id])
+            _ = try aliceOnA.requestOK("relic.delete", ["relic": id])
+            let vanish = try bobOnB.nextEvent("relic.vanish", timeout: 5)
+            #expect(vanish["id"] as? Int == id || (vanish["relic"] as? [String: Any])?["id"] as? Int == id)
+            #expect((try bobOnB.requestOK("relic.nearby")["relics"] as? [[String: Any]])?.isEmpty == true)
+            withExtendedLifetime(cluster) {}
+        }
+
         @Test func aHideSetThroughNodeBStopsNodeAWherePositionsArrive() throws {
             let cluster = try Self.cluster()
             let (a, b, c, alice, bob) = (cluster.a, cluster.b, cluster.c, cluster.alice, cluster.bob)

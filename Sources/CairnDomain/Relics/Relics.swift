@@ -86,19 +86,19 @@ public struct NearbyRelic: Sendable {
 
 /// Relic markers, their index, expiry and the relic ops. Loop thread only.
 public final class Relics {
-    private let store: any RelicStore
+    let store: any RelicStore
     private let users: any SocialStore
     private let hasher: PasswordHasher
     private let maxPasswordBytes: Int
-    private let work: LoopWork
-    private let clock: any Clock
+    let work: LoopWork
+    let clock: any Clock
     private let sessions: Sessions
     private let social: Social
     private let liveMap: LiveMap
     private let configuration: HubConfiguration
     var events: (any HubEvents)?
 
-    private var book: RelicBook
+    var book: RelicBook
     private var index: LayeredIndex
     private let passwords: LoginLimiter
     private var backoff: PasswordBackoff
@@ -108,6 +108,12 @@ public final class Relics {
     /// Creates in flight per user (they count against the live-relic limit).
     private var pendingCreates: [Int64: Int] = [:]
     private var lastPurgeAt: Int64 = .min / 2
+    /// Other nodes (nil: a single node): told of every relic created or deleted here.
+    var remote: (any RemoteRelics)?
+    /// Relic ids added or removed while a resync read is under way (nil: none running).
+    var touchedRelics: Set<Int64>?
+    /// Relics other nodes deleted, recently (a create heard just before must not bring one back).
+    var deletedElsewhere = RecentIDs()
     /// Signs media URLs handed to those allowed to see the media; without one, relics show media ids only.
     public var mediaSigner: (any MediaSigner)?
 
@@ -263,7 +269,10 @@ public final class Relics {
             then: { result in
                 let left = (self.pendingCreates[creator] ?? 1) - 1
                 self.pendingCreates[creator] = left > 0 ? left : nil
-                if case .success(let record) = result { self.insert(record.marker) }
+                if case .success(let record) = result {
+                    self.insert(record.marker)
+                    self.remote?.relicCreated(record.marker.id)
+                }
                 done(result.map { self.view($0, state: nil, now: now, for: creator) })
             })
     }
@@ -469,7 +478,10 @@ public final class Relics {
                 return true
             },
             then: { result in
-                if case .success = result { self.remove(relicID, reason: "deleted") }
+                if case .success = result {
+                    self.remove(relicID, reason: "deleted")
+                    self.remote?.relicDeleted(relicID)
+                }
                 done(result.map { _ in relicID })
             })
     }
@@ -477,8 +489,9 @@ public final class Relics {
     // MARK: Live state
 
     /// Adds a stored relic to memory and tells the connected users standing inside it.
-    private func insert(_ marker: RelicMarker) {
+    func insert(_ marker: RelicMarker) {
         guard let centre = GeoPoint(lat: marker.lat, lon: marker.lon) else { return }
+        touchedRelics?.insert(marker.id)
         book.add(marker)
         index.upsert(marker.id, at: centre, in: .relics)
         var standing: [Int64] = []
@@ -495,7 +508,8 @@ public final class Relics {
     }
 
     /// Removes a relic from memory and tells whoever saw it that it vanished.
-    private func remove(_ relicID: Int64, reason: String?) {
+    func remove(_ relicID: Int64, reason: String?) {
+        touchedRelics?.insert(relicID)
         _ = index.remove(relicID, from: .relics)
         backoff.forget(relicID)
         guard let (marker, audience) = book.remove(relicID) else { return }

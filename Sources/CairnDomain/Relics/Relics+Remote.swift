@@ -1,0 +1,93 @@
+// Relic markers across nodes. With several nodes on one shared store, a relic created or deleted through one node is
+// committed at once, but the markers live in every node's memory (the book, the index, the appear and vanish
+// events for users standing there). Relics tells this port after each commit; the composition publishes the relic's
+// id, and hands what other nodes publish back here: a created relic is read from the store and inserted (users
+// standing inside it here hear it appear), a deleted one removed (whoever saw it here hears it vanish). A node that
+// may have missed messages reads the live relics again (`resync`) and applies the differences, leaving alone the
+// relics that changed while the read was under way. A single node has no port and nothing changes. Loop thread only.
+
+/// Where relics created and deleted here go for the other nodes.
+public protocol RemoteRelics: AnyObject {
+    /// A relic was created here (committed).
+    func relicCreated(_ id: Int64)
+    /// A relic was deleted here (committed).
+    func relicDeleted(_ id: Int64)
+}
+
+/// A bounded set of recent ids (the oldest forgotten first).
+struct RecentIDs {
+    private var ids: Set<Int64> = []
+    private var order: [Int64] = []
+    static let limit = 4096
+
+    func contains(_ id: Int64) -> Bool { ids.contains(id) }
+
+    mutating func insert(_ id: Int64) {
+        guard ids.insert(id).inserted else { return }
+        order.append(id)
+        if order.count > Self.limit { ids.remove(order.removeFirst()) }
+    }
+}
+
+extension Relics {
+    /// Another node created relic `id`: read from the store and shown here as a local one is, unless it is known
+    /// already, was deleted since, or has expired.
+    func applyRemoteCreated(_ id: Int64) {
+        guard book.markers[id] == nil, !deletedElsewhere.contains(id) else { return }
+        let store = self.store
+        work.run(
+            { () async throws(DomainError) -> RelicRecord? in
+                try await LoopWork.storage { try await store.relic(id: id) }
+            },
+            then: { result in
+                guard case .success(let record?) = result, self.book.markers[id] == nil,
+                    !self.deletedElsewhere.contains(id), record.marker.expiresAt.map({ $0 > self.clock.now() }) ?? true
+                else { return }
+                self.insert(record.marker)
+            })
+    }
+
+    /// Another node deleted relic `id`: it vanishes here too.
+    func applyRemoteDeleted(_ id: Int64) {
+        deletedElsewhere.insert(id)
+        remove(id, reason: "deleted")
+    }
+
+    /// Reads the live relics from the store and applies what memory lacks or still holds; `done` learns how many
+    /// relics were added and removed, or why the read failed (memory then stays as it was).
+    func resync(_ done: @escaping (Result<(added: Int, removed: Int), DomainError>) -> Void) {
+        guard touchedRelics == nil else { return done(.success((0, 0))) }  // one read at a time
+        touchedRelics = []
+        let store = self.store
+        let now = clock.now()
+        work.run(
+            { () async throws(DomainError) -> [RelicMarker] in
+                try await LoopWork.storage { try store.loadLiveRelics(now: now) }
+            },
+            then: { result in
+                let touched = self.touchedRelics ?? []
+                self.touchedRelics = nil
+                done(
+                    result.map { stored in
+                        let live = Dictionary(stored.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+                        var added = 0
+                        var removed = 0
+                        let current = self.clock.now()
+                        for (id, marker) in live
+                        where self.book.markers[id] == nil && !touched.contains(id)
+                            && !self.deletedElsewhere.contains(id)
+                        {
+                            self.insert(marker)
+                            added += 1
+                        }
+                        for (id, marker) in self.book.markers
+                        where live[id] == nil && !touched.contains(id) && (marker.expiresAt ?? .max) > current {
+                            // Created after the read began is touched; expired ones go by the sweep with their reason.
+                            self.remove(id, reason: "deleted")
+                            removed += 1
+                        }
+                        return (added, removed)
+                    })
+            })
+    }
+}
