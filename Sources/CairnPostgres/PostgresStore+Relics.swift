@@ -17,6 +17,15 @@ extension PostgresStore: RelicStore {
         }
     }
 
+    /// The live relics' markers, read while serving.
+    public func liveRelics(now: Int64) async throws -> [RelicMarker] {
+        try await pool.read { db in
+            try db.rows(
+                "SELECT \(Self.relicColumns) FROM relics WHERE expires_at IS NULL OR expires_at > ?", [now]
+            ).map { Self.relic($0).marker }
+        }
+    }
+
     /// Stores a relic; its media must be an upload of its creator.
     public func createRelic(_ relic: NewRelic) async throws -> Int64 {
         try await pool.write { db in

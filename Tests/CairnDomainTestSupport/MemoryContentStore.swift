@@ -44,6 +44,12 @@ public final class MemoryContentStore: RelicStore, ChatStore {
         state.withLock { s in s.relics.values.map(\.marker).filter { !$0.isExpired(at: now) } }
     }
 
+    public func liveRelics(now: Int64) async throws -> [RelicMarker] {
+        state.withLock { s in
+            s.relics.values.map(\.marker).filter { !$0.isExpired(at: now) }
+        }
+    }
+
     public func createRelic(_ relic: NewRelic) async throws -> Int64 {
         try state.withLock { s in
             if s.failWrites { throw InjectedFailure() }

@@ -386,6 +386,28 @@ struct HubRelicsAcrossNodesTests {
         #expect(h.hub.liveRelics == 0)
     }
 
+    @Test func aRelicShownTwiceIsAnnouncedOnceAndOneDeletedHereIsNotBroughtBackByALateCreate() async throws {
+        let h = HubHarness()
+        let alice = try await h.user(1, "alice")
+        _ = try await h.user(2, "bob")
+        h.stand(2, lat: 48.85, lon: 2.35)
+        _ = h.outbound.take(2)
+        let id = try await Self.storedElsewhere(h, creator: alice)
+        // A resync and the create's message both bring it: bob hears it appear once.
+        var result: Result<(added: Int, removed: Int), DomainError>?
+        h.hub.resyncRelics { result = $0 }
+        while result == nil { try await h.scheduler.run() }
+        h.hub.remoteRelicCreated(id)
+        #expect(h.scheduler.pending == 0 && h.hub.liveRelics == 1)
+        #expect(h.outbound.take(2).filter { $0["ev"] as? String == "relic.appear" }.count == 1)
+        // Alice deletes it here; a create of it heard late (its read began before the delete) shows nothing.
+        h.stand(1, lat: 48.85, lon: 2.35)
+        _ = try await h.request(1, #"{"id":4,"op":"relic.delete","relic":\#(id)}"#, id: 4, completions: 1)
+        #expect(h.hub.liveRelics == 0)
+        h.hub.remoteRelicCreated(id)
+        #expect(h.hub.liveRelics == 0 && h.scheduler.pending == 0)
+    }
+
     @Test func aResyncAddsWhatWasMissedRemovesWhatIsGoneAndToldHereGoesOut() async throws {
         let h = HubHarness()
         let alice = try await h.user(1, "alice")

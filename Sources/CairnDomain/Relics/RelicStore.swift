@@ -13,6 +13,8 @@ public enum RelicStoreError: Error, Equatable, Sendable {
 public protocol RelicStore: Sendable {
     /// Markers of every relic not expired at `now`; called once at start.
     func loadLiveRelics(now: Int64) throws -> [RelicMarker]
+    /// The same, read while serving (several nodes: a node that may have missed others' relics reads them again).
+    func liveRelics(now: Int64) async throws -> [RelicMarker]
     /// Stores a relic and returns its id. Throws `RelicStoreError.mediaNotFound` when `relic.mediaID` is not an
     /// upload of `relic.creatorID`.
     func createRelic(_ relic: NewRelic) async throws -> Int64

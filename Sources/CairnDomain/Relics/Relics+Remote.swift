@@ -33,7 +33,7 @@ extension Relics {
     /// Another node created relic `id`: read from the store and shown here as a local one is, unless it is known
     /// already, was deleted since, or has expired.
     func applyRemoteCreated(_ id: Int64) {
-        guard book.markers[id] == nil, !deletedElsewhere.contains(id) else { return }
+        guard book.markers[id] == nil, !recentlyDeleted.contains(id) else { return }
         let store = self.store
         work.run(
             { () async throws(DomainError) -> RelicRecord? in
@@ -41,7 +41,7 @@ extension Relics {
             },
             then: { result in
                 guard case .success(let record?) = result, self.book.markers[id] == nil,
-                    !self.deletedElsewhere.contains(id), record.marker.expiresAt.map({ $0 > self.clock.now() }) ?? true
+                    !self.recentlyDeleted.contains(id), record.marker.expiresAt.map({ $0 > self.clock.now() }) ?? true
                 else { return }
                 self.insert(record.marker)
             })
@@ -49,24 +49,35 @@ extension Relics {
 
     /// Another node deleted relic `id`: it vanishes here too.
     func applyRemoteDeleted(_ id: Int64) {
-        deletedElsewhere.insert(id)
+        recentlyDeleted.insert(id)
         remove(id, reason: "deleted")
     }
 
     /// Reads the live relics from the store and applies what memory lacks or still holds; `done` learns how many
     /// relics were added and removed, or why the read failed (memory then stays as it was).
     func resync(_ done: @escaping (Result<(added: Int, removed: Int), DomainError>) -> Void) {
-        guard touchedRelics == nil else { return done(.success((0, 0))) }  // one read at a time
+        guard touchedRelics == nil else {
+            // One read at a time; a resync asked for meanwhile gets a read of its own, begun after this one ends.
+            relicResyncsWaiting.append(done)
+            return
+        }
         touchedRelics = []
         let store = self.store
         let now = clock.now()
         work.run(
             { () async throws(DomainError) -> [RelicMarker] in
-                try await LoopWork.storage { try store.loadLiveRelics(now: now) }
+                try await LoopWork.storage { try await store.liveRelics(now: now) }
             },
             then: { result in
                 let touched = self.touchedRelics ?? []
                 self.touchedRelics = nil
+                defer {
+                    let waiting = self.relicResyncsWaiting
+                    self.relicResyncsWaiting = []
+                    if !waiting.isEmpty {
+                        self.resync { result in for done in waiting { done(result) } }
+                    }
+                }
                 done(
                     result.map { stored in
                         let live = Dictionary(stored.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
@@ -75,7 +86,7 @@ extension Relics {
                         let current = self.clock.now()
                         for (id, marker) in live
                         where self.book.markers[id] == nil && !touched.contains(id)
-                            && !self.deletedElsewhere.contains(id)
+                            && !self.recentlyDeleted.contains(id) && (marker.expiresAt ?? .max) > current
                         {
                             self.insert(marker)
                             added += 1

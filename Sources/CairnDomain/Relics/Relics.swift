@@ -112,8 +112,10 @@ public final class Relics {
     var remote: (any RemoteRelics)?
     /// Relic ids added or removed while a resync read is under way (nil: none running).
     var touchedRelics: Set<Int64>?
-    /// Relics other nodes deleted, recently (a create heard just before must not bring one back).
-    var deletedElsewhere = RecentIDs()
+    /// Relics deleted recently, here or elsewhere (a create heard, or read, just before must not bring one back).
+    var recentlyDeleted = RecentIDs()
+    /// Relic resyncs asked for while one reads.
+    var relicResyncsWaiting: [(Result<(added: Int, removed: Int), DomainError>) -> Void] = []
     /// Signs media URLs handed to those allowed to see the media; without one, relics show media ids only.
     public var mediaSigner: (any MediaSigner)?
 
@@ -479,6 +481,7 @@ public final class Relics {
             },
             then: { result in
                 if case .success = result {
+                    self.recentlyDeleted.insert(relicID)
                     self.remove(relicID, reason: "deleted")
                     self.remote?.relicDeleted(relicID)
                 }
@@ -490,7 +493,8 @@ public final class Relics {
 
     /// Adds a stored relic to memory and tells the connected users standing inside it.
     func insert(_ marker: RelicMarker) {
-        guard let centre = GeoPoint(lat: marker.lat, lon: marker.lon) else { return }
+        // Already shown (a resync or a message may have brought it first): its audience stays as it is.
+        guard book.markers[marker.id] == nil, let centre = GeoPoint(lat: marker.lat, lon: marker.lon) else { return }
         touchedRelics?.insert(marker.id)
         book.add(marker)
         index.upsert(marker.id, at: centre, in: .relics)
@@ -575,7 +579,11 @@ public final class Relics {
     /// Removes from memory the relics of purged guest accounts (already deleted from the store), telling whoever
     /// saw them that they vanished.
     func purged(_ relicIDs: [Int64]) {
-        for id in relicIDs { remove(id, reason: "deleted") }
+        for id in relicIDs {
+            recentlyDeleted.insert(id)
+            remove(id, reason: "deleted")
+            remote?.relicDeleted(id)  // the other nodes find nothing left to purge
+        }
     }
 
     /// Purges relics expired longer ago than the retention, off the loop, at most once per purge interval.
