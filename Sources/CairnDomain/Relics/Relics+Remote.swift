@@ -14,21 +14,6 @@ public protocol RemoteRelics: AnyObject {
     func relicDeleted(_ id: Int64)
 }
 
-/// A bounded set of recent ids (the oldest forgotten first).
-struct RecentIDs {
-    private var ids: Set<Int64> = []
-    private var order: [Int64] = []
-    static let limit = 4096
-
-    func contains(_ id: Int64) -> Bool { ids.contains(id) }
-
-    mutating func insert(_ id: Int64) {
-        guard ids.insert(id).inserted else { return }
-        order.append(id)
-        if order.count > Self.limit { ids.remove(order.removeFirst()) }
-    }
-}
-
 extension Relics {
     /// Another node created relic `id`: read from the store and shown here as a local one is, unless it is known
     /// already, was deleted since, or has expired.

@@ -113,7 +113,7 @@ public final class Relics {
     /// Relic ids added or removed while a resync read is under way (nil: none running).
     var touchedRelics: Set<Int64>?
     /// Relics deleted recently, here or elsewhere (a create heard, or read, just before must not bring one back).
-    var recentlyDeleted = RecentIDs()
+    var recentlyDeleted = RecentSet<Int64>()
     /// Relic resyncs asked for while one reads.
     var relicResyncsWaiting: [(Result<(added: Int, removed: Int), DomainError>) -> Void] = []
     /// Signs media URLs handed to those allowed to see the media; without one, relics show media ids only.

@@ -40,8 +40,7 @@ public final class Sessions {
     private var connections: [ConnectionID: Connection] = [:]
     private var authDeadlines: [ConnectionID: Int64] = [:]
     /// Recently revoked tokens, in revocation order (see `rememberRevoked`).
-    private var revokedTokens: Set<String> = []
-    private var revokedOrder: [String] = []
+    private var revokedTokens = RecentSet<String>()
     /// Counts `logout {all: true}`s; an account check remembers the count it started at (see `bind`).
     private var revocationEpoch: UInt64 = 0
     /// The epoch of each account's latest logout everywhere or suspension, for recent ones, oldest first in
@@ -98,8 +97,7 @@ public final class Sessions {
     /// Other nodes (nil: a single node): told of logouts and suspensions committed here.
     var remoteSessions: (any RemoteSessions)?
     /// Fingerprints of tokens other nodes revoked, remembered like `revokedTokens` (bounded, oldest first out).
-    private var revokedFingerprints: Set<TokenFingerprint> = []
-    private var revokedFingerprintOrder: [TokenFingerprint] = []
+    private var revokedFingerprints = RecentSet<TokenFingerprint>()
     /// Callers of the token re-check under way (see `recheckTokens`).
     private var recheckWaiting: [(Result<Int, DomainError>) -> Void] = []
     /// True when `user` is connected here or, as far as this node heard, on another node.
@@ -444,12 +442,7 @@ public final class Sessions {
     /// Another node committed the revocation of a token of `user`: the sessions here that use it end as a local
     /// logout's do, and a check of it that raced the revocation cannot bind it.
     func applyRemoteTokenRevoked(user: Int64, fingerprint: TokenFingerprint) {
-        if revokedFingerprints.insert(fingerprint).inserted {
-            revokedFingerprintOrder.append(fingerprint)
-            if revokedFingerprintOrder.count > 4096 {
-                revokedFingerprints.remove(revokedFingerprintOrder.removeFirst())
-            }
-        }
+        revokedFingerprints.insert(fingerprint)
         for connection in connections(of: user) {
             guard let token = connections[connection]?.token, TokenFingerprint(token: token) == fingerprint else {
                 continue
@@ -565,11 +558,7 @@ public final class Sessions {
     /// Remembers a revoked token for a while, so a check that raced the revocation cannot bind it. Bounded: the
     /// oldest entries are forgotten first (by then any check that read the token before it was deleted is done).
     func rememberRevoked(_ token: String) {
-        guard revokedTokens.insert(token).inserted else { return }
-        revokedOrder.append(token)
-        if revokedOrder.count > 4096 {
-            revokedTokens.remove(revokedOrder.removeFirst())
-        }
+        revokedTokens.insert(token)
     }
 
     /// Detaches a connection from its user; the last connection going makes them offline.
