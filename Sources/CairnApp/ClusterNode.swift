@@ -24,6 +24,9 @@ final class ClusterNode {
     let channels: SubjectChannels
     let delivery: ClusterDelivery
     let control: ControlChannel
+    /// News for users connected to other nodes, and this node's inbox for theirs (set at start).
+    private(set) var news: ClusterNews?
+    private(set) var inbox: NodeInbox?
     /// With a shared store: the reads that make up for missed control messages, and the position fence.
     private var catchUp: ClusterCatchUp?
     /// Holds control messages back before they are handled (tests only: `CAIRN_TEST_CLUSTER_APPLY_DELAY_MS`).
@@ -157,6 +160,7 @@ final class ClusterNode {
                 dropped: channels.droppedCount &+ control.droppedCount)
         }
         attachItems(prefix: configuration.prefix)
+        attachNews(router: router, prefix: configuration.prefix)
         presence.start()
         control.start(loop: loop)
         link.start()
@@ -168,6 +172,8 @@ final class ClusterNode {
     func stop() {
         catchUp?.stop()
         applyDelay?.stop()
+        news?.send = nil
+        inbox?.stop()
         hub.remotePresence = nil
         hub.remoteFanOut = nil
         hub.remoteItems = nil
@@ -211,6 +217,50 @@ extension ClusterNode {
             total.published &+= itemChannels.publishedCount
             total.received &+= itemChannels.receivedCount
             total.dropped &+= itemChannels.droppedCount
+            return total
+        }
+    }
+}
+
+// MARK: News
+
+extension ClusterNode {
+    /// The kind of a `FanOutMessage` carrying user-addressed news (in a node's inbox).
+    static let newsKind: UInt8 = 5
+
+    /// User-addressed news (`ClusterNews`) crosses nodes through their inboxes (`<prefix>:news:<node>`): the users
+    /// connected elsewhere are grouped by the nodes the presence mirror lists them on, one message per node. The
+    /// inbox is subscribed before presence starts, so it is confirmed before any user here is announced.
+    private func attachNews(router: Router, prefix: String) {
+        let presence = self.presence
+        let inbox = NodeInbox(link: link, prefix: prefix, node: presence.node)
+        let news = router.attachClusterNews(online: { presence.isOnlineElsewhere($0) })
+        news.send = { tag, users, payload in
+            var byNode: [String: [Int64]] = [:]
+            for user in users {
+                for node in presence.nodes(of: user) { byNode[node, default: []].append(user) }
+            }
+            for (node, listed) in byNode.sorted(by: { $0.key < $1.key }) {
+                let section = FanOutMessage.Section(tag: tag.rawValue, recipients: listed, payload: payload)
+                inbox.publish(FanOutMessage(kind: Self.newsKind, subject: 0, sections: [section]), to: node)
+            }
+        }
+        inbox.received = { [unowned news] message in
+            // A kind this build does not know is a newer node's: counted as received, ignored.
+            guard message.kind == Self.newsKind else { return }
+            for section in message.sections {
+                news.received(tag: section.tag, users: section.recipients, payload: section.payload)
+            }
+        }
+        inbox.start()
+        self.news = news
+        self.inbox = inbox
+        guard let reading = hub.clusterReading else { return }
+        hub.clusterReading = {
+            var total = reading()
+            total.published &+= inbox.publishedCount
+            total.received &+= inbox.receivedCount
+            total.dropped &+= inbox.droppedCount &+ news.refusedCount
             return total
         }
     }

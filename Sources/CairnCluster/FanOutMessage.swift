@@ -11,8 +11,8 @@
 // and nothing after the last section.
 //
 // Kinds in use (the glue's codes, CairnProtocol): 1 a position shown, 2 hidden, 3 withdrawn (users' channels), 4 an
-// item moved (items' channels). A new kind keeps version 1, the layout being the same: a node that does not know a
-// kind ignores it. Only a change of layout raises the version.
+// item moved (items' channels), 5 news for users (nodes' inboxes, `NodeInbox`). A new kind keeps version 1, the
+// layout being the same: a node that does not know a kind ignores it. Only a change of layout raises the version.
 
 /// One message on a subject's channel.
 public struct FanOutMessage: Equatable, Sendable {

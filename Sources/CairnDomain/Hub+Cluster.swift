@@ -40,6 +40,13 @@ extension Hub {
         trackers.remoteMoved(position, tracker: tracker, viewers: viewers)
     }
 
+    /// Another node told `users` (connected here) that a bucket they view changed or went: the items their watching
+    /// connections here follow are read again.
+    public func bucketNewsHeard(_ users: [Int64]) {
+        confinement.assertOnLoop()
+        trackers.viewsChanged(users)
+    }
+
     /// `viewer` came online on another node where it was not before (a new node, even if it is online on a third):
     /// owners connected here send it their current positions, at the level it may see.
     public func remoteViewerArrived(_ viewer: Int64) {

@@ -207,6 +207,7 @@ public final class Hub: @unchecked Sendable {
         buckets.itemChanged = { item, owners in trackers.itemChanged(item, owners: owners) }
         buckets.ownersChanged = { bucket, owners in trackers.ownersChanged(bucket: bucket, owners: owners) }
         buckets.accessLost = { bucket, users in trackers.accessLost(bucket: bucket, users: users) }
+        buckets.viewsChanged = { users in trackers.viewsChanged(users) }
         places.position = { user in liveMap.point(of: user) }
         let guests = self.guestExpiry
         sessions.guestSeen = { user in guests.seen(user) }

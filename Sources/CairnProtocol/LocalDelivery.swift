@@ -1,7 +1,7 @@
 // The local side of the event seam: the domain's events, encoded once each and written to this process's
 // connections through the transport's `Outbound`. Users are resolved to their connections through `Sessions`
-// (every authenticated connection of a user; for positions, the ones watching the live map). A cross-node delivery
-// would implement the same `HubEvents` port and publish the user-addressed events to other nodes as well.
+// (every authenticated connection of a user; for positions, the ones watching the live map). With several nodes,
+// user-addressed news goes on to the users' connections on other nodes as well (`ClusterNews`).
 //
 // Positions take the latest-wins path: each version of a move (precise, approximate) is encoded at most once and
 // the same bytes are handed to every watcher under the owner's key, so a slow reader costs one slot per friend.
@@ -15,6 +15,8 @@ final class LocalDelivery: HubEvents {
     /// Held strongly (a weak load per delivery would cost more than the delivery); the transport sets it when it
     /// starts and clears it when it stops, which ends the cycle between the transport and the router.
     var outbound: (any Outbound)?
+    /// Several nodes: user-addressed news for users connected elsewhere (nil: a single node).
+    var news: ClusterNews?
     private var writer = JSONWriter(capacity: 1024)
 
     init(sessions: Sessions) {
@@ -33,6 +35,7 @@ final class LocalDelivery: HubEvents {
                 writer.bytes.withUnsafeBytes { outbound.send(connection, $0) }
             }
         }
+        news?.forward(event, to: users)
     }
 
     func publish(_ event: HubEvent, toConnections connections: [ConnectionID]) {
@@ -132,5 +135,11 @@ final class LocalDelivery: HubEvents {
     private func encode(_ event: HubEvent) {
         writer.reset()
         event.write(into: &writer)
+    }
+
+    /// `event`'s bytes, as this delivery writes them.
+    func encoded(_ event: HubEvent) -> [UInt8] {
+        encode(event)
+        return writer.bytes
     }
 }

@@ -105,6 +105,17 @@ public final class Router: ConnectionHandler {
         return cluster
     }
 
+    /// Several nodes: user-addressed news for users connected to other nodes, and from other nodes for users here
+    /// (`ClusterNews`); `online` says whether a user is connected elsewhere. Call on the loop, before serving.
+    public func attachClusterNews(online: @escaping (Int64) -> Bool) -> ClusterNews {
+        confinement.assertOnLoop()
+        let news = ClusterNews(local: delivery, sessions: hub.sessions)
+        news.elsewhere = online
+        news.bucketNews = { [unowned hub] users in hub.bucketNewsHeard(users) }
+        delivery.news = news
+        return news
+    }
+
     // MARK: ConnectionHandler
 
     public func connectionOpened(_ id: ConnectionID, token: String?, peer: String?) {

@@ -3,7 +3,8 @@
 // the bucket is not shared with, not a viewer when the item is hidden); a connection that watches items follows the
 // items it may view and lets go when it unwatches or closes; a move heard from another node updates this node's
 // memory of the item and reaches only listed viewers watching here who may still see the item; and `items.watch` on
-// a node brings what it knows up to date from the shared store.
+// a node brings what it knows up to date from the shared store; what a watching connection follows is read again
+// when its user is told a bucket changed or went, here or on another node.
 import CairnDomainTestSupport
 import CairnLoop
 import Testing
@@ -179,5 +180,54 @@ struct RemoteItemsTests {
         let seen = try await f.call { f.h.hub.trackers.watch(f.bob, $0) }.get()
         #expect(seen.isEmpty)  // one node: memory is the truth, the store is not read
         #expect(f.h.hub.trackers.followed(by: 2).isEmpty)
+    }
+
+    @Test func aShareAnItemAddedOrAnUnshareAfterWatchChangesWhatIsFollowed() async throws {
+        let (f, remote, _) = try await Self.scene()
+        _ = try await f.call { f.h.hub.trackers.watch(f.bob, $0) }.get()
+        _ = try await f.call { f.h.hub.trackers.watch(f.dan, $0) }.get()  // a friend, not shared with: nothing
+        #expect(remote.follows == [f.item: 1])
+
+        _ = try await f.call { f.h.hub.buckets.share(f.alice, bucket: f.bucket, user: 4, role: "viewer", $0) }.get()
+        try await f.settle()
+        #expect(remote.follows == [f.item: 2])
+        #expect(f.h.hub.trackers.followed(by: 4) == [f.item])
+
+        let helmet = try await f.call {
+            f.h.hub.buckets.createItem(f.alice, bucket: f.bucket, name: "Helmet", photo: nil, note: nil, $0)
+        }.get().record.id
+        try await f.settle()
+        #expect(remote.follows == [f.item: 2, helmet: 2])
+
+        _ = try await f.call { f.h.hub.buckets.unshare(f.alice, bucket: f.bucket, user: 4, $0) }.get()
+        try await f.settle()
+        #expect(remote.follows == [f.item: 1, helmet: 1])
+        #expect(f.h.hub.trackers.followed(by: 4).isEmpty)
+        #expect(f.h.hub.trackers.followed(by: 2) == [f.item, helmet].sorted())
+    }
+
+    @Test func bucketNewsFromAnotherNodeRereadsWhatItsUsersFollow() async throws {
+        let (f, remote, _) = try await Self.scene()
+        _ = try await f.call { f.h.hub.trackers.watch(f.dan, $0) }.get()
+        #expect(remote.follows.isEmpty)
+        // Committed through another node: this node's store sees it, its memory heard nothing yet.
+        _ = try await f.h.buckets.setMember(bucket: f.bucket, user: 4, role: .viewer)
+        #expect(remote.follows.isEmpty)
+        f.h.hub.bucketNewsHeard([4])
+        f.h.hub.bucketNewsHeard([4])  // heard during the read: read once more after it
+        try await f.settle()
+        #expect(remote.follows == [f.item: 1])
+        f.h.hub.bucketNewsHeard([3])  // Carol does not watch here: nothing is read for her
+        try await f.settle()
+        #expect(remote.follows == [f.item: 1])
+    }
+
+    @Test func aSingleNodeFollowsNothingWhenBucketsChange() async throws {
+        let f = try await FindItemHarness()
+        _ = try await f.call { f.h.hub.trackers.watch(f.dan, $0) }.get()
+        _ = try await f.call { f.h.hub.buckets.share(f.alice, bucket: f.bucket, user: 4, role: "viewer", $0) }.get()
+        try await f.settle()
+        #expect(f.h.hub.trackers.followed(by: 4).isEmpty)
+        #expect(f.h.hub.trackers.refollowing.isEmpty)
     }
 }

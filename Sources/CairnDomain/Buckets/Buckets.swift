@@ -50,6 +50,9 @@ public final class Buckets {
     var epochs = AccessEpochs()
     /// How many times a read of who may see an item is read again when it comes back stale, before it is given up.
     static let staleRetries = 3
+    /// Users were told a bucket they view changed or is gone to them (committed): with several nodes, the items
+    /// their watching connections follow are read again.
+    var viewsChanged: (([Int64]) -> Void)?
     /// A bucket's owners may have changed (committed); nil when the bucket is gone.
     var ownersChanged: ((_ bucket: Int64, _ owners: Set<Int64>?) -> Void)?
     /// Signs items' photo URLs; without one, items show the placeholder.
@@ -425,8 +428,14 @@ public final class Buckets {
     func viewableItems(
         _ caller: Caller, attempt: Int = 0, _ done: @escaping Outcome<[(item: ItemRecord, role: BucketRole)]>
     ) {
+        viewableItems(of: caller.user.id, attempt: attempt, done)
+    }
+
+    /// Every item `me` can view (see `viewableItems(_:attempt:_:)`).
+    func viewableItems(
+        of me: Int64, attempt: Int = 0, _ done: @escaping Outcome<[(item: ItemRecord, role: BucketRole)]>
+    ) {
         let store = self.store
-        let me = caller.user.id
         let friends = social.friends(of: me)
         let since = epochs.begin()
         work.run(
@@ -448,7 +457,7 @@ public final class Buckets {
                 self.epochs.end()
                 guard case .success(let buckets) = found else { return done(result.map { _ in [] }) }
                 if attempt < Self.staleRetries, buckets.contains(where: \.2) {
-                    return self.viewableItems(caller, attempt: attempt + 1, done)
+                    return self.viewableItems(of: me, attempt: attempt + 1, done)
                 }
                 let now = self.social.friends(of: me)
                 var items: [(item: ItemRecord, role: BucketRole)] = []
@@ -527,7 +536,7 @@ public final class Buckets {
                     if after.members[other] == .viewer { after.members[other] = nil }
                     if self.viewers(of: after).contains(other) { continue }
                     self.accessLost?(before.id, [other])
-                    self.events?.publish(.bucketRemoved(bucket: before.id), toUsers: [other], excluding: nil)
+                    self.tell(.bucketRemoved(bucket: before.id), [other])
                     if before.members[other] != nil { self.changed(before.id, viewers: self.viewers(of: after)) }
                 }
             })
@@ -562,7 +571,7 @@ public final class Buckets {
         let lost = before.subtracting(now)
         let withdrawn = lost.union(owners.subtracting(owning ?? []))
         if !withdrawn.isEmpty { accessLost?(bucket, withdrawn) }
-        if !lost.isEmpty { events?.publish(.bucketRemoved(bucket: bucket), toUsers: lost.sorted(), excluding: nil) }
+        if !lost.isEmpty { tell(.bucketRemoved(bucket: bucket), lost.sorted()) }
         changed(bucket, viewers: now)
     }
 
@@ -580,7 +589,13 @@ public final class Buckets {
 
     private func changed(_ bucket: Int64, viewers: Set<Int64>) {
         guard !viewers.isEmpty else { return }
-        events?.publish(.bucketChanged(bucket: bucket), toUsers: viewers.sorted(), excluding: nil)
+        tell(.bucketChanged(bucket: bucket), viewers.sorted())
+    }
+
+    /// Tells `users` that a bucket changed or went; whatever follows their view of buckets hears of it.
+    private func tell(_ event: HubEvent, _ users: [Int64]) {
+        events?.publish(event, toUsers: users, excluding: nil)
+        viewsChanged?(users)
     }
 
     // MARK: Views

@@ -3,8 +3,10 @@
 // updates this node's memory of the item (so `items.watch` answers it), then reaches only viewers who were listed by
 // the moving node, watch items here, and are in the item's audience as this node reads it now — the same lookup,
 // with the same stale-read guard (`AccessEpochs`), as a local move, so a loss of access committed here stops the
-// pushes at once and what went out is withdrawn as for a local move. A single node has no `remote`: none of this
-// runs.
+// pushes at once and what went out is withdrawn as for a local move. What a watching connection follows is read
+// again whenever its user is told a bucket changed or went (here, or on another node: `Hub.bucketNewsHeard`), so a
+// bucket shared, an item added or a tracker paired after `items.watch` is followed from then on, and access lost is
+// let go. A single node has no `remote`: none of this runs.
 import CairnLoop
 
 extension Trackers {
@@ -32,6 +34,28 @@ extension Trackers {
     func unfollowAll(for connection: ConnectionID) {
         guard let items = following.removeValue(forKey: connection) else { return }
         for item in items { remote?.unfollow(item) }
+    }
+
+    /// `users` were told a bucket they view changed or went: the items their watching connections here follow are
+    /// read again (one read per user at a time; a change heard during a read is read once more after it).
+    func viewsChanged(_ users: [Int64]) {
+        guard remote != nil else { return }
+        for user in Set(users).sorted() where watchers[user] != nil {
+            if refollowing[user] != nil {
+                refollowing[user] = true
+                continue
+            }
+            refollowing[user] = false
+            buckets.viewableItems(of: user) { result in
+                let again = self.refollowing.removeValue(forKey: user) ?? false
+                // A failed read leaves what is followed as it is; the next change, or `items.watch`, reads again.
+                if case .success(let found) = result, let watching = self.watchers[user] {
+                    let items = found.map(\.item.id)
+                    for connection in watching.sorted() { self.follow(items, for: connection) }
+                }
+                if again { self.viewsChanged([user]) }
+            }
+        }
     }
 
     /// Items followed for `connection` (tests).

@@ -51,6 +51,8 @@ public final class Trackers {
     var onlineElsewhere: ((Int64) -> Bool)?
     var connectionOpen: ((ConnectionID) -> Bool)?
     var following: [ConnectionID: [Int64]] = [:]
+    /// Users whose followed items are being read again, and whether another read was asked for meanwhile.
+    var refollowing: [Int64: Bool] = [:]
 
     /// A user's latest position (the live map's), wired by the hub.
     var userFix: ((Int64) -> Fix?)?

@@ -1,0 +1,104 @@
+// User-addressed news across nodes: what the domain tells a user who did not ask (a chat message, a conversation
+// read on another device, a bucket changed or gone, an item left behind or found again) reaches the user's
+// connections on every node, not only on the node that committed it. The committing node encodes the event once —
+// the same bytes its own connections get — and hands it to the cluster glue with the users the presence mirror says
+// are online elsewhere; the glue sends one message per node holding some of them (its inbox channel). The receiving
+// node writes the bytes to every connection of each listed user it has, as a local event would be written.
+//
+// What is not carried here: presence (the mirror itself announces it), friend events (the control channel carries the
+// change and each node announces what it applied, `Social+RemoteNews`), relic events (each node works out who stands
+// inside a relic from its own users' positions), positions and item positions (their own channels, latest wins),
+// stats and pictures (addressed to connections, not users). Bucket news also tells the receiving node that a user's
+// view of buckets changed, so the items its watching connections follow are read again (`Hub.bucketNewsHeard`).
+//
+// Like positions, news is not replayed: a user who arrives on a node, or a node whose link is down, while it is
+// sent misses it live (chat history, `bucket.list` and `items.watch` answer what is current). The glue (CairnApp)
+// turns the calls into binary messages on Redis and back; this file knows no Redis.
+import CairnDomain
+import CairnLoop
+
+/// User-addressed events to and from other nodes. Loop thread only.
+public final class ClusterNews {
+    /// What a piece of news is, for the receiving node (the section's tag on the wire).
+    public enum Tag: UInt8, Sendable {
+        /// An event the listed users' connections get as it is.
+        case event = 0
+        /// `bucket.changed` or `bucket.removed`: the connections get it, and the users' followed items are read again.
+        case bucket = 1
+    }
+
+    private let local: LocalDelivery
+    private let sessions: Sessions
+    /// Sends `payload` to the nodes where `users` are connected (set by the glue); never called with no users.
+    public var send: ((_ tag: Tag, _ users: [Int64], _ payload: [UInt8]) -> Void)?
+    /// True when `user` is connected to another node (the presence mirror; set at attach).
+    var elsewhere: ((Int64) -> Bool)?
+    /// Users here heard bucket news from another node (set at attach).
+    var bucketNews: (([Int64]) -> Void)?
+    /// News handed to the glue, and news received and written here.
+    public private(set) var sentCount: UInt64 = 0
+    public private(set) var deliveredCount: UInt64 = 0
+    /// News received and refused: an unknown tag, or bytes that are not one event of the tag's kinds.
+    public private(set) var refusedCount: UInt64 = 0
+
+    init(local: LocalDelivery, sessions: Sessions) {
+        self.local = local
+        self.sessions = sessions
+    }
+
+    /// The tag `event` travels under, or nil when it does not cross nodes this way.
+    static func tag(of event: HubEvent) -> Tag? {
+        switch event {
+        case .chatMessage, .chatRead, .itemLeftBehind, .itemReunited: .event
+        case .bucketChanged, .bucketRemoved: .bucket
+        case .presence, .friendRequest, .friendAccepted, .friendRemoved, .relicAppeared, .relicVanished, .relicExpired,
+            .pictureNew, .stats:
+            nil
+        }
+    }
+
+    // MARK: The committing node
+
+    /// `event` went to `users`' connections here: those of them connected elsewhere get it there.
+    func forward(_ event: HubEvent, to users: [Int64]) {
+        guard let send, let elsewhere, let tag = Self.tag(of: event) else { return }
+        let targets = Array(Set(users.filter(elsewhere))).sorted()
+        guard !targets.isEmpty else { return }
+        sentCount &+= 1
+        send(tag, targets, local.encoded(event))
+    }
+
+    // MARK: The receiving node
+
+    /// Another node sent `payload` (under `tag`) for `users`: each of their connections here gets it.
+    public func received(tag rawTag: UInt8, users: [Int64], payload: [UInt8]) {
+        guard let tag = Tag(rawValue: rawTag), Self.isNews(payload, tag: tag) else {
+            refusedCount &+= 1
+            return
+        }
+        let here = Array(Set(users.filter(sessions.isOnline))).sorted()
+        guard !here.isEmpty else { return }
+        deliveredCount &+= 1
+        if let outbound = local.outbound {
+            payload.withUnsafeBytes { bytes in
+                for user in here {
+                    for connection in sessions.connections(of: user) { outbound.send(connection, bytes) }
+                }
+            }
+        }
+        if tag == .bucket { bucketNews?(here) }
+    }
+
+    private static let eventNames: [Tag: [[UInt8]]] = [
+        .event: ["chat.msg", "chat.read", "item.left_behind", "item.reunited"].map(ClusterNews.prefix),
+        .bucket: ["bucket.changed", "bucket.removed"].map(ClusterNews.prefix),
+    ]
+
+    private static func prefix(_ name: String) -> [UInt8] { Array(#"{"ev":""#.utf8) + Array(name.utf8) + [0x22] }
+
+    /// True for one JSON object on one line opening with one of `tag`'s event names, as `LocalDelivery` encodes them.
+    static func isNews(_ payload: [UInt8], tag: Tag) -> Bool {
+        guard payload.last == UInt8(ascii: "}"), !payload.contains(UInt8(ascii: "\n")) else { return false }
+        return eventNames[tag, default: []].contains { payload.count > $0.count && payload.starts(with: $0) }
+    }
+}

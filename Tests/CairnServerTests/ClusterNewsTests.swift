@@ -1,0 +1,72 @@
+// User-addressed news across nodes: two real `cairn serve` processes sharing one real PostgreSQL database and one
+// real redis-server. Alice is connected to node a, bob only to node b. A chat message alice sends through a reaches
+// bob on b (`chat.msg`); alice sharing her Gear bucket through a tells bob on b (`bucket.changed`), and bob, who was
+// already watching items on b before the share, from then on gets the Bike's `item.pos` when its tracker reports to
+// node a (b read again which items bob follows); unsharing tells him on b (`bucket.removed`).
+import CairnTestSupport
+import Foundation
+import Testing
+
+extension ServerIntegration {
+    @Suite(
+        .enabled(if: RedisServerProcess.isAvailable, "redis-server is not installed"),
+        .enabled(if: PostgresServerProcess.isAvailable, "PostgreSQL is not installed"))
+    struct ClusterNewsTests {
+        typealias Node = ControlChannelTests.Node
+
+        @Test func chatAndBucketNewsReachAUserOnAnotherNodeAndASharedItemIsFollowedThere() throws {
+            let url = try PostgresServerProcess.freshURL()
+            let redis = try RedisServerProcess()
+            let a = try Node("a", url: url, redis: redis)
+            let b = try Node("b", url: url, redis: redis)
+            let (alice, aliceID) = try registerMember(port: a.port, "alice")
+            let (bob, bobID) = try registerMember(port: a.port, "bob")
+            _ = try alice.requestOK("friend.request", ["user": bobID])
+            _ = try bob.requestOK("friend.accept", ["user": aliceID])
+            bob.close()
+            let bucket = try alice.requestOK("bucket.create", ["name": "Gear"])
+            let bucketID = try #require((bucket["bucket"] as? [String: Any])?["id"] as? Int)
+            let item = try alice.requestOK("item.create", ["bucket": bucketID, "name": "Bike"])
+            let itemID = try #require((item["item"] as? [String: Any])?["id"] as? Int)
+            let pair = try alice.requestOK("tracker.pair", ["item": itemID, "device": "bike-78"])
+            let tracker = try #require(pair["tracker"] as? [String: Any])
+            _ = try alice.requestOK("tracker.activate", ["tracker": try #require(tracker["id"] as? Int)])
+            let key = try #require(tracker["key"] as? String)
+
+            let bobOnB = try b.login("bob")
+            let watched = try bobOnB.requestOK("items.watch")
+            #expect((watched["positions"] as? [Any])?.isEmpty == true, "nothing shared with bob yet")
+            // Node a hands news on to the nodes its presence mirror lists bob on.
+            #expect(ClusterPresenceTests.eventually { ControlChannelTests.seesOnline(alice, bobID) })
+
+            let sent = try alice.requestOK("chat.send", ["to": bobID, "text": "on my way"])
+            let messageID = try #require((sent["message"] as? [String: Any])?["id"] as? Int)
+            let heard = try bobOnB.nextEvent("chat.msg", timeout: 5)
+            let message = try #require(heard["message"] as? [String: Any])
+            #expect(message["id"] as? Int == messageID && message["text"] as? String == "on my way")
+            #expect(message["from"] as? Int == aliceID)
+
+            _ = try alice.requestOK("bucket.share", ["bucket": bucketID, "user": bobID, "role": "viewer"])
+            let changed = try bobOnB.nextEvent("bucket.changed", timeout: 5)
+            #expect(changed["bucket"] as? Int == bucketID)
+
+            // The Bike reports to node a until bob, on b, hears it (b follows the Bike once it read bob's items
+            // again, and its subscription is confirmed soon after).
+            let start = Int(Date().timeIntervalSince1970)
+            var position: [String: Any]?
+            for step in 0..<10 where position == nil {
+                let report = try HTTPClient.get(
+                    port: a.port,
+                    path: "/v1/ingest/osmand?id=bike-78&key=\(key)&lat=\(48.8 + Double(step) * 0.00001)&lon=2.3"
+                        + "&timestamp=\(start + step)")
+                #expect(report.status == 200)
+                position = try ClusterItemsTests.nextItemPosition(bobOnB, itemID, within: 1)
+            }
+            #expect(position?["lon"] as? Double == 2.3, "bob on b hears the Bike shared after his items.watch")
+
+            _ = try alice.requestOK("bucket.unshare", ["bucket": bucketID, "user": bobID])
+            let removed = try bobOnB.nextEvent("bucket.removed", timeout: 5)
+            #expect(removed["bucket"] as? Int == bucketID)
+        }
+    }
+}
