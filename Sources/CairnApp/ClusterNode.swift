@@ -89,6 +89,7 @@ final class ClusterNode {
             guard
                 SocialControl.apply(message, to: hub) || SessionControl.apply(message, to: hub)
                     || PositionAsk.apply(message, to: hub) || RelicControl.apply(message, to: hub)
+                    || PictureControl.apply(message, to: hub)
             else { return }
             control.acknowledge(message)
         }
@@ -111,6 +112,7 @@ final class ClusterNode {
         hub.remoteSocial = SocialControl(control: control, presence: presence)
         hub.remoteSessions = SessionControl(control: control)
         if sharedStore { hub.remoteRelics = RelicControl(control: control) }  // read back from the shared store
+        if sharedStore { hub.remotePictures = PictureControl(control: control) }  // likewise
         delivery.wanted = { [link = self.link, unowned control] owner, viewer in
             link.afterSubscriptions { confirmed in
                 guard confirmed else { return }  // the reconnect's arrival news make up for it
@@ -180,6 +182,7 @@ final class ClusterNode {
         hub.remoteSocial = nil
         hub.remoteSessions = nil
         hub.remoteRelics = nil
+        hub.remotePictures = nil
         control.stop()
         presence.stop(leaving: true)
         link.stop(flush: true)

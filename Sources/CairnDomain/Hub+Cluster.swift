@@ -172,4 +172,16 @@ extension Hub {
         confinement.assertOnLoop()
         relics.resync(done)
     }
+
+    /// Pictures posted here, for the other nodes (nil: a single node). Set on the loop before serving.
+    public var remotePictures: (any RemotePictures)? {
+        get { pictures.remote }
+        set { pictures.remote = newValue }
+    }
+
+    /// Another node posted picture `id`: the connections watching here who may see it get `picture.new`.
+    public func remotePicturePosted(_ id: Int64) {
+        confinement.assertOnLoop()
+        pictures.applyRemotePosted(id)
+    }
 }

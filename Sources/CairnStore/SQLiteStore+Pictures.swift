@@ -192,6 +192,22 @@ extension SQLiteStore: PictureStore {
         }
     }
 
+    /// A picture as its post announced it, with a private event's members now.
+    public func postedPicture(id: Int64) async throws -> PostedPicture? {
+        try await pool.read { db in
+            guard let by = try Int64.fetchOne(db, sql: "SELECT by_id FROM pictures WHERE id = ?", arguments: [id]),
+                let record = try Self.records(db, ids: [id], viewer: by).first
+            else { return nil }
+            var members: Set<Int64>?
+            if let event = record.event, event.isPrivate {
+                members = Set(
+                    try Int64.fetchAll(
+                        db, sql: "SELECT user_id FROM event_members WHERE event_id = ?", arguments: [event.id]))
+            }
+            return PostedPicture(record: record, members: members)
+        }
+    }
+
     /// A page of pictures in order.
     public func pictures(_ query: PictureQuery) async throws -> [(record: PictureRecord, key: PictureKey)] {
         try await pool.read { db in

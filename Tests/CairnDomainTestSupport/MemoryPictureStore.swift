@@ -96,6 +96,15 @@ public final class MemoryPictureStore: PictureStore {
         }
     }
 
+    public func postedPicture(id: Int64) async throws -> PostedPicture? {
+        state.withLock { s in
+            guard let p = s.pictures[id] else { return nil }
+            var members: Set<Int64>?
+            if let event = p.event, event.isPrivate { members = s.events[event.tag]?.members ?? [] }
+            return PostedPicture(record: Self.record(id, p, viewer: p.by.id), members: members)
+        }
+    }
+
     public func picture(id: Int64, viewer: Int64) async throws -> PictureAccess? {
         state.withLock { s in
             guard let p = s.pictures[id] else { return nil }

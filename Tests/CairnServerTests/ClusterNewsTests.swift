@@ -2,7 +2,8 @@
 // real redis-server. Alice is connected to node a, bob only to node b. A chat message alice sends through a reaches
 // bob on b (`chat.msg`); alice sharing her Gear bucket through a tells bob on b (`bucket.changed`), and bob, who was
 // already watching items on b before the share, from then on gets the Bike's `item.pos` when its tracker reports to
-// node a (b read again which items bob follows); unsharing tells him on b (`bucket.removed`).
+// node a (b read again which items bob follows); unsharing tells him on b (`bucket.removed`). A picture alice posts
+// through node a reaches bob watching the area on node b (`picture.new`), and not carol, watching there from afar.
 import CairnTestSupport
 import Foundation
 import Testing
@@ -67,6 +68,37 @@ extension ServerIntegration {
             _ = try alice.requestOK("bucket.unshare", ["bucket": bucketID, "user": bobID])
             let removed = try bobOnB.nextEvent("bucket.removed", timeout: 5)
             #expect(removed["bucket"] as? Int == bucketID)
+        }
+
+        @Test func aPicturePostedThroughOneNodeReachesWatchersOnAnother() throws {
+            let url = try PostgresServerProcess.freshURL()
+            let redis = try RedisServerProcess()
+            let a = try Node("a", url: url, redis: redis)
+            let b = try Node("b", url: url, redis: redis)
+            let alice = try WebSocketClient(port: a.port, timeout: 10)
+            let registered = try alice.requestOK("register", ["username": "alice", "password": "password1"])
+            let token = try #require(registered["token"] as? String)
+            _ = try alice.requestOK("pos", ["lat": 48.85, "lon": 2.35])
+            let upload = try HTTPClient.post(
+                port: a.port, path: "/v1/media", body: [0xFF, 0xD8, 0xFF, 0xE0] + Array("a photo".utf8),
+                contentType: "image/jpeg", headers: ["Authorization": "Bearer \(token)"], timeout: 20)
+            #expect(upload.status == 201)
+            let media = try #require(try upload.jsonObject()["media"] as? String)
+            _ = try registerMember(port: a.port, "bob")
+            _ = try registerMember(port: a.port, "carol")
+            let bob = try b.login("bob")
+            _ = try bob.requestOK("pos", ["lat": 48.851, "lon": 2.35])  // about 110 m away
+            _ = try bob.requestOK("pictures.watch", ["radius": 1_000])
+            let carol = try b.login("carol")
+            _ = try carol.requestOK("pos", ["lat": 48.9, "lon": 2.35])  // about 5.5 km away
+            _ = try carol.requestOK("pictures.watch", ["radius": 1_000])
+
+            let posted = try alice.requestOK("picture.post", ["media": media, "caption": "across"])
+            let id = try #require((posted["picture"] as? [String: Any])?["id"] as? Int)
+            let heard = try bob.nextEvent("picture.new", timeout: 5)
+            let picture = try #require(heard["picture"] as? [String: Any])
+            #expect(picture["id"] as? Int == id && picture["caption"] as? String == "across")
+            #expect(try carol.pollObject(within: 1) == nil, "out of carol's radius: nothing")
         }
     }
 }

@@ -97,6 +97,27 @@ struct SQLiteStorePicturesTests {
     }
 
     @Test(arguments: StoreEngine.available)
+    func aPostedPictureReadsBackAsItsPostAnnouncedItWithTheMembersNow(engine: StoreEngine) async throws {
+        try await withStore(engine) { store, u in
+            let open = try await store.postPicture(new(u[0], caption: "hello", event: "party"))
+            _ = try await store.setLike(picture: open.record.id, user: u[1].id, liked: true, at: 2)
+            let read = try #require(try await store.postedPicture(id: open.record.id))
+            #expect(read.members == nil)
+            var expected = open.record
+            expected.likes = 1
+            #expect(read.record == expected)
+            let wedding = try await store.createEvent(
+                NewEvent(tag: "wedding", title: "W", owner: u[1].id, passwordHash: "hash", createdAt: 5))
+            try await store.join(event: wedding.id, user: u[0].id, at: 7)
+            let closed = try await store.postPicture(new(u[0], event: "wedding", at: 2_000))
+            try await store.join(event: wedding.id, user: u[2].id, at: 8)
+            let members = try #require(try await store.postedPicture(id: closed.record.id)).members
+            #expect(members == [u[0].id, u[1].id, u[2].id], "the members now, not at the post")
+            #expect(try await store.postedPicture(id: closed.record.id + 100) == nil)
+        }
+    }
+
+    @Test(arguments: StoreEngine.available)
     func likesCountOnceAndReportsHideAtTheThreshold(engine: StoreEngine) async throws {
         try await withStore(engine) { store, u in
             let id = try await store.postPicture(new(u[0])).record.id

@@ -174,6 +174,9 @@ public protocol PictureStore: Sendable {
     func postPicture(_ picture: NewPicture) async throws -> PostedPicture
     /// One picture as `viewer` may reach it; nil when there is no such picture.
     func picture(id: Int64, viewer: Int64) async throws -> PictureAccess?
+    /// A picture as its post announced it (the record as its poster sees it and, for a private event, the event's
+    /// members now), for announcing a post made through another node; nil when there is no such picture.
+    func postedPicture(id: Int64) async throws -> PostedPicture?
     /// Records that `user` likes (or no longer likes) a picture, at `at` (ms); answers the picture's likes.
     /// Idempotent.
     func setLike(picture: Int64, user: Int64, liked: Bool, at: Int64) async throws -> Int64

@@ -42,7 +42,9 @@ public final class Pictures {
     public var mediaSigner: (any MediaSigner)?
     /// The settings in force (options at start; replaced live with `apply(_:)`).
     public private(set) var settings: PictureSettings
-    private var watchers: [ConnectionID: (user: Int64, watch: PictureWatch)] = [:]
+    private(set) var watchers: [ConnectionID: (user: Int64, watch: PictureWatch)] = [:]
+    /// Several nodes: posts made here, for the other nodes' watchers (nil: a single node).
+    var remote: (any RemotePictures)?
 
     init(
         store: (any PictureStore)?, work: LoopWork, clock: any Clock, sessions: Sessions, liveMap: LiveMap,
@@ -171,13 +173,14 @@ public final class Pictures {
                 case .failure(let error): done(.failure(error))
                 case .success(let posted):
                     self.announce(posted)
+                    self.remote?.picturePosted(posted.record.id)
                     done(.success(self.view(posted.record, from: point, now: now)))
                 }
             })
     }
 
     /// Pushes `picture.new` to every watcher who may see the picture.
-    private func announce(_ posted: PostedPicture) {
+    func announce(_ posted: PostedPicture) {
         guard let events, !watchers.isEmpty else { return }
         let record = posted.record
         let now = clock.now()
