@@ -24,8 +24,10 @@ extension Hub {
             trackers.remote = newValue
             guard newValue != nil else {
                 trackers.onlineElsewhere = nil
+                trackers.onlineHere = nil
                 return
             }
+            trackers.onlineHere = { [unowned sessions] user in sessions.isOnline(user) }
             trackers.onlineElsewhere = { [unowned sessions] user in
                 sessions.remotePresence?.isOnlineElsewhere(user) ?? false
             }
@@ -183,5 +185,25 @@ extension Hub {
     public func remotePicturePosted(_ id: Int64) {
         confinement.assertOnLoop()
         pictures.applyRemotePosted(id)
+    }
+
+    /// Changes of buckets committed here, for the other nodes (nil: a single node). Set on the loop before serving.
+    public var remoteBuckets: (any RemoteBuckets)? {
+        get { buckets.remote }
+        set { buckets.remote = newValue }
+    }
+
+    /// Another node committed a change of `bucket` (or deleted it): what the trackers keep for it here (alerts,
+    /// hidden items, items and trackers gone) is read again from the store.
+    public func remoteBucketTouched(_ bucket: Int64) {
+        confinement.assertOnLoop()
+        trackers.applyRemoteBucketTouched(bucket)
+    }
+
+    /// Another node deleted `items` (alone or with their bucket): their positions and alert state go here too, and a
+    /// fix for them heard late is ignored.
+    public func remoteItemsGone(_ items: [Int64]) {
+        confinement.assertOnLoop()
+        trackers.itemsGone(items)
     }
 }

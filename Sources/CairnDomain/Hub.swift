@@ -185,6 +185,7 @@ public final class Hub: @unchecked Sendable {
             // Several nodes: listen to the friends' moves made elsewhere (before the others hear of the arrival and
             // answer it); the others hear of it; friends hear nothing while the user stays online on another.
             liveMap.viewerPresenceChanged(user, online: online)
+            trackers.ownerPresenceChanged(user, online: online)  // their alerted items, from wherever they report
             let remote = sessions.remotePresence
             remote?.localPresenceChanged(user, online: online)
             guard !(remote?.isOnlineElsewhere(user) ?? false) else { return }

@@ -31,8 +31,8 @@ public final class Buckets {
     /// The seed's refusal to a non-owner deleting an item.
     public static let notOwnerDelete = "You are not an owner of this bucket so therefore you cannot delete the item."
 
-    private let store: any BucketStore
-    private let work: LoopWork
+    let store: any BucketStore
+    let work: LoopWork
     private let clock: any Clock
     private let social: Social
     private let bucketsPerUser: Int
@@ -53,6 +53,8 @@ public final class Buckets {
     /// Users were told a bucket they view changed or is gone to them (committed): with several nodes, the items
     /// their watching connections follow are read again.
     var viewsChanged: (([Int64]) -> Void)?
+    /// Several nodes: committed changes of buckets, for the other nodes (nil: a single node).
+    var remote: (any RemoteBuckets)?
     /// A bucket's owners may have changed (committed); nil when the bucket is gone.
     var ownersChanged: ((_ bucket: Int64, _ owners: Set<Int64>?) -> Void)?
     /// Signs items' photo URLs; without one, items show the placeholder.
@@ -187,7 +189,10 @@ public final class Buckets {
             then: { result in
                 done(result.map(\.0.id))
                 if case .success(let (record, items)) = result {
-                    if !items.isEmpty { self.itemsGone?(items) }
+                    if !items.isEmpty {
+                        self.itemsGone?(items)
+                        self.remote?.itemsGone(items)
+                    }
                     self.announce(bucket, before: self.viewers(of: record), after: nil)
                 }
             })
@@ -359,6 +364,7 @@ public final class Buckets {
                 done(result.map(\.id))
                 if case .success(let found) = result {
                     self.itemsGone?([found.id])
+                    self.remote?.itemsGone([found.id])
                     self.changed(found.bucket)
                 }
             })
@@ -588,6 +594,7 @@ public final class Buckets {
     }
 
     private func changed(_ bucket: Int64, viewers: Set<Int64>) {
+        remote?.bucketTouched(bucket)  // every committed change of a bucket comes here, its deletion too
         guard !viewers.isEmpty else { return }
         tell(.bucketChanged(bucket: bucket), viewers.sorted())
     }

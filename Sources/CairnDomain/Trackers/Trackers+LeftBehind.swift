@@ -23,6 +23,7 @@ extension Trackers {
     /// An item was changed (committed): alerts start or stop with its `alert` flag, and a newly alerted item is
     /// looked at at once.
     func itemChanged(_ item: ItemRecord, owners: Set<Int64>) {
+        bucketChangedHere(item.bucket)
         if item.hidden { hidden(item.id, owners: owners) }  // its pending `item.pos` to viewers goes
         guard item.alert else { return stopAlerting(item.id) }
         guard alerting[item.id] == nil else { return }  // already on: its owners are kept by `ownersChanged`
@@ -32,6 +33,7 @@ extension Trackers {
 
     /// A bucket's owners changed (committed), or the bucket is gone (nil).
     func ownersChanged(bucket: Int64, owners: Set<Int64>?) {
+        bucketChangedHere(bucket)
         guard let items = alertsIn[bucket] else { return }
         for item in items.sorted() {
             if let owners {
@@ -90,12 +92,15 @@ extension Trackers {
     }
 
     func startAlerting(_ record: ItemAlertRecord) {
-        if let old = alerting[record.item] {
-            for owner in old.owners.subtracting(record.owners) { dropPair(record.item, owner) }
-        }
+        let dropped = alerting[record.item].map { $0.owners.subtracting(record.owners) } ?? []
+        for owner in dropped { dropPair(record.item, owner) }
         alerting[record.item] = record
+        for owner in dropped { syncAlertFollow(record.item, owner: owner) }  // no longer an owner: let go
         alertsIn[record.bucket, default: []].insert(record.item)
-        for owner in record.owners { alertsOf[owner, default: []].insert(record.item) }
+        for owner in record.owners {
+            alertsOf[owner, default: []].insert(record.item)
+            syncAlertFollow(record.item, owner: owner)
+        }
     }
 
     func stopAlerting(_ item: Int64) {
@@ -109,10 +114,11 @@ extension Trackers {
         clearPair(ItemOwner(item: item, owner: owner))
         alertsOf[owner]?.remove(item)
         if alertsOf[owner]?.isEmpty == true { alertsOf[owner] = nil }
+        syncAlertFollow(item, owner: owner)  // after `alerting` changed: lets go of what is no longer wanted
     }
 
     private func evaluate(_ item: Int64, _ owner: Int64, now: Int64) {
-        guard let fix = latest[item], let there = GeoPoint(lat: fix.lat, lon: fix.lon),
+        guard !unverified.contains(item), let fix = latest[item], let there = GeoPoint(lat: fix.lat, lon: fix.lon),
             let mine = ownerFix?(owner), let here = GeoPoint(lat: mine.lat, lon: mine.lon)
         else { return }
         let pair = ItemOwner(item: item, owner: owner)

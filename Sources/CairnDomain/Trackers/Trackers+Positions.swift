@@ -30,6 +30,7 @@ extension Trackers {
         guard !unpaired.contains(tracker.id), !deleted.contains(item) else { return }  // gone while on its way
         if let known = latest[item], known.ts > fix.ts { return }
         place(item, fix)
+        unverified.remove(item)  // reported here: current
         itemMoved(item, now: clock.now())  // left behind
         guard !watchers.isEmpty || remote != nil else { return }
         buckets.audience(ofItem: item) { audience in
@@ -126,6 +127,7 @@ extension Trackers {
     /// The items were deleted (alone or with their bucket; committed): their positions and alert state go at once,
     /// and a fix for them still on its way is ignored.
     func itemsGone(_ items: [Int64]) {
+        for item in items { if let bucket = alerting[item]?.bucket ?? pushedIn[item] { bucketChangedHere(bucket) } }
         let sent = items.filter { pushedIn[$0] != nil }
         if !sent.isEmpty && !watcherOf.isEmpty {
             events?.itemsWithdrawn(sent.sorted(), from: watcherOf.keys.sorted())

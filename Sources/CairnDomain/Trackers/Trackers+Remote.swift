@@ -69,6 +69,8 @@ extension Trackers {
         guard !unpaired.contains(tracker), !deleted.contains(item) else { return }  // gone here meanwhile
         if let known = latest[item], known.ts > position.fix.ts { return }  // a newer fix was heard already
         place(item, position.fix)
+        unverified.remove(item)  // the item's latest fix: current
+        itemMoved(item, now: clock.now())  // left behind, for owners connected here (`Trackers+RemoteAlerts`)
         let listed = Set(viewers.filter { watchers[$0] != nil })
         guard !listed.isEmpty else { return }
         buckets.audience(ofItem: item) { audience in

@@ -53,6 +53,13 @@ public final class Trackers {
     var following: [ConnectionID: [Int64]] = [:]
     /// Users whose followed items are being read again, and whether another read was asked for meanwhile.
     var refollowing: [Int64: Bool] = [:]
+    /// Several nodes, left-behind alerts (`Trackers+RemoteAlerts`): the (item, owner) pairs followed because the
+    /// owner is connected here, items whose position here is not yet known to be current, buckets being read again
+    /// after a change elsewhere (and whether another change came meanwhile), and who is connected here (wired).
+    var alertFollowed: Set<ItemOwner> = []
+    var unverified: Set<Int64> = []
+    var bucketReads: [Int64: Bool] = [:]
+    var onlineHere: ((Int64) -> Bool)?
 
     /// A user's latest position (the live map's), wired by the hub.
     var userFix: ((Int64) -> Fix?)?
