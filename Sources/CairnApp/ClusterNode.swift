@@ -90,6 +90,7 @@ final class ClusterNode {
                 SocialControl.apply(message, to: hub) || SessionControl.apply(message, to: hub)
                     || PositionAsk.apply(message, to: hub) || RelicControl.apply(message, to: hub)
                     || PictureControl.apply(message, to: hub)
+                    || SettingsControl.apply(message, to: hub)
             else { return }
             control.acknowledge(message)
         }
@@ -113,6 +114,7 @@ final class ClusterNode {
         hub.remoteSessions = SessionControl(control: control)
         if sharedStore { hub.remoteRelics = RelicControl(control: control) }  // read back from the shared store
         if sharedStore { hub.remotePictures = PictureControl(control: control) }  // likewise
+        if sharedStore { hub.remoteSettings = SettingsControl(control: control) }  // the others read the store
         delivery.wanted = { [link = self.link, unowned control] owner, viewer in
             link.afterSubscriptions { confirmed in
                 guard confirmed else { return }  // the reconnect's arrival news make up for it
@@ -183,6 +185,7 @@ final class ClusterNode {
         hub.remoteSessions = nil
         hub.remoteRelics = nil
         hub.remotePictures = nil
+        hub.remoteSettings = nil
         control.stop()
         presence.stop(leaving: true)
         link.stop(flush: true)
