@@ -29,7 +29,9 @@ struct RemoteSettingsTests {
         try await h.makeUsers(1)
         h.store.state.withLock { _ = $0.admins.insert(1) }
         let heard = Heard()
-        h.hub.settings.registerInteger("limit", range: 1...1000, default: 10, help: "") { heard.log.append("limit \($0)") }
+        h.hub.settings.registerInteger("limit", range: 1...1000, default: 10, help: "") {
+            heard.log.append("limit \($0)")
+        }
         h.hub.settings.registerBoolean("flag", default: true, help: "") { heard.log.append("flag \($0)") }
         return (h, h.connect(1, as: 1), heard)
     }
