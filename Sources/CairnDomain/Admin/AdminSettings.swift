@@ -4,7 +4,8 @@
 // that closure. Overrides written by admins are stored (`AdminSettingsStore`) and handed to `restore` at start; a
 // setting registered before or after the restore gets its stored value either way, so the order in which features
 // are built does not matter. A stored value that no longer fits (an unknown key, bounds tightened since) is left
-// out and the default holds. Loop thread only.
+// out and the default holds. With several nodes on one store, a change committed through another node is read from
+// the store again and put in force here (`putStored`, `RemoteSettings.swift`). Loop thread only.
 
 /// A setting's type and the values it may take.
 public enum AdminSettingKind: Sendable, Equatable {
