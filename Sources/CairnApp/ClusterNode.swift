@@ -90,6 +90,7 @@ final class ClusterNode {
                 SocialControl.apply(message, to: hub) || SessionControl.apply(message, to: hub)
                     || PositionAsk.apply(message, to: hub) || RelicControl.apply(message, to: hub)
                     || PictureControl.apply(message, to: hub) || BucketControl.apply(message, to: hub)
+                    || SettingsControl.apply(message, to: hub)
             else { return }
             control.acknowledge(message)
         }
@@ -114,6 +115,7 @@ final class ClusterNode {
         if sharedStore { hub.remoteRelics = RelicControl(control: control) }  // read back from the shared store
         if sharedStore { hub.remotePictures = PictureControl(control: control) }  // likewise
         if sharedStore { hub.remoteBuckets = BucketControl(control: control) }
+        if sharedStore { hub.remoteSettings = SettingsControl(control: control) }  // the others read the store
         delivery.wanted = { [link = self.link, unowned control] owner, viewer in
             link.afterSubscriptions { confirmed in
                 guard confirmed else { return }  // the reconnect's arrival news make up for it
@@ -185,6 +187,7 @@ final class ClusterNode {
         hub.remoteRelics = nil
         hub.remotePictures = nil
         hub.remoteBuckets = nil
+        hub.remoteSettings = nil
         control.stop()
         presence.stop(leaving: true)
         link.stop(flush: true)

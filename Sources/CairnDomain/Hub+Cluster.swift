@@ -207,3 +207,31 @@ extension Hub {
         trackers.itemsGone(items)
     }
 }
+
+// MARK: Live settings
+
+extension Hub {
+    /// Admins' settings changed here, for the other nodes (nil: a single node). Set on the loop before serving.
+    public var remoteSettings: (any RemoteSettings)? {
+        get { administration.remote }
+        set { administration.remote = newValue }
+    }
+
+    /// Another node committed a change of admins' settings: the stored values are read again and what differs from
+    /// memory is put in force here. A failed read leaves memory as it was (logged; the next resync reads again).
+    public func remoteSettingsChanged() {
+        confinement.assertOnLoop()
+        administration.settings.reread { result in
+            if case .failure(let error) = result {
+                hubLogger.warning("settings changed on another node could not be read: \(error.message)")
+            }
+        }
+    }
+
+    /// Reads admins' settings from the shared store and puts in force what this node missed; `done` learns how many
+    /// settings changed.
+    public func resyncSettings(_ done: @escaping (Result<Int, DomainError>) -> Void) {
+        confinement.assertOnLoop()
+        administration.settings.reread(done)
+    }
+}

@@ -4,7 +4,12 @@
 import CairnDomain
 
 extension MemoryAccountStore {
-    public func adminSettings() async throws -> [String: String] { state.withLock { $0.settings } }
+    public func adminSettings() async throws -> [String: String] {
+        try state.withLock { s in
+            if s.failReads { throw MemoryBucketStore.InjectedFailure() }
+            return s.settings
+        }
+    }
 
     public func saveAdminSettings(set: [String: String], reset: [String], audit: [AuditEntry]) async throws {
         try state.withLock { s in

@@ -4,7 +4,8 @@
 // that closure. Overrides written by admins are stored (`AdminSettingsStore`) and handed to `restore` at start; a
 // setting registered before or after the restore gets its stored value either way, so the order in which features
 // are built does not matter. A stored value that no longer fits (an unknown key, bounds tightened since) is left
-// out and the default holds. Loop thread only.
+// out and the default holds. With several nodes on one store, a change committed through another node is read from
+// the store again and put in force here (`putStored`, `RemoteSettings.swift`). Loop thread only.
 
 /// A setting's type and the values it may take.
 public enum AdminSettingKind: Sendable, Equatable {
@@ -81,8 +82,12 @@ public final class AdminSettings {
     private var stored: [String: String] = [:]
     /// A change being committed, and those waiting for it: changes are written one at a time, so each audit line's
     /// old value is the value the previous change left.
-    private var writing = false
+    private(set) var writing = false
     private var waiting: [(@escaping () -> Void) -> Void] = []
+    /// Local puts so far: a read of the store that overlapped one is read again (`RemoteSettings.swift`).
+    private(set) var generation = 0
+    /// Reading the stored overrides again after a change made on another node (`RemoteSettings.swift`).
+    var rereads = SettingsRereads()
 
     init() {}
 
@@ -180,10 +185,36 @@ public final class AdminSettings {
 
     /// Puts committed values in force: each owning feature hears its new value now.
     func put(_ changes: [(AdminSetting, AdminSettingValue)]) {
+        generation &+= 1
         for (setting, value) in changes {
             values[setting.key] = value
             setting.apply(value)
         }
+    }
+
+    /// Puts in force the overrides read from the store again (another node changed some): each setting whose value
+    /// differs from memory takes the stored one, or its default when none is stored (a reset elsewhere) or the
+    /// stored one no longer fits (said once per stored text, as `restore` says it); its feature hears it once.
+    /// Unchanged settings are left alone. Answers how many changed.
+    func putStored(_ overrides: [String: String]) -> Int {
+        var changed = 0
+        for key in order {
+            guard let setting = settings[key] else { continue }
+            var value = setting.defaultValue
+            if let text = overrides[key] {
+                if let read = AdminSettingValue(stored: text, kind: setting.kind) {
+                    value = read
+                } else if stored[key] != text {
+                    hubLogger.warning("stored setting '\(key)' = '\(text)' does not fit it; the default holds")
+                }
+            }
+            guard values[key] != value else { continue }
+            values[key] = value
+            setting.apply(value)
+            changed += 1
+        }
+        stored = overrides
+        return changed
     }
 
     /// Runs `job` once no earlier change is being written; `job` calls its argument when it has finished.
@@ -192,7 +223,7 @@ public final class AdminSettings {
         writing = true
         job { [unowned self] in
             self.writing = false
-            if !self.waiting.isEmpty { self.oneAtATime(self.waiting.removeFirst()) }
+            if !self.waiting.isEmpty { self.oneAtATime(self.waiting.removeFirst()) } else { self.startReread() }
         }
     }
 }

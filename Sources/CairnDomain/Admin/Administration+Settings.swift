@@ -4,7 +4,8 @@
 // audit line per value that changed (who, the key, `old → new`) in one transaction, and only then are the values put
 // in force and the owning features told, on the loop — even if the admin's connection has gone meanwhile, since
 // the change is on disk. A value equal to the one in force is left alone (neither stored nor audited), so an override
-// is only ever stored with the audit line that explains it.
+// is only ever stored with the audit line that explains it. With several nodes, a committed change is announced
+// (`RemoteSettings`) and every other node reads the stored values again.
 
 /// The settings as an admin reads them: each one's definition and its value in force, in registration order.
 public struct AdminSettingsReading {
@@ -64,7 +65,10 @@ extension Administration {
                     }
                 },
                 then: { result in
-                    if case .success = result { self.settings.put(checked) }
+                    if case .success = result {
+                        self.settings.put(checked)
+                        if !values.isEmpty || !reset.isEmpty { self.remote?.settingsChanged() }
+                    }
                     finished()
                     guard self.sessions.user(of: connection)?.id == admin.id else {
                         return done(.failure(DomainError(.unauthorized, "the session ended")))

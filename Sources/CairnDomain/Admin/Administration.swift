@@ -34,6 +34,8 @@ public final class Administration {
     public let settings: AdminSettings
     /// The daily figures (`Administration+Stats`).
     public let statistics: AdminStatistics
+    /// Settings changed here, for the other nodes (nil: a single node; `RemoteSettings`).
+    var remote: (any RemoteSettings)?
 
     init(
         roles: (any RoleStore)?, store: (any AdminStore)?, work: LoopWork, clock: any Clock, sessions: Sessions,
@@ -46,6 +48,7 @@ public final class Administration {
         self.sessions = sessions
         self.settings = settings
         self.statistics = statistics
+        settings.rereads.read = Self.storedSettingsReader(store: store, work: work)
     }
 
     static let notAdmin = DomainError(.forbidden, "admin ops are for admins (cairn user grant-admin)")
