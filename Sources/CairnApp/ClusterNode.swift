@@ -165,7 +165,8 @@ final class ClusterNode {
                 dropped: channels.droppedCount &+ control.droppedCount)
         }
         attachItems(prefix: configuration.prefix)
-        attachNews(router: router, prefix: configuration.prefix)
+        // User ids mean the same on every node only with one shared store.
+        if sharedStore { attachNews(router: router, prefix: configuration.prefix) }
         presence.start()
         control.start(loop: loop)
         link.start()
@@ -243,23 +244,26 @@ extension ClusterNode {
         let presence = self.presence
         let inbox = NodeInbox(link: link, prefix: prefix, node: presence.node)
         let news = router.attachClusterNews(online: { presence.isOnlineElsewhere($0) })
-        news.send = { tag, users, payload in
+        news.send = { tag, subject, users, payload in
             var byNode: [String: [Int64]] = [:]
             for user in users {
                 for node in presence.nodes(of: user) { byNode[node, default: []].append(user) }
             }
             for (node, listed) in byNode.sorted(by: { $0.key < $1.key }) {
                 let section = FanOutMessage.Section(tag: tag.rawValue, recipients: listed, payload: payload)
-                inbox.publish(FanOutMessage(kind: Self.newsKind, subject: 0, sections: [section]), to: node)
+                inbox.publish(FanOutMessage(kind: Self.newsKind, subject: subject, sections: [section]), to: node)
             }
         }
         inbox.received = { [unowned news] message in
             // A kind this build does not know is a newer node's: counted as received, ignored.
             guard message.kind == Self.newsKind else { return }
             for section in message.sections {
-                news.received(tag: section.tag, users: section.recipients, payload: section.payload)
+                news.received(
+                    tag: section.tag, subject: message.subject, users: section.recipients, payload: section.payload)
             }
         }
+        // Bucket news sent while the inbox was not subscribed is lost: what watchers here follow is read again.
+        inbox.subscribed = { [unowned hub] in hub.refollowWatchers() }
         inbox.start()
         self.news = news
         self.inbox = inbox

@@ -174,6 +174,19 @@ public final class ControlChannel {
         send(message)
     }
 
+    /// Publishes `message` now if the channel is ready, waiting for nothing and never kept: news that would be stale
+    /// later (a picture to push to whoever is near it now). False when it was not sent; a PUBLISH that fails is lost.
+    @discardableResult
+    public func publishNow(_ message: ControlMessage) -> Bool {
+        guard isReady else { return false }
+        var message = message
+        message.node = node
+        message.ackID = 0
+        publishedCount &+= 1
+        link.publish(controlChannel, message.encoded(), nil)
+        return true
+    }
+
     /// Publishes `message` and calls `done(true)` once each node `awaiting` names (asked now and whenever presence
     /// is rebuilt) acknowledged it or, from the deadline on, is no longer `listed`; `done(false)` at the give-up
     /// time. With the channel ready, presence known and nobody to wait for, `done(true)` runs at once.

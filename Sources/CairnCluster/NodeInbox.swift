@@ -14,6 +14,9 @@ public final class NodeInbox {
 
     /// A received, well-formed message.
     public var received: ((FanOutMessage) -> Void)?
+    /// Redis confirmed the inbox's subscription (at start and after every reconnect): what was sent here while it
+    /// was not subscribed is lost.
+    public var subscribed: (() -> Void)?
     /// Messages handed to the link to publish.
     public private(set) var publishedCount: UInt64 = 0
     /// Publishes the link refused or lost (Redis away).
@@ -35,7 +38,9 @@ public final class NodeInbox {
 
     /// Subscribes this node's inbox (kept across reconnects by the link).
     public func start() {
-        link.subscribe(channel(of: node)) { [weak self] bytes in self?.heard(bytes) }
+        link.subscribe(
+            channel(of: node), { [weak self] bytes in self?.heard(bytes) },
+            subscribed: { [weak self] in self?.subscribed?() })
     }
 
     /// Stops listening.

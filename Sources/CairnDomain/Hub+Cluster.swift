@@ -42,11 +42,20 @@ extension Hub {
         trackers.remoteMoved(position, tracker: tracker, viewers: viewers)
     }
 
-    /// Another node told `users` (connected here) that a bucket they view changed or went: the items their watching
-    /// connections here follow are read again.
-    public func bucketNewsHeard(_ users: [Int64]) {
+    /// Another node told `users` (connected here) that a bucket they view changed, or that they lost sight of bucket
+    /// `lost`: that bucket's items' pending positions are withdrawn from their watching connections here, and the
+    /// items those connections follow are read again.
+    public func bucketNewsHeard(_ users: [Int64], lost: Int64? = nil) {
         confinement.assertOnLoop()
+        if let lost { trackers.accessLost(bucket: lost, users: Set(users)) }
         trackers.viewsChanged(users)
+    }
+
+    /// Bucket news may have been missed (this node's inbox was not subscribed for a while): the items every
+    /// watching connection here follows are read again.
+    public func refollowWatchers() {
+        confinement.assertOnLoop()
+        trackers.viewsChanged(Array(trackers.watchers.keys))
     }
 
     /// `viewer` came online on another node where it was not before (a new node, even if it is online on a third):

@@ -195,6 +195,7 @@ public final class Hub: @unchecked Sendable {
         social.viewEnded = { owner, viewer in liveMap.withdrawPosition(of: owner, from: viewer) }
         let buckets = self.buckets
         social.friendshipEnded = { a, b in buckets.friendshipEnded(a, b) }
+        social.friendshipEndedElsewhere = { a, b in buckets.friendshipEndedElsewhere(a, b) }
         liveMap.moved = { user, point, now in
             relics.roam(user, to: point, now: now)
             trackers.ownerMoved(user, now: now)  // items they may have left behind

@@ -111,7 +111,9 @@ public final class Router: ConnectionHandler {
         confinement.assertOnLoop()
         let news = ClusterNews(local: delivery, sessions: hub.sessions)
         news.elsewhere = online
-        news.bucketNews = { [unowned hub] users in hub.bucketNewsHeard(users) }
+        news.bucketChanged = { [unowned hub] users in hub.bucketNewsHeard(users) }
+        news.bucketRemoved = { [unowned hub] bucket, users in hub.bucketNewsHeard(users, lost: bucket) }
+        news.judgesAlerts = { [unowned hub] user in hub.trackers.judgesAlerts(for: user) }
         delivery.news = news
         return news
     }

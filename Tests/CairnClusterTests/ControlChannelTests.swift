@@ -69,6 +69,21 @@ import Testing
         #expect(link.published.last?.channel == "it:ctl" && sent?.node == "a" && sent?.ackID == 0)
     }
 
+    @Test func publishNowSendsOnlyWhileReadyAndKeepsNothing() {
+        let link = FakePubSubLink()
+        let channel = Self.channel(link)
+        #expect(channel.publishNow(Self.sample))
+        let sent = link.published.last.flatMap { ControlMessage(decoding: $0.payload) }
+        #expect(link.published.count == 1 && sent?.node == "a" && sent?.ackID == 0)
+        link.up = false
+        channel.linkLost()
+        #expect(!channel.publishNow(Self.sample))
+        link.up = true
+        Self.confirm(link)
+        channel.flush()
+        #expect(link.published.count == 1, "what could not go out is not sent later")
+    }
+
     @Test func aWaitEndsWhenEveryAwaitedNodeAcknowledged() {
         let a = FakePubSubLink()
         let b = FakePubSubLink()

@@ -12,8 +12,13 @@ import Testing
     @Test func publishesToOtherNodesInboxesAndHearsItsOwn() throws {
         let link = FakePubSubLink()
         let inbox = NodeInbox(link: link, prefix: "nx", node: "a")
+        var confirmed = 0
+        inbox.subscribed = { confirmed += 1 }
         inbox.start()
         #expect(link.log == ["+nx:news:a"])
+        link.confirmations["nx:news:a"]?()
+        link.confirmations["nx:news:a"]?()  // again after a reconnect
+        #expect(confirmed == 2)
         var heard: [FanOutMessage] = []
         inbox.received = { heard.append($0) }
 

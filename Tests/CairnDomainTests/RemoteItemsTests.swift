@@ -230,4 +230,26 @@ struct RemoteItemsTests {
         #expect(f.h.hub.trackers.followed(by: 4).isEmpty)
         #expect(f.h.hub.trackers.refollowing.isEmpty)
     }
+
+    @Test func aFriendshipEndedElsewhereIsNotToldOrWrittenAgainHere() async throws {
+        let (f, remote, _) = try await Self.scene()
+        _ = try await f.call { f.h.hub.trackers.watch(f.bob, $0) }.get()
+        f.h.events.clear()
+        // The node that committed Alice's unfriend removed Bob's share and told him; this node only applies it.
+        f.h.hub.remoteFriendshipEnded(1, 2, versionAB: 10, versionBA: 10)
+        try await f.settle()
+        #expect(!f.h.events.toUsers.contains { if case .bucketRemoved = $0.event { true } else { false } })
+        let gear = try #require(try await f.h.buckets.bucket(id: f.bucket))
+        #expect(gear.members[2] == .viewer, "nothing written here")
+        #expect(remote.follows == [f.item: 1], "what Bob follows was read again: the store still shares Gear")
+    }
+
+    @Test func afterTheInboxWasResubscribedEveryWatcherIsReadAgain() async throws {
+        let (f, remote, _) = try await Self.scene()
+        _ = try await f.call { f.h.hub.trackers.watch(f.dan, $0) }.get()
+        _ = try await f.h.buckets.setMember(bucket: f.bucket, user: 4, role: .viewer)  // its news was lost
+        f.h.hub.refollowWatchers()
+        try await f.settle()
+        #expect(remote.follows == [f.item: 1])
+    }
 }

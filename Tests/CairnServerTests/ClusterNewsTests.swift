@@ -4,6 +4,8 @@
 // already watching items on b before the share, from then on gets the Bike's `item.pos` when its tracker reports to
 // node a (b read again which items bob follows); unsharing tells him on b (`bucket.removed`). A picture alice posts
 // through node a reaches bob watching the area on node b (`picture.new`), and not carol, watching there from afar.
+// Bob connected to both nodes gets each piece of news once on each connection, an unfriend's `bucket.removed` too
+// (only the node that committed it tells).
 import CairnTestSupport
 import Foundation
 import Testing
@@ -99,6 +101,48 @@ extension ServerIntegration {
             let picture = try #require(heard["picture"] as? [String: Any])
             #expect(picture["id"] as? Int == id && picture["caption"] as? String == "across")
             #expect(try carol.pollObject(within: 1) == nil, "out of carol's radius: nothing")
+        }
+
+        /// Every event arriving on `client` within `seconds`, by name.
+        static func eventCounts(_ client: WebSocketClient, within seconds: Double) throws -> [String: Int] {
+            var counts: [String: Int] = [:]
+            let deadline = Date().addingTimeInterval(seconds)
+            while let object = try client.pollObject(within: max(0, deadline.timeIntervalSinceNow)) {
+                if let name = object["ev"] as? String { counts[name, default: 0] += 1 }
+            }
+            return counts
+        }
+
+        @Test func aUserOnTwoNodesGetsEachPieceOfNewsOnceOnEachConnection() throws {
+            let url = try PostgresServerProcess.freshURL()
+            let redis = try RedisServerProcess()
+            let a = try Node("a", url: url, redis: redis)
+            let b = try Node("b", url: url, redis: redis)
+            let (alice, aliceID) = try registerMember(port: a.port, "alice")
+            let (bobOnA, bobID) = try registerMember(port: a.port, "bob")
+            _ = try alice.requestOK("friend.request", ["user": bobID])
+            _ = try bobOnA.requestOK("friend.accept", ["user": aliceID])
+            let bobOnB = try b.login("bob")
+            // Node a hands news on to b once its presence mirror lists bob there: a message a second until b has one.
+            var reached = false
+            for _ in 0..<10 where !reached {
+                _ = try alice.requestOK("chat.send", ["to": bobID, "text": "are you there?"])
+                reached = (try? bobOnB.nextEvent("chat.msg", timeout: 1)) != nil
+            }
+            #expect(reached)
+            _ = try Self.eventCounts(bobOnA, within: 0.5)
+            _ = try Self.eventCounts(bobOnB, within: 0.5)
+
+            _ = try alice.requestOK("bucket.create", ["name": "Trips", "privacy": "friends"])
+            _ = try alice.requestOK("chat.send", ["to": bobID, "text": "hello"])
+            _ = try alice.requestOK("friend.remove", ["user": bobID])
+            for (name, bob) in [("a", bobOnA), ("b", bobOnB)] {
+                let counts = try Self.eventCounts(bob, within: 2)
+                #expect(counts["chat.msg"] == 1, "bob on \(name): \(counts)")
+                #expect(counts["bucket.changed"] == 1, "bob on \(name): \(counts)")
+                #expect(counts["bucket.removed"] == 1, "bob on \(name): \(counts)")
+                #expect(counts["friend.removed"] == 1, "bob on \(name): \(counts)")
+            }
         }
     }
 }

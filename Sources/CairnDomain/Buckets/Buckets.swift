@@ -548,6 +548,15 @@ public final class Buckets {
             })
     }
 
+    /// `a` and `b`'s friendship ended through another node, which removed the shares and told whoever lost a bucket
+    /// (so nothing is written or told here): reads of who may see items begun before are stale, and what the two
+    /// follow here is read again.
+    func friendshipEndedElsewhere(_ a: Int64, _ b: Int64) {
+        epochs.ownerChanged(a)
+        epochs.ownerChanged(b)
+        viewsChanged?([a, b])
+    }
+
     // MARK: Who can view
 
     /// The role `user` has in `bucket`: a member's, or viewer through a friend who owns a `friends` bucket.

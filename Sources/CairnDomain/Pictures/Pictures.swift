@@ -43,8 +43,10 @@ public final class Pictures {
     /// The settings in force (options at start; replaced live with `apply(_:)`).
     public private(set) var settings: PictureSettings
     private(set) var watchers: [ConnectionID: (user: Int64, watch: PictureWatch)] = [:]
-    /// Several nodes: posts made here, for the other nodes' watchers (nil: a single node).
+    /// Several nodes: posts made here, for the other nodes' watchers (nil: a single node), and the posts made
+    /// elsewhere that were pushed here already.
     var remote: (any RemotePictures)?
+    var announcedElsewhere = RecentSet<Int64>()
 
     init(
         store: (any PictureStore)?, work: LoopWork, clock: any Clock, sessions: Sessions, liveMap: LiveMap,

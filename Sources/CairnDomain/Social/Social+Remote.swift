@@ -77,7 +77,7 @@ extension Social {
         rules.forget(a, b)
         viewEnded?(b, a)
         viewEnded?(a, b)
-        friendshipEnded?(a, b)
+        friendshipEndedElsewhere?(a, b)  // the committing node removed the shares and told whoever lost a bucket
         return true
     }
 

@@ -67,6 +67,9 @@ public final class Social {
     var viewEnded: ((_ owner: Int64, _ viewer: Int64) -> Void)?
     /// A friendship's end was committed (buckets take back what was shared through it).
     var friendshipEnded: ((_ a: Int64, _ b: Int64) -> Void)?
+    /// A friendship's end committed through another node was applied here (that node's buckets took back the shares
+    /// and told those it concerns; what hangs on it here follows).
+    var friendshipEndedElsewhere: ((_ a: Int64, _ b: Int64) -> Void)?
 
     init(
         store: any SocialStore, work: LoopWork, clock: any Clock, sessions: Sessions,

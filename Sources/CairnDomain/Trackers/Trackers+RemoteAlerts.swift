@@ -15,6 +15,9 @@
 //
 // A single node has no `remote`: none of this runs.
 extension Trackers {
+    /// True when this node judges `owner`'s left-behind alerts: it knows where they are (they report here).
+    public func judgesAlerts(for owner: Int64) -> Bool { ownerFix?(owner) != nil }
+
     /// `user`'s first connection here opened (true) or the last one closed (false): their alerted items are
     /// followed while they are here.
     func ownerPresenceChanged(_ user: Int64, online: Bool) {
