@@ -5,7 +5,9 @@
 // node a (b read again which items bob follows); unsharing tells him on b (`bucket.removed`). A picture alice posts
 // through node a reaches bob watching the area on node b (`picture.new`), and not carol, watching there from afar.
 // Bob connected to both nodes gets each piece of news once on each connection, an unfriend's `bucket.removed` too
-// (only the node that committed it tells).
+// (only the node that committed it tells). Left behind: alice turns her Bike's alert on through node a and reports
+// her position to node b; the Bike's tracker reports to node a, far from her; node b, which follows the Bike for her,
+// judges it and tells her there, and her connection on a hears it once too.
 import CairnTestSupport
 import Foundation
 import Testing
@@ -143,6 +145,48 @@ extension ServerIntegration {
                 #expect(counts["bucket.removed"] == 1, "bob on \(name): \(counts)")
                 #expect(counts["friend.removed"] == 1, "bob on \(name): \(counts)")
             }
+        }
+
+        @Test func anItemReportingToOneNodeIsJudgedLeftBehindWhereItsOwnerReports() throws {
+            let url = try PostgresServerProcess.freshURL()
+            let redis = try RedisServerProcess()
+            let grace = ["--left-behind-grace", "0"]
+            let a = try Node("a", url: url, redis: redis, arguments: grace)
+            let b = try Node("b", url: url, redis: redis, arguments: grace)
+            let (aliceOnA, _) = try registerMember(port: a.port, "alice")
+            let bucket = try aliceOnA.requestOK("bucket.create", ["name": "Gear"])
+            let bucketID = try #require((bucket["bucket"] as? [String: Any])?["id"] as? Int)
+            let item = try aliceOnA.requestOK("item.create", ["bucket": bucketID, "name": "Bike"])
+            let itemID = try #require((item["item"] as? [String: Any])?["id"] as? Int)
+            let pair = try aliceOnA.requestOK("tracker.pair", ["item": itemID, "device": "bike-79"])
+            let tracker = try #require(pair["tracker"] as? [String: Any])
+            _ = try aliceOnA.requestOK("tracker.activate", ["tracker": try #require(tracker["id"] as? Int)])
+            let key = try #require(tracker["key"] as? String)
+            _ = try aliceOnA.requestOK("item.update", ["item": itemID, "alert": true])  // b hears it (kind 12)
+
+            // Alice reports where she is to node b (a second fix confirms the first).
+            let aliceOnB = try b.login("alice")
+            _ = try aliceOnB.requestOK("pos", ["lat": 48.8, "lon": 2.3, "acc": 5])
+            Thread.sleep(forTimeInterval: 1)
+            _ = try aliceOnB.requestOK("pos", ["lat": 48.8, "lon": 2.3, "acc": 5])
+
+            // The Bike reports to node a, 1.1 km north of her, until node b (following it for her) has judged it.
+            let start = Int(Date().timeIntervalSince1970)
+            var alert: [String: Any]?
+            for step in 0..<10 where alert == nil {
+                let report = try HTTPClient.get(
+                    port: a.port,
+                    path: "/v1/ingest/osmand?id=bike-79&key=\(key)&lat=48.81&lon=2.3&accuracy=5"
+                        + "&timestamp=\(start + step)")
+                #expect(report.status == 200)
+                alert = try? aliceOnB.nextEvent("item.left_behind", timeout: 1)
+            }
+            let judged = try #require(alert, "node b judged the Bike left behind")
+            #expect(judged["item"] as? Int == itemID)
+            #expect((judged["distance"] as? Double ?? 0) > 1000)
+            let heardOnA = try aliceOnA.nextEvent("item.left_behind", timeout: 5)
+            #expect(heardOnA["item"] as? Int == itemID)
+            #expect(try Self.eventCounts(aliceOnA, within: 1.5)["item.left_behind"] == nil, "once")
         }
     }
 }

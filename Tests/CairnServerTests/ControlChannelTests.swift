@@ -27,8 +27,11 @@ extension ServerIntegration {
             let port: Int
             let data: String
 
-            /// `environment`: added to the node's own (the apply delay).
-            init(_ name: String, url: String, redis: RedisServerProcess, environment: [String: String] = [:]) throws {
+            /// `environment`: added to the node's own (the apply delay); `arguments`: added to `serve`'s.
+            init(
+                _ name: String, url: String, redis: RedisServerProcess, environment: [String: String] = [:],
+                arguments: [String] = []
+            ) throws {
                 data = NSTemporaryDirectory() + "cairn-ctl-\(name)-\(UUID().uuidString)"
                 process = try TestServerProcess(
                     arguments: [
@@ -36,7 +39,7 @@ extension ServerIntegration {
                         "--signups-per-address", "0", "--storage-url", url, "--storage-connections", "2",
                         "--redis-url", redis.url, "--cluster-node", name, "--cluster-prefix", "ctl",
                         "--cluster-presence-refresh", "1",
-                    ], environment: environment)
+                    ] + arguments, environment: environment)
                 port = try process.waitForListeningPort(timeout: 60)
             }
 
