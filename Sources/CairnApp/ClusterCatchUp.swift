@@ -1,14 +1,14 @@
 // Keeping a node's memory current with the shared store while it may have missed control messages, and failing closed
 // when it cannot. Pub/sub does not replay: from start until its first subscription is confirmed, and from a lost link
 // until the next one, the node reads friendships, requests and rules (`Hub.resyncSocial`), the live relics
-// (`Hub.resyncRelics`) and admins' settings (`Hub.resyncSettings`), from the store every second (or every half
-// `fenceMs`, if that is shorter), and once more after each confirmed subscription; then it is caught up (every later
-// change arrives as a message). While it is not, it delivers positions only while its last good read began less than
-// `fenceMs` ago (`Hub.positionsFencedAfter`): a hide committed elsewhere is answered no sooner than `fenceMs` (the ack
-// deadline) after its commit, so a node still delivering has read the store after that commit. A node cut off from both
-// Redis and the store stops delivering positions rather than serve rules it cannot check. Caught up, it still reads
-// every `sweepSeconds`: a backstop for any change whose message never went out (a node that crashed between its commit
-// and its publish).
+// (`Hub.resyncRelics`), admins' settings (`Hub.resyncSettings`) and alerted items (`Hub.resyncItemAlerts`) from the
+// store every second (or every half `fenceMs`, if that is shorter), and once more after each confirmed subscription;
+// then it is caught up (every later change arrives as a message). While it is not, it delivers positions only while
+// its last good read began less than `fenceMs` ago (`Hub.positionsFencedAfter`): a hide committed elsewhere is
+// answered no sooner than `fenceMs` (the ack deadline) after its commit, so a node still delivering has read the store
+// after that commit. A node cut off from both Redis and the store stops delivering positions rather than serve rules
+// it cannot check. Caught up, it still reads every `sweepSeconds`: a backstop for any change whose message never went
+// out (a node that crashed between its commit and its publish).
 import CairnCluster
 import CairnDomain
 import Logging
@@ -80,6 +80,14 @@ final class ClusterCatchUp {
                 logger.info("cluster: resync (\(why)) put \(changed) changed settings in force")
             case .success: break
             case .failure(let error): logger.warning("cluster: settings resync (\(why)) failed: \(error.message)")
+            }
+        }
+        hub.resyncItemAlerts { [logger] result in
+            switch result {
+            case .success(let changed) where changed > 0:
+                logger.info("cluster: resync (\(why)) changed the alert state of \(changed) items")
+            case .success: break
+            case .failure(let error): logger.warning("cluster: item alert resync (\(why)) failed: \(error.message)")
             }
         }
         hub.resyncSocial { [weak self] result in

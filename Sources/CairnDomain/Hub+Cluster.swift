@@ -209,6 +209,13 @@ extension Hub {
         trackers.applyRemoteBucketTouched(bucket)
     }
 
+    /// Reads every alerted item from the shared store and applies what this node missed (a node that may have missed
+    /// bucket changes, with its catch-up reads); `done` learns how many items' alert state changed.
+    public func resyncItemAlerts(_ done: @escaping (Result<Int, DomainError>) -> Void) {
+        confinement.assertOnLoop()
+        trackers.resyncAlerts(done)
+    }
+
     /// Another node deleted `items` (alone or with their bucket): their positions and alert state go here too, and a
     /// fix for them heard late is ignored.
     public func remoteItemsGone(_ items: [Int64]) {

@@ -215,22 +215,24 @@ extension PostgresStore: BucketStore {
     }
 
     /// The items with `alert` on and their buckets' owners, for restoring the hub at start.
-    public func loadItemAlerts() throws -> [ItemAlertRecord] {
-        try pool.read { db in
-            var found: [Int64: ItemAlertRecord] = [:]
-            for row in try db.rows(
-                """
-                SELECT i.id, i.bucket_id, m.user_id FROM items i
-                JOIN bucket_members m ON m.bucket_id = i.bucket_id AND m.role = 'owner'
-                WHERE i.alert
-                """)
-            {
-                let item: Int64 = row["id"]
-                let bucket: Int64 = row["bucket_id"]
-                found[item, default: ItemAlertRecord(item: item, bucket: bucket, owners: [])].owners.insert(
-                    row["user_id"])
-            }
-            return found.values.sorted { $0.item < $1.item }
+    public func loadItemAlerts() throws -> [ItemAlertRecord] { try pool.read(Self.itemAlerts) }
+
+    /// The items with `alert` on and their buckets' owners, read again by a node catching up.
+    public func itemAlerts() async throws -> [ItemAlertRecord] { try await pool.read(Self.itemAlerts) }
+
+    private static func itemAlerts(_ db: PostgresConnection) throws -> [ItemAlertRecord] {
+        var found: [Int64: ItemAlertRecord] = [:]
+        for row in try db.rows(
+            """
+            SELECT i.id, i.bucket_id, m.user_id FROM items i
+            JOIN bucket_members m ON m.bucket_id = i.bucket_id AND m.role = 'owner'
+            WHERE i.alert
+            """)
+        {
+            let item: Int64 = row["id"]
+            let bucket: Int64 = row["bucket_id"]
+            found[item, default: ItemAlertRecord(item: item, bucket: bucket, owners: [])].owners.insert(row["user_id"])
         }
+        return found.values.sorted { $0.item < $1.item }
     }
 }

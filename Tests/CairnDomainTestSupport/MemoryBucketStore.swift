@@ -120,6 +120,16 @@ public final class MemoryBucketStore: BucketStore {
 
     public func item(id: Int64) async throws -> ItemRecord? { state.withLock { $0.items[id] } }
 
+    public func itemAlerts() async throws -> [ItemAlertRecord] {
+        state.withLock { s in
+            s.items.values.filter(\.alert).sorted { $0.id < $1.id }.compactMap { item in
+                s.buckets[item.bucket].map {
+                    ItemAlertRecord(item: item.id, bucket: item.bucket, owners: Set($0.owners))
+                }
+            }.filter { !$0.owners.isEmpty }
+        }
+    }
+
     public func createItem(
         bucket: Int64, name: String, note: String?, photo: MediaRef?, at: Int64, limit: Int
     ) async throws -> ItemRecord {

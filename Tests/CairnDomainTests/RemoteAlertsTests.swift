@@ -149,4 +149,31 @@ struct RemoteAlertsTests {
         #expect(buckets.touched == [f.bucket, f.bucket])
         #expect(buckets.gone == [f.item])
     }
+
+    @Test func aCatchUpReadAppliesAlertChangesThisNodeMissed() async throws {
+        let (f, remote, _, _) = try await Self.scene()
+        // Turned on through another node, its message missed here.
+        _ = try await f.h.buckets.updateItem(id: f.item, changes: ItemChanges(alert: true), by: 1)
+        var changed: Result<Int, DomainError>?
+        f.h.hub.resyncItemAlerts { changed = $0 }
+        try await f.settle()
+        #expect((try? changed?.get()) == 1)
+        #expect(f.h.hub.trackers.alerting[f.item]?.owners == [1] && remote.follows == [f.item: 1])
+        // Off again, missed too.
+        _ = try await f.h.buckets.updateItem(id: f.item, changes: ItemChanges(alert: false), by: 1)
+        f.h.hub.resyncItemAlerts { changed = $0 }
+        try await f.settle()
+        #expect((try? changed?.get()) == 1)
+        #expect(f.h.hub.trackers.alerting.isEmpty && remote.follows.isEmpty)
+        // A read overtaken by a change made here is not applied.
+        _ = try await f.h.buckets.updateItem(id: f.item, changes: ItemChanges(alert: true), by: 1)
+        let land = try await f.hold { f.h.hub.resyncItemAlerts { changed = $0 } }
+        _ = try await f.call(leaving: 1) {
+            f.h.hub.buckets.updateItem(f.alice, item: f.item, changes: ItemChanges(alert: false), $0)
+        }
+        land()
+        try await f.settle()
+        #expect((try? changed?.get()) == 0)
+        #expect(f.h.hub.trackers.alerting.isEmpty)
+    }
 }

@@ -36,8 +36,10 @@ struct SQLiteStoreItemAlertTests {
                 try await store.items(bucket: gear.id).map { [$0.hidden, $0.alert] } == [[true, true], [true, false]])
             #expect(
                 try store.loadItemAlerts() == [ItemAlertRecord(item: bike.id, bucket: gear.id, owners: [anna, ben])])
+            #expect(try await store.itemAlerts() == store.loadItemAlerts())  // a catch-up read sees the same
             _ = try await store.updateItem(id: bike.id, changes: ItemChanges(alert: false), by: anna)
             #expect(try store.loadItemAlerts().isEmpty)
+            #expect(try await store.itemAlerts().isEmpty)
         }
     }
 

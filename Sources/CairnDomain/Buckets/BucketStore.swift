@@ -40,6 +40,8 @@ public protocol BucketStore: Sendable {
     func items(bucket: Int64) async throws -> [ItemRecord]
     /// One item.
     func item(id: Int64) async throws -> ItemRecord?
+    /// The items with `alert` on and their buckets' owners (a node's catch-up read, with several nodes).
+    func itemAlerts() async throws -> [ItemAlertRecord]
     /// Adds an item; throws `BucketStoreError.mediaNotFound` when `photo` is not an upload of its owner and
     /// `BucketStoreError.tooManyItems` when the bucket already holds `limit` items (counted in the same transaction).
     func createItem(

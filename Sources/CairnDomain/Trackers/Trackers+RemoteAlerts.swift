@@ -11,7 +11,8 @@
 // - A change of a bucket committed through another node (`RemoteBuckets`: an item's alert or hidden flag, an item
 //   deleted, a tracker unpaired, the owners, the bucket deleted) is read again from the store here and applied to
 //   the same state the local hooks keep (`applyRemoteBucketTouched`). One read per bucket at a time; a change heard,
-//   or made here, during a read is read again after it, so an older read never undoes a newer change.
+//   or made here, during a read is read again after it, so an older read never undoes a newer change. A node that
+//   may have missed such a message reads every alerted item again (`resyncAlerts`, with the catch-up reads).
 //
 // A single node has no `remote`: none of this runs.
 extension Trackers {
@@ -76,9 +77,41 @@ extension Trackers {
         }
     }
 
-    /// A local change of `bucket` was committed: a read of it in flight is stale.
+    /// A local change of `bucket` was committed (or one from elsewhere applied): a read of it in flight is stale, and
+    /// so is a catch-up read of every alert.
     func bucketChangedHere(_ bucket: Int64) {
+        alertChanges &+= 1
         if bucketReads[bucket] != nil { bucketReads[bucket] = true }
+    }
+
+    /// Reads every alerted item and its owners from the store and applies the differences: the backstop for a bucket
+    /// change whose message this node missed (`ClusterCatchUp`). A read that a change of alert state overtook is not
+    /// applied (the next one is). `done` learns how many items' alert state changed.
+    func resyncAlerts(_ done: @escaping (Result<Int, DomainError>) -> Void) {
+        guard remote != nil else { return done(.success(0)) }
+        let store = buckets.store
+        let mark = alertChanges
+        work.run(
+            { () async throws(DomainError) -> [ItemAlertRecord] in
+                try await LoopWork.storage { try await store.itemAlerts() }
+            },
+            then: { result in
+                guard case .success(let records) = result else { return done(result.map { _ in 0 }) }
+                guard self.alertChanges == mark else { return done(.success(0)) }
+                let stored = Set(records.map(\.item))
+                var changed = 0
+                for item in self.alerting.keys.sorted() where !stored.contains(item) {
+                    self.stopAlerting(item)
+                    changed += 1
+                }
+                for record in records where self.alerting[record.item] != record {
+                    let started = self.alerting[record.item] == nil
+                    self.startAlerting(record)
+                    if started { self.itemMoved(record.item, now: self.clock.now()) }
+                    changed += 1
+                }
+                done(.success(changed))
+            })
     }
 
     private func apply(_ bucket: Int64, _ found: (BucketRecord, [ItemRecord])?) {

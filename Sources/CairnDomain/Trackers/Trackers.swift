@@ -59,6 +59,8 @@ public final class Trackers {
     var alertFollowed: Set<ItemOwner> = []
     var unverified: Set<Int64> = []
     var bucketReads: [Int64: Bool] = [:]
+    /// Moves on with every change of alert state made or applied here (a catch-up read overtaken by one is dropped).
+    var alertChanges: UInt64 = 0
     var onlineHere: ((Int64) -> Bool)?
 
     /// A user's latest position (the live map's), wired by the hub.
