@@ -212,11 +212,16 @@ extension ServerIntegration {
             let afterHide = latitudes.take()
             _ = try aliceOnC.requestOK("pos", ["lat": afterHide, "lon": 4.85])
             #expect(try !Self.sees(bobOnC, alice, at: afterHide, within: 1.5), "c still delivers a hidden owner")
-            let appliedAt = Date()
-            #expect((try? aliceOnA.nextReply(id: 77, timeout: 0.1)) == nil, "answered before c could apply it")
+            if let early = try? aliceOnA.nextReply(id: 77, timeout: 0.1) {
+                Issue.record("a answered before c could apply the hide: \(early)")
+                return
+            }
 
-            // a answers once c's presence entry (written at c's last refresh, at most one period before the cut)
-            // has expired and the grace after it passed: ok, not the give-up time's `internal`.
+            // a answers once c's presence entry (written at c's last refresh, at most one period before the cut, and
+            // living three) has expired and the 2 s grace after it passed, and no later than a's first refresh after
+            // that expiry (which drops c's users from a's mirror), 5 s more allowed for a loaded machine: with
+            // `ok`, 10 to 18 s after the cut (about 15.5 s measured). The give-up time, answered with `internal`,
+            // would be ack_timeout plus two lifetimes after the hide: 26 s.
             let earliest = 2 * Self.presenceRefreshSeconds + Self.expiredGraceSeconds
             let latest = Self.presenceTTLSeconds + Self.presenceRefreshSeconds + Self.expiredGraceSeconds + 5
             let reply = try aliceOnA.nextReply(id: 77, timeout: 40)
@@ -224,7 +229,6 @@ extension ServerIntegration {
             #expect(reply["ok"] as? Bool == true, "the hide was given up: \(reply)")
             #expect(answeredAfter >= earliest - 0.2, "a answered \(answeredAfter) s after the cut, before c expired")
             #expect(answeredAfter <= latest, "a answered \(answeredAfter) s after the cut")
-            #expect(Date() > appliedAt)
 
             // c gets its Redis back: it reconnects, and carol's moves on a reach bob on c again.
             drill.redisForC.restore()
