@@ -9,12 +9,19 @@
 // three refresh periods) and the 2 s grace beyond it has passed, with `ok` (well before the give-up time, which
 // would be `internal`). Given back its Redis, c reconnects and cross-node delivery resumes.
 //
+// A silent cut of c's Redis (no FIN: bytes dropped, connections left open): c notices only by its heartbeats, within
+// 8 s, and then reads the store at once; a hide through a made at the cut is answered only after c's presence entry
+// expired, and by then c has applied it (alice's move on c right after the answer does not reach bob). With the
+// heartbeats unable to notice, a still answers `ok` after the expiry and c then leaks: this drill is what checks
+// the margin "Why a node cut off from Redis cannot leak for long" argues.
+//
 // Redis and the store cut from c (the fence): c cannot learn of any change, so within `cluster.ack_timeout` of its
 // last good read it stops delivering positions, even between two users connected to it, and stays up; given both
 // back, it delivers again at the owner's next move.
 //
 // Timings use `cluster.presence_refresh` 4 s (the least that keeps the margin the design counts on; below it a node
-// warns) and `cluster.ack_timeout` 2 s (the default). Every wait is a deadline polled for, never a sleep.
+// warns) and `cluster.ack_timeout` 2 s (the default). Every wait for an outcome is a deadline polled for, never a
+// sleep (moves are paced at ten a second at most, only to stay under the connection's request rate).
 import CairnTestSupport
 import Foundation
 import Testing
@@ -274,6 +281,47 @@ extension ServerIntegration {
             drill.redisForC.restore()
             #expect(try Self.moveUntilSeen(aliceOnC, alice, by: bobOnC, latitudes, within: 20))
             #expect(Self.eventually(15) { c.cluster() == "ok" }, "c reconnected to Redis")
+            withExtendedLifetime(drill) {}
+        }
+
+        @Test func aSilentCutIsNoticedByTheHeartbeatsAndAHideThroughAnotherNodeHoldsOnItBeforeItIsAnswered() throws {
+            let drill = try Drill()
+            let (a, c, alice, bob) = (drill.a, drill.c, drill.alice, drill.bob)
+            let latitudes = Latitudes()
+            let bobOnC = try c.watcher("bob")
+            let aliceOnC = try c.login("alice")
+            let aliceOnA = try a.login("alice")
+            #expect(try Self.moveUntilSeen(aliceOnC, alice, by: bobOnC, latitudes, within: 10))
+
+            // No FIN: c's connections to Redis stay open and carry nothing. The hide goes through a at once.
+            let cutAt = Date()
+            drill.redisForC.freeze()
+            try aliceOnA.sendText(#"{"id":78,"op":"share.set","user":\#(bob),"level":"hidden"}"#)
+            // c notices by its heartbeats (three unanswered 2 s beats, counted from the first after the cut: 8 s),
+            // then reads the store at once: bob hears `pos.hidden`.
+            #expect(Self.eventually(8 + 2) { c.cluster() == "degraded" }, "c never noticed the silent cut")
+            let noticedAfter = Date().timeIntervalSince(cutAt)
+            #expect(noticedAfter <= 8 + 2, "c noticed \(noticedAfter) s after the cut")
+            let hidden = try? bobOnC.nextEvent("pos.hidden", timeout: 5)
+            #expect(hidden?["user"] as? Int == alice, "c did not apply the hide after noticing")
+
+            // a answers once c's presence entry expired (at least two refresh periods and the grace after the cut),
+            // and by then c has applied the hide: alice's move on c right after the answer does not reach bob.
+            let reply = try aliceOnA.nextReply(id: 78, timeout: 40)
+            let answeredAfter = Date().timeIntervalSince(cutAt)
+            #expect(reply["ok"] as? Bool == true, "the hide was given up: \(reply)")
+            let earliest = 2 * Self.presenceRefreshSeconds + Self.expiredGraceSeconds
+            #expect(answeredAfter >= earliest - 0.2, "a answered \(answeredAfter) s after the cut, before c expired")
+            let afterAnswer = latitudes.take()
+            _ = try aliceOnC.requestOK("pos", ["lat": afterAnswer, "lon": 4.85])
+            #expect(try !Self.sees(bobOnC, alice, at: afterAnswer, within: 1.5), "c delivers a hidden owner")
+
+            // Given its path back, c drops the connections that lost bytes, reconnects, and the hide still holds.
+            drill.redisForC.restore()
+            #expect(Self.eventually(15) { c.cluster() == "ok" }, "c reconnected to Redis")
+            let later = latitudes.take()
+            _ = try aliceOnC.requestOK("pos", ["lat": later, "lon": 4.85])
+            #expect(try !Self.sees(bobOnC, alice, at: later, within: 1))
             withExtendedLifetime(drill) {}
         }
     }

@@ -3,10 +3,13 @@
 // listens on 127.0.0.1 (an ephemeral port) and forwards each connection to a target port on 127.0.0.1. `cut()`
 // closes every forwarded connection (both ends see the close, as when a peer or a middlebox resets them) and, until
 // `restore()`, closes each new connection as soon as it is accepted; the listener stays, so the port never changes
-// and a client's reconnect fails at once instead of hanging. Plain POSIX sockets and threads: an accept thread that
-// polls the listener, two blocking copy threads per connection (one per direction, so neither side's full buffer
-// can stall the other). A connection's sockets are closed by the last of its two threads, after it left the table
-// under the lock, so `cut()` (which only shuts sockets down, under the same lock) never touches a reused descriptor.
+// and a client's reconnect fails at once instead of hanging. `freeze()` is the silent cut (a path that died without
+// a word, no FIN): connections stay open and new ones are accepted, but every byte either way is dropped; `restore()`
+// then closes the connections that lost bytes, as a client would have by then. Plain POSIX sockets and threads: an
+// accept thread that polls the listener, two blocking copy threads per connection (one per direction, so neither
+// side's full buffer can stall the other). A connection's sockets are closed by the last of its two threads, after
+// it left the table under the lock, so `cut()` (which only shuts sockets down, under the same lock) never touches a
+// reused descriptor.
 import Foundation
 
 #if canImport(Glibc)
@@ -50,11 +53,18 @@ public final class TCPForwarder: @unchecked Sendable {
     /// Closes every forwarded connection and closes new ones as they arrive, until `restore()`.
     public func cut() { core.cut() }
 
-    /// Forwards new connections again.
+    /// Drops every byte either way from now on, on open and new connections alike, closing nothing (a silent cut),
+    /// until `restore()`.
+    public func freeze() { core.freeze() }
+
+    /// Forwards again: after a cut, new connections; after a freeze, closes the connections that lost bytes first.
     public func restore() { core.restore() }
 
     /// True while cut.
     public var isCut: Bool { core.lock.withLock { core.isCut } }
+
+    /// True while frozen.
+    public var isFrozen: Bool { core.lock.withLock { core.isFrozen } }
 
     /// Connections forwarded so far (accepted while not cut and connected to the target).
     public var forwardedCount: Int { core.lock.withLock { core.forwarded } }
@@ -84,6 +94,7 @@ public final class TCPForwarder: @unchecked Sendable {
 
         let lock = NSLock()
         var isCut = false
+        var isFrozen = false
         var stopped = false
         var forwarded = 0
         var pairs: [Int: Pair] = [:]
@@ -103,7 +114,17 @@ public final class TCPForwarder: @unchecked Sendable {
             }
         }
 
-        func restore() { lock.withLock { isCut = false } }
+        func freeze() { lock.withLock { isFrozen = true } }
+
+        func restore() {
+            lock.withLock {
+                if isFrozen {
+                    for pair in pairs.values { Self.shut(pair) }  // their streams lost bytes: unusable
+                }
+                isFrozen = false
+                isCut = false
+            }
+        }
 
         func stop() {
             lock.withLock {
@@ -172,14 +193,17 @@ public final class TCPForwarder: @unchecked Sendable {
             return fd
         }
 
-        /// Copies `from` → `to` until either side ends or the pair is cut; then shuts the pair down (waking the
-        /// other direction), and the last of the two threads takes the pair out of the table and closes both.
+        /// Copies `from` → `to` (dropping what it reads while frozen) until either side ends or the pair is cut;
+        /// then shuts the pair down (waking the other direction), and the last of the two threads takes the pair out
+        /// of the table and closes both. Bytes read while frozen but sent after `restore()` go nowhere: `restore()`
+        /// shut the pair down first, under the lock.
         private func copy(_ id: Int, from: Int32, to: Int32) {
             var buffer = [UInt8](repeating: 0, count: 65_536)
             copying: while true {
                 let got = buffer.withUnsafeMutableBytes { recv(from, $0.baseAddress, $0.count, 0) }
                 if got < 0 && errno == EINTR { continue }
                 guard got > 0 else { break }
+                if lock.withLock({ isFrozen }) { continue }  // dropped: a silent cut
                 var sent = 0
                 while sent < got {
                     let wrote = buffer.withUnsafeBytes {
