@@ -68,10 +68,18 @@ final class RedisConnection {
     }
 
     /// Drops an established connection that stopped answering (a half-open TCP connection never reports its loss):
-    /// pending commands fail with `.disconnected`, `onDown` runs and the usual back-off reconnects.
+    /// pending commands fail with `.disconnected`, `onDown` runs and the usual back-off reconnects. A connection
+    /// still connecting (the link drops both when one is lost) is abandoned and tried again after the back-off.
     func drop(because reason: String) {
         guard let context, !stopped else { return }
         lastError = reason
+        guard isUp else {
+            // Still connecting: hiredis calls the disconnect callback only for a connected context, so nothing else
+            // would clear `context` (a later free would be a double free) or schedule the reconnect.
+            self.context = nil
+            redisAsyncFree(context)
+            return scheduleRetry()
+        }
         redisAsyncFree(context)  // the disconnect callback clears `context` and schedules the reconnect
     }
 
