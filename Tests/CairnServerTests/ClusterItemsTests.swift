@@ -27,6 +27,23 @@ extension ServerIntegration {
             return nil
         }
 
+        /// Alice's Gear bucket with the Bike in it, its tracker (`device`) paired and active: the ids and the key.
+        static func gearWithTrackedBike(_ alice: WebSocketClient, device: String, share: Int? = nil) throws
+            -> (bucket: Int, item: Int, key: String)
+        {
+            let bucket = try alice.requestOK("bucket.create", ["name": "Gear"])
+            let bucketID = try #require((bucket["bucket"] as? [String: Any])?["id"] as? Int)
+            if let share {
+                _ = try alice.requestOK("bucket.share", ["bucket": bucketID, "user": share, "role": "viewer"])
+            }
+            let item = try alice.requestOK("item.create", ["bucket": bucketID, "name": "Bike"])
+            let itemID = try #require((item["item"] as? [String: Any])?["id"] as? Int)
+            let pair = try alice.requestOK("tracker.pair", ["item": itemID, "device": device])
+            let tracker = try #require(pair["tracker"] as? [String: Any])
+            _ = try alice.requestOK("tracker.activate", ["tracker": try #require(tracker["id"] as? Int)])
+            return (bucketID, itemID, try #require(tracker["key"] as? String))
+        }
+
         @Test func aMoveReportedToNodeAReachesBucketMembersWatchingOnNodeBOnly() throws {
             let url = try PostgresServerProcess.freshURL()
             let redis = try RedisServerProcess()
@@ -40,15 +57,7 @@ extension ServerIntegration {
                 _ = try friend.requestOK("friend.accept", ["user": aliceID])
                 friend.close()
             }
-            let bucket = try alice.requestOK("bucket.create", ["name": "Gear"])
-            let bucketID = try #require((bucket["bucket"] as? [String: Any])?["id"] as? Int)
-            _ = try alice.requestOK("bucket.share", ["bucket": bucketID, "user": bobID, "role": "viewer"])
-            let item = try alice.requestOK("item.create", ["bucket": bucketID, "name": "Bike"])
-            let itemID = try #require((item["item"] as? [String: Any])?["id"] as? Int)
-            let pair = try alice.requestOK("tracker.pair", ["item": itemID, "device": "bike-77"])
-            let tracker = try #require(pair["tracker"] as? [String: Any])
-            _ = try alice.requestOK("tracker.activate", ["tracker": try #require(tracker["id"] as? Int)])
-            let key = try #require(tracker["key"] as? String)
+            let (_, itemID, key) = try Self.gearWithTrackedBike(alice, device: "bike-77", share: bobID)
 
             let bobOnB = try b.login("bob")
             let bobWatch = try bobOnB.requestOK("items.watch")
