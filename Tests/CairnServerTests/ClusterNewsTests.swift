@@ -19,15 +19,28 @@ extension ServerIntegration {
     struct ClusterNewsTests {
         typealias Node = ControlChannelTests.Node
 
-        @Test func chatAndBucketNewsReachAUserOnAnotherNodeAndASharedItemIsFollowedThere() throws {
+        /// Two nodes, a and b, on a fresh shared database and one Redis (kept alive with them), with `arguments`.
+        static func twoNodes(_ arguments: [String] = []) throws -> (redis: RedisServerProcess, a: Node, b: Node) {
             let url = try PostgresServerProcess.freshURL()
             let redis = try RedisServerProcess()
-            let a = try Node("a", url: url, redis: redis)
-            let b = try Node("b", url: url, redis: redis)
+            return (
+                redis, try Node("a", url: url, redis: redis, arguments: arguments),
+                try Node("b", url: url, redis: redis, arguments: arguments)
+            )
+        }
+
+        /// `requester` asks `accepter` to be friends, and `accepter` accepts.
+        static func befriend(_ requester: (WebSocketClient, Int), _ accepter: (WebSocketClient, Int)) throws {
+            _ = try requester.0.requestOK("friend.request", ["user": accepter.1])
+            _ = try accepter.0.requestOK("friend.accept", ["user": requester.1])
+        }
+
+        @Test func chatAndBucketNewsReachAUserOnAnotherNodeAndASharedItemIsFollowedThere() throws {
+            let nodes = try Self.twoNodes()
+            let (a, b) = (nodes.a, nodes.b)
             let (alice, aliceID) = try registerMember(port: a.port, "alice")
             let (bob, bobID) = try registerMember(port: a.port, "bob")
-            _ = try alice.requestOK("friend.request", ["user": bobID])
-            _ = try bob.requestOK("friend.accept", ["user": aliceID])
+            try Self.befriend((alice, aliceID), (bob, bobID))
             bob.close()
             let (bucketID, itemID, key) = try ClusterItemsTests.gearWithTrackedBike(alice, device: "bike-78")
 
@@ -68,10 +81,8 @@ extension ServerIntegration {
         }
 
         @Test func aPicturePostedThroughOneNodeReachesWatchersOnAnother() throws {
-            let url = try PostgresServerProcess.freshURL()
-            let redis = try RedisServerProcess()
-            let a = try Node("a", url: url, redis: redis)
-            let b = try Node("b", url: url, redis: redis)
+            let nodes = try Self.twoNodes()
+            let (a, b) = (nodes.a, nodes.b)
             let alice = try WebSocketClient(port: a.port, timeout: 10)
             let registered = try alice.requestOK("register", ["username": "alice", "password": "password1"])
             let token = try #require(registered["token"] as? String)
@@ -109,14 +120,11 @@ extension ServerIntegration {
         }
 
         @Test func aUserOnTwoNodesGetsEachPieceOfNewsOnceOnEachConnection() throws {
-            let url = try PostgresServerProcess.freshURL()
-            let redis = try RedisServerProcess()
-            let a = try Node("a", url: url, redis: redis)
-            let b = try Node("b", url: url, redis: redis)
+            let nodes = try Self.twoNodes()
+            let (a, b) = (nodes.a, nodes.b)
             let (alice, aliceID) = try registerMember(port: a.port, "alice")
             let (bobOnA, bobID) = try registerMember(port: a.port, "bob")
-            _ = try alice.requestOK("friend.request", ["user": bobID])
-            _ = try bobOnA.requestOK("friend.accept", ["user": aliceID])
+            try Self.befriend((alice, aliceID), (bobOnA, bobID))
             let bobOnB = try b.login("bob")
             // Node a hands news on to b once its presence mirror lists bob there: a message a second until b has one.
             var reached = false
@@ -141,11 +149,8 @@ extension ServerIntegration {
         }
 
         @Test func anItemReportingToOneNodeIsJudgedLeftBehindWhereItsOwnerReports() throws {
-            let url = try PostgresServerProcess.freshURL()
-            let redis = try RedisServerProcess()
-            let grace = ["--left-behind-grace", "0"]
-            let a = try Node("a", url: url, redis: redis, arguments: grace)
-            let b = try Node("b", url: url, redis: redis, arguments: grace)
+            let nodes = try Self.twoNodes(["--left-behind-grace", "0"])
+            let (a, b) = (nodes.a, nodes.b)
             let (aliceOnA, _) = try registerMember(port: a.port, "alice")
             let (_, itemID, key) = try ClusterItemsTests.gearWithTrackedBike(aliceOnA, device: "bike-79")
             _ = try aliceOnA.requestOK("item.update", ["item": itemID, "alert": true])  // b hears it (kind 12)
