@@ -143,12 +143,12 @@ public final class Hub: @unchecked Sendable {
             statistics: AdminStatistics(accounts: accounts, roles: roles, clock: clock))
         activity = ActivityLog(store: admin, work: work, now: clock.now())
         let pictureFeature = Pictures(
-            store: pictures, work: work, clock: clock, sessions: sessions, liveMap: liveMap,
+            store: pictures, work: work, clock: clock, sessions: sessions, social: self.social, liveMap: liveMap,
             administration: administration, configuration: configuration)
         self.pictures = pictureFeature
         pictureEvents = PictureEvents(
             store: pictures, accounts: accounts, work: work, clock: clock, sessions: sessions,
-            pictures: pictureFeature)
+            pictures: pictureFeature, configuration: configuration)
         guestExpiry = GuestExpiry(
             store: accounts.store, work: work, sessions: sessions, configuration: configuration,
             now: clock.now())

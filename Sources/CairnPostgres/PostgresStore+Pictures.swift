@@ -120,7 +120,8 @@ extension PostgresStore: PictureStore {
     /// Deletes a picture (its likes and reports go with it).
     public func deletePicture(id: Int64) async throws -> Bool {
         try await pool.write { db in
-            let open = "SELECT 1 FROM picture_reports WHERE picture_id = ? AND state = 'open'"
+            // Only reports that count toward hiding hold a picture for review: a guest's report does not.
+            let open = "SELECT 1 FROM picture_reports WHERE picture_id = ? AND state = 'open' AND NOT reporter_guest"
             if try db.scalar("SELECT EXISTS (\(open))", [id], as: Bool.self) == true {
                 throw PictureStoreError.underReview
             }
@@ -523,7 +524,7 @@ extension PostgresStore: PictureStore {
         try await pool.write { db in
             let open = """
                 SELECT 1 FROM picture_reports r JOIN pictures p ON p.id = r.picture_id
-                WHERE p.event_id = ? AND r.state = 'open'
+                WHERE p.event_id = ? AND r.state = 'open' AND NOT r.reporter_guest
                 """
             if try db.scalar("SELECT EXISTS (\(open))", [id], as: Bool.self) == true {
                 throw PictureStoreError.underReview

@@ -133,7 +133,8 @@ extension SQLiteStore: PictureStore {
     /// Deletes a picture (its likes and reports go with it).
     public func deletePicture(id: Int64) async throws -> Bool {
         try await pool.write { db in
-            let open = "SELECT 1 FROM picture_reports WHERE picture_id = ? AND state = 'open'"
+            // Only reports that count toward hiding hold a picture for review: a guest's report does not.
+            let open = "SELECT 1 FROM picture_reports WHERE picture_id = ? AND state = 'open' AND reporter_guest = 0"
             if try Bool.fetchOne(db, sql: "SELECT EXISTS (\(open))", arguments: [id]) == true {
                 throw PictureStoreError.underReview
             }
@@ -539,7 +540,7 @@ extension SQLiteStore: PictureStore {
         try await pool.write { db in
             let open = """
                 SELECT 1 FROM picture_reports r JOIN pictures p ON p.id = r.picture_id
-                WHERE p.event_id = ? AND r.state = 'open'
+                WHERE p.event_id = ? AND r.state = 'open' AND r.reporter_guest = 0
                 """
             if try Bool.fetchOne(db, sql: "SELECT EXISTS (\(open))", arguments: [id]) == true {
                 throw PictureStoreError.underReview

@@ -126,7 +126,9 @@ public final class MemoryPictureStore: PictureStore {
 
     public func deletePicture(id: Int64) async throws -> Bool {
         try state.withLock { s in
-            if let p = s.pictures[id], !p.reports.isEmpty, !p.resolved { throw PictureStoreError.underReview }
+            if let p = s.pictures[id], p.reports.values.contains(false), !p.resolved {
+                throw PictureStoreError.underReview
+            }
             return s.pictures.removeValue(forKey: id) != nil
         }
     }
@@ -224,7 +226,9 @@ public final class MemoryPictureStore: PictureStore {
 
     public func deleteEvent(id: Int64) async throws {
         try state.withLock { s in
-            if s.pictures.values.contains(where: { $0.event?.id == id && !$0.reports.isEmpty && !$0.resolved }) {
+            if s.pictures.values.contains(where: {
+                $0.event?.id == id && $0.reports.values.contains(false) && !$0.resolved
+            }) {
                 throw PictureStoreError.underReview
             }
             s.pictures = s.pictures.filter { $0.value.event?.id != id }

@@ -59,7 +59,9 @@ struct EventAdminTests {
         let pictures = h.hub.pictures
         _ = try await outcome(h) { pictures.watch(c[2], radius: 500, event: nil, $0) }.get()
         _ = try await outcome(h) { pictures.watch(c[3], radius: nil, event: "party", $0) }.get()
-        _ = try await outcome(h) { pictures.post(c[1], media: Self.media, caption: nil, event: "party", $0) }.get()
+        _ = try await outcome(h) {
+            pictures.post(c[1], media: Self.media, caption: nil, event: "party", place: true, $0)
+        }.get()
         #expect(Set(pushed(h)) == [ConnectionID(3), ConnectionID(4)])
 
         let made = try await update(h, c[0], title: .set("  Party  "), password: .set("pw"))
@@ -67,7 +69,9 @@ struct EventAdminTests {
         #expect(info.isPrivate && info.title == "Party" && !info.member)
         #expect(pictures.watcherCount == 1)  // user 4's watch of #party is gone; user 3's radius stays
         let before = pushed(h).count
-        _ = try await outcome(h) { pictures.post(c[1], media: Self.media, caption: nil, event: "party", $0) }.get()
+        _ = try await outcome(h) {
+            pictures.post(c[1], media: Self.media, caption: nil, event: "party", place: true, $0)
+        }.get()
         #expect(pushed(h).count == before)  // the poster is a member; the nearby watcher is not
         let got = try await outcome(h) { h.hub.pictureEvents.get(c[2], tag: "party", $0) }.get()
         #expect(got.isPrivate && !got.member)

@@ -1,7 +1,8 @@
 import Testing
 
-// The per-relic password back-off: a few free attempts, then each failure doubles the wait up to a cap; a quiet
-// window or a right password forgets the count; an attempt never judged is handed back.
+// The password back-off per relic or event: a few free attempts, then each failure doubles the wait up to a cap; a
+// quiet window or a right password forgets the count; an attempt never judged is handed back; quiet entries are
+// pruned as the table grows.
 @testable import CairnDomain
 
 struct PasswordBackoffTests {
@@ -45,5 +46,18 @@ struct PasswordBackoffTests {
         _ = backoff.attempt(1, now: 0)
         #expect(backoff.attempt(1, now: 0) == nil)
         #expect(backoff.attempt(1, now: 0) != nil)
+    }
+
+    @Test func quietEntriesArePrunedAsTheTableGrows() {
+        var backoff = PasswordBackoff(free: 2, baseMs: 1_000, maxMs: 8_000, windowMs: 60_000)
+        _ = backoff.attempt(0, now: 0)
+        _ = backoff.attempt(0, now: 0)  // backing off until 1 s
+        for id in Int64(1)...1_000 { _ = backoff.attempt(id, now: 0) }
+        #expect(backoff.tracked == 1_001)
+        // Past the window every old entry is quiet; the next one that grows the table past its mark prunes them.
+        for id in Int64(2_001)...2_024 { _ = backoff.attempt(id, now: 100_000) }
+        #expect(backoff.tracked == 24)
+        #expect(backoff.attempt(2_001, now: 100_000) == nil)  // its second failure starts a back-off
+        #expect(backoff.attempt(2_001, now: 100_000) == 1_000, "a live entry survives the prune")
     }
 }

@@ -59,6 +59,45 @@ struct PicturesTests {
         #expect(pictures.watcherCount == 0)
     }
 
+    @Test func aPictureIsPlacedOnlyWhenAskedAndNeverWhilePaused() async throws {
+        let (h, c) = try await scene()
+        let pictures = h.hub.pictures
+        // An event post carries no place unless its poster asks for one.
+        let plain = try await outcome(h) { pictures.post(c[0], media: Self.media, caption: nil, event: "fair", $0) }
+            .get()
+        #expect(plain.record.point == nil)
+        let placed = try await outcome(h) {
+            pictures.post(c[0], media: Self.media, caption: nil, event: "fair", place: true, $0)
+        }.get()
+        #expect(placed.record.point != nil)
+        // Paused (ghost mode): a nearby post and a placed event post are refused as a relic is, and store nothing;
+        // an event post without a place still goes, and carries none.
+        _ = try await outcome(h) { h.hub.social.pause(c[0], forSeconds: nil, $0) }.get()
+        let stored = h.pictures.count
+        for event in [nil, "fair"] {
+            let refused = try await outcome(h) {
+                pictures.post(c[0], media: Self.media, caption: nil, event: event, place: event != nil, $0)
+            }
+            if case .failure(let error) = refused {
+                #expect(error.code == .forbidden)
+                #expect(error.message.contains("share.pause"))
+            } else {
+                Issue.record("a paused user's post was placed")
+            }
+        }
+        #expect(h.pictures.count == stored)
+        let ghost = try await outcome(h) { pictures.post(c[0], media: Self.media, caption: nil, event: "fair", $0) }
+            .get()
+        #expect(ghost.record.point == nil)
+        let seen = try await outcome(h) { pictures.get(c[1], picture: ghost.record.id, $0) }.get()
+        #expect(seen.record.point == nil)
+        // Resumed, a nearby post is placed again.
+        _ = try await outcome(h) { h.hub.social.resume(c[0], $0) }.get()
+        let nearby = try await outcome(h) { pictures.post(c[0], media: Self.media, caption: nil, event: nil, $0) }
+            .get()
+        #expect(nearby.record.point != nil)
+    }
+
     @Test func settingsChangeAtRunTime() async throws {
         let (h, c) = try await scene()
         let pictures = h.hub.pictures

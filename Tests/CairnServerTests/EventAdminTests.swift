@@ -21,7 +21,8 @@ extension ServerIntegration {
             let alice = try p.poster(hub, "alice")
             let bob = try p.poster(hub, "bob")
             let carol = try p.poster(hub, "carol")
-            let first = try #require(try p.post(alice, caption: "warming up", event: "party")["id"] as? Int)
+            let first = try #require(
+                try p.post(alice, caption: "warming up", event: "party", place: true)["id"] as? Int)
             _ = try bob.client.requestOK("pictures.watch", ["radius": 1_000])
             _ = try carol.client.requestOK("pictures.watch", ["event": "party"])
             #expect(try p.nearby(bob.client) == [first])
@@ -58,7 +59,7 @@ extension ServerIntegration {
             #expect(p.ids(try alice.client.requestOK("event.pictures", ["tag": "party"])) == [first])
             // A new picture of the event reaches neither bob's nearby watch nor carol's watch of the event; a public
             // one posted after it reaches bob first.
-            let second = try #require(try p.post(alice, event: "party")["id"] as? Int)
+            let second = try #require(try p.post(alice, event: "party", place: true)["id"] as? Int)
             let open = try #require(try p.post(alice, caption: "outside")["id"] as? Int)
             let pushed = try bob.client.nextEvent("picture.new")
             #expect((pushed["picture"] as? [String: Any])?["id"] as? Int == open)

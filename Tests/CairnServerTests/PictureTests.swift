@@ -37,10 +37,14 @@ extension ServerIntegration {
             return try #require(try upload.jsonObject()["media"] as? String)
         }
 
-        func post(_ p: Poster, caption: String? = nil, event: String? = nil) throws -> [String: Any] {
+        /// Posts `p`'s upload; to an event it is placed (at the poster's position) only with `place`.
+        func post(_ p: Poster, caption: String? = nil, event: String? = nil, place: Bool = false) throws -> [String:
+            Any]
+        {
             var fields: [String: Any] = ["media": p.media]
             if let caption { fields["caption"] = caption }
             if let event { fields["event"] = event }
+            if place { fields["place"] = true }
             return try #require(try p.client.requestOK("picture.post", fields)["picture"] as? [String: Any])
         }
 
@@ -114,6 +118,23 @@ extension ServerIntegration {
             #expect(errorMessage(nowhere).contains("pos"))
             // To an event, no position is needed.
             _ = try carol.requestOK("picture.post", ["media": carolMedia, "event": "#Picnic"])
+            // Ghost mode: paused, dora may not place a picture (nearby, or to an event with `place`), as she may not
+            // leave a relic; to an event without `place` it goes and carries no place, for anyone by any route.
+            let dora = try poster(hub, "dora")
+            _ = try dora.client.requestOK("share.pause")
+            for fields: [String: Any] in [
+                ["media": dora.media], ["media": dora.media, "event": "picnic", "place": true],
+            ] {
+                let refused = try dora.client.request("picture.post", fields)
+                #expect(errorCode(refused) == "forbidden" && errorMessage(refused).contains("share.pause"))
+            }
+            let unplaced = try post(dora, event: "picnic")
+            #expect(unplaced["lat"] == nil && unplaced["lon"] == nil)
+            let unplacedID = try #require(unplaced["id"] as? Int)
+            let read = try #require(
+                try bob.client.requestOK("picture.get", ["picture": unplacedID])["picture"] as? [String: Any])
+            #expect(read["lat"] == nil && read["lon"] == nil)
+            #expect(try !nearby(bob.client).contains(unplacedID))
             let long = String(repeating: "é", count: 251)  // 502 bytes
             #expect(
                 errorCode(try alice.client.request("picture.post", ["media": alice.media, "caption": long]))
@@ -248,7 +269,7 @@ extension ServerIntegration {
                     == "wrong_password")
             let joined = try carol.client.requestOK("event.join", ["tag": "wedding", "password": "rings"])
             #expect((joined["event"] as? [String: Any])?["member"] as? Bool == true)
-            let picture = try post(alice, caption: "first dance #dance", event: "wedding")
+            let picture = try post(alice, caption: "first dance #dance", event: "wedding", place: true)
             let id = try #require(picture["id"] as? Int)
             #expect(picture["private"] as? Bool == true)
             // Carol, a member, hears of it and sees it everywhere.

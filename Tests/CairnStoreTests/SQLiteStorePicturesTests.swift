@@ -152,6 +152,36 @@ struct SQLiteStorePicturesTests {
         }
     }
 
+    @Test(arguments: StoreEngine.available)
+    func aGuestsReportHoldsNeitherAPictureNorItsEventForReview(engine: StoreEngine) async throws {
+        try await withStore(engine) { store, u in
+            // A guest's report does not count toward hiding, so it holds nothing for review: the poster may still
+            // delete the picture, and its event may still go; a member's report does hold it.
+            let guest = u[3]
+            let kept = try await store.postPicture(new(u[0], event: "picnic")).record.id
+            let gone = try await store.postPicture(new(u[0])).record.id
+            for id in [kept, gone] {
+                #expect(
+                    try await store.report(
+                        NewReport(picture: id, reporter: guest, reason: .spam, text: nil, at: 5, threshold: 1))
+                        == false)
+            }
+            #expect(try await store.deletePicture(id: gone))
+            #expect(try await store.picture(id: gone, viewer: u[0].id) == nil)
+            let picnic = try #require(try await store.event(tag: "picnic", viewer: u[0].id)).info
+            _ = try await store.report(
+                NewReport(picture: kept, reporter: u[2], reason: .spam, text: nil, at: 6, threshold: 3))
+            await #expect(throws: PictureStoreError.underReview) { try await store.deletePicture(id: kept) }
+            await #expect(throws: PictureStoreError.underReview) { try await store.deleteEvent(id: picnic.id) }
+            let restore = AuditEntry(
+                at: 7, admin: u[1], action: "picture.restore", targetKind: "picture", targetID: kept, targetName: nil,
+                reason: nil, detail: nil)
+            #expect(try await store.resolveReports(picture: kept, remove: false, audit: restore))
+            try await store.deleteEvent(id: picnic.id)
+            #expect(try await store.picture(id: kept, viewer: u[0].id) == nil)
+        }
+    }
+
     /// Stores `count` pictures within about `spread` metres of Paris with few distinct like counts and dates
     /// (many ties), some hidden and some in a private event; returns them as candidates.
     func scatter(_ store: any EngineStore, _ u: [User], count: Int, spread: Double) async throws

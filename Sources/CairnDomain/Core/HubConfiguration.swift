@@ -108,6 +108,13 @@ public struct HubConfiguration: Sendable {
     public var relicBackoffBaseMs: Int64 = 1_000
     /// The longest back-off of a relic (ms).
     public var relicBackoffMaxMs: Int64 = 3600 * 1000
+    /// Wrong passwords allowed per user and private event within `eventPasswordWindowMs` (`event.join`).
+    public var eventPasswordFailures = 5
+    /// The window of `eventPasswordFailures` (ms).
+    public var eventPasswordWindowMs: Int64 = 15 * 60 * 1000
+    /// Password attempts at one private event, by anyone, before it backs off as a relic does (starting at
+    /// `relicBackoffBaseMs`, doubling up to `relicBackoffMaxMs`). Members need no password.
+    public var eventFailuresBeforeBackoff = 10
     /// Expired relics stay stored (listed by `relic.mine`) this long before they are purged (ms).
     public var relicRetentionMs: Int64 = 30 * 24 * 3600 * 1000
     /// How often the purge of old expired relics runs (ms).

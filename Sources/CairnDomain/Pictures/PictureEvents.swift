@@ -7,6 +7,9 @@ import CairnLoop
 
 /// The event ops. Loop thread only.
 public final class PictureEvents {
+    /// An event as the store answers it, with its password hash.
+    typealias StoredEvent = (info: EventInfo, passwordHash: String?)
+
     /// The longest title, in bytes of UTF-8.
     public static let maxTitleBytes = 200
     /// Most events one search answers.
@@ -19,11 +22,20 @@ public final class PictureEvents {
     let hasher: PasswordHasher
     let maxPasswordBytes: Int
     let pictures: Pictures
+    /// Wrong passwords per user and event: a few per window, like a relic's.
+    private let passwords: LoginLimiter
+    /// Wrong passwords per event across users and connections: a back-off that doubles, like a relic's.
+    private var backoff: PasswordBackoff
 
     init(
         store: (any PictureStore)?, accounts: Accounts, work: LoopWork, clock: any Clock, sessions: Sessions,
-        pictures: Pictures
+        pictures: Pictures, configuration: HubConfiguration
     ) {
+        self.passwords = LoginLimiter(
+            limit: configuration.eventPasswordFailures, windowMs: configuration.eventPasswordWindowMs)
+        self.backoff = PasswordBackoff(
+            free: configuration.eventFailuresBeforeBackoff, baseMs: configuration.relicBackoffBaseMs,
+            maxMs: configuration.relicBackoffMaxMs, windowMs: configuration.eventPasswordWindowMs)
         self.store = store
         self.work = work
         self.clock = clock
@@ -92,35 +104,88 @@ public final class PictureEvents {
             }, then: done)
     }
 
-    /// Joins a private event with its password (`wrong_password` otherwise); joining a public event changes
-    /// nothing. Answers the event.
+    /// Makes the caller a member of the private event `tag` when `password` is its password. The event is read
+    /// first, so a public event or one the caller belongs to costs no password check and counts nothing; a guess
+    /// at a private one counts against the caller (per event) and the event (across users) before scrypt judges
+    /// it, and is refused `rate_limited` with `retry_after_ms` while either is backing off.
     public func join(_ caller: Caller, tag rawTag: String, password: String?, _ done: @escaping Outcome<EventInfo>) {
         let tag: String
         do { tag = try EventTag.canonical(rawTag) } catch { return done(.failure(error)) }
         if let password, password.utf8.count > maxPasswordBytes {
             return done(.failure(.badRequest("field 'password' must be at most \(maxPasswordBytes) bytes")))
         }
-        if let refusal = sessions.spendPasswordCheck(caller.connection) { return done(.failure(refusal)) }
-        let hasher = self.hasher
         let user = caller.user.id
-        let now = clock.now()
         run(
-            { store async throws(DomainError) -> EventInfo in
+            { store async throws(DomainError) -> StoredEvent in
                 guard let found = try await Pictures.call({ try await store.event(tag: tag, viewer: user) }) else {
                     throw DomainError(.notFound, "no event #\(tag)")
                 }
-                if found.info.member { return found.info }
-                guard let password else {
-                    throw DomainError.badRequest("missing field 'password' (#\(tag) is a private event)")
+                return found
+            },
+            then: { result in
+                switch result {
+                case .failure(let error): done(.failure(error))
+                case .success(let found): self.guess(caller, found, password: password, done)
                 }
-                guard await hasher.verify(password, against: found.passwordHash) else {
-                    throw DomainError(.wrongPassword, "wrong password for #\(tag)")
+            })
+    }
+
+    /// The second half of `join`, on the loop with the event read: counts the guess, then has scrypt judge it.
+    private func guess(
+        _ caller: Caller, _ found: StoredEvent, password: String?, _ done: @escaping Outcome<EventInfo>
+    ) {
+        let tag = found.info.tag
+        if found.info.member { return done(.success(found.info)) }
+        guard let password else {
+            return done(.failure(.badRequest("missing field 'password' (#\(tag) is a private event)")))
+        }
+        let event = found.info.id
+        let user = caller.user.id
+        let key = "\(user)/\(event)"
+        let now = clock.now()
+        if let wait = passwords.retryAfter(key, now: now) ?? backoff.attempt(event, now: now) {
+            return done(
+                .failure(
+                    DomainError(
+                        .rateLimited, "too many wrong passwords for #\(tag); try again in \((wait + 999) / 1000) s"
+                    ).with(.init("retry_after_ms", wait))))
+        }
+        if let refusal = sessions.spendPasswordCheck(caller.connection) {
+            backoff.forgive(event)
+            return done(.failure(refusal))
+        }
+        if let wait = passwords.attempt(key, now: now) {  // not blocked a moment ago: cannot happen
+            backoff.forgive(event)
+            return done(
+                .failure(
+                    DomainError(.rateLimited, "too many wrong passwords for #\(tag)")
+                        .with(.init("retry_after_ms", wait))))
+        }
+        let hasher = self.hasher
+        run(
+            { store async throws(DomainError) -> Bool in
+                guard await hasher.verify(password, against: found.passwordHash) else { return false }
+                try await Pictures.call { try await store.join(event: event, user: user, at: now) }
+                return true
+            },
+            then: { result in
+                switch result {
+                case .failure(let error):
+                    // Not judged (the store failed): the guess does not count.
+                    self.passwords.forgive(key, at: now)
+                    self.backoff.forgive(event)
+                    done(.failure(error))
+                case .success(false):
+                    done(.failure(DomainError(.wrongPassword, "wrong password for #\(tag)")))
+                case .success(true):
+                    // The right password: this user needs no more guesses here, and the event no back-off.
+                    self.passwords.reset(key)
+                    self.backoff.succeeded(event)
+                    var info = found.info
+                    info.member = true
+                    done(.success(info))
                 }
-                try await Pictures.call { try await store.join(event: found.info.id, user: user, at: now) }
-                var info = found.info
-                info.member = true
-                return info
-            }, then: done)
+            })
     }
 
     /// One event.

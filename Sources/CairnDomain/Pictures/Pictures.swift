@@ -33,6 +33,8 @@ public final class Pictures {
     private let work: LoopWork
     let clock: any Clock
     private let sessions: Sessions
+    /// Asks whether a poster is paused (ghost mode), which refuses a post that would place them.
+    private let social: Social
     private let liveMap: LiveMap
     private let configuration: HubConfiguration
     /// Asks whether a caller is an admin (the moderation ops).
@@ -49,9 +51,10 @@ public final class Pictures {
     var announcedElsewhere = RecentSet<Int64>()
 
     init(
-        store: (any PictureStore)?, work: LoopWork, clock: any Clock, sessions: Sessions, liveMap: LiveMap,
-        administration: Administration?, configuration: HubConfiguration
+        store: (any PictureStore)?, work: LoopWork, clock: any Clock, sessions: Sessions, social: Social,
+        liveMap: LiveMap, administration: Administration?, configuration: HubConfiguration
     ) {
+        self.social = social
         self.store = store
         self.administration = administration
         self.work = work
@@ -129,8 +132,12 @@ public final class Pictures {
     // MARK: Posting
 
     /// Posts an uploaded image of the caller's: nearby (at the caller's last position) or to the event `tag`.
+    ///
+    /// A picture's place is where its poster stood, so it is attached only by an explicit act: a nearby post is one,
+    /// an event post only with `place: true`. Either is refused while the poster is paused, as a relic is: a placed
+    /// picture would show where they are to everyone, whatever their sharing rules say.
     public func post(
-        _ caller: Caller, media: String, caption rawCaption: String?, event rawTag: String?,
+        _ caller: Caller, media: String, caption rawCaption: String?, event rawTag: String?, place: Bool = false,
         _ done: @escaping Outcome<PictureView>
     ) {
         let user = caller.user
@@ -157,12 +164,23 @@ public final class Pictures {
         if let rawTag {
             do { tag = try EventTag.canonical(rawTag, field: "event") } catch { return done(.failure(error)) }
         }
-        let point = liveMap.point(of: user.id)
-        if tag == nil && point == nil {
-            return done(
-                .failure(.badRequest("no position yet: report one with 'pos' before posting a picture nearby")))
-        }
         let now = clock.now()
+        var point: GeoPoint?
+        if tag == nil || place {
+            let what = tag == nil ? "a picture nearby" : "a placed picture"
+            guard !social.isPaused(user.id, now: now) else {
+                return done(
+                    .failure(
+                        DomainError(
+                            .forbidden,
+                            "you are paused (share.pause): \(what) would show where you are; resume sharing "
+                                + "(share.resume) to post one\(tag == nil ? "" : ", or post without 'place'")")))
+            }
+            point = liveMap.point(of: user.id)
+            guard point != nil else {
+                return done(.failure(.badRequest("no position yet: report one with 'pos' before posting \(what)")))
+            }
+        }
         let new = NewPicture(
             by: user.id, mediaID: media, caption: caption, eventTag: tag, point: point, createdAt: now,
             postsPerHour: settings.postsPerHour)

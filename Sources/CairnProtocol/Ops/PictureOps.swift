@@ -8,8 +8,14 @@ enum PictureOps {
         table.slow(
             "picture.post",
             decode: { m throws(WireError) in
-                (try m.requireString("media"), try m.string("caption"), try m.string("event"))
-            }, handle: { caller, r, done in pictures.post(caller.member, media: r.0, caption: r.1, event: r.2, done) },
+                (
+                    try m.requireString("media"), try m.string("caption"), try m.string("event"),
+                    try m.bool("place") ?? false
+                )
+            },
+            handle: { caller, r, done in
+                pictures.post(caller.member, media: r.0, caption: r.1, event: r.2, place: r.3, done)
+            },
             encode: writePicture)
         table.slow(
             "picture.get", decode: pictureID,
