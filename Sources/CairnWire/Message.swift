@@ -121,11 +121,17 @@ public struct Message: Sendable {
     }
 
     /// The string value of `key`, with escapes decoded; nil when absent or null.
-    /// Throws `bad_request` "field 'key' must be a string" for any other type.
+    /// Throws `bad_request` "field 'key' must be a string" for any other type, and "field 'key' must be at most N
+    /// bytes" when it is longer than `limits.maxFieldStringBytes` (checked on the encoded length first, which an
+    /// escape can only make longer than 6 bytes per decoded byte, so an oversized value is refused unread).
     public func string(_ key: String) throws(WireError) -> String? {
         guard let field = present(key) else { return nil }
         guard field.kind == .string else { throw Self.typeError(key, "a string") }
-        return decodeString(field)
+        let most = limits.maxFieldStringBytes
+        guard field.end - field.start <= most * 6 else { throw Self.tooLong(key, most) }
+        let value = decodeString(field)
+        guard value.utf8.count <= most else { throw Self.tooLong(key, most) }
+        return value
     }
 
     /// The integer value of `key`; nil when absent or null. Integral numbers such as `1e3` or `2.0` are
@@ -271,6 +277,10 @@ public struct Message: Sendable {
 
     private static func typeError(_ key: String, _ expected: String) -> WireError {
         .badRequest("field '\(key)' must be \(expected)")
+    }
+
+    private static func tooLong(_ key: String, _ most: Int) -> WireError {
+        .badRequest("field '\(key)' must be at most \(most) bytes")
     }
 
     private static func missing(_ key: String) -> WireError {

@@ -9,7 +9,11 @@ public struct WireLimits: Sendable, Equatable {
     public var maxFields: Int = 64
     /// The longest string or key, in encoded bytes between the quotes (an escape counts as its encoded length).
     public var maxStringBytes = 65536
+    /// The longest string value `Message.string(_:)` hands out, in bytes of UTF-8 once escapes are decoded: no op
+    /// takes a longer one (the longest, a chat message, is 4,000 bytes), so anything longer is refused before any
+    /// feature spends time on it (folding, trimming, counting characters).
+    public var maxFieldStringBytes = 4096
 
-    /// The default limits: depth 32, 64 top-level fields, 64 KiB strings.
+    /// The default limits: depth 32, 64 top-level fields, 64 KiB strings, 4 KiB string values handed out.
     public init() {}
 }

@@ -32,7 +32,19 @@ extension HubHarness {
         Any]
     {
         try await send(connection, text, completions: completions)
-        let replies = outbound.take(connection)
+        var replies = outbound.take(connection)
+        // Another job (a tick's batched write, say) may have been among the completions run: keep playing the loop
+        // until the reply comes (up to 10 s), rather than depend on the order jobs arrive in.
+        var waited = 0
+        while !replies.contains(where: { $0["id"] as? Int == id }) && waited < 10_000 {
+            if scheduler.pending > 0 {
+                try await scheduler.run()
+            } else {
+                try await Task.sleep(nanoseconds: 1_000_000)
+                waited += 1
+            }
+            replies += outbound.take(connection)
+        }
         return try #require(replies.first { $0["id"] as? Int == id }, "no reply \(id) in \(replies)")
     }
 

@@ -102,6 +102,26 @@ struct PlaceOpsTests {
         #expect(errorCode(empty) == "bad_request")
     }
 
+    func message(_ reply: [String: Any]) -> String {
+        ((reply["error"] as? [String: Any])?["message"] as? String) ?? ""
+    }
+
+    @Test func aSearchQueryIsBoundedBeforeItIsFolded() async throws {
+        let h = seeded()
+        _ = try await h.user(1, "alice")
+        // 200 bytes is the most: a query of that length is folded and searched; one byte more is refused unfolded,
+        // and a 60 KB one is refused by the codec's bound on every string field, before the feature sees it.
+        let most = "ma" + String(repeating: "é", count: 99)
+        let longest = try await h.request(1, #"{"id":2,"op":"places.search","q":"\#(most)"}"#, id: 2)
+        #expect(names(longest).isEmpty && errorCode(longest) == nil)
+        let over = try await h.request(1, #"{"id":3,"op":"places.search","q":"\#(most)x"}"#, id: 3)
+        #expect(errorCode(over) == "bad_request" && message(over).contains("at most 200 bytes"))
+        let huge = String(repeating: "Ǆ", count: 30_000)
+        let flood = try await h.request(1, #"{"id":4,"op":"places.search","q":"\#(huge)"}"#, id: 4)
+        #expect(errorCode(flood) == "bad_request" && message(flood).contains("at most 4096 bytes"))
+        #expect(h.hub.places.counts.searches == 1, "only the query within bounds was searched")
+    }
+
     @Test func getShowsTheAttributes() async throws {
         let h = seeded()
         _ = try await h.user(1, "alice")

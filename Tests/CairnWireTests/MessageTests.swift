@@ -212,6 +212,24 @@ import Testing
         #expect(try m.object("o")?.int("c") == 3)
     }
 
+    @Test func aStringValueIsBoundedBeforeAnyFeatureReadsIt() throws {
+        var limits = WireLimits()
+        limits.maxFieldStringBytes = 8
+        // Eight bytes decoded is the most, escapes or not; a ninth is refused naming the field and the bound.
+        let m = try parsed(
+            #"{"a":"12345678","b":"123456789","c":"\u00e9\u00e9\u00e9\u00e9","d":"ééééé"}"#, limits: limits)
+        #expect(try m.string("a") == "12345678")
+        #expect(try m.string("c") == "éééé")
+        for key in ["b", "d"] {
+            #expect(throws: WireError.badRequest("field '\(key)' must be at most 8 bytes")) { try m.string(key) }
+        }
+        // The default: 4 KiB, a chat message's 4,000 bytes fit.
+        let long = try parsed(
+            #"{"q":"\#(String(repeating: "x", count: 4097))","t":"\#(String(repeating: "x", count: 4000))"}"#)
+        #expect(throws: WireError.self) { try long.requireString("q") }
+        #expect(try long.string("t")?.utf8.count == 4000)
+    }
+
     @Test func reuseForgetsTheLongerPreviousMessage() throws {
         var m = Message()
         try m.parse(Array(pos.utf8))

@@ -24,6 +24,8 @@ public final class Places {
     public static let maxLimit = 100
     /// Places in a nearest answer when the request names no limit.
     public static let defaultLimit = 20
+    /// The longest `places.search` query, in bytes of UTF-8 (checked before it is folded).
+    public static let maxQueryBytes = 200
     /// Longest name, category, source or external id, in characters.
     public static let maxNameLength = 200
     /// Longest category or source, in characters.
@@ -144,6 +146,10 @@ public final class Places {
         let limit = limit ?? Int64(Self.defaultLimit)
         guard limit >= 1 && limit <= Int64(Self.maxLimit) else {
             throw .badRequest("field 'limit' must be 1-\(Self.maxLimit)")
+        }
+        // Bounded before folding: folding costs time in proportion to the text, on the loop.
+        guard query.utf8.count <= Self.maxQueryBytes else {
+            throw .badRequest("field 'q' must be at most \(Self.maxQueryBytes) bytes")
         }
         guard !NameFold.fold(query).isEmpty else { throw .badRequest("field 'q' must not be empty") }
         tally.searches &+= 1

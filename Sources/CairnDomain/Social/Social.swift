@@ -153,6 +153,10 @@ public final class Social {
 
     /// Finds users whose username or name starts with `query`.
     public func search(_ caller: Caller, query raw: String, _ done: @escaping Outcome<[User]>) {
+        // Bytes first (O(1)): trimming and counting characters cost time in proportion to the text, on the loop.
+        guard raw.utf8.count <= 1024 else {
+            return done(.failure(.badRequest("field 'q' must be at most 64 characters")))
+        }
         let query = raw.trimmingWhitespace()
         guard !query.isEmpty else { return done(.failure(.badRequest("field 'q' must not be empty"))) }
         guard query.count <= 64 else { return done(.failure(.badRequest("field 'q' must be at most 64 characters"))) }
