@@ -172,19 +172,19 @@ public final class PostgresConnection {
         var out = ""
         out.reserveCapacity(sql.utf8.count + 16)
         var next = 1
-        var quote: Character?
-        for ch in sql {
+        var quote: Unicode.Scalar?
+        for ch in sql.unicodeScalars {  // scalars, not Characters: a mark must not hide a quote or a `?`
             if let open = quote {
                 if ch == open { quote = nil }
-                out.append(ch)
+                out.unicodeScalars.append(ch)
             } else if ch == "'" || ch == "\"" {
                 quote = ch
-                out.append(ch)
+                out.unicodeScalars.append(ch)
             } else if ch == "?" {
                 out += "$\(next)"
                 next += 1
             } else {
-                out.append(ch)
+                out.unicodeScalars.append(ch)
             }
         }
         return out

@@ -88,13 +88,20 @@ public struct PostgresTextArray: PostgresBindable {
     public var postgresText: String {
         let quoted = values.map { value -> String in
             var out = "\""
-            for ch in value {
-                if ch == "\"" || ch == "\\" { out.append("\\") }
-                out.append(ch)
-            }
+            Self.escape(value, into: &out)
             return out + "\""
         }
         return "{" + quoted.joined(separator: ",") + "}"
+    }
+
+    /// Appends `value` with a backslash before each `"` and `\`, scalar by scalar: a `"` that follows a prepended
+    /// concatenation mark (U+0600) or a combining mark is one Character with it, so comparing Characters would
+    /// miss it and let an element end early (and the rest of the text shift into other elements).
+    static func escape(_ value: String, into out: inout String) {
+        for scalar in value.unicodeScalars {
+            if scalar == "\"" || scalar == "\\" { out.unicodeScalars.append("\\") }
+            out.unicodeScalars.append(scalar)
+        }
     }
 }
 
@@ -107,10 +114,7 @@ public struct PostgresArray<Element: PostgresBindable>: PostgresBindable {
         let items = values.map { value -> String in
             guard let value else { return "NULL" }
             var out = "\""
-            for ch in value.postgresText {
-                if ch == "\"" || ch == "\\" { out.append("\\") }
-                out.append(ch)
-            }
+            PostgresTextArray.escape(value.postgresText, into: &out)
             return out + "\""
         }
         return "{" + items.joined(separator: ",") + "}"

@@ -235,10 +235,12 @@ extension SQLiteStore: SocialStore {
     }
 
     static func escapeLike(_ text: String) -> String {
+        // Scalar by scalar: a wildcard that follows a prepended or combining mark is one Character with it, and
+        // comparing Characters would leave it unescaped.
         var out = ""
-        for c in text {
-            if c == "%" || c == "_" || c == "\\" { out.append("\\") }
-            out.append(c)
+        for scalar in text.unicodeScalars {
+            if scalar == "%" || scalar == "_" || scalar == "\\" { out.unicodeScalars.append("\\") }
+            out.unicodeScalars.append(scalar)
         }
         return out
     }

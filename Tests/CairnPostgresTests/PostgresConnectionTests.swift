@@ -50,6 +50,25 @@ struct PostgresConnectionTests {
         #expect(batch.map { $0[1] as String? } == ["x,\"y", nil])
     }
 
+    @Test func arrayElementsAreEscapedScalarByScalar() throws {
+        // A quote or backslash right after a prepended concatenation mark (U+0600) or a combining accent is one
+        // Character with it: escaped per Character it would end the element early and shift the rest of the text
+        // into other elements (a place attribute's value into another key).
+        let db = try PostgresConnection(url: try PostgresServerProcess.freshURL())
+        let tricky = ["\u{600}\",\"evil", "a\u{600}\\", "e\u{301}\"", "\u{600}\\\u{600}\""]
+        // Two backslashes of the values, and one before each of their four quotes and two backslashes.
+        #expect(PostgresTextArray(tricky).postgresText.unicodeScalars.filter { $0 == "\\" }.count == 8)
+        let back = try db.scalars(
+            "SELECT x FROM unnest(?::text[]) WITH ORDINALITY AS a(x, n) ORDER BY n", [PostgresTextArray(tricky)],
+            as: String.self)
+        #expect(back == tricky)
+        let texts = try db.scalars(
+            "SELECT x FROM unnest(?::text[]) WITH ORDINALITY AS a(x, n) ORDER BY n",
+            [PostgresArray<String>(tricky.map { Optional($0) })], as: String.self)
+        #expect(texts == tricky)
+        #expect(PostgresConnection.number("SELECT '\u{600}', ?") == "SELECT '\u{600}', $1")
+    }
+
     @Test func aTextWithANulIsRefusedNotCutShort() throws {
         let db = try PostgresConnection(url: try PostgresServerProcess.freshURL())
         try db.execute("CREATE TABLE t (t TEXT)")

@@ -202,6 +202,14 @@ struct SQLiteStoreSocialTests {
             #expect(byName.map(\.name) == ["Bob"])
             let byID = try await store.users(ids: [u[2].id, u[0].id, 999])
             #expect(byID.map(\.username) == ["anna", "bob"])
+            // A wildcard followed by a combining mark is one Character with it, and still a literal: "b_\u{301}"
+            // must not find "Bo\u{301}b" (nor "an%" with its mark anyone whose name starts with "an").
+            _ = try await store.createUser(
+                NewUser(username: "bob2", name: "Bo\u{301}b", passwordHash: nil, isGuest: false, createdAt: 1))
+            #expect(try await store.searchUsers(prefix: "b_\u{301}", excluding: 0, limit: 20).isEmpty)
+            #expect(try await store.searchUsers(prefix: "an%\u{301}", excluding: 0, limit: 20).isEmpty)
+            #expect(
+                try await store.searchUsers(prefix: "bo\u{301}", excluding: 0, limit: 20).map(\.username) == ["bob2"])
         }
     }
 
