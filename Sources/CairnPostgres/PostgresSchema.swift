@@ -11,7 +11,10 @@ enum PostgresSchema {
 
     /// The migrations, in order.
     static let migrations: [(name: String, sql: String)] = [
-        ("p1-schema", schema)
+        ("p1-schema", schema),
+        // Who paired each tracker, as SQLite's v22-tracker-paired-by: NULL for trackers paired before (not recorded,
+        // judged by `active` alone); no foreign key, so a deleted account's trackers stay refused.
+        ("p2-tracker-paired-by", "ALTER TABLE trackers ADD COLUMN paired_by BIGINT;"),
     ]
 
     /// Applies what is missing; returns the names applied so far, in order. The lock is a session lock taken before

@@ -2,14 +2,37 @@
 // id, the unique key digest and the one tracker per item are the table's unique constraints, so racing pairings settle
 // in the database whichever node they reach; a tracker goes with its item (the foreign key cascades). Reports are
 // group-committed (`PostgresGroupCommit`): the reports that arrive together are written in one transaction, a few
-// statements for the whole batch (`unnest` arrays), not two round trips per report.
+// statements for the whole batch (`unnest` arrays), not two round trips per report. Who paired a tracker is checked
+// against the bucket's owners in every read of the tracker and in the ingest's write, whose transaction first takes a
+// share lock on the pairers' memberships: an unshare or a role change waits for the reports in flight to commit, and a
+// report written after one committed is refused, whichever node it reached.
 import CairnDomain
 import Foundation
 
 extension PostgresStore: TrackerStore {
-    private static let trackerColumns = "id, device, item_id, active, created_at, key_hash, shows_items"
+    /// True when tracker `t` was paired by someone who is no longer an owner of its item's bucket (never for a
+    /// tracker whose pairer was not recorded). Two primary-key look-ups.
+    static func pairerLeft(_ t: String) -> String {
+        """
+        (\(t).paired_by IS NOT NULL AND NOT EXISTS (
+          SELECT 1 FROM items pi JOIN bucket_members pm ON pm.bucket_id = pi.bucket_id
+          WHERE pi.id = \(t).item_id AND pm.user_id = \(t).paired_by AND pm.role = 'owner'))
+        """
+    }
 
-    public func pairTracker(item: Int64, device: String, keyDigest: [UInt8], at: Int64) async throws -> TrackerRecord {
+    /// A tracker's columns, from `trackers t`.
+    private static let trackerColumns =
+        "t.id, t.device, t.item_id, t.active, t.created_at, t.key_hash, t.shows_items, t.paired_by, "
+        + "\(pairerLeft("t")) AS pairer_left"
+
+    /// The tracker `id`, read on `db`.
+    private static func tracker(_ db: PostgresConnection, id: Int64) throws -> TrackerRecord? {
+        try db.row("SELECT \(trackerColumns) FROM trackers t WHERE t.id = ?", [id]).map(tracker)
+    }
+
+    public func pairTracker(
+        item: Int64, device: String, keyDigest: [UInt8], by pairer: Int64?, at: Int64
+    ) async throws -> TrackerRecord {
         do {
             return try await pool.write { db in
                 guard try db.scalar("SELECT 1 FROM items WHERE id = ?", [item], as: Int.self) != nil else {
@@ -20,10 +43,11 @@ extension PostgresStore: TrackerStore {
                 }
                 let id: Int64 = try db.scalar(
                     """
-                    INSERT INTO trackers (device, item_id, key_hash, active, created_at) VALUES (?, ?, ?, false, ?)
-                    RETURNING id
-                    """, [device, item, PostgresBytes(keyDigest), at])!
-                return TrackerRecord(id: id, device: device, item: item, active: false, created: at)
+                    INSERT INTO trackers (device, item_id, key_hash, active, created_at, paired_by)
+                    VALUES (?, ?, ?, false, ?, ?) RETURNING id
+                    """, [device, item, PostgresBytes(keyDigest), at, pairer])!
+                guard let paired = try Self.tracker(db, id: id) else { throw TrackerStoreError.itemNotFound }
+                return paired
             }
         } catch let error as PostgresError where error.isUniqueViolation() {
             throw TrackerStoreError.deviceTaken
@@ -31,52 +55,63 @@ extension PostgresStore: TrackerStore {
     }
 
     public func tracker(id: Int64) async throws -> TrackerRecord? {
-        try await pool.read { db in
-            try db.row("SELECT \(Self.trackerColumns) FROM trackers WHERE id = ?", [id]).map(Self.tracker)
-        }
+        try await pool.read { db in try Self.tracker(db, id: id) }
     }
 
     public func tracker(device: String) async throws -> (record: TrackerRecord, keyDigest: [UInt8])? {
         let found = try await pool.read { db in
-            try db.row("SELECT \(Self.trackerColumns) FROM trackers WHERE device = ?", [device])
+            try db.row("SELECT \(Self.trackerColumns) FROM trackers t WHERE t.device = ?", [device])
         }
         return found.map { row in (Self.tracker(row), row["key_hash"] as [UInt8]) }
     }
 
     public func tracker(keyDigest: [UInt8]) async throws -> TrackerRecord? {
         try await pool.read { db in
-            try db.row("SELECT \(Self.trackerColumns) FROM trackers WHERE key_hash = ?", [PostgresBytes(keyDigest)])
+            try db.row("SELECT \(Self.trackerColumns) FROM trackers t WHERE t.key_hash = ?", [PostgresBytes(keyDigest)])
                 .map(Self.tracker)
         }
     }
 
-    public func bucketMates(of item: Int64) async throws -> [BucketMate] {
+    public func bucketMates(ofTracker tracker: Int64) async throws -> [BucketMate] {
         // The one query that decides what an OwnTracks device is shown: items of the same bucket only, and of those
-        // not the hidden ones (a hidden item's position is for the bucket's owners, and a tracker is not an owner).
+        // not the hidden ones (a hidden item's position is for the bucket's owners, and a tracker is not an owner);
+        // nothing unless the asking tracker is active, shown items, and paired by an owner of the bucket now.
         try await pool.read { db in
             try db.rows(
                 """
                 SELECT i.id, i.name, p.lat, p.lon, p.acc, p.alt, p.spd, p.hdg, p.bat, p.ts
-                FROM items i JOIN trackers t ON t.item_id = i.id JOIN tracker_positions p ON p.tracker_id = t.id
-                WHERE i.bucket_id = (SELECT bucket_id FROM items WHERE id = ?) AND i.id != ? AND NOT i.hidden
+                FROM trackers me JOIN items mine ON mine.id = me.item_id
+                JOIN items i ON i.bucket_id = mine.bucket_id AND i.id != mine.id AND NOT i.hidden
+                JOIN trackers t ON t.item_id = i.id JOIN tracker_positions p ON p.tracker_id = t.id
+                WHERE me.id = ? AND me.active AND me.shows_items AND NOT \(Self.pairerLeft("me"))
                 ORDER BY i.id
-                """, [item, item]
+                """, [tracker]
             ).map { row in BucketMate(item: row["id"], name: row["name"], fix: Self.trackerPosition(row)) }
+        }
+    }
+
+    public func trackers(bucket: Int64) async throws -> [TrackerRecord] {
+        try await pool.read { db in
+            try db.rows(
+                """
+                SELECT \(Self.trackerColumns) FROM items i JOIN trackers t ON t.item_id = i.id
+                WHERE i.bucket_id = ? ORDER BY t.id
+                """, [bucket]
+            ).map(Self.tracker)
         }
     }
 
     public func setTrackerShowsItems(id: Int64, shows: Bool) async throws -> TrackerRecord? {
         try await pool.write { db in
-            try db.row(
-                "UPDATE trackers SET shows_items = ? WHERE id = ? RETURNING \(Self.trackerColumns)", [shows, id]
-            ).map(Self.tracker)
+            try db.execute("UPDATE trackers SET shows_items = ? WHERE id = ?", [shows, id])
+            return try Self.tracker(db, id: id)
         }
     }
 
     public func setTrackerActive(id: Int64, active: Bool) async throws -> TrackerRecord? {
         try await pool.write { db in
-            try db.row("UPDATE trackers SET active = ? WHERE id = ? RETURNING \(Self.trackerColumns)", [active, id])
-                .map(Self.tracker)
+            try db.execute("UPDATE trackers SET active = ? WHERE id = ?", [active, id])
+            return try Self.tracker(db, id: id)
         }
     }
 
@@ -109,8 +144,7 @@ extension PostgresStore: TrackerStore {
         let found = try await pool.read { db in
             try db.row(
                 """
-                SELECT t.id, t.device, t.item_id, t.active, t.created_at, t.key_hash, t.shows_items,
-                  t.speed_rejections,
+                SELECT \(Self.trackerColumns), t.speed_rejections,
                   p.lat, p.lon, p.acc, p.alt, p.spd, p.hdg, p.bat, p.ts,
                   \(Self.ownersSuspendedColumn) AS owners_suspended
                 FROM trackers t LEFT JOIN tracker_positions p ON p.tracker_id = t.id
@@ -138,12 +172,21 @@ extension PostgresStore: TrackerStore {
     }
 
     /// A batch of reports in one transaction, with the outcome each would have had written alone in arrival order:
-    /// the tracker must still be active (its own refusal otherwise, the others unaffected); then the count, and the
-    /// fix unless older. Reports of one tracker go in successive rounds (its first report in round one, its second
-    /// in round two, ...), so each round names a tracker once and is two statements.
+    /// the tracker must still be active and its pairer an owner of its bucket (its own refusal otherwise, the others
+    /// unaffected); then the count, and the fix unless older. Reports of one tracker go in successive rounds (its
+    /// first report in round one, its second in round two, ...), so each round names a tracker once and is two
+    /// statements. The pairers' memberships are share-locked first: an unshare or a role change in flight makes
+    /// this transaction wait and then fail to serialize (it is run again, and sees the change), and one that comes
+    /// after waits for this commit, so no report is stored after an unshare's reply.
     static func applyTrackerReports(
         _ db: PostgresConnection, _ reports: [PostgresTrackerReport]
     ) throws -> [Result<Bool, any Error>] {
+        _ = try db.rows(
+            """
+            SELECT 1 FROM trackers t JOIN items i ON i.id = t.item_id
+            JOIN bucket_members m ON m.bucket_id = i.bucket_id AND m.user_id = t.paired_by
+            WHERE t.id = ANY(?::bigint[]) FOR SHARE OF m
+            """, [PostgresIntArray(reports.map(\.tracker))])
         var outcomes = [Result<Bool, any Error>](repeating: .success(false), count: reports.count)
         var rounds: [[Int]] = []
         var seen: [Int64: Int] = [:]
@@ -158,7 +201,7 @@ extension PostgresStore: TrackerStore {
                 try db.scalars(
                     """
                     UPDATE trackers t SET speed_rejections = r.n FROM unnest(?::bigint[], ?::bigint[]) AS r(id, n)
-                    WHERE t.id = r.id AND t.active RETURNING t.id
+                    WHERE t.id = r.id AND t.active AND NOT \(pairerLeft("t")) RETURNING t.id
                     """,
                     [
                         PostgresIntArray(round.map { reports[$0].tracker }),
@@ -228,7 +271,8 @@ extension PostgresStore: TrackerStore {
     private static func tracker(_ row: PostgresRow) -> TrackerRecord {
         TrackerRecord(
             id: row["id"], device: row["device"], item: row["item_id"], active: row["active"],
-            created: row["created_at"], showsItems: row["shows_items"])
+            created: row["created_at"], showsItems: row["shows_items"], pairedBy: row["paired_by"],
+            pairerLeft: row["pairer_left"])
     }
 }
 

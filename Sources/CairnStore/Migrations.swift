@@ -397,6 +397,13 @@ enum Migrations {
             try db.create(index: "picture_posts_user_at", on: "picture_posts", columns: ["user_id", "at"])
             try db.execute(sql: "INSERT INTO picture_posts (user_id, at) SELECT by_id, created_at FROM pictures")
         }
+        // Who paired each tracker (docs/SECURITY.md, Trackers and ingest): the tracker is accepted only while that
+        // user is an owner of its item's bucket. Trackers paired before have NULL, "not recorded", and keep working
+        // as before. No foreign key: an account deleted leaves its id (ids are never reused), so its trackers stay
+        // refused instead of turning into unrecorded ones.
+        migrator.registerMigration("v22-tracker-paired-by") { db in
+            try db.alter(table: "trackers") { t in t.add(column: "paired_by", .integer) }
+        }
         return migrator
     }
 

@@ -1,15 +1,38 @@
 // Trackers in SQLite, implementing the domain's `TrackerStore`. The unique device id and the one tracker per item are
 // the table's unique constraints (migration v11), so racing pairings settle in the database; a tracker goes with its
 // item (the foreign key cascades). Only the digest of a key is stored, unique and indexed (v13) so Overland's
-// key-only requests find their tracker.
+// key-only requests find their tracker. Who paired a tracker (v22) is checked against the bucket's owners in every read
+// of the tracker and in the ingest's write, so an unshare committed refuses the next report, whichever connection
+// reads it.
 import CairnDomain
 import Foundation
 import GRDB
 
 extension SQLiteStore: TrackerStore {
-    private static let trackerColumns = "id, device, item_id, active, created_at, key_hash, shows_items"
+    /// True (1) when tracker `t` was paired by someone who is no longer an owner of its item's bucket (never for a
+    /// tracker whose pairer was not recorded). Two primary-key look-ups.
+    static func pairerLeft(_ t: String) -> String {
+        """
+        (\(t).paired_by IS NOT NULL AND NOT EXISTS (
+          SELECT 1 FROM items pi JOIN bucket_members pm ON pm.bucket_id = pi.bucket_id
+          WHERE pi.id = \(t).item_id AND pm.user_id = \(t).paired_by AND pm.role = 'owner'))
+        """
+    }
 
-    public func pairTracker(item: Int64, device: String, keyDigest: [UInt8], at: Int64) async throws -> TrackerRecord {
+    /// A tracker's columns, from `trackers t`.
+    private static let trackerColumns =
+        "t.id, t.device, t.item_id, t.active, t.created_at, t.key_hash, t.shows_items, t.paired_by, "
+        + "\(pairerLeft("t")) AS pairer_left"
+
+    /// The tracker `id`, read in `db`.
+    private static func tracker(_ db: Database, id: Int64) throws -> TrackerRecord? {
+        try Row.fetchOne(db, sql: "SELECT \(trackerColumns) FROM trackers t WHERE t.id = ?", arguments: [id])
+            .map(tracker)
+    }
+
+    public func pairTracker(
+        item: Int64, device: String, keyDigest: [UInt8], by pairer: Int64?, at: Int64
+    ) async throws -> TrackerRecord {
         do {
             return try await pool.write { db in
                 guard
@@ -22,9 +45,15 @@ extension SQLiteStore: TrackerStore {
                     throw TrackerStoreError.itemTaken
                 }
                 try db.execute(
-                    sql: "INSERT INTO trackers (device, item_id, key_hash, active, created_at) VALUES (?, ?, ?, 0, ?)",
-                    arguments: [device, item, Data(keyDigest), at])
-                return TrackerRecord(id: db.lastInsertedRowID, device: device, item: item, active: false, created: at)
+                    sql: """
+                        INSERT INTO trackers (device, item_id, key_hash, active, created_at, paired_by)
+                        VALUES (?, ?, ?, 0, ?, ?)
+                        """,
+                    arguments: [device, item, Data(keyDigest), at, pairer])
+                guard let paired = try Self.tracker(db, id: db.lastInsertedRowID) else {
+                    throw TrackerStoreError.itemNotFound
+                }
+                return paired
             }
         } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
             throw TrackerStoreError.deviceTaken
@@ -32,17 +61,14 @@ extension SQLiteStore: TrackerStore {
     }
 
     public func tracker(id: Int64) async throws -> TrackerRecord? {
-        try await pool.read { db in
-            try Row.fetchOne(db, sql: "SELECT \(Self.trackerColumns) FROM trackers WHERE id = ?", arguments: [id])
-                .map(Self.tracker)
-        }
+        try await pool.read { db in try Self.tracker(db, id: id) }
     }
 
     public func tracker(device: String) async throws -> (record: TrackerRecord, keyDigest: [UInt8])? {
         try await pool.read { db in
             guard
                 let row = try Row.fetchOne(
-                    db, sql: "SELECT \(Self.trackerColumns) FROM trackers WHERE device = ?", arguments: [device])
+                    db, sql: "SELECT \(Self.trackerColumns) FROM trackers t WHERE t.device = ?", arguments: [device])
             else { return nil }
             let digest: Data = row["key_hash"]
             return (Self.tracker(row), [UInt8](digest))
@@ -52,24 +78,28 @@ extension SQLiteStore: TrackerStore {
     public func tracker(keyDigest: [UInt8]) async throws -> TrackerRecord? {
         try await pool.read { db in
             try Row.fetchOne(
-                db, sql: "SELECT \(Self.trackerColumns) FROM trackers WHERE key_hash = ?", arguments: [Data(keyDigest)]
+                db, sql: "SELECT \(Self.trackerColumns) FROM trackers t WHERE t.key_hash = ?",
+                arguments: [Data(keyDigest)]
             ).map(Self.tracker)
         }
     }
 
-    public func bucketMates(of item: Int64) async throws -> [BucketMate] {
+    public func bucketMates(ofTracker tracker: Int64) async throws -> [BucketMate] {
         // The one query that decides what an OwnTracks device is shown: items of the same bucket only, and of those
-        // not the hidden ones (a hidden item's position is for the bucket's owners, and a tracker is not an owner).
+        // not the hidden ones (a hidden item's position is for the bucket's owners, and a tracker is not an owner);
+        // nothing unless the asking tracker is active, shown items, and paired by an owner of the bucket now.
         try await pool.read { db in
             try Row.fetchAll(
                 db,
                 sql: """
                     SELECT i.id, i.name, p.lat, p.lon, p.acc, p.alt, p.spd, p.hdg, p.bat, p.ts
-                    FROM items i JOIN trackers t ON t.item_id = i.id JOIN tracker_positions p ON p.tracker_id = t.id
-                    WHERE i.bucket_id = (SELECT bucket_id FROM items WHERE id = ?) AND i.id != ? AND NOT i.hidden
+                    FROM trackers me JOIN items mine ON mine.id = me.item_id
+                    JOIN items i ON i.bucket_id = mine.bucket_id AND i.id != mine.id AND NOT i.hidden
+                    JOIN trackers t ON t.item_id = i.id JOIN tracker_positions p ON p.tracker_id = t.id
+                    WHERE me.id = ? AND me.active AND me.shows_items AND NOT \(Self.pairerLeft("me"))
                     ORDER BY i.id
                     """,
-                arguments: [item, item]
+                arguments: [tracker]
             ).map { row in
                 BucketMate(
                     item: row["id"], name: row["name"],
@@ -78,21 +108,29 @@ extension SQLiteStore: TrackerStore {
         }
     }
 
+    public func trackers(bucket: Int64) async throws -> [TrackerRecord] {
+        try await pool.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT \(Self.trackerColumns) FROM items i JOIN trackers t ON t.item_id = i.id
+                    WHERE i.bucket_id = ? ORDER BY t.id
+                    """, arguments: [bucket]
+            ).map(Self.tracker)
+        }
+    }
+
     public func setTrackerShowsItems(id: Int64, shows: Bool) async throws -> TrackerRecord? {
         try await pool.write { db in
             try db.execute(sql: "UPDATE trackers SET shows_items = ? WHERE id = ?", arguments: [shows, id])
-            return try Row.fetchOne(
-                db, sql: "SELECT \(Self.trackerColumns) FROM trackers WHERE id = ?", arguments: [id]
-            ).map(Self.tracker)
+            return try Self.tracker(db, id: id)
         }
     }
 
     public func setTrackerActive(id: Int64, active: Bool) async throws -> TrackerRecord? {
         try await pool.write { db in
             try db.execute(sql: "UPDATE trackers SET active = ? WHERE id = ?", arguments: [active, id])
-            return try Row.fetchOne(
-                db, sql: "SELECT \(Self.trackerColumns) FROM trackers WHERE id = ?", arguments: [id]
-            ).map(Self.tracker)
+            return try Self.tracker(db, id: id)
         }
     }
 
@@ -132,8 +170,7 @@ extension SQLiteStore: TrackerStore {
             // Every report reads this: the statement is prepared once per connection (cached), not per call.
             let statement = try db.cachedStatement(
                 sql: """
-                    SELECT t.id, t.device, t.item_id, t.active, t.created_at, t.key_hash, t.shows_items,
-                      t.speed_rejections,
+                    SELECT \(Self.trackerColumns), t.speed_rejections,
                       p.lat, p.lon, p.acc, p.alt, p.spd, p.hdg, p.bat, p.ts,
                       \(Self.ownersSuspendedColumn) AS owners_suspended
                     FROM trackers t LEFT JOIN tracker_positions p ON p.tracker_id = t.id
@@ -165,10 +202,15 @@ extension SQLiteStore: TrackerStore {
     }
 
     /// One report's write, inside a transaction shared with the reports that arrived with it: the tracker must still
-    /// be active (its own refusal otherwise, the others unaffected); then the count, and the fix unless older.
+    /// be active and its pairer an owner of its bucket (its own refusal otherwise, the others unaffected); then the
+    /// count, and the fix unless older. Writes are serialized, so an unshare committed before is seen here.
     static func applyTrackerReport(_ db: Database, _ write: TrackerReportWrite) throws -> Result<Bool, any Error> {
-        try db.cachedStatement(sql: "UPDATE trackers SET speed_rejections = ? WHERE id = ? AND active")
-            .execute(arguments: [write.speedRejections, write.tracker])
+        try db.cachedStatement(
+            sql: """
+                UPDATE trackers SET speed_rejections = ? WHERE id = ? AND active AND NOT \(pairerLeft("trackers"))
+                """
+        )
+        .execute(arguments: [write.speedRejections, write.tracker])
         guard db.changesCount > 0 else { return .failure(TrackerStoreError.notActive) }
         guard let fix = write.fix else { return .success(false) }
         return .success(try upsertTrackerFix(db, tracker: write.tracker, fix: fix))
@@ -215,7 +257,8 @@ extension SQLiteStore: TrackerStore {
     private static func tracker(_ row: Row) -> TrackerRecord {
         TrackerRecord(
             id: row["id"], device: row["device"], item: row["item_id"], active: row["active"],
-            created: row["created_at"], showsItems: row["shows_items"])
+            created: row["created_at"], showsItems: row["shows_items"], pairedBy: row["paired_by"],
+            pairerLeft: row["pairer_left"])
     }
 }
 

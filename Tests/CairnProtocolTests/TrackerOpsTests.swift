@@ -146,6 +146,70 @@ struct TrackerOpsTests {
         #expect(activated["active"] as? Bool == true)
     }
 
+    /// Bob, made a co-owner, pairs the Bike with a phone he keeps, and Alice lets it see the bucket. Once Bob is
+    /// unshared (or made a viewer), his phone's reports are refused as an inactive tracker's and it is shown nothing;
+    /// Alice's own tracker keeps working, and Alice sees and revokes Bob's tracker (`tracker.list`, `paired_by`).
+    @Test func aTrackerIsCutOffOnceWhoeverPairedItIsNoLongerAnOwner() async throws {
+        let (h, bucket, items, bob) = try await setting()
+        _ = try await op(h, 1, #""bucket.share","bucket":\#(bucket),"user":\#(bob),"role":"owner""#)
+        let bobs = try tracker(try await op(h, 2, #""tracker.pair","item":\#(items[0]),"device":"bobs""#, jobs: 2))
+        let alices = try tracker(try await op(h, 1, #""tracker.pair","item":\#(items[1]),"device":"alices""#, jobs: 2))
+        #expect(bobs["paired_by"] as? Int == Int(bob) && bobs["pairer_left"] as? Bool == false)
+        #expect(alices["paired_by"] as? Int == 1)
+        let (bobsID, alicesID) = (try #require(bobs["id"] as? Int), try #require(alices["id"] as? Int))
+        let (bobsKey, alicesKey) = (try #require(bobs["key"] as? String), try #require(alices["key"] as? String))
+        for id in [bobsID, alicesID] {
+            _ = try await op(h, 1, #""tracker.activate","tracker":\#(id)"#)
+            _ = try await op(h, 1, #""tracker.update","tracker":\#(id),"show_items":true"#)
+        }
+        let ingest = h.hub.trackerIngest
+        let lookup = h.hub.trackerLookup
+        /// A report a minute later, a few metres on; an accepted one's move is then run on the loop.
+        func report(_ device: String, _ key: String, lat: Double) async throws -> IngestReceipt {
+            h.clock.advance(by: 60_000)
+            let position = PositionReport(lat: lat, lon: 2, ts: h.clock.now())
+            let receipt = try await ingest.report(TrackerReport(device: device, key: key, position: position))
+            try await h.scheduler.run()
+            return receipt
+        }
+        _ = try await report("alices", alicesKey, lat: 48.0)
+        let before = try await report("bobs", bobsKey, lat: 48.1)
+        #expect(try await lookup.bucketMates(of: before.tracker).map(\.item) == [items[1]])
+
+        _ = try await op(h, 1, #""bucket.unshare","bucket":\#(bucket),"user":\#(bob)"#)
+        // Refused as an inactive tracker is, by key and by device, and shown nothing; nothing stored.
+        await #expect(throws: IngestRefusal.inactive) { try await report("bobs", bobsKey, lat: 48.1001) }
+        await #expect(throws: IngestRefusal.inactive) { try await lookup.tracker(key: bobsKey) }
+        await #expect(throws: IngestRefusal.inactive) { try await lookup.tracker(device: "bobs", key: bobsKey) }
+        #expect(try await lookup.bucketMates(of: before.tracker) == [])
+        #expect(h.trackers.state.withLock { $0.fixes[Int64(bobsID)]?.lat } == 48.1)
+        // Alice's own tracker is untouched.
+        #expect(try await report("alices", alicesKey, lat: 48.0001).latest?.lat == 48.0001)
+
+        // Alice sees every tracker of the bucket, who paired it and that Bob's pairer left; Bob sees nothing now.
+        let listed = try await op(h, 1, #""tracker.list","bucket":\#(bucket)"#)
+        let trackers = try #require(listed["trackers"] as? [[String: Any]])
+        #expect(trackers.map { $0["id"] as? Int } == [bobsID, alicesID])
+        #expect(trackers.map { $0["paired_by"] as? Int } == [Int(bob), 1])
+        #expect(trackers.map { $0["pairer_left"] as? Bool } == [true, false])
+        #expect(trackers.allSatisfy { $0["key"] == nil })
+        #expect(errorCode(try await op(h, 2, #""tracker.list","bucket":\#(bucket)"#)) == "not_found")
+        // Made an owner again, Bob's tracker is his to use again; made a viewer, it is cut off again, and he is
+        // told he is not an owner when he lists the bucket's trackers.
+        _ = try await op(h, 1, #""bucket.share","bucket":\#(bucket),"user":\#(bob),"role":"owner""#)
+        #expect(try await report("bobs", bobsKey, lat: 48.1002).latest?.lat == 48.1002)
+        _ = try await op(h, 1, #""bucket.share","bucket":\#(bucket),"user":\#(bob),"role":"viewer""#)
+        await #expect(throws: IngestRefusal.inactive) { try await report("bobs", bobsKey, lat: 48.1003) }
+        #expect(errorCode(try await op(h, 2, #""tracker.list","bucket":\#(bucket)"#)) == "not_owner")
+        // Any owner revokes any tracker, not only its pairer.
+        let off = try tracker(try await op(h, 1, #""tracker.deactivate","tracker":\#(bobsID)"#))
+        #expect(off["active"] as? Bool == false && off["paired_by"] as? Int == Int(bob))
+        _ = try await op(h, 1, #""tracker.unpair","tracker":\#(bobsID)"#, jobs: 2)
+        #expect(stored(h)[Int64(bobsID)] == nil)
+        #expect(errorCode(try await op(h, 1, #""tracker.list","bucket":0"#, jobs: 0)) == "bad_request")
+        #expect(errorCode(try await op(h, 4, #""tracker.list","bucket":\#(bucket)"#)) == "not_found")
+    }
+
     @Test func aFailedWriteIsInternalAndChangesNothing() async throws {
         let (h, _, items, _) = try await setting()
         let paired = try tracker(try await op(h, 1, #""tracker.pair","item":\#(items[0]),"device":"dev-1""#, jobs: 2))

@@ -50,4 +50,49 @@ struct PostgresTrackerReportTests {
         #expect(try await store.trackerIngestState(device: "d1", now: 0)?.speedRejections == 2)
         #expect(try await store.trackerIngestState(device: "d2", now: 0)?.speedRejections == 0)
     }
+
+    /// A report whose write begins while an unshare of its tracker's pairer is in flight is refused, never stored
+    /// after the unshare's answer: the write share-locks the pairer's membership, so it waits for the unshare, fails
+    /// to serialize, and is run again, seeing the unshare.
+    @Test func aReportWrittenWhileItsPairerIsUnsharedWaitsAndIsRefused() async throws {
+        let url = try PostgresServerProcess.freshURL()
+        let store = try PostgresStore(url: url, connections: 2)
+        defer { store.close() }
+        var users: [Int64] = []
+        for name in ["anna", "bob"] {
+            users.append(
+                try await store.createUser(
+                    NewUser(username: name, name: name, passwordHash: nil, isGuest: false, createdAt: 1)
+                ).id)
+        }
+        let bucket = try await store.createBucket(name: "B", privacy: .private, owner: users[0], at: 1, limit: 10)
+        _ = try await store.setMember(bucket: bucket.id, user: users[1], role: .owner)
+        let item = try await store.createItem(bucket: bucket.id, name: "Bike", note: nil, photo: nil, at: 1, limit: 10)
+        let tracker = try await store.pairTracker(item: item.id, device: "bobs", keyDigest: [1], by: users[1], at: 1)
+        _ = try await store.setTrackerActive(id: tracker.id, active: true)
+
+        let unshare = try PostgresConnection(url: url)
+        _ = try unshare.execute("BEGIN")
+        _ = try unshare.execute(
+            "DELETE FROM bucket_members WHERE bucket_id = ? AND user_id = ?", [bucket.id, users[1]])
+        let report = Task {
+            try await store.recordTrackerIngest(
+                tracker: tracker.id, fix: Fix(lat: 1, lon: 1, ts: 10), speedRejections: 0)
+        }
+        // The report's write is seen waiting for the unshare's lock (bounded: 10 s).
+        let watcher = try PostgresConnection(url: url)
+        var waiting = false
+        for _ in 0..<10_000 where !waiting {
+            let count = try watcher.scalar(
+                "SELECT count(*) FROM pg_stat_activity "
+                    + "WHERE wait_event_type = 'Lock' AND query LIKE '%FOR SHARE OF m%'",
+                as: Int64.self)
+            waiting = (count ?? 0) > 0
+            if !waiting { try await Task.sleep(nanoseconds: 1_000_000) }
+        }
+        #expect(waiting, "the report's write did not wait for the unshare")
+        _ = try unshare.execute("COMMIT")
+        await #expect(throws: TrackerStoreError.notActive) { try await report.value }
+        #expect(try await store.trackerFix(tracker: tracker.id) == nil)
+    }
 }

@@ -1,10 +1,14 @@
 // The tracker table of migration v11, on both engines: a device id unique across the hub, one tracker per item, only
 // the key's digest stored, activation and unpairing, and a tracker going with its item (and its bucket). Read back
-// from a reopened store, as after a restart.
+// from a reopened store, as after a restart. Who paired a tracker (v22 / p2), checked against the bucket's owners on
+// every read and write of the tracker, and what an older database's trackers become.
 import CairnDomain
+import CairnTestSupport
 import Foundation
+import GRDB
 import Testing
 
+@testable import CairnPostgres
 @testable import CairnStore
 
 struct SQLiteStoreTrackerTests {
@@ -146,17 +150,156 @@ struct SQLiteStoreTrackerTests {
             for (tracker, lat) in [(bikeTracker, 1.0), (bagTracker, 2.0), (carTracker, 3.0)] {
                 #expect(try await store.recordTrackerFix(tracker: tracker.id, fix: Fix(lat: lat, lon: 0, ts: 10)))
             }
+            // Only an active tracker an owner let see the bucket is shown anything.
+            #expect(try await store.bucketMates(ofTracker: bikeTracker.id) == [])
+            _ = try await store.setTrackerActive(id: bikeTracker.id, active: true)
+            #expect(try await store.bucketMates(ofTracker: bikeTracker.id) == [])
+            for tracker in [bikeTracker, carTracker] {
+                _ = try await store.setTrackerActive(id: tracker.id, active: true)
+                _ = try await store.setTrackerShowsItems(id: tracker.id, shows: true)
+            }
             // Bike sees Bag (Keys has no position, Car is in another bucket), never itself.
             #expect(
-                try await store.bucketMates(of: bike.id)
+                try await store.bucketMates(ofTracker: bikeTracker.id)
                     == [BucketMate(item: bag.id, name: "Bag", fix: Fix(lat: 2, lon: 0, ts: 10))])
-            #expect(try await store.bucketMates(of: car.id) == [])
-            #expect(try await store.bucketMates(of: 999) == [])
+            #expect(try await store.bucketMates(ofTracker: carTracker.id) == [])
+            #expect(try await store.bucketMates(ofTracker: 999) == [])
             // A hidden item's position is for the bucket's owners only: no tracker is shown it.
             _ = try await store.updateItem(id: bag.id, changes: ItemChanges(hidden: true), by: anna)
-            #expect(try await store.bucketMates(of: bike.id) == [])
+            #expect(try await store.bucketMates(ofTracker: bikeTracker.id) == [])
             _ = try await store.updateItem(id: bag.id, changes: ItemChanges(hidden: false), by: anna)
-            #expect(try await store.bucketMates(of: bike.id).map(\.item) == [bag.id])
+            #expect(try await store.bucketMates(ofTracker: bikeTracker.id).map(\.item) == [bag.id])
+            // Deactivated, it is shown nothing again.
+            _ = try await store.setTrackerActive(id: bikeTracker.id, active: false)
+            #expect(try await store.bucketMates(ofTracker: bikeTracker.id) == [])
         }
+    }
+
+    /// Migration v22 / p2: who paired a tracker. It is accepted (read, written, shown its bucket) only while that user
+    /// is an owner of its item's bucket; made a viewer, unshared or deleted, their tracker is refused, whoever else
+    /// owns the bucket; made an owner again, it is accepted again. A tracker whose pairer is not recorded is judged by
+    /// `active` alone. Owners list every tracker of a bucket with its pairer.
+    @Test(arguments: StoreEngine.available)
+    func aTrackerIsAcceptedOnlyWhileWhoeverPairedItOwnsItsBucket(engine: StoreEngine) async throws {
+        try await engine.withStore { store in
+            var users: [Int64] = []
+            for name in ["anna", "bob"] {
+                users.append(
+                    try await store.createUser(
+                        NewUser(username: name, name: name, passwordHash: nil, isGuest: false, createdAt: 1)
+                    ).id)
+            }
+            let (anna, bob) = (users[0], users[1])
+            let gear = try await store.createBucket(name: "Gear", privacy: .private, owner: anna, at: 2)
+            _ = try await store.setMember(bucket: gear.id, user: bob, role: .owner)
+            let bike = try await store.createItem(bucket: gear.id, name: "Bike", note: nil, photo: nil, at: 3)
+            let keys = try await store.createItem(bucket: gear.id, name: "Keys", note: nil, photo: nil, at: 3)
+            let bag = try await store.createItem(bucket: gear.id, name: "Bag", note: nil, photo: nil, at: 3)
+            let bobs = try await store.pairTracker(item: bike.id, device: "bob-phone", keyDigest: [1], by: bob, at: 4)
+            let annas = try await store.pairTracker(item: keys.id, device: "keys", keyDigest: [2], by: anna, at: 4)
+            let legacy = try await store.pairTracker(item: bag.id, device: "bag", keyDigest: [3], at: 4)
+            #expect(bobs.pairedBy == bob && !bobs.pairerLeft && legacy.pairedBy == nil)
+            for tracker in [bobs, annas, legacy] {
+                _ = try await store.setTrackerActive(id: tracker.id, active: true)
+                _ = try await store.setTrackerShowsItems(id: tracker.id, shows: true)
+            }
+            #expect(try await store.recordTrackerFix(tracker: annas.id, fix: Fix(lat: 2, lon: 2, ts: 10)))
+            #expect(try await store.bucketMates(ofTracker: bobs.id).map(\.item) == [keys.id])
+            #expect(
+                try await store.recordTrackerIngest(
+                    tracker: bobs.id, fix: Fix(lat: 1, lon: 1, ts: 20), speedRejections: 0))
+
+            /// What the store says of Bob's tracker everywhere it reads or writes it.
+            func bobsTracker(left: Bool, ts: Int64) async throws {
+                #expect(try await store.tracker(id: bobs.id)?.pairerLeft == left)
+                #expect(try await store.tracker(keyDigest: [1])?.pairerLeft == left)
+                #expect(try await store.tracker(device: "bob-phone")?.record.pairerLeft == left)
+                #expect(try await store.trackerIngestState(device: "bob-phone", now: 0)?.record.pairerLeft == left)
+                #expect(try await store.bucketMates(ofTracker: bobs.id).map(\.item) == (left ? [] : [keys.id]))
+                let fix = Fix(lat: 1, lon: 1, ts: ts)
+                if left {
+                    await #expect(throws: TrackerStoreError.notActive) {
+                        try await store.recordTrackerIngest(tracker: bobs.id, fix: fix, speedRejections: 0)
+                    }
+                    #expect(try await store.trackerFix(tracker: bobs.id)?.ts != ts)
+                } else {
+                    #expect(try await store.recordTrackerIngest(tracker: bobs.id, fix: fix, speedRejections: 0))
+                }
+                // Anna's tracker and the unrecorded one are untouched.
+                #expect(try await store.tracker(id: annas.id)?.pairerLeft == false)
+                #expect(try await store.bucketMates(ofTracker: legacy.id).map(\.item) == [bike.id, keys.id])
+            }
+            try await bobsTracker(left: false, ts: 30)
+            _ = try await store.setMember(bucket: gear.id, user: bob, role: .viewer)
+            try await bobsTracker(left: true, ts: 40)
+            // Owners see every tracker of the bucket with who paired it.
+            let listed = try await store.trackers(bucket: gear.id)
+            #expect(listed.map(\.id) == [bobs.id, annas.id, legacy.id])
+            #expect(listed.map(\.pairedBy) == [bob, anna, nil])
+            #expect(listed.map(\.pairerLeft) == [true, false, false])
+            #expect(try await store.trackers(bucket: 999) == [])
+            _ = try await store.setMember(bucket: gear.id, user: bob, role: .owner)
+            try await bobsTracker(left: false, ts: 50)
+            _ = try await store.removeMember(bucket: gear.id, user: bob)
+            try await bobsTracker(left: true, ts: 60)
+            _ = try await store.setMember(bucket: gear.id, user: bob, role: .owner)
+            try await store.execute("DELETE FROM users WHERE id = ?", [bob])
+            try await bobsTracker(left: true, ts: 70)
+            // The paired tracker and its changes read back the same way.
+            let annasAgain = try #require(try await store.setTrackerActive(id: annas.id, active: true))
+            #expect(annasAgain.pairedBy == anna && !annasAgain.pairerLeft)
+            #expect(try await store.setTrackerShowsItems(id: bobs.id, shows: false)?.pairerLeft == true)
+        }
+    }
+
+    /// Migration v22 / p2 on a database from before it: existing trackers get no pairer (NULL) and keep working.
+    @Test(arguments: StoreEngine.available)
+    func trackersPairedBeforeTheMigrationHaveNoPairerAndKeepWorking(engine: StoreEngine) async throws {
+        let legacyRows = [
+            "INSERT INTO users (id, username, name, is_guest, created_at) VALUES (1, 'anna', 'anna', false, 1)",
+            "INSERT INTO buckets (id, name, privacy, created_at) VALUES (1, 'Gear', 'private', 2)",
+            "INSERT INTO bucket_members (bucket_id, user_id, role) VALUES (1, 1, 'owner')",
+            "INSERT INTO items (id, bucket_id, name, done, created_at) VALUES (1, 1, 'Bike', false, 3)",
+            "INSERT INTO items (id, bucket_id, name, done, created_at) VALUES (2, 1, 'Keys', false, 3)",
+            "INSERT INTO trackers (id, device, item_id, key_hash, active, created_at, shows_items) "
+                + "VALUES (1, 'old', 1, X'01', true, 4, true)",
+            "INSERT INTO trackers (id, device, item_id, key_hash, active, created_at) "
+                + "VALUES (2, 'keys', 2, X'02', true, 4)",
+            "INSERT INTO tracker_positions (tracker_id, lat, lon, ts) VALUES (2, 5, 5, 10)",
+        ]
+        let store: any EngineStore
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        switch engine {
+        case .sqlite:
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            let queue = try DatabaseQueue(path: directory + "/" + SQLiteStore.fileName)
+            try Migrations.migrator.migrate(queue, upTo: "v21-picture-posts")
+            try await queue.write { db in for sql in legacyRows { try db.execute(sql: sql) } }
+            try queue.close()
+            store = try SQLiteStore(directory: directory)
+        case .postgres:
+            let url = try PostgresServerProcess.freshURL()
+            let pool = try PostgresPool(url: url, size: 1)
+            try await pool.write { db in
+                try db.executeScript(PostgresSchema.migrations[0].sql)
+                try db.execute(
+                    "CREATE TABLE cairn_migrations (name TEXT PRIMARY KEY, position INTEGER NOT NULL UNIQUE, "
+                        + "applied_at BIGINT NOT NULL)")
+                try db.execute("INSERT INTO cairn_migrations VALUES ('p1-schema', 0, 0)")
+                for sql in legacyRows {
+                    _ = try db.execute(sql.replacingOccurrences(of: "X'0", with: "'\\x0"))
+                }
+            }
+            pool.close()
+            store = try PostgresStore(url: url, connections: 2, mediaCache: directory)
+        }
+        defer { store.closeForTest() }
+        let old = try #require(try await store.tracker(id: 1))
+        #expect(old.pairedBy == nil && !old.pairerLeft && old.accepted)
+        #expect(try await store.trackerIngestState(device: "old", now: 0)?.record.accepted == true)
+        #expect(try await store.bucketMates(ofTracker: 1).map(\.item) == [2])
+        #expect(try await store.recordTrackerIngest(tracker: 1, fix: Fix(lat: 1, lon: 1, ts: 20), speedRejections: 0))
+        #expect(try await store.trackers(bucket: 1).map(\.pairedBy) == [nil, nil])
     }
 }

@@ -1,6 +1,6 @@
 // Who may do what with an item, for features that hang things on items (trackers): the caller's role in the item's
-// bucket, read from the store off the loop with the caller's friends as they were on the loop when asked. An item
-// the caller cannot view is `not_found`, as in the bucket ops, never revealing that it exists.
+// bucket (or in a bucket), read from the store off the loop with the caller's friends as they were on the loop when
+// asked. An item the caller cannot view is `not_found`, as in the bucket ops, never revealing that it exists.
 
 /// One caller's access to items, to be asked off the loop. Made by `Buckets.itemAccess(for:)`.
 public struct ItemAccess: Sendable {
@@ -15,5 +15,10 @@ public struct ItemAccess: Sendable {
         do throws(DomainError) {
             return (found, try await Buckets.load(store, found.bucket, for: user, friends: friends).1)
         } catch  where error.code == .notFound { throw noItem }
+    }
+
+    /// The caller's role in a bucket; `not_found` when it is gone or the caller cannot view it.
+    public func role(bucket: Int64) async throws(DomainError) -> BucketRole {
+        try await Buckets.load(store, bucket, for: user, friends: friends).1
     }
 }

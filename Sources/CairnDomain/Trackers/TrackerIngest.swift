@@ -9,6 +9,10 @@
 // the stored one (an app replaying a queue out of order) is committed nowhere and still answered 200, so the newest
 // fix stays the latest; a batch's fixes may arrive in any order and are judged oldest first.
 //
+// A tracker is accepted only while whoever paired it is an owner of its item's bucket: the key is on a device they
+// control, so once they are unshared or made a viewer its reports are refused as an inactive tracker's (403), checked
+// when the report is read and again in the write (`TrackerStore.recordTrackerIngest`).
+//
 // A tracker reports for an item, and an item belongs to its bucket's owners: while every one of them is suspended
 // (docs/PROTOCOL.md, Administration) its reports are refused (403 `suspended`) and nothing is stored; a bucket with
 // an owner in good standing keeps its trackers. A timed suspension ends by itself: the store is asked with `now`.
@@ -26,7 +30,7 @@ public enum IngestRefusal: Error, Equatable, Sendable {
     case malformed(String)
     /// No such device, or the key does not match (401).
     case badCredentials
-    /// The tracker is paired but not active (403).
+    /// The tracker is paired but not active, or whoever paired it is no longer an owner of its bucket (403).
     case inactive
     /// The store failed; nothing was applied (503).
     case unavailable
@@ -142,7 +146,7 @@ public final class TrackerIngest: Sendable {
             throw .unavailable
         }
         guard let found, Digest.constantTimeEqual(found.keyDigest, digest) else { throw .badCredentials }
-        guard found.record.active else { throw .inactive }
+        guard found.record.accepted else { throw .inactive }
         guard !found.ownersSuspended else { throw .suspended }
         // Range checks first, for the whole report: one malformed position refuses it all. The future bound is a
         // filter here, not a refusal: a tracker whose clock runs ahead must not be made to resend forever.
@@ -180,7 +184,7 @@ public final class TrackerIngest: Sendable {
                 latest = try await store.recordTrackerIngest(
                     tracker: found.record.id, fix: newest, speedRejections: state.speedRejections)
             } catch TrackerStoreError.notActive {
-                throw .inactive  // deactivated or unpaired while this report was judged: nothing was written
+                throw .inactive  // deactivated, unpaired or its pairer unshared meanwhile: nothing was written
             } catch {
                 hubLogger.error("storage failure: \(error)")
                 throw .unavailable

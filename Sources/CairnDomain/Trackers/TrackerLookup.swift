@@ -6,7 +6,9 @@
 // Privacy: `bucketMates` returns only items of the same bucket as the tracker's own item, never users and never
 // anything of another bucket — a tracker is a thing in that bucket, and whoever holds its key sees what the bucket's
 // viewers see of its items, no more; a hidden item (its position for the bucket's owners only) is left out too. The
-// store's `bucketMates` query is the one place that decides it.
+// store's `bucketMates` query is the one place that decides it, and it shows nothing once the tracker is deactivated,
+// no longer shown items, or its pairer is no longer an owner of the bucket (read at the time of the answer, not of the
+// report). A tracker whose pairer left is refused here as an inactive one is (`TrackerRecord.accepted`).
 
 /// An item's name and latest tracker fix: what an OwnTracks device is shown of the other items of its bucket.
 public struct BucketMate: Sendable, Equatable {
@@ -38,8 +40,8 @@ public final class TrackerLookup: Sendable {
         self.counters = counters
     }
 
-    /// The active tracker whose key is `key`: 401 when there is none, 403 when it is inactive, 503 when the store
-    /// failed.
+    /// The active tracker whose key is `key`: 401 when there is none, 403 when it is inactive or its pairer is no
+    /// longer an owner of its bucket, 503 when the store failed.
     public func tracker(key: String) async throws(IngestRefusal) -> TrackerRecord {
         do { return try await find(key: key) } catch {
             counters.refused(error)
@@ -55,7 +57,7 @@ public final class TrackerLookup: Sendable {
             throw .unavailable
         }
         guard let found else { throw .badCredentials }
-        guard found.active else { throw .inactive }
+        guard found.accepted else { throw .inactive }
         return found
     }
 
@@ -80,10 +82,10 @@ public final class TrackerLookup: Sendable {
         return found
     }
 
-    /// The other items of `item`'s bucket that have a tracker position and are not hidden, by item id (`item` itself
-    /// left out).
-    public func bucketMates(of item: Int64) async throws(IngestRefusal) -> [BucketMate] {
-        do { return try await store.bucketMates(of: item) } catch {
+    /// The other items of `tracker`'s item's bucket that have a tracker position and are not hidden, by item id (its
+    /// own item left out); none unless the tracker is still active, shown items, and paired by an owner of the bucket.
+    public func bucketMates(of tracker: TrackerRecord) async throws(IngestRefusal) -> [BucketMate] {
+        do { return try await store.bucketMates(ofTracker: tracker.id) } catch {
             hubLogger.error("storage failure: \(error)")
             throw .unavailable
         }

@@ -1,6 +1,9 @@
 // Durable storage for trackers. A device id is unique across the hub and an item has at most one tracker; both are
 // enforced by the store, so two pairings racing on two connections cannot both win. A tracker goes with its item.
-// Only the digest of a tracker's key is stored.
+// Only the digest of a tracker's key is stored. Who paired a tracker is stored with it, and every read of a tracker
+// says whether that user is still an owner of its item's bucket (`TrackerRecord.pairerLeft`): the check is made in the
+// store, in the same read or write as the rest, so it holds on every node sharing the store the moment an unshare or
+// a role change commits.
 
 /// Why a tracker store refused a write.
 public enum TrackerStoreError: Error, Equatable {
@@ -16,17 +19,23 @@ public enum TrackerStoreError: Error, Equatable {
 
 /// Durable storage for trackers.
 public protocol TrackerStore: Sendable {
-    /// Binds `device` to `item`, inactive, storing the digest of its key.
-    func pairTracker(item: Int64, device: String, keyDigest: [UInt8], at: Int64) async throws -> TrackerRecord
+    /// Binds `device` to `item`, inactive, storing the digest of its key and who paired it (nil: nobody recorded).
+    func pairTracker(
+        item: Int64, device: String, keyDigest: [UInt8], by pairer: Int64?, at: Int64
+    ) async throws -> TrackerRecord
     /// One tracker.
     func tracker(id: Int64) async throws -> TrackerRecord?
     /// The tracker of a device and the digest of its key, for authenticating its reports.
     func tracker(device: String) async throws -> (record: TrackerRecord, keyDigest: [UInt8])?
     /// The tracker whose key has this digest (keys are random, so at most one; the store keeps them unique).
     func tracker(keyDigest: [UInt8]) async throws -> TrackerRecord?
-    /// The items of `item`'s bucket other than `item` whose tracker has a position and that are not hidden, with
-    /// their names, by item id — never an item of another bucket (what an OwnTracks device is shown; `TrackerLookup`).
-    func bucketMates(of item: Int64) async throws -> [BucketMate]
+    /// What the device of `tracker` is shown (the OwnTracks answer; `TrackerLookup`): the items of its item's bucket
+    /// other than its own whose tracker has a position and that are not hidden, with their names, by item id — never
+    /// an item of another bucket; and nothing at all unless, at the time of this read, the tracker is active, shown
+    /// items (`showsItems`) and its pairer is still an owner of the bucket.
+    func bucketMates(ofTracker tracker: Int64) async throws -> [BucketMate]
+    /// Every tracker on the items of `bucket`, by id (what its owners list with `tracker.list`).
+    func trackers(bucket: Int64) async throws -> [TrackerRecord]
     /// Turns on or off whether a tracker's device is shown the other items of its bucket; nil when it is gone.
     func setTrackerShowsItems(id: Int64, shows: Bool) async throws -> TrackerRecord?
     /// Turns a tracker's reports on or off; nil when it is gone.
@@ -44,9 +53,18 @@ public protocol TrackerStore: Sendable {
     func trackerOwnersSuspended(item: Int64, now: Int64) async throws -> Bool
     /// Commits what a report did to its tracker in one transaction: the count of consecutive speed rejections, and
     /// `fix` as the latest position unless a newer one is stored. True when `fix` became the latest. Throws
-    /// `TrackerStoreError.notActive`, writing nothing, when the tracker is gone or inactive at the time of the write,
-    /// so a report judged before `tracker.deactivate` committed cannot land after it.
+    /// `TrackerStoreError.notActive`, writing nothing, when the tracker is gone or inactive, or its pairer is no
+    /// longer an owner of its item's bucket, at the time of the write, so a report judged before `tracker.deactivate`
+    /// or an unshare committed cannot land after it.
     func recordTrackerIngest(tracker: Int64, fix: Fix?, speedRejections: Int) async throws -> Bool
+}
+
+extension TrackerStore {
+    /// Binds `device` to `item` with no pairer recorded, as trackers paired before `paired_by` existed were (tests and
+    /// tools; the `tracker.pair` op always names its caller).
+    public func pairTracker(item: Int64, device: String, keyDigest: [UInt8], at: Int64) async throws -> TrackerRecord {
+        try await pairTracker(item: item, device: device, keyDigest: keyDigest, by: nil, at: at)
+    }
 }
 
 /// A tracker as the ingest reads it: who it is, its key's digest, its latest fix and its filters' state.

@@ -1,8 +1,10 @@
 // Trackers (seed 002): `tracker.pair` binds a device's unique id to an item and hands out the tracker's secret key
-// once; `tracker.activate` / `tracker.deactivate` turn its reports on and off; `tracker.unpair` removes it. Only
-// owners of the item's bucket may do any of these; a viewer gets `not_owner`, anyone else `not_found` (an item or a
-// tracker the caller cannot view is never revealed). A tracker is paired inactive: the seed's app pairs, then
-// activates, and only an active tracker's reports are accepted.
+// once; `tracker.activate` / `tracker.deactivate` turn its reports on and off; `tracker.unpair` removes it;
+// `tracker.list` shows a bucket's trackers with who paired each. Only owners of the item's bucket may do any of these,
+// whoever paired the tracker; a viewer gets `not_owner`, anyone else `not_found` (an item or a tracker the caller
+// cannot view is never revealed). A tracker is paired inactive: the seed's app pairs, then activates, and only an
+// active tracker's reports are accepted — and only while its pairer is still an owner of the bucket (the store
+// decides it on every read: `TrackerRecord.pairerLeft`).
 //
 // The key is base64url of 32 random bytes from the injected random source; the store keeps only its SHA-256, so a
 // leaked database does not let anyone report as a tracker. Trackers keep nothing in memory: each op checks the
@@ -113,12 +115,13 @@ public final class Trackers {
         let raw = random.bytes(32)
         let digest = Digest.sha256(raw)
         let now = clock.now()
+        let me = caller.user.id
         work.run(
             { () async throws(DomainError) -> (TrackerRecord, Int64) in
                 let (found, role) = try await access.role(item: item)
                 guard role == .owner else { throw Self.notOwner("pair a tracker with this item") }
                 let paired = try await Self.storing(item: item, device: device) {
-                    try await store.pairTracker(item: item, device: device, keyDigest: digest, at: now)
+                    try await store.pairTracker(item: item, device: device, keyDigest: digest, by: me, at: now)
                 }
                 return (paired, found.bucket)
             },
@@ -166,6 +169,19 @@ public final class Trackers {
                     self.buckets.changed(bucket)
                 }
             })
+    }
+
+    /// Every tracker on the items of `bucket`, with who paired each (owners).
+    public func list(_ caller: Caller, bucket: Int64, _ done: @escaping Outcome<[TrackerRecord]>) {
+        guard bucket > 0 else { return done(.failure(.badRequest("field 'bucket' must be a positive id"))) }
+        let store = self.store
+        let access = buckets.itemAccess(for: caller)
+        work.run(
+            { () async throws(DomainError) -> [TrackerRecord] in
+                let role = try await access.role(bucket: bucket)
+                guard role == .owner else { throw Self.notOwner("list its trackers") }
+                return try await Self.storing { try await store.trackers(bucket: bucket) }
+            }, then: done)
     }
 
     /// The digest a key is stored as, or nil when the text cannot be a key this hub issued.

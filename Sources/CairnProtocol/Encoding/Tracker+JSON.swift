@@ -1,5 +1,6 @@
 // Trackers on the wire: the contract's `{id, device, item, active, key}`, where `key` appears only in the reply to
-// `tracker.pair`, and `created` (ms) is Cairn's addition; an item's position (`items.watch`, `item.pos`) as
+// `tracker.pair`, and Cairn's `show_items`, `paired_by` (a user id, null when not recorded), `pairer_left` and
+// `created` (ms); tracker objects go to the bucket's owners only; an item's position (`items.watch`, `item.pos`) as
 // `{item, lat, lon, acc?, alt?, spd?, hdg?, bat?, ts}`; `item.locate`'s answer `{item, position: {lat, lon, acc?, ts,
 // bat?} | null, distance?, navigate?: {mode, geo, apple, google}}`; a safe zone `{id, name, lat, lon, radius}`.
 import CairnDomain
@@ -14,6 +15,8 @@ extension TrackerRecord {
         w.field("item", item)
         w.field("active", active)
         w.field("show_items", showsItems)
+        if let pairedBy { w.field("paired_by", pairedBy) } else { w.nullField("paired_by") }
+        w.field("pairer_left", pairerLeft)
         if let key { w.field("key", key) }
         w.field("created", created)
         w.endObject()

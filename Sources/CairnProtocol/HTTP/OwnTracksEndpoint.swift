@@ -2,7 +2,8 @@
 // user the device id, password the key); a `location` goes to `TrackerIngest`, which authenticates, checks and commits
 // it before the 200. The 200 carries a JSON array: the other items of the tracker's bucket that have a position, as
 // OwnTracks `card` + `location` messages (`OwnTracksFriends`), so the app shows them on its map. Only items of that
-// bucket, never users and never anything of another bucket (`TrackerLookup.bucketMates`).
+// bucket, never users and never anything of another bucket (`TrackerLookup.bucketMates`), and nothing once the
+// tracker's pairer is no longer an owner of it.
 //
 // Any other message (transition, waypoint, lwt, card, status, encrypted...) and an empty body store nothing and are
 // answered `[]` once the credentials are checked. Refusals as for every ingest format (`IngestReplies`). If reading
@@ -59,7 +60,7 @@ public struct OwnTracksEndpoint: HTTPService {
                 TrackerReport(device: message.device, key: message.key, position: fix.report))
             // Only a tracker an owner let see its bucket's other items is shown them (`tracker.update`).
             guard receipt.tracker.showsItems else { return IngestReplies.json(Array("[]".utf8)) }
-            let mates = (try? await lookup.bucketMates(of: receipt.tracker.item)) ?? []
+            let mates = (try? await lookup.bucketMates(of: receipt.tracker)) ?? []
             return IngestReplies.json(OwnTracksFriends.encode(mates))
         } catch { return IngestReplies.reply(error) }
     }

@@ -1,4 +1,5 @@
-// Tracker ops: pair (the key shown once), activate, deactivate, unpair; watching items' positions; finding an item.
+// Tracker ops: pair (the key shown once), activate, deactivate, unpair, list a bucket's; watching items' positions;
+// finding an item.
 import CairnDomain
 import CairnWire
 
@@ -29,6 +30,15 @@ enum TrackerOps {
             "tracker.unpair", decode: { m throws(WireError) in try m.requireInt("tracker") },
             handle: { caller, tracker, done in trackers.unpair(caller.member, tracker: tracker, done) },
             encode: { tracker, w in w.field("tracker", tracker) })
+        table.slow(
+            "tracker.list", decode: { m throws(WireError) in try m.requireInt("bucket") },
+            handle: { caller, bucket, done in trackers.list(caller.member, bucket: bucket, done) },
+            encode: { list, w in
+                w.key("trackers")
+                w.beginArray()
+                for tracker in list { tracker.write(to: &w, key: nil) }
+                w.endArray()
+            })
         table.slow(
             "items.watch", decode: Fields.none, handle: { caller, _, done in trackers.watch(caller.member, done) },
             encode: { positions, w in
