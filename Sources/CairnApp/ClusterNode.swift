@@ -54,7 +54,7 @@ final class ClusterNode {
         let node = configuration.nodeName
         link = RedisLink(
             endpoint: endpoint, loop: loop, confinement: hub.confinement, channelPrefix: configuration.prefix,
-            seal: MessageSeal { HMAC.sha256(key: key, message: $0) })
+            seal: MessageSeal { [prepared = HMAC.PreparedKey(key)] in prepared.sha256($0) })
         presence = ClusterPresence(
             link: link, loop: loop, node: node, prefix: configuration.prefix,
             refreshSeconds: Double(configuration.presenceRefreshSeconds),
