@@ -68,9 +68,13 @@ public final class CairnApp: Sendable {
         self.configuration = configuration
         self.logger = logger
         let clusterEndpoint = try Self.clusterEndpoint(configuration)  // refused before anything is opened
+        if clusterEndpoint != nil && configuration.cluster.key == nil && configuration.storage.url == nil {
+            throw ClusterStartError(ClusterConfiguration.missingKey)
+        }
         lock = try DataDirectoryLock(directory: configuration.dataDirectory, purpose: "a hub")
         let store: any HubStorage
         let secret: [UInt8]
+        var clusterKey = configuration.cluster.key.map { Array($0.utf8) }
         if let url = configuration.storage.url {
             // Several nodes share the database; the data directory keeps this node's media copies, and the key that
             // signs media URLs is shared, so a URL from one node is good on every other.
@@ -79,6 +83,10 @@ public final class CairnApp: Sendable {
                 url: url, connections: configuration.storage.connections,
                 mediaCache: configuration.dataDirectory + "/media-cache")
             secret = try shared.sharedSecret(name: "media", length: MediaSecret.length, random: random)
+            // Likewise the key the nodes sign their Redis messages with, unless the operator gave one.
+            if clusterEndpoint != nil && clusterKey == nil {
+                clusterKey = try shared.sharedSecret(name: "cluster", length: 32, random: random)
+            }
             store = shared
         } else {
             store = try SQLiteStore(directory: configuration.dataDirectory)
@@ -175,6 +183,7 @@ public final class CairnApp: Sendable {
             exporter.render(hub.statsSnapshot(transport: TransportGauges(server.transportGauges())))
         }
         if let clusterEndpoint {
+            guard let clusterKey else { throw ClusterStartError(ClusterConfiguration.missingKey) }
             let shared = configuration.storage.url != nil
             if !shared {
                 let advice =
@@ -183,8 +192,8 @@ public final class CairnApp: Sendable {
                 logger.warning("\(advice)")
             }
             Self.attachCluster(
-                configuration.cluster, endpoint: clusterEndpoint, sharedStore: shared, hub: hub, router: router,
-                server: server, logger: logger)
+                configuration.cluster, endpoint: clusterEndpoint, key: clusterKey, sharedStore: shared, hub: hub,
+                router: router, server: server, logger: logger)
         }
     }
 
@@ -201,14 +210,14 @@ public final class CairnApp: Sendable {
     /// Several nodes: a `ClusterNode` is built on the service thread once the libev loop exists and stopped there
     /// before the loop goes. A single node attaches nothing.
     private static func attachCluster(
-        _ configuration: ClusterConfiguration, endpoint: RedisEndpoint, sharedStore: Bool, hub: Hub, router: Router,
-        server: TransportServer, logger: Logger
+        _ configuration: ClusterConfiguration, endpoint: RedisEndpoint, key: [UInt8], sharedStore: Bool, hub: Hub,
+        router: Router, server: TransportServer, logger: Logger
     ) {
         nonisolated(unsafe) var node: ClusterNode?  // touched only on the service thread
         server.loopStarted = { loop in
             node = ClusterNode(
-                configuration: configuration, endpoint: endpoint, sharedStore: sharedStore, hub: hub, router: router,
-                loop: loop, logger: logger)
+                configuration: configuration, endpoint: endpoint, key: key, sharedStore: sharedStore, hub: hub,
+                router: router, loop: loop, logger: logger)
         }
         server.loopStopping = {
             node?.stop()

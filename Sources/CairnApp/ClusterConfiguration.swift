@@ -17,6 +17,14 @@ public struct ClusterConfiguration: Sendable, Equatable {
     /// Milliseconds a hide or an unfriend waits for every node where the owner is connected to acknowledge it; after
     /// that, it waits only for the nodes presence still lists.
     public var ackTimeoutMs = 2000
+    /// The secret every node signs its Redis messages with; nil: the one kept in the shared store (`storage.url`).
+    public var key: String?
+    /// The fewest characters `key` may have.
+    public static let minimumKeyLength = 32
+    /// Why a node without a shared store cannot start without `key`.
+    public static let missingKey =
+        "cluster.redis_url without storage.url needs cluster.key: the same secret of 32 or more characters on "
+        + "every node (e.g. openssl rand -hex 32), which signs what the nodes publish on Redis"
 
     /// The defaults: a single node.
     public init() {}
@@ -47,6 +55,14 @@ public struct ClusterConfiguration: Sendable, Equatable {
         }
     }
 
+    /// Why `key` cannot be used as `cluster.key`, or nil (the key itself is never repeated).
+    public static func problem(key: String) -> String? {
+        guard key.utf8.count >= minimumKeyLength else {
+            return "cluster.key must have at least \(minimumKeyLength) characters (e.g. openssl rand -hex 32)"
+        }
+        return nil
+    }
+
     /// Why `name` cannot be used as `cluster.node` or `cluster.prefix` (`key` names which), or nil.
     public static func problem(name: String, key: String) -> String? {
         guard !name.isEmpty, name.count <= 64, name.allSatisfy(isNameCharacter) else {
@@ -59,7 +75,7 @@ public struct ClusterConfiguration: Sendable, Equatable {
     public var problem: String? {
         guard let redisURL else { return nil }
         return Self.problem(redisURL: redisURL) ?? node.flatMap { Self.problem(name: $0, key: "cluster.node") }
-            ?? Self.problem(name: prefix, key: "cluster.prefix")
+            ?? Self.problem(name: prefix, key: "cluster.prefix") ?? key.flatMap { Self.problem(key: $0) }
     }
 
     private static func isNameCharacter(_ c: Character) -> Bool {

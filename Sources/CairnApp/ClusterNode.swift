@@ -11,7 +11,12 @@
 // (`ControlChannel`, `ControlMessage`s) through the domain's `RemoteSocial` port (`SocialControl` below); what other
 // nodes publish there is applied to the hub through the same domain paths as a local change, and acknowledged when
 // its sender waits (a hide or an unfriend: answered once every node where the owner is connected applied it).
+//
+// Every message the link publishes is sealed with HMAC-SHA-256 under the cluster's key (`MessageSeal`), and every
+// message heard is opened before anything parses it: one that does not verify is dropped, counted with the cluster's
+// dropped messages and logged (at most once a minute, with how many since).
 import CairnCluster
+import CairnCrypto
 import CairnDomain
 import CairnLoop
 import CairnProtocol
@@ -33,19 +38,23 @@ final class ClusterNode {
     private var applyDelay: ControlApplyDelay?
     private let hub: Hub
     private let logger: Logger
+    /// When a refused message was last logged, and how many were refused since.
+    private var lastRefusalLogged = Int64.min / 2
+    private var refusedSinceLogged = 0
 
-    /// Builds and starts the node on `loop`; call on the loop thread. `sharedStore`: the nodes share one store
-    /// (storage.url), which is then read again to make up for missed control messages; with a store of its own, a
-    /// node has nothing to read the others' changes from.
+    /// Builds and starts the node on `loop`; call on the loop thread. `key` signs and checks every message on
+    /// Redis. `sharedStore`: the nodes share one store (storage.url), which is then read again to make up for missed
+    /// control messages; with a store of its own, a node has nothing to read the others' changes from.
     init(
-        configuration: ClusterConfiguration, endpoint: RedisEndpoint, sharedStore: Bool, hub: Hub, router: Router,
-        loop: UnsafeMutableRawPointer, logger: Logger
+        configuration: ClusterConfiguration, endpoint: RedisEndpoint, key: [UInt8], sharedStore: Bool, hub: Hub,
+        router: Router, loop: UnsafeMutableRawPointer, logger: Logger
     ) {
         self.hub = hub
         self.logger = logger
         let node = configuration.nodeName
         link = RedisLink(
-            endpoint: endpoint, loop: loop, confinement: hub.confinement, channelPrefix: configuration.prefix)
+            endpoint: endpoint, loop: loop, confinement: hub.confinement, channelPrefix: configuration.prefix,
+            seal: MessageSeal { [prepared = HMAC.PreparedKey(key)] in prepared.sha256($0) })
         presence = ClusterPresence(
             link: link, loop: loop, node: node, prefix: configuration.prefix,
             refreshSeconds: Double(configuration.presenceRefreshSeconds),
@@ -141,6 +150,7 @@ final class ClusterNode {
         control.presenceKnown = { [unowned presence] in presence.isCurrent }
         presence.rebuilt = { [unowned control] in control.flush() }
         let link = self.link
+        link.refused = { [unowned self] channel in self.refused(on: channel) }
         link.observeState { [unowned delivery] up in
             if up {
                 control.flush()
@@ -162,7 +172,7 @@ final class ClusterNode {
                 redisUp: link.isUp, reconnects: link.reconnects,
                 published: channels.publishedCount &+ control.publishedCount,
                 received: channels.receivedCount &+ control.receivedCount,
-                dropped: channels.droppedCount &+ control.droppedCount)
+                dropped: channels.droppedCount &+ control.droppedCount &+ link.refusedCount)
         }
         attachItems(prefix: configuration.prefix)
         // User ids mean the same on every node only with one shared store.
@@ -171,6 +181,20 @@ final class ClusterNode {
         control.start(loop: loop)
         link.start()
         logger.info("cluster: node \(node), prefix \(configuration.prefix), Redis \(endpoint)")
+    }
+
+    /// A message on `channel` did not carry the cluster's signature: logged at most once a minute.
+    private func refused(on channel: String) {
+        refusedSinceLogged += 1
+        let now = hub.clock.now()
+        guard now - lastRefusalLogged >= 60_000 else { return }
+        lastRefusalLogged = now
+        let count = refusedSinceLogged
+        refusedSinceLogged = 0
+        let text =
+            "cluster: dropped \(count) message(s) not signed with the cluster key (last on \(channel)); is a host "
+            + "without the key publishing on this Redis, or do the nodes hold different cluster.key values?"
+        logger.warning("\(text)")
     }
 
     /// Detaches from the hub, takes this node's users out of the shared presence and closes the link (writing

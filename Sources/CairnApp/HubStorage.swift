@@ -26,6 +26,11 @@ public protocol HubStorage: AccountStore, SocialStore, RelicStore, ChatStore, Pr
     var pictureDailyStats: any DailyStatsProvider { get }
     /// The usernames holding `role` (operators' checks and tests).
     func usernames(withRole role: UserRole) throws -> [String]
+    /// Gives `role` to the account named `username`; false when it had it. Throws `RoleStoreError.noSuchUser`.
+    func grantRole(_ role: UserRole, username: String, at time: Int64) throws -> Bool
+    /// Takes `role` from the account named `username`; false when it did not have it. Throws
+    /// `RoleStoreError.noSuchUser`.
+    func revokeRole(_ role: UserRole, username: String) throws -> Bool
     /// Where the data lives, for the log (a path, or a database without its password).
     var location: String { get }
     /// Waits for queued writes, then closes.

@@ -2,9 +2,10 @@
 // (`cairn user grant-ops` / `revoke-ops`, `grant-admin` / `revoke-admin`), write load-test fixtures (`cairn seed`),
 // copy the database (`cairn backup`). It lives in the composition layer so the command line reaches the store, the
 // domain and the crypto only through here, and it offers only what those commands need, in plain values and errors
-// a command can print. Only `seed` also writes to the shared PostgreSQL store (`storage.url`), for a load test of
-// several nodes; the other commands work on a data directory's SQLite alone. Each opening says whether it may run
-// beside a hub; the ones that may not hold the data directory's lock (`DataDirectoryLock`).
+// a command can print. Roles and places work on either engine: a data directory's SQLite, or the PostgreSQL database
+// several hubs share (`storage.url`, `Maintenance(storageURL:)`); `seed` writes to either too; a backup copies SQLite
+// only (PostgreSQL has pg_dump). Each SQLite opening says whether it may run beside a hub; the ones that may not hold
+// the data directory's lock (`DataDirectoryLock`). PostgreSQL is always shared with running hubs.
 import CairnCrypto
 import CairnDomain
 import CairnPostgres
@@ -58,12 +59,16 @@ public enum MaintenanceAccess: Sendable {
     case exclusive(purpose: String)
 }
 
-/// A data directory opened for maintenance.
+/// A data directory, or a shared PostgreSQL database, opened for maintenance.
 public final class Maintenance: Sendable {
-    let store: SQLiteStore
+    let store: any HubStorage
     private let lock: DataDirectoryLock?
-    /// The data directory.
-    public let dataDirectory: String
+    /// The data directory (nil for a PostgreSQL database).
+    public let dataDirectory: String?
+    /// Where the data lives, for messages (a path, or the database without its password).
+    public var location: String { store.location }
+    /// True for the PostgreSQL database several hubs share.
+    public var isShared: Bool { dataDirectory == nil }
 
     /// Opens the database in `dataDirectory` with `access`.
     public init(dataDirectory: String, access: MaintenanceAccess) throws {
@@ -81,10 +86,19 @@ public final class Maintenance: Sendable {
         store = try SQLiteStore(directory: dataDirectory)
     }
 
+    /// Opens the PostgreSQL database at `url` (`storage.url`), beside the hubs that share it (migrated first if
+    /// new, as a hub would). Throws `StorageStartError` for a URL that is not PostgreSQL's.
+    public init(storageURL url: String) throws {
+        if let problem = StorageConfiguration.problem(url: url) { throw StorageStartError(problem) }
+        dataDirectory = nil
+        lock = nil
+        store = try PostgresStore(url: url, connections: 1)
+    }
+
     /// Commits what is pending, closes the database and gives up the lock, if held.
     public func close() throws {
         defer { lock?.release() }
-        try store.close()
+        try store.closeStorage()
     }
 
     /// Gives the account named `username` the ops role (may watch the stats channel); false when it had it
@@ -115,9 +129,9 @@ public final class Maintenance: Sendable {
     /// Throws `MaintenanceError.usernameTaken` when a username it would create exists; nothing is written then.
     /// Needs `exclusive` access: a running hub would never learn of the new friendships.
     public func seed(_ plan: FixturePlan) async throws -> FixtureFile {
-        guard lock != nil else { throw MaintenanceError.needsExclusiveAccess }
+        guard lock != nil, let sqlite = store as? SQLiteStore else { throw MaintenanceError.needsExclusiveAccess }
         do {
-            return try await Fixtures.generate(plan, into: store, random: SecureRandom(), clock: SystemClock())
+            return try await Fixtures.generate(plan, into: sqlite, random: SecureRandom(), clock: SystemClock())
         } catch AccountStoreError.usernameTaken {
             throw MaintenanceError.usernameTaken
         }

@@ -5,7 +5,9 @@
 // runs on the loop thread that owns live state; entry points assert it. Redis being away is a state, not an
 // error: commands then fail at once with `.unavailable` and the hub keeps serving its own connections. What must
 // wait for Redis to hold this node's subscriptions (an arrival other nodes answer on those channels) goes through
-// `afterSubscriptions` (`SubscriptionBarrier`: confirmations counted on the pub/sub connection).
+// `afterSubscriptions` (`SubscriptionBarrier`: confirmations counted on the pub/sub connection). With a seal
+// (`MessageSeal`: every node of a cluster holds its key), every payload published is sealed and every message heard
+// is opened before any handler sees it; one whose tag does not verify is counted and dropped unread.
 import CairnLoop
 
 /// Commands and pub/sub to one Redis server over two reconnecting connections on the hub's loop.
@@ -38,6 +40,13 @@ public final class RedisLink {
     private var echoConfirmed = false
     private var echoesMissed = 0
     private let loop: UnsafeMutableRawPointer
+    /// Seals what is published and opens what is heard; nil: payloads travel as they are.
+    private let seal: MessageSeal?
+
+    /// Messages heard whose seal did not verify (dropped unread).
+    public private(set) var refusedCount: UInt64 = 0
+    /// Called with the channel of each message refused (on the loop).
+    public var refused: ((String) -> Void)?
 
     /// True while both connections are established.
     public private(set) var isUp = false
@@ -48,13 +57,15 @@ public final class RedisLink {
 
     /// A link to `endpoint` on the libev loop `loop` (an opaque `struct ev_loop *`), owned by `confinement`'s
     /// thread. `random` gives fractions in [0, 1) for the back-off's jitter; the link's own heartbeat channel is
-    /// named under `channelPrefix`. Nothing connects before `start`.
+    /// named under `channelPrefix`; `seal` seals and opens every payload but the heartbeat's. Nothing connects
+    /// before `start`.
     public init(
         endpoint: RedisEndpoint, loop: UnsafeMutableRawPointer, confinement: LoopConfinement,
         backoff: ReconnectBackoff = ReconnectBackoff(), heartbeatSeconds: Double = 2, channelPrefix: String = "cairn",
-        random: @escaping () -> Double = { Double.random(in: 0..<1) }
+        seal: MessageSeal? = nil, random: @escaping () -> Double = { Double.random(in: 0..<1) }
     ) {
         self.endpoint = endpoint
+        self.seal = seal
         // Under the cluster's prefix, so Redis ACLs that grant the prefix's channels grant this one too.
         echoChannel = channelPrefix + ":link-echo:" + String(UInt64.random(in: 1...UInt64.max), radix: 16)
         self.loop = loop
@@ -95,7 +106,7 @@ public final class RedisLink {
             self.echoesMissed = 0
             self.connectionChanged()
         }
-        pubsub.onMessage = { [unowned self] channel, payload in self.channels[channel]?(payload) }
+        pubsub.onMessage = { [unowned self] channel, payload in self.heard(payload, on: channel) }
         channels[echoChannel] = { [unowned self] _ in self.echoesMissed = 0 }
         confirmations[echoChannel] = { [unowned self] in self.echoConfirmed = true }
         pubsub.onSubscribed = { [unowned self] channel in
@@ -148,11 +159,26 @@ public final class RedisLink {
         commands.send(arguments, done)
     }
 
-    /// Publishes `payload` on `channel` (dropped with `.unavailable` while the link is down).
+    /// Publishes `payload` on `channel`, sealed if the link has a seal (dropped with `.unavailable` while the link
+    /// is down).
     public func publish(
         _ channel: String, _ payload: [UInt8], _ done: ((Result<RedisValue, RedisError>) -> Void)? = nil
     ) {
-        command(bytes: [Array("PUBLISH".utf8), Array(channel.utf8), payload], done)
+        let bytes = seal?.sealed(payload, channel: channel) ?? payload
+        command(bytes: [Array("PUBLISH".utf8), Array(channel.utf8), bytes], done)
+    }
+
+    /// A message on a subscribed channel: opened (the heartbeat's echo carries nothing and is not sealed), then
+    /// handed to the channel's handler; one that does not open is counted and dropped.
+    private func heard(_ payload: [UInt8], on channel: String) {
+        guard let handler = channels[channel] else { return }
+        guard let seal, channel != echoChannel else { return handler(payload) }
+        guard let opened = seal.opened(payload, channel: channel) else {
+            refusedCount &+= 1
+            refused?(channel)
+            return
+        }
+        handler(opened)
     }
 
     /// Delivers every message on `channel` to `handler` (on the loop), now and after every reconnect.

@@ -469,6 +469,11 @@ public enum ConfigurationOptions {
             unit: "milliseconds",
             help: "How long a hide or unfriend waits for other nodes' acks before it waits only for those still online."
         ) { $0.cluster.ackTimeoutMs = $1 },
+        .text(
+            "cluster.key", flag: "cluster-key", default: nil, defaultNote: "none: kept in storage.url's database",
+            example: "replace-with-output-of-openssl-rand-hex-32", unit: "key",
+            help: "Secret every node signs its Redis messages with (32+ characters); needed without storage.url."
+        ) { $0.cluster.key = $1 }.secret(),
     ]
 
     /// Rules that involve more than one option, checked after every source is merged. Each names its keys.
@@ -505,6 +510,16 @@ public enum ConfigurationOptions {
         ConfigurationCheck(keys: ["cluster.node"]) { values in
             guard case .string(let name)? = values["cluster.node"] else { return nil }
             return ClusterConfiguration.problem(name: name, key: "cluster.node")
+        },
+        ConfigurationCheck(keys: ["cluster.key"]) { values in
+            guard case .string(let key)? = values["cluster.key"] else { return nil }
+            return ClusterConfiguration.problem(key: key)
+        },
+        ConfigurationCheck(keys: ["cluster.redis_url", "storage.url", "cluster.key"]) { values in
+            guard values["cluster.redis_url"] != nil, values["storage.url"] == nil, values["cluster.key"] == nil else {
+                return nil
+            }
+            return ClusterConfiguration.missingKey
         },
         ConfigurationCheck(keys: ["cluster.prefix"]) { values in
             guard case .string(let name)? = values["cluster.prefix"] else { return nil }

@@ -1,7 +1,8 @@
 // `cairn backup`: a consistent copy of the SQLite database taken with SQLite's online backup while the hub keeps
 // running. The data directory is found like `serve` finds it (--data, CAIRN_DATA, the configuration file, default),
 // so `cairn backup --config /etc/cairn/cairn.toml --out FILE` works next to a deployed hub. Restoring is described in
-// docs/OPERATIONS.md.
+// docs/OPERATIONS.md. Hubs on PostgreSQL (`--storage-url`, `CAIRN_STORAGE_URL`, `storage.url` in the file) keep
+// nothing to copy here: the command says to use pg_dump, and exits 1.
 import ArgumentParser
 import CairnApp
 import CairnConfig
@@ -20,20 +21,26 @@ struct Backup: ParsableCommand {
     @Option(help: "Configuration file to read storage.directory from. [env: CAIRN_CONFIG]")
     var config: String?
 
+    @Option(
+        name: .customLong("storage-url"),
+        help: "PostgreSQL database the hubs share (storage.url): refused, use pg_dump. [env: CAIRN_STORAGE_URL]")
+    var storageURL: String?
+
     @Option(help: "The backup file to create.")
     var out: String
 
     func run() throws {
         // Only the data directory matters here: TLS files and the like need not be readable by whoever backs up.
         let resolved = try SettingsLoader.resolve(
-            configFile: config, arguments: data.map { ["--data", $0] } ?? [],
+            configFile: config,
+            arguments: (data.map { ["--data", $0] } ?? []) + (storageURL.map { ["--storage-url", $0] } ?? []),
             checks: [])
         let directory = resolved.app.dataDirectory
         if resolved.app.storage.url != nil {
             FileHandle.standardError.write(
                 Data(
                     ("cairn backup: storage.url is set: the hubs keep their data in PostgreSQL, not in \(directory); "
-                        + "back it up with pg_dump (docs/OPERATIONS.md, \"Several nodes\")\n").utf8))
+                        + "back it up with pg_dump (docs/OPERATIONS.md, \"Backing up PostgreSQL\")\n").utf8))
             throw ExitCode(1)
         }
         do {

@@ -1,7 +1,9 @@
-// `cairn places`: operators' places of interest, straight on a data directory. `import` reads CSV or GeoJSON and
-// upserts by (source, external id); with the hub stopped it takes the data directory's lock, and while a hub runs
-// it writes beside it (SQLite in WAL mode lets both write) and then sends that hub SIGHUP, which makes it read the
-// places again. `list` counts places by source and category; `remove --source` deletes a source's places.
+// `cairn places`: operators' places of interest, straight on a data directory or on the PostgreSQL database several
+// hubs share (`--storage-url`, `CAIRN_STORAGE_URL`). `import` reads CSV or GeoJSON and upserts by (source, external
+// id); with the hub stopped it takes the data directory's lock, and while a hub runs it writes beside it (SQLite in
+// WAL mode lets both write) and then sends that hub SIGHUP, which makes it read the places again. On PostgreSQL it
+// writes beside the hubs, which read the places again on SIGHUP or `places.reload`, each hub its own. `list` counts
+// places by source and category; `remove --source` deletes a source's places.
 import ArgumentParser
 import CairnApp
 import Foundation
@@ -17,7 +19,7 @@ extension DataDirectoryOption {
     /// Opens the data directory alone when no hub runs, beside the hub otherwise; answers the hub's pid then.
     func openForPlaces() throws -> (Maintenance, hub: Int32?) {
         CommandLogging.bootstrap()
-        try refuseSharedStore("cairn places")
+        if try resolvedStorageURL() != nil { return (try open(.besideHub), nil) }
         let directory = resolve()
         do {
             return (try Maintenance(dataDirectory: directory, access: .exclusive(purpose: "cairn places")), nil)
@@ -32,8 +34,12 @@ extension DataDirectoryOption {
         }
     }
 
-    /// Asks the hub with `pid` to read the places again.
-    func reloadHub(_ pid: Int32?) {
+    /// Asks the hub with `pid` to read the places again; on a shared database, tells the operator to ask each hub.
+    func reloadHub(_ pid: Int32?, shared: Bool = false) {
+        if shared {
+            printError("the hubs on this database read places again on SIGHUP or places.reload: ask each one")
+            return
+        }
         guard let pid, pid > 0 else {
             printError("a hub is running: send it SIGHUP (or call places.reload) to pick up the change")
             return
@@ -102,7 +108,7 @@ struct PlacesImport: ParsableCommand {
             "imported \(report.read) place(s) from \(file) as source '\(source)': \(report.inserted) new, "
                 + "\(report.updated) updated, \(report.problems.count) bad row(s) skipped "
                 + "(\(String(format: "%.1f", seconds)) s)")
-        if hub != nil { directory.reloadHub(hub) }
+        if hub != nil || data.isShared { directory.reloadHub(hub, shared: data.isShared) }
     }
 }
 
@@ -114,13 +120,7 @@ struct PlacesList: ParsableCommand {
 
     func run() throws {
         CommandLogging.bootstrap()
-        try directory.refuseSharedStore("cairn places")
-        let data: Maintenance
-        do {
-            data = try Maintenance(dataDirectory: directory.resolve(), access: .besideHub)
-        } catch {
-            throw CommandFailure("\(error)")
-        }
+        let data = try directory.open(.besideHub)
         defer { try? data.close() }
         let counts = try runBlocking { try await data.placeCounts() }
         if counts.isEmpty { print("no places") }
@@ -143,6 +143,6 @@ struct PlacesRemove: ParsableCommand {
         let source = self.source
         let removed = try runBlocking { try await data.removePlaces(source: source) }
         print("removed \(removed) place(s) of source '\(source)'")
-        if hub != nil { directory.reloadHub(hub) }
+        if hub != nil || data.isShared { directory.reloadHub(hub, shared: data.isShared) }
     }
 }

@@ -1,5 +1,6 @@
-// `cairn user`: account administration straight on a data directory. It may run while a hub serves that same
-// directory (SQLite in WAL mode lets both write); the hub reads roles at each use, so changes count at once.
+// `cairn user`: account administration straight on a data directory, or on the PostgreSQL database several hubs
+// share (`--storage-url`, `CAIRN_STORAGE_URL`). It may run while hubs serve that same data (SQLite in WAL mode lets
+// both write; PostgreSQL is shared anyway); the hubs read roles at each use, so changes count at once.
 import ArgumentParser
 import CairnApp
 
@@ -10,36 +11,51 @@ struct UserCommand: ParsableCommand {
         subcommands: [GrantOps.self, RevokeOps.self, GrantAdmin.self, RevokeAdmin.self])
 }
 
-/// The data-directory option shared by the `user` subcommands.
+/// Where the `user` and `places` subcommands find the data: a data directory, or a shared PostgreSQL database.
 struct DataDirectoryOption: ParsableArguments {
     @Option(help: "Data directory holding cairn.sqlite. [env: CAIRN_DATA] (default: ./data)")
     var data: String?
 
+    @Option(
+        name: .customLong("storage-url"),
+        help: "PostgreSQL database the hubs share (storage.url), instead of a data directory. [env: CAIRN_STORAGE_URL]")
+    var storageURL: String?
+
     func resolve() -> String { Environment().resolve(data, "CAIRN_DATA", default: "./data") }
 
-    /// These commands work on a data directory's SQLite: with hubs on PostgreSQL (`CAIRN_STORAGE_URL` set) they
-    /// would change a database no hub reads, so they refuse and say what to do instead.
-    func refuseSharedStore(_ command: String) throws {
-        guard let url = Environment().values["CAIRN_STORAGE_URL"], !url.isEmpty else { return }
-        throw CommandFailure(
-            "\(command) works on a data directory's SQLite, but CAIRN_STORAGE_URL is set: the hubs keep their "
-                + "data in PostgreSQL. Use SQL there (docs/OPERATIONS.md, \"Several nodes\"), or unset "
-                + "CAIRN_STORAGE_URL for a single hub's data directory.")
+    /// The PostgreSQL URL to work on (the flag, else `CAIRN_STORAGE_URL`), or nil for a data directory's SQLite.
+    /// Both a URL and `--data` is refused: whichever was meant, the other would change data no hub reads.
+    func resolvedStorageURL() throws -> String? {
+        let env = Environment().values["CAIRN_STORAGE_URL"].flatMap { $0.isEmpty ? nil : $0 }
+        guard let url = storageURL ?? env else { return nil }
+        if data != nil {
+            throw CommandFailure(
+                "both --data and a storage URL (\(storageURL != nil ? "--storage-url" : "CAIRN_STORAGE_URL")) are "
+                    + "given: the hubs keep their data in one of them; give only that one")
+        }
+        return url
+    }
+
+    /// Opens the shared database when a storage URL is given, else the data directory with `access`; any failure
+    /// is a command failure (exit 1) saying why.
+    func open(_ access: MaintenanceAccess) throws -> Maintenance {
+        do {
+            if let url = try resolvedStorageURL() { return try Maintenance(storageURL: url) }
+            return try Maintenance(dataDirectory: resolve(), access: access)
+        } catch let failure as CommandFailure {
+            throw failure
+        } catch {
+            throw CommandFailure("\(error)")
+        }
     }
 }
 
 extension DataDirectoryOption {
-    /// Opens the data directory, runs one role change and prints what `report` makes of its result; an unknown
-    /// user is a command failure (exit 1) naming the user.
+    /// Opens the data directory or database, runs one role change and prints what `report` makes of its result; an
+    /// unknown user is a command failure (exit 1) naming the user.
     func changeRole(_ change: (Maintenance) throws -> Bool, report: (Bool) -> String) throws {
         CommandLogging.bootstrap()
-        try refuseSharedStore("cairn user")
-        let data: Maintenance
-        do {
-            data = try Maintenance(dataDirectory: resolve(), access: .besideHub)
-        } catch {
-            throw CommandFailure("\(error)")
-        }
+        let data = try open(.besideHub)
         defer { try? data.close() }
         do {
             print(report(try change(data)))

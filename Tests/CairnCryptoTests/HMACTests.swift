@@ -69,4 +69,16 @@ struct HMACTests {
     @Test func differentKeysGiveDifferentTags() {
         #expect(HMAC.sha256(key: [1], message: [7]) != HMAC.sha256(key: [2], message: [7]))
     }
+
+    @Test func aPreparedKeyGivesTheSameTagsForEveryKeyAndMessageLength() {
+        for keyLength in [0, 1, 32, 64, 65, 131] {
+            let key = (0..<keyLength).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ 1) }
+            let prepared = HMAC.PreparedKey(key)
+            for messageLength in [0, 1, 55, 64, 300, 4096] {
+                let message = (0..<messageLength).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+                #expect(prepared.sha256(message) == HMAC.sha256(key: key, message: message), "\(keyLength)")
+                #expect(prepared.sha256(message) == HMAC.sha256(key: key, message: message), "reused")
+            }
+        }
+    }
 }

@@ -1,7 +1,7 @@
 // `cairn backup` against a hub that is running and writing: the copy is a complete database that a new hub starts
 // from (restore = put the file in an empty data directory), it never overwrites a file, and a missing database is
-// named. With the hubs on PostgreSQL (storage.url), `backup`, `user` and `places` refuse rather than work on a
-// data directory no hub reads.
+// named. With the hubs on PostgreSQL (storage.url), `backup` says to use pg_dump, and `user` and `places` refuse a
+// data directory given beside the database's URL rather than work on data no hub reads.
 import CairnStore
 import CairnTestSupport
 import Foundation
@@ -54,22 +54,28 @@ extension ServerIntegration {
             #expect(!FileManager.default.fileExists(atPath: empty + ".sqlite"))
         }
 
-        @Test func theDataDirectoryCommandsRefuseWhenTheHubsUsePostgreSQL() throws {
+        @Test func backupNamesPgDumpWhenTheHubsUsePostgreSQL() throws {
             let data = NSTemporaryDirectory() + "cairn-pgcli-\(UUID().uuidString)"
             defer { try? FileManager.default.removeItem(atPath: data) }
-            let shared = ["CAIRN_STORAGE_URL": "postgresql://cairn@127.0.0.1:1/cairn"]
+            let url = "postgresql://cairn@127.0.0.1:1/cairn"
+            let shared = ["CAIRN_STORAGE_URL": url]
             let backup = try TestServerProcess(
                 arguments: ["backup", "--data", data, "--out", data + ".sqlite"], environment: shared)
-            #expect(try backup.waitForExit(timeout: 30) == 1)
-            #expect(backup.output.contains("pg_dump"), "\(backup.output)")
+            let flagged = try TestServerProcess(arguments: ["backup", "--storage-url", url, "--out", data + ".sqlite"])
+            for (name, process) in [("CAIRN_STORAGE_URL", backup), ("--storage-url", flagged)] {
+                #expect(try process.waitForExit(timeout: 30) == 1, "\(name): \(process.output)")
+                #expect(process.output.contains("back it up with pg_dump"), "\(name): \(process.output)")
+                #expect(process.output.contains("\"Backing up PostgreSQL\""), "\(name): \(process.output)")
+            }
             let user = try TestServerProcess(
                 arguments: ["user", "grant-ops", "--data", data, "ada"], environment: shared)
             #expect(try user.waitForExit(timeout: 30) == 1)
-            #expect(user.output.contains("CAIRN_STORAGE_URL is set"), "\(user.output)")
-            let places = try TestServerProcess(arguments: ["places", "list", "--data", data], environment: shared)
+            #expect(user.output.contains("both --data and a storage URL (CAIRN_STORAGE_URL)"), "\(user.output)")
+            let places = try TestServerProcess(arguments: ["places", "list", "--data", data, "--storage-url", url])
             #expect(try places.waitForExit(timeout: 30) == 1)
-            #expect(places.output.contains("CAIRN_STORAGE_URL is set"), "\(places.output)")
+            #expect(places.output.contains("both --data and a storage URL (--storage-url)"), "\(places.output)")
             #expect(!FileManager.default.fileExists(atPath: data + "/cairn.sqlite"), "no SQLite made on the side")
+            #expect(!FileManager.default.fileExists(atPath: data + ".sqlite"))
         }
     }
 }

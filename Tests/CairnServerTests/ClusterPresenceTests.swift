@@ -20,7 +20,8 @@ extension ServerIntegration {
                 process = try TestServerProcess(arguments: [
                     "serve", "--host", "127.0.0.1", "--port", "0", "--data", data, "--scrypt-cost", "10",
                     "--signups-per-address", "0", "--redis-url", redis.url, "--cluster-node", name,
-                    "--cluster-prefix", "it", "--cluster-presence-refresh", "1",
+                    "--cluster-prefix", "it", "--cluster-presence-refresh", "1", "--cluster-key",
+                    String(repeating: "c1", count: 32),
                 ])
                 port = try process.waitForListeningPort(timeout: 60)
             }

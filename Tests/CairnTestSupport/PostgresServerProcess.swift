@@ -107,6 +107,17 @@ public final class PostgresServerProcess: @unchecked Sendable {
         "postgresql://cairn@127.0.0.1:\(port)/postgres?options=-csearch_path%3D\(schema)"
     }
 
+    /// The schema a URL of `freshURL` uses.
+    public static func schema(of url: String) -> String? {
+        url.range(of: "search_path%3D").map { String(url[$0.upperBound...]) }
+    }
+
+    /// Runs PostgreSQL's client program `name` (pg_dump, pg_restore, psql) against this server as its user, with
+    /// `arguments` after the connection's; throws with its output when it fails.
+    public func client(_ name: String, _ arguments: [String]) throws {
+        try Self.run(bin + "/" + name, ["-h", "127.0.0.1", "-p", "\(port)", "-U", "cairn"] + arguments)
+    }
+
     /// Runs a program to its end; throws when it fails.
     private static func run(_ executable: String, _ arguments: [String]) throws {
         let process = Process()

@@ -29,6 +29,27 @@ public final class RedisServerProcess: @unchecked Sendable {
     /// Starts it again on the same port (after `kill`).
     public func restart() throws { try start() }
 
+    /// PUBLISHes `payload` on `channel` over a connection of its own, as any host that reaches Redis could, and
+    /// answers how many subscribers Redis handed it to.
+    public func publish(_ channel: String, _ payload: [UInt8]) throws -> Int {
+        let deadline = Deadline(seconds: 5)
+        let socket = try LoopbackSocket(host: "127.0.0.1", port: port, deadline: deadline)
+        defer { socket.close() }
+        var command = Array("*3\r\n$7\r\nPUBLISH\r\n$\(channel.utf8.count)\r\n\(channel)\r\n".utf8)
+        command += Array("$\(payload.count)\r\n".utf8) + payload + Array("\r\n".utf8)
+        try socket.write(command, deadline: deadline)
+        var reply: [UInt8] = []
+        while reply.last != UInt8(ascii: "\n") {
+            guard let bytes = try socket.read(deadline: deadline) else { break }
+            reply += bytes
+        }
+        let text = String(decoding: reply, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard text.hasPrefix(":"), let count = Int(text.dropFirst()) else {
+            throw TestClientError.ioFailed("PUBLISH \(channel): \(text)")
+        }
+        return count
+    }
+
     /// Kills it at once (SIGKILL) and waits for it to exit.
     public func kill() {
         guard let process else { return }
