@@ -32,9 +32,11 @@ public enum IngestRefusal: Error, Equatable, Sendable {
     case unavailable
     /// Every owner of the tracker's bucket is suspended (403).
     case suspended
+    /// The tracker reports faster than its budget allows (429); a token is there again after this many ms.
+    case rateLimited(retryAfterMs: Int64)
 
     /// Every label, in the order /metrics lists them.
-    public static let labels = ["malformed", "credentials", "inactive", "unavailable", "suspended"]
+    public static let labels = ["malformed", "credentials", "inactive", "unavailable", "suspended", "rate_limited"]
 
     /// Its label in `cairn_ingest_refused_total`.
     public var label: String {
@@ -44,6 +46,7 @@ public enum IngestRefusal: Error, Equatable, Sendable {
         case .inactive: "inactive"
         case .unavailable: "unavailable"
         case .suspended: "suspended"
+        case .rateLimited: "rate_limited"
         }
     }
 }
@@ -93,14 +96,18 @@ public final class TrackerIngest: Sendable {
     /// Shared with `TrackerLookup`, whose refusals count here too.
     let counters = IngestCounters()
     private let committed: @Sendable (TrackerRecord, Fix) -> Void
+    /// Each tracker's request budget (`IngestRate`).
+    private let rate: IngestRate
 
     init(
         store: any TrackerStore, clock: any Clock, filters: IngestFilters,
+        rate: (perSecond: Double, burst: Int) = (0, 1),
         committed: @escaping @Sendable (TrackerRecord, Fix) -> Void
     ) {
         self.store = store
         self.clock = clock
         self.filters = filters
+        self.rate = IngestRate(perSecond: rate.perSecond, burst: rate.burst)
         self.committed = committed
     }
 
@@ -113,12 +120,25 @@ public final class TrackerIngest: Sendable {
     /// Counts a refusal made before a report reached `report` (an endpoint that could not read the request).
     public func refused(_ refusal: IngestRefusal) { counters.refused(refusal) }
 
+    /// Spends one request of `tracker`'s budget (an endpoint that authenticated the tracker from a request's headers,
+    /// before reading its body); throws `rateLimited`, counted, when it is spent.
+    public func spend(_ tracker: TrackerRecord) throws(IngestRefusal) {
+        if let wait = rate.take(tracker.id, now: clock.now()) {
+            refused(.rateLimited(retryAfterMs: wait))
+            throw .rateLimited(retryAfterMs: wait)
+        }
+    }
+
+    /// Trackers whose request budget is being tracked (for tests of its bound).
+    var rateTracked: Int { rate.tracked }
+
     /// Authenticates the report, checks every fix, filters them and commits the newest accepted; says what became of
-    /// it.
+    /// it. The request spends one of the tracker's budget once it is authenticated, unless the endpoint has already
+    /// `spent` it for this request.
     @discardableResult
-    public func report(_ report: TrackerReport) async throws(IngestRefusal) -> IngestReceipt {
+    public func report(_ report: TrackerReport, spent: Bool = false) async throws(IngestRefusal) -> IngestReceipt {
         do {
-            let (receipt, counts) = try await ingest(report)
+            let (receipt, counts) = try await ingest(report, spent: spent)
             counters.add(counts)
             return receipt
         } catch {
@@ -127,7 +147,9 @@ public final class TrackerIngest: Sendable {
         }
     }
 
-    private func ingest(_ report: TrackerReport) async throws(IngestRefusal) -> (IngestReceipt, IngestCounts) {
+    private func ingest(
+        _ report: TrackerReport, spent: Bool
+    ) async throws(IngestRefusal) -> (IngestReceipt, IngestCounts) {
         guard !report.positions.isEmpty else { throw .malformed("the report has no position") }
         guard report.positions.count <= Self.batchLimit else {
             throw .malformed("a report carries at most \(Self.batchLimit) positions")
@@ -142,6 +164,7 @@ public final class TrackerIngest: Sendable {
             throw .unavailable
         }
         guard let found, Digest.constantTimeEqual(found.keyDigest, digest) else { throw .badCredentials }
+        if !spent, let wait = rate.take(found.record.id, now: now) { throw .rateLimited(retryAfterMs: wait) }
         guard found.record.active else { throw .inactive }
         guard !found.ownersSuspended else { throw .suspended }
         // Range checks first, for the whole report: one malformed position refuses it all. The future bound is a
