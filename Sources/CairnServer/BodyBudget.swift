@@ -27,8 +27,8 @@ struct BodyBudget {
 
     init(configuration: ServerConfiguration) {
         total = configuration.maxBufferedBodyBytes
-        keptForUploads = min(configuration.uploadBodyReserveBytes, total)
-        keptForIngest = min(configuration.ingestBodyReserveBytes, total)
+        keptForUploads = total / 100 * min(max(configuration.uploadBodyReservePercent, 0), 100)
+        keptForIngest = total / 100 * min(max(configuration.ingestBodyReservePercent, 0), 100)
     }
 
     /// Bytes held now, over both pools.
