@@ -5,9 +5,10 @@
 // Limits: a declared Content-Length over the mount's limit is answered 413 at once, before any body is buffered;
 // a body that outgrows the limit anyway is answered 413 too. Bodies are buffered in memory, and the bytes of all
 // bodies being received or handled are capped (`maxBufferedBodyBytes`, with a part kept for uploads and a part for
-// trackers' reports: `BodyBudget`): a request that would exceed its share is answered 503 with Retry-After. Early answers are written in one piece from the callback that decided them; the
-// rest of the body is then read and dropped (up to a bound) before closing, because closing a socket with unread
-// input resets it and the client could lose the answer. A client that hangs up at any point leaves nothing: its
+// trackers' reports: `BodyBudget`): a request that would exceed its share is answered 503 with Retry-After. Early
+// answers are written in one piece from the callback that decided them; the rest of the body is then read and
+// dropped (up to a bound) before closing, because closing a socket with unread input resets it and the client could
+// lose the answer. A client that hangs up at any point leaves nothing: its
 // buffer and budget are released, and a reply arriving later is dropped (an open file closes itself).
 import CLws
 import CairnLoop

@@ -1,7 +1,8 @@
 // The HTTP side of the port: every request that is not a WebSocket upgrade. It answers its own routes
 // (HTTPRoutes.swift) with small bodies, and runs exchanges with mounted services (HTTPEndpoint+Services.swift)
-// within the body budgets, for at most so many connections per source address (`HTTPPeers`). It owns what it keeps per wsi (a pending small body, an exchange) and forgets it when
-// lws reports the wsi gone. Everything here runs on the service thread; a service's reply comes back through the
+// within the body budgets, for at most so many connections per source address (`HTTPPeers`). It owns what it keeps
+// per wsi (a pending small body, an exchange, the connection's place in the count) and forgets it when lws reports the
+// wsi gone. Everything here runs on the service thread; a service's reply comes back through the
 // server's job queue.
 import CLws
 import CairnLoop

@@ -17,7 +17,8 @@ extension ServerIntegration {
             defer { hub.removeData() }
             let alice = try hub.member("alice")
             let gear = try hub.bucket(alice.0, "Gear")
-            let osmand = try hub.activeTracker(alice.0, item: try hub.item(alice.0, bucket: gear, "Bike"), device: "o-1")
+            let osmand = try hub.activeTracker(
+                alice.0, item: try hub.item(alice.0, bucket: gear, "Bike"), device: "o-1")
             let owntracks = try hub.activeTracker(
                 alice.0, item: try hub.item(alice.0, bucket: gear, "Bag"), device: "t-1")
             let overland = try hub.activeTracker(
@@ -26,7 +27,8 @@ extension ServerIntegration {
             func viaOsmAnd() throws -> HTTPResponse {
                 now += 1
                 return try HTTPClient.get(
-                    port: hub.port, path: "/v1/ingest/osmand?id=o-1&key=\(osmand.key)&lat=48.85&lon=2.35&timestamp=\(now)")
+                    port: hub.port,
+                    path: "/v1/ingest/osmand?id=o-1&key=\(osmand.key)&lat=48.85&lon=2.35&timestamp=\(now)")
             }
             func viaOwnTracks() throws -> HTTPResponse {
                 now += 1
@@ -36,7 +38,8 @@ extension ServerIntegration {
             }
             func viaOverland() throws -> HTTPResponse {
                 now += 1
-                let body = #"{"locations":["# + OverlandIngestTests.point(2.35, 48.85, OverlandIngestTests.iso(now)) + "]}"
+                let body =
+                    #"{"locations":["# + OverlandIngestTests.point(2.35, 48.85, OverlandIngestTests.iso(now)) + "]}"
                 return try OverlandIngestTests.post(hub, body, key: overland.key)
             }
             for (send, tracker) in [(viaOsmAnd, osmand.id), (viaOwnTracks, owntracks.id), (viaOverland, overland.id)] {

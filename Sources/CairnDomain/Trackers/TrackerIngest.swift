@@ -13,10 +13,14 @@
 // (docs/PROTOCOL.md, Administration) its reports are refused (403 `suspended`) and nothing is stored; a bucket with
 // an owner in good standing keeps its trackers. A timed suspension ends by itself: the store is asked with `now`.
 //
+// Once the device has proved its key, each request spends one of the tracker's request budget (`IngestRate`); past it
+// the report is refused (429) before anything else is read or written. An endpoint that authenticated the tracker
+// from the headers spends it there instead (`spend`), so a refused request's body is never read.
+//
 // It runs off the loop, in the HTTP service's task, like `MediaLibrary`: authentication and the write are store calls.
-// A key is compared by its SHA-256 digest in constant time. Two reports of one device at once are both judged against
-// the same stored latest; the store keeps the newer fix, and the later commit's count of speed rejections wins (apps
-// send one report at a time). Once committed, the fix is handed to `committed` (the hub brings it to the loop for the
+// A key is compared by its SHA-256 digest in constant time, and an unknown device is refused exactly like a wrong
+// key. Two reports of one device at once are both judged against the same stored latest; the store keeps the newer
+// fix, and the later commit's count of speed rejections wins (apps send one report at a time). Once committed, the fix is handed to `committed` (the hub brings it to the loop for the
 // live map of items).
 import CairnCrypto
 

@@ -6,7 +6,8 @@
 // The key alone names the tracker (it is what Overland users configure; the app's `device_id` is often empty), found
 // by its digest (`TrackerLookup`), before a byte of the body is read; the request spends one of the tracker's budget
 // then (`TrackerIngest.spend`). `current`, the phone's newest point sent beside a long queue, is stored with the batch
-// when the batch has room under `TrackerIngest.batchLimit`. An empty `locations` is answered ok. Refusals as for every ingest format (`IngestReplies`), challenging with Bearer.
+// when the batch has room under `TrackerIngest.batchLimit`. An empty `locations` is answered ok. Refusals as for
+// every ingest format (`IngestReplies`), challenging with Bearer.
 import CairnDomain
 import CairnLoop
 
