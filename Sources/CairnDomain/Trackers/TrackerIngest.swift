@@ -20,8 +20,8 @@
 // It runs off the loop, in the HTTP service's task, like `MediaLibrary`: authentication and the write are store calls.
 // A key is compared by its SHA-256 digest in constant time, and an unknown device is refused exactly like a wrong
 // key. Two reports of one device at once are both judged against the same stored latest; the store keeps the newer
-// fix, and the later commit's count of speed rejections wins (apps send one report at a time). Once committed, the fix is handed to `committed` (the hub brings it to the loop for the
-// live map of items).
+// fix, and the later commit's count of speed rejections wins (apps send one report at a time). Once committed, the
+// fix is handed to `committed` (the hub brings it to the loop for the live map of items).
 import CairnCrypto
 
 /// Why a report was refused; each maps to one HTTP status.
