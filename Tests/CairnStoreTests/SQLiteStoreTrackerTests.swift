@@ -83,9 +83,9 @@ struct SQLiteStoreTrackerTests {
             let bike = try await store.createItem(bucket: gear.id, name: "Bike", note: nil, photo: nil, at: 3)
             let digest = [UInt8](repeating: 7, count: 32)
             let tracker = try await store.pairTracker(item: bike.id, device: "dev-1", keyDigest: digest, at: 4)
-            let fresh = try #require(try await store.trackerIngestState(device: "dev-1", now: 0))
+            let fresh = try #require(try await store.trackerIngestState(keyDigest: digest, now: 0))
             #expect(fresh == TrackerIngestState(record: tracker, keyDigest: digest, latest: nil, speedRejections: 0))
-            #expect(try await store.trackerIngestState(device: "nobody", now: 0) == nil)
+            #expect(try await store.trackerIngestState(keyDigest: [UInt8](repeating: 8, count: 32), now: 0) == nil)
             // An inactive tracker's report writes nothing: the active check is part of the write.
             await #expect(throws: TrackerStoreError.notActive) {
                 try await store.recordTrackerIngest(
@@ -110,12 +110,12 @@ struct SQLiteStoreTrackerTests {
             database.close(store)
 
             store = try database.open()
-            let read = try #require(try await store.trackerIngestState(device: "dev-1", now: 0))
+            let read = try #require(try await store.trackerIngestState(keyDigest: digest, now: 0))
             #expect(read.latest == fix)
             #expect(read.speedRejections == 4)
             #expect(read.keyDigest == digest && read.record == active)
             #expect(try await store.unpairTracker(id: tracker.id))
-            #expect(try await store.trackerIngestState(device: "dev-1", now: 0) == nil)
+            #expect(try await store.trackerIngestState(keyDigest: digest, now: 0) == nil)
         }
     }
 

@@ -163,11 +163,15 @@ public final class TrackerIngest: Sendable {
         }
         let now = clock.now()
         let found: TrackerIngestState?
-        do { found = try await store.trackerIngestState(device: report.device, now: now) } catch {
+        // Found by the key's digest, then held to the device named: an unknown device and a known one with a wrong key
+        // take the same path, a look-up that finds nothing.
+        do { found = try await store.trackerIngestState(keyDigest: digest, now: now) } catch {
             hubLogger.error("storage failure: \(error)")
             throw .unavailable
         }
-        guard let found, Digest.constantTimeEqual(found.keyDigest, digest) else { throw .badCredentials }
+        guard let found, Digest.constantTimeEqual(found.keyDigest, digest), found.record.device == report.device else {
+            throw .badCredentials
+        }
         if !spent, let wait = rate.take(found.record.id, now: now) { throw .rateLimited(retryAfterMs: wait) }
         guard found.record.active else { throw .inactive }
         guard !found.ownersSuspended else { throw .suspended }
