@@ -162,15 +162,15 @@ public final class CairnApp: Sendable {
                 HTTPMount(prefix: Placeholders.pathPrefix, service: PlaceholderEndpoint(), maxBodyBytes: 0),
                 HTTPMount(
                     prefix: OsmAndEndpoint.path, service: OsmAndEndpoint(ingest: hub.trackerIngest),
-                    maxBodyBytes: OsmAndEndpoint.maxBodyBytes),
+                    maxBodyBytes: OsmAndEndpoint.maxBodyBytes, pool: .ingest),
                 HTTPMount(
                     prefix: OwnTracksEndpoint.path,
                     service: OwnTracksEndpoint(ingest: hub.trackerIngest, lookup: hub.trackerLookup),
-                    maxBodyBytes: OwnTracksEndpoint.maxBodyBytes),
+                    maxBodyBytes: OwnTracksEndpoint.maxBodyBytes, pool: .ingest),
                 HTTPMount(
                     prefix: OverlandEndpoint.path,
                     service: OverlandEndpoint(ingest: hub.trackerIngest, lookup: hub.trackerLookup),
-                    maxBodyBytes: OverlandEndpoint.maxBodyBytes),
+                    maxBodyBytes: OverlandEndpoint.maxBodyBytes, pool: .ingest),
             ])
         // The stats channel, published on each tick, reads what only the transport knows.
         router.transportGauges = { [unowned server = self.server] in TransportGauges(server.transportGauges()) }

@@ -155,6 +155,13 @@ public enum ConfigurationOptions {
             $0.hub.connectionsPerAddress = $1
         },
         .integer(
+            "connections.http_per_address", flag: "http-connections-per-address", default: 64,
+            range: 0...1_000_000, unit: "connections",
+            help: "Open plain-HTTP connections from one address (0: no limit; loopback not counted); more get 429."
+        ) {
+            $0.server.httpConnectionsPerAddress = $1
+        },
+        .integer(
             "connections.ping_interval", flag: "ping-interval", default: 30, range: 1...3600, unit: "seconds",
             help: "Silence after which the server pings a client."
         ) { $0.server.pingIntervalSeconds = $1 },
@@ -263,6 +270,19 @@ public enum ConfigurationOptions {
             unit: "seconds", help: "Drop a tracker's fix sooner than this after the last accepted one (0: off)."
         ) {
             $0.hub.ingestFilters.minPeriodMs = Int64(($1 * 1000).rounded())
+        },
+        .decimal(
+            "ingest.requests_per_second", flag: "ingest-requests-per-second", default: 2, range: 0...10_000,
+            unit: "requests/s",
+            help: "Requests one tracker may send per second, sustained (0: no limit); over it and the burst: 429."
+        ) {
+            $0.hub.ingestRequestsPerSecond = $1
+        },
+        .integer(
+            "ingest.request_burst", flag: "ingest-request-burst", default: 20, range: 1...100_000, unit: "requests",
+            help: "Requests one tracker may send at once above ingest.requests_per_second."
+        ) {
+            $0.hub.ingestRequestBurst = $1
         },
 
         // [accounts]

@@ -132,6 +132,7 @@ public final class Hub: @unchecked Sendable {
         nonisolated(unsafe) let onLoop = itemTrackers
         trackerIngest = TrackerIngest(
             store: trackers, clock: clock, filters: configuration.ingestFilters,
+            rate: (configuration.ingestRequestsPerSecond, configuration.ingestRequestBurst),
             committed: { tracker, fix in scheduler.execute { onLoop.moved(tracker, fix) } })
         trackerLookup = TrackerLookup(store: trackers, clock: clock, counters: trackerIngest.counters)
         self.places = Places(store: places, roles: roles, work: work)

@@ -140,7 +140,7 @@ extension PostgresStore: TrackerStore {
             SELECT 1 FROM suspensions s WHERE s.user_id = m.user_id AND (s.until IS NULL OR s.until > ?)))
         """
 
-    public func trackerIngestState(device: String, now: Int64) async throws -> TrackerIngestState? {
+    public func trackerIngestState(keyDigest: [UInt8], now: Int64) async throws -> TrackerIngestState? {
         let found = try await pool.read { db in
             try db.row(
                 """
@@ -148,8 +148,8 @@ extension PostgresStore: TrackerStore {
                   p.lat, p.lon, p.acc, p.alt, p.spd, p.hdg, p.bat, p.ts,
                   \(Self.ownersSuspendedColumn) AS owners_suspended
                 FROM trackers t LEFT JOIN tracker_positions p ON p.tracker_id = t.id
-                WHERE t.device = ?
-                """, [now, device])
+                WHERE t.key_hash = ?
+                """, [now, PostgresBytes(keyDigest)])
         }
         guard let row = found else { return nil }
         let ts: Int64? = row["ts"]

@@ -22,11 +22,14 @@ public final class Router: ConnectionHandler {
         var rate: MessageRate
         /// Closed for flooding: nothing more from it is read or answered.
         var closed = false
+        /// Requests (lines) received, for the close's reason and the log.
+        var requests = 0
 
         /// What to do with one more line: take a token of the request budget (`perSecond` 0: no budget), then
         /// handle it now or queue it behind a request in progress.
         mutating func admit(now: Int64, perSecond: Int, burst: Int) -> Admission {
             if closed { return .ignore }
+            requests += 1
             if perSecond > 0 {
                 switch rate.take(now: now, perSecond: perSecond, burst: burst) {
                 case .allow: break
@@ -159,7 +162,9 @@ public final class Router: ConnectionHandler {
             case .wait: enqueue(line, for: id)
             case .refuse(let wait): refuse(line, from: id, retryAfterMs: wait)
             case .close:
-                delivery.outbound?.close(id, code: CloseCode.tooManyRequests.rawValue, reason: "too many requests")
+                let sent = queues[id]?.requests ?? 0
+                delivery.outbound?.close(
+                    id, code: CloseCode.tooManyRequests.rawValue, reason: "too many requests (\(sent) sent)")
             case .ignore: return
             }
         }

@@ -23,6 +23,11 @@ final class ConnectionState {
     @exclusivity(unchecked) var latest = LatestSlots()
     var pendingClose: (code: UInt16, reason: String)?
     var closing = false
+    /// Closed for flooding (4429): the client's frames are no longer read, and the close frame is written by us and
+    /// followed by the end of our side of the stream (`WebSocketEndpoint.drainingClose`).
+    var drainsOnClose = false
+    /// The draining close frame has been handed to lws (its last bytes may still be buffered there).
+    var closeFrameWritten = false
     /// On the endpoint's list of connections to flush at the end of this loop turn.
     @exclusivity(unchecked) var isQueued = false
     /// A writable callback was requested for the pending bytes; until it comes, nothing is written directly.

@@ -4,10 +4,11 @@
 //
 // Limits: a declared Content-Length over the mount's limit is answered 413 at once, before any body is buffered;
 // a body that outgrows the limit anyway is answered 413 too. Bodies are buffered in memory, and the bytes of all
-// bodies being received or handled are capped (`maxBufferedBodyBytes`): a request that would exceed the cap is
-// answered 503 with Retry-After. Early answers are written in one piece from the callback that decided them; the
-// rest of the body is then read and dropped (up to a bound) before closing, because closing a socket with unread
-// input resets it and the client could lose the answer. A client that hangs up at any point leaves nothing: its
+// bodies being received or handled are capped (`maxBufferedBodyBytes`, with a part kept for uploads and a part for
+// trackers' reports: `BodyBudget`): a request that would exceed its share is answered 503 with Retry-After. Early
+// answers are written in one piece from the callback that decided them; the rest of the body is then read and
+// dropped (up to a bound) before closing, because closing a socket with unread input resets it and the client could
+// lose the answer. A client that hangs up at any point leaves nothing: its
 // buffer and budget are released, and a reply arriving later is dropped (an open file closes itself).
 import CLws
 import CairnLoop
@@ -77,6 +78,25 @@ extension HTTPEndpoint {
         return 0
     }
 
+    /// Answers 429 to a request on a connection over its address's limit (`HTTPPeers`) and has the connection closed:
+    /// a body is read and dropped as for every early answer, and a client that keeps the connection anyway is dropped
+    /// after `closeTimeoutSeconds`.
+    func refuseConnection(_ wsi: OpaquePointer, path: String, mount: HTTPMount?) -> Int32 {
+        let message = "too many connections from your address; retry shortly"
+        let retry = "\(configuration.busyRetryAfterSeconds)"
+        lws_set_timeout(wsi, Self.exchangeTimeout, Int32(clamping: configuration.closeTimeoutSeconds))
+        guard let mount else {
+            return respond(
+                wsi, status: 429, body: Self.errorBody(message),
+                extraHeaders: [("retry-after:", retry), ("connection:", "close")])
+        }
+        let request = HTTPRequest(method: requestMethod(wsi), path: path)
+        let exchange = HTTPExchange(serial: nextExchangeSerial, wsi: wsi, mount: mount, request: request)
+        nextExchangeSerial += 1
+        exchanges[UInt(bitPattern: wsi)] = exchange
+        return refuse(exchange, status: 429, message: message, hasBody: true, headers: [("Retry-After", retry)])
+    }
+
     /// The service's verdict on a request's headers: refuse it, or reserve its body's bytes and start reading.
     private func admitted(_ verdict: HTTPReply?, address: UInt, serial: UInt64, length: Int) {
         inFlight -= 1
@@ -85,7 +105,7 @@ extension HTTPEndpoint {
         }
         if let refusal = verdict { return replyThenDiscard(exchange, refusal) }
         if draining { return replyThenDiscard(exchange, Self.errorReply(503, "server shutting down")) }
-        if bufferedBodyBytes + length > configuration.maxBufferedBodyBytes {
+        if !bodies.fits(length, in: exchange.mount.pool) {
             return replyThenDiscard(
                 exchange,
                 Self.errorReply(
@@ -100,7 +120,7 @@ extension HTTPEndpoint {
         let wsi = exchange.wsi
         exchange.phase = .receiving
         exchange.reserved = length
-        bufferedBodyBytes += length
+        bodies.reserve(length, in: exchange.mount.pool)
         exchange.request.body.reserveCapacity(length)
         exchange.bodySince = MonotonicTime.now()
         lws_set_timeout(wsi, NO_PENDING_TIMEOUT, 0)  // the body's own bound is the sweep's (`bodyTimeoutSeconds`)
@@ -253,7 +273,7 @@ extension HTTPEndpoint {
         exchange.phase = .handling
         let request = exchange.request
         exchange.request.body = []
-        let reserved = exchange.reserved
+        let reserved = (exchange.reserved, exchange.mount.pool)
         exchange.reserved = 0  // now the task's; given back when its reply arrives
         let address = UInt(bitPattern: exchange.wsi)
         let serial = exchange.serial
@@ -267,9 +287,9 @@ extension HTTPEndpoint {
         return 0
     }
 
-    private func deliver(_ reply: HTTPReply, address: UInt, serial: UInt64, reserved: Int) {
+    private func deliver(_ reply: HTTPReply, address: UInt, serial: UInt64, reserved: (Int, HTTPBodyPool)) {
         inFlight -= 1
-        bufferedBodyBytes -= reserved
+        bodies.release(reserved.0, in: reserved.1)
         guard let exchange = exchanges[address], exchange.serial == serial, exchange.phase == .handling else {
             return  // the client left; the reply (and any open file in it) is dropped here
         }
@@ -284,7 +304,7 @@ extension HTTPEndpoint {
     }
 
     private func release(_ exchange: HTTPExchange) {
-        bufferedBodyBytes -= exchange.reserved
+        bodies.release(exchange.reserved, in: exchange.mount.pool)
         exchange.reserved = 0
         exchange.request.body = []
     }

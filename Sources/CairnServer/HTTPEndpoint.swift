@@ -1,7 +1,8 @@
 // The HTTP side of the port: every request that is not a WebSocket upgrade. It answers its own routes
 // (HTTPRoutes.swift) with small bodies, and runs exchanges with mounted services (HTTPEndpoint+Services.swift)
-// within the body budgets. It owns what it keeps per wsi (a pending small body, an exchange) and forgets it when
-// lws reports the wsi gone. Everything here runs on the service thread; a service's reply comes back through the
+// within the body budgets, for at most so many connections per source address (`HTTPPeers`). It owns what it keeps
+// per wsi (a pending small body, an exchange, the connection's place in the count) and forgets it when lws reports the
+// wsi gone. Everything here runs on the service thread; a service's reply comes back through the
 // server's job queue.
 import CLws
 import CairnLoop
@@ -29,8 +30,10 @@ final class HTTPEndpoint: @unchecked Sendable {
     /// Requests to mounted services, by wsi address.
     var exchanges: [UInt: HTTPExchange] = [:]
     var nextExchangeSerial: UInt64 = 1
-    /// Bytes of request bodies being received or handled, over all exchanges (see `maxBufferedBodyBytes`).
-    var bufferedBodyBytes = 0
+    /// Bytes of request bodies being received or handled, over all exchanges, per pool (`BodyBudget`).
+    var bodies: BodyBudget
+    /// Open connections per source address (`HTTPPeers`).
+    var peers: HTTPPeers
     /// Requests handed to services whose replies have not come back yet.
     var inFlight = 0
     var replyScratch: [UInt8] = []
@@ -43,11 +46,17 @@ final class HTTPEndpoint: @unchecked Sendable {
         self.mounts = mounts
         self.jobs = jobs
         self.health = health
+        bodies = BodyBudget(configuration: configuration)
+        peers = HTTPPeers(configuration: configuration)
     }
 
     /// A request arrived (LWS_CALLBACK_HTTP). Returns the callback's result.
     func serve(_ wsi: OpaquePointer, path: String) -> Int32 {
-        if let mount = mount(for: path) { return beginExchange(wsi, path: path, mount: mount) }
+        let mount = mount(for: path)
+        guard peers.admit(UInt(bitPattern: wsi), peer: RequestHeaders.peerAddress(wsi)) else {
+            return refuseConnection(wsi, path: path, mount: mount)
+        }
+        if let mount { return beginExchange(wsi, path: path, mount: mount) }
         return route(wsi, path: path)
     }
 
@@ -60,6 +69,7 @@ final class HTTPEndpoint: @unchecked Sendable {
 
     /// Forgets what was kept for a wsi that closed (CLOSED_HTTP / WSI_DESTROY).
     func forget(_ wsi: OpaquePointer) {
+        peers.forget(UInt(bitPattern: wsi))
         dropExchange(wsi)
         pendingBodies[UInt(bitPattern: wsi)] = nil
     }

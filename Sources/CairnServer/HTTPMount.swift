@@ -1,4 +1,5 @@
-// Where a service is mounted: a path prefix and the largest request body the transport accepts for it. The
+// Where a service is mounted: a path prefix, the largest request body the transport accepts for it, and the share of
+// the body budget its bodies draw on. The
 // service itself (`HTTPService`, CairnLoop) knows nothing of the mount; the transport matches paths and enforces
 // the body limit before the service sees a byte.
 import CairnLoop
@@ -11,12 +12,15 @@ public struct HTTPMount: Sendable {
     public var service: any HTTPService
     /// The largest body accepted; a larger declared or received body is answered 413 without reaching the service.
     public var maxBodyBytes: Int
+    /// The share of the server's body budget its bodies draw on (`BodyBudget`).
+    public var pool: HTTPBodyPool
 
     /// Creates a mount.
-    public init(prefix: String, service: any HTTPService, maxBodyBytes: Int) {
+    public init(prefix: String, service: any HTTPService, maxBodyBytes: Int, pool: HTTPBodyPool = .uploads) {
         self.prefix = prefix
         self.service = service
         self.maxBodyBytes = maxBodyBytes
+        self.pool = pool
     }
 
     func matches(_ path: String) -> Bool {

@@ -43,6 +43,16 @@ public struct ServerConfiguration: Sendable {
     /// Bytes of HTTP request bodies held in memory at once, over all uploads in progress; a request that would
     /// exceed it is answered 503 with `Retry-After` (each mount also limits its own bodies).
     public var maxBufferedBodyBytes = 80 << 20
+    /// Percent of `maxBufferedBodyBytes` kept for media uploads: trackers' reports never hold more than the rest.
+    public var uploadBodyReservePercent = 50
+    /// Percent of `maxBufferedBodyBytes` kept for trackers' reports: uploads never hold more than the rest.
+    public var ingestBodyReservePercent = 10
+    /// Plain-HTTP connections one source address may hold open (0: no limit); a request on one more is answered 429
+    /// and the connection closed. Loopback is not counted unless `httpPerAddressCountsLoopback`.
+    public var httpConnectionsPerAddress = 64
+    /// Count loopback peers against `httpConnectionsPerAddress` too (a hub whose clients all share this machine's
+    /// address without a proxy in front, and tests); off by default, so a local reverse proxy is not limited.
+    public var httpPerAddressCountsLoopback = false
     /// Seconds suggested in `Retry-After` when the body budget above is exhausted.
     public var busyRetryAfterSeconds = 5
     /// Seconds an admitted request body may take to arrive in full; a slower one is answered 408 and its share of

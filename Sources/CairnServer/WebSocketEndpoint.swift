@@ -12,6 +12,7 @@
 import CLws
 import CairnLoop
 import CairnWire
+import Glibc
 import Logging
 
 /// WebSocket connections of one server. Loop thread only.
@@ -161,9 +162,38 @@ final class WebSocketEndpoint {
             return true
         }
         if let close = state.pendingClose {
+            if state.drainsOnClose { return drainingClose(state, code: close.code, reason: close.reason) }
             setCloseReason(state.wsi, code: close.code, reason: close.reason)
             return false
         }
+        return true
+    }
+
+    /// lws' frame type for a close frame (`LWS_WRITE_CLOSE`, 4, which its public header leaves to `lws_close_reason`).
+    private static let writeClose = lws_write_protocol(rawValue: 4)
+
+    /// The close of a connection that floods (from a writable callback, once what was pending is written). lws'
+    /// own close would go on reading while it waits for the client's answer and drop the socket on the next data
+    /// frame, with the client's flood unread: the kernel then resets the connection, and a client still sending
+    /// sees a reset (1006), not the close frame. So the close frame is written here, the write side shut once lws
+    /// holds none of it (the client reads the frame and then the end of the stream), and the socket is closed after
+    /// `closeTimeoutSeconds` by the timeout set in `close`; the client's frames are not read meanwhile.
+    private func drainingClose(_ state: ConnectionState, code: UInt16, reason: String) -> Bool {
+        let wsi = state.wsi
+        if !state.closeFrameWritten {
+            state.closeFrameWritten = true
+            let payload = [UInt8(code >> 8), UInt8(code & 0xFF)] + Array(reason.utf8.prefix(120))
+            var frame = [UInt8](repeating: 0, count: ConnectionState.pre) + payload
+            let written = frame.withUnsafeMutableBufferPointer {
+                lws_write(wsi, $0.baseAddress! + ConnectionState.pre, payload.count, Self.writeClose)
+            }
+            if written < payload.count { return false }
+        }
+        if lws_partial_buffered(wsi) != 0 {
+            requestWritable(state)  // lws still holds part of the frame; it sends it before this callback comes
+            return true
+        }
+        shutdown(lws_get_socket_fd(wsi), Int32(SHUT_WR))
         return true
     }
 
@@ -246,6 +276,13 @@ final class WebSocketEndpoint {
         guard !state.closing else { return }
         state.closing = true
         state.pendingClose = (code, reason)
+        if code == CloseCode.tooManyRequests.rawValue {
+            // A flood, or one connection too many from an address: nothing more of it is read.
+            state.drainsOnClose = true
+            lws_rx_flow_control(state.wsi, 0)
+            let peer = Self.peerAddress(state.wsi) ?? "an unknown address"
+            logger.info("closing connection \(state.id) from \(peer) with \(code): \(reason)")
+        }
         requestWritable(state)
         // The close frame goes out from a writable callback; a client that stopped reading never gives one, so
         // lws drops the connection after a few seconds (`closeTimeoutSeconds`) regardless.

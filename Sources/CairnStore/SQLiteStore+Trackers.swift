@@ -165,7 +165,7 @@ extension SQLiteStore: TrackerStore {
             SELECT 1 FROM suspensions s WHERE s.user_id = m.user_id AND (s.until IS NULL OR s.until > ?)))
         """
 
-    public func trackerIngestState(device: String, now: Int64) async throws -> TrackerIngestState? {
+    public func trackerIngestState(keyDigest: [UInt8], now: Int64) async throws -> TrackerIngestState? {
         try await pool.read { db in
             // Every report reads this: the statement is prepared once per connection (cached), not per call.
             let statement = try db.cachedStatement(
@@ -174,9 +174,9 @@ extension SQLiteStore: TrackerStore {
                       p.lat, p.lon, p.acc, p.alt, p.spd, p.hdg, p.bat, p.ts,
                       \(Self.ownersSuspendedColumn) AS owners_suspended
                     FROM trackers t LEFT JOIN tracker_positions p ON p.tracker_id = t.id
-                    WHERE t.device = ?
+                    WHERE t.key_hash = ?
                     """)
-            guard let row = try Row.fetchOne(statement, arguments: [now, device]) else { return nil }
+            guard let row = try Row.fetchOne(statement, arguments: [now, Data(keyDigest)]) else { return nil }
             let digest: Data = row["key_hash"]
             let ts: Int64? = row["ts"]
             let latest = ts.map { ts in

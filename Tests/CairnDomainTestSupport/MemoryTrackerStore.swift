@@ -135,9 +135,9 @@ public final class MemoryTrackerStore: TrackerStore {
 
     public func trackerFix(tracker: Int64) async throws -> Fix? { state.withLock { $0.fixes[tracker] } }
 
-    public func trackerIngestState(device: String, now: Int64) async throws -> TrackerIngestState? {
+    public func trackerIngestState(keyDigest: [UInt8], now: Int64) async throws -> TrackerIngestState? {
         let found = state.withLock { s in
-            s.trackers.values.first { $0.device == device }.map {
+            s.trackers.values.first { s.digests[$0.id] == keyDigest }.map {
                 TrackerIngestState(
                     record: viewed($0), keyDigest: s.digests[$0.id] ?? [], latest: s.fixes[$0.id],
                     speedRejections: s.speedRejections[$0.id] ?? 0)

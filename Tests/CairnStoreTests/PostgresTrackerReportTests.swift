@@ -46,9 +46,9 @@ struct PostgresTrackerReportTests {
         #expect(try await store.trackerFix(tracker: a) == Fix(lat: 100, lon: 0, ts: 100))
         #expect(try await store.trackerFix(tracker: b) == Fix(lat: 20, lon: 0, ts: 20))
         #expect(try await store.trackerFix(tracker: off) == nil)
-        #expect(try await store.trackerIngestState(device: "d0", now: 0)?.speedRejections == 4)
-        #expect(try await store.trackerIngestState(device: "d1", now: 0)?.speedRejections == 2)
-        #expect(try await store.trackerIngestState(device: "d2", now: 0)?.speedRejections == 0)
+        #expect(try await store.trackerIngestState(keyDigest: [0], now: 0)?.speedRejections == 4)
+        #expect(try await store.trackerIngestState(keyDigest: [1], now: 0)?.speedRejections == 2)
+        #expect(try await store.trackerIngestState(keyDigest: [2], now: 0)?.speedRejections == 0)
     }
 
     /// A report whose write begins while an unshare of its tracker's pairer is in flight is refused, never stored

@@ -225,7 +225,7 @@ struct SQLiteStoreAdminSettingsTests {
             func suspended(_ now: Int64) async throws -> (Bool, Bool?) {
                 (
                     try await store.trackerOwnersSuspended(item: item.id, now: now),
-                    try await store.trackerIngestState(device: "dev-1", now: now)?.ownersSuspended
+                    try await store.trackerIngestState(keyDigest: [1], now: now)?.ownersSuspended
                 )
             }
             func audit(_ target: User) -> AuditEntry {

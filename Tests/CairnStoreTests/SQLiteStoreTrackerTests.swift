@@ -87,9 +87,9 @@ struct SQLiteStoreTrackerTests {
             let bike = try await store.createItem(bucket: gear.id, name: "Bike", note: nil, photo: nil, at: 3)
             let digest = [UInt8](repeating: 7, count: 32)
             let tracker = try await store.pairTracker(item: bike.id, device: "dev-1", keyDigest: digest, at: 4)
-            let fresh = try #require(try await store.trackerIngestState(device: "dev-1", now: 0))
+            let fresh = try #require(try await store.trackerIngestState(keyDigest: digest, now: 0))
             #expect(fresh == TrackerIngestState(record: tracker, keyDigest: digest, latest: nil, speedRejections: 0))
-            #expect(try await store.trackerIngestState(device: "nobody", now: 0) == nil)
+            #expect(try await store.trackerIngestState(keyDigest: [UInt8](repeating: 8, count: 32), now: 0) == nil)
             // An inactive tracker's report writes nothing: the active check is part of the write.
             await #expect(throws: TrackerStoreError.notActive) {
                 try await store.recordTrackerIngest(
@@ -114,12 +114,12 @@ struct SQLiteStoreTrackerTests {
             database.close(store)
 
             store = try database.open()
-            let read = try #require(try await store.trackerIngestState(device: "dev-1", now: 0))
+            let read = try #require(try await store.trackerIngestState(keyDigest: digest, now: 0))
             #expect(read.latest == fix)
             #expect(read.speedRejections == 4)
             #expect(read.keyDigest == digest && read.record == active)
             #expect(try await store.unpairTracker(id: tracker.id))
-            #expect(try await store.trackerIngestState(device: "dev-1", now: 0) == nil)
+            #expect(try await store.trackerIngestState(keyDigest: digest, now: 0) == nil)
         }
     }
 
@@ -214,7 +214,7 @@ struct SQLiteStoreTrackerTests {
                 #expect(try await store.tracker(id: bobs.id)?.pairerLeft == left)
                 #expect(try await store.tracker(keyDigest: [1])?.pairerLeft == left)
                 #expect(try await store.tracker(device: "bob-phone")?.record.pairerLeft == left)
-                #expect(try await store.trackerIngestState(device: "bob-phone", now: 0)?.record.pairerLeft == left)
+                #expect(try await store.trackerIngestState(keyDigest: [1], now: 0)?.record.pairerLeft == left)
                 #expect(try await store.bucketMates(ofTracker: bobs.id).map(\.item) == (left ? [] : [keys.id]))
                 let fix = Fix(lat: 1, lon: 1, ts: ts)
                 if left {
@@ -297,7 +297,7 @@ struct SQLiteStoreTrackerTests {
         defer { store.closeForTest() }
         let old = try #require(try await store.tracker(id: 1))
         #expect(old.pairedBy == nil && !old.pairerLeft && old.accepted)
-        #expect(try await store.trackerIngestState(device: "old", now: 0)?.record.accepted == true)
+        #expect(try await store.trackerIngestState(keyDigest: [1], now: 0)?.record.accepted == true)
         #expect(try await store.bucketMates(ofTracker: 1).map(\.item) == [2])
         #expect(try await store.recordTrackerIngest(tracker: 1, fix: Fix(lat: 1, lon: 1, ts: 20), speedRejections: 0))
         #expect(try await store.trackers(bucket: 1).map(\.pairedBy) == [nil, nil])

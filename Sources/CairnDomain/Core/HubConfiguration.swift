@@ -32,6 +32,11 @@ public struct HubConfiguration: Sendable {
     public var maxSpeed: Double = 300
     /// Which of trackers' fixes the ingest drops (`IngestFilters`; its future bound is separate from `maxFutureMs`).
     public var ingestFilters = IngestFilters()
+    /// Requests one tracker may send per second, sustained, to the ingest endpoints (0: no limit); over it (and
+    /// `ingestRequestBurst`) they are answered 429 with `Retry-After`.
+    public var ingestRequestsPerSecond: Double = 2
+    /// Requests one tracker may send at once above `ingestRequestsPerSecond`.
+    public var ingestRequestBurst = 20
     /// A `ts` further than this in the future (ms) is refused.
     public var maxFutureMs: Int64 = 5 * 60 * 1000
     /// Late fixes (older than the user's latest) kept per user between two snapshots; the most recent arrivals win.

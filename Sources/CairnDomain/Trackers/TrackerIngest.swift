@@ -17,11 +17,15 @@
 // (docs/PROTOCOL.md, Administration) its reports are refused (403 `suspended`) and nothing is stored; a bucket with
 // an owner in good standing keeps its trackers. A timed suspension ends by itself: the store is asked with `now`.
 //
+// Once the device has proved its key, each request spends one of the tracker's request budget (`IngestRate`); past it
+// the report is refused (429) before anything else is read or written. An endpoint that authenticated the tracker
+// from the headers spends it there instead (`spend`), so a refused request's body is never read.
+//
 // It runs off the loop, in the HTTP service's task, like `MediaLibrary`: authentication and the write are store calls.
-// A key is compared by its SHA-256 digest in constant time. Two reports of one device at once are both judged against
-// the same stored latest; the store keeps the newer fix, and the later commit's count of speed rejections wins (apps
-// send one report at a time). Once committed, the fix is handed to `committed` (the hub brings it to the loop for the
-// live map of items).
+// A key is compared by its SHA-256 digest in constant time, and an unknown device is refused exactly like a wrong
+// key. Two reports of one device at once are both judged against the same stored latest; the store keeps the newer
+// fix, and the later commit's count of speed rejections wins (apps send one report at a time). Once committed, the
+// fix is handed to `committed` (the hub brings it to the loop for the live map of items).
 import CairnCrypto
 
 /// Why a report was refused; each maps to one HTTP status.
@@ -36,9 +40,11 @@ public enum IngestRefusal: Error, Equatable, Sendable {
     case unavailable
     /// Every owner of the tracker's bucket is suspended (403).
     case suspended
+    /// The tracker reports faster than its budget allows (429); a token is there again after this many ms.
+    case rateLimited(retryAfterMs: Int64)
 
     /// Every label, in the order /metrics lists them.
-    public static let labels = ["malformed", "credentials", "inactive", "unavailable", "suspended"]
+    public static let labels = ["malformed", "credentials", "inactive", "unavailable", "suspended", "rate_limited"]
 
     /// Its label in `cairn_ingest_refused_total`.
     public var label: String {
@@ -48,6 +54,7 @@ public enum IngestRefusal: Error, Equatable, Sendable {
         case .inactive: "inactive"
         case .unavailable: "unavailable"
         case .suspended: "suspended"
+        case .rateLimited: "rate_limited"
         }
     }
 }
@@ -97,14 +104,18 @@ public final class TrackerIngest: Sendable {
     /// Shared with `TrackerLookup`, whose refusals count here too.
     let counters = IngestCounters()
     private let committed: @Sendable (TrackerRecord, Fix) -> Void
+    /// Each tracker's request budget (`IngestRate`).
+    private let rate: IngestRate
 
     init(
         store: any TrackerStore, clock: any Clock, filters: IngestFilters,
+        rate: (perSecond: Double, burst: Int) = (0, 1),
         committed: @escaping @Sendable (TrackerRecord, Fix) -> Void
     ) {
         self.store = store
         self.clock = clock
         self.filters = filters
+        self.rate = IngestRate(perSecond: rate.perSecond, burst: rate.burst)
         self.committed = committed
     }
 
@@ -117,12 +128,25 @@ public final class TrackerIngest: Sendable {
     /// Counts a refusal made before a report reached `report` (an endpoint that could not read the request).
     public func refused(_ refusal: IngestRefusal) { counters.refused(refusal) }
 
+    /// Spends one request of `tracker`'s budget (an endpoint that authenticated the tracker from a request's headers,
+    /// before reading its body); throws `rateLimited`, counted, when it is spent.
+    public func spend(_ tracker: TrackerRecord) throws(IngestRefusal) {
+        if let wait = rate.take(tracker.id, now: clock.now()) {
+            refused(.rateLimited(retryAfterMs: wait))
+            throw .rateLimited(retryAfterMs: wait)
+        }
+    }
+
+    /// Trackers whose request budget is being tracked (for tests of its bound).
+    var rateTracked: Int { rate.tracked }
+
     /// Authenticates the report, checks every fix, filters them and commits the newest accepted; says what became of
-    /// it.
+    /// it. The request spends one of the tracker's budget once it is authenticated, unless the endpoint has already
+    /// `spent` it for this request.
     @discardableResult
-    public func report(_ report: TrackerReport) async throws(IngestRefusal) -> IngestReceipt {
+    public func report(_ report: TrackerReport, spent: Bool = false) async throws(IngestRefusal) -> IngestReceipt {
         do {
-            let (receipt, counts) = try await ingest(report)
+            let (receipt, counts) = try await ingest(report, spent: spent)
             counters.add(counts)
             return receipt
         } catch {
@@ -131,7 +155,9 @@ public final class TrackerIngest: Sendable {
         }
     }
 
-    private func ingest(_ report: TrackerReport) async throws(IngestRefusal) -> (IngestReceipt, IngestCounts) {
+    private func ingest(
+        _ report: TrackerReport, spent: Bool
+    ) async throws(IngestRefusal) -> (IngestReceipt, IngestCounts) {
         guard !report.positions.isEmpty else { throw .malformed("the report has no position") }
         guard report.positions.count <= Self.batchLimit else {
             throw .malformed("a report carries at most \(Self.batchLimit) positions")
@@ -141,11 +167,16 @@ public final class TrackerIngest: Sendable {
         }
         let now = clock.now()
         let found: TrackerIngestState?
-        do { found = try await store.trackerIngestState(device: report.device, now: now) } catch {
+        // Found by the key's digest, then held to the device named: an unknown device and a known one with a wrong key
+        // take the same path, a look-up that finds nothing.
+        do { found = try await store.trackerIngestState(keyDigest: digest, now: now) } catch {
             hubLogger.error("storage failure: \(error)")
             throw .unavailable
         }
-        guard let found, Digest.constantTimeEqual(found.keyDigest, digest) else { throw .badCredentials }
+        guard let found, Digest.constantTimeEqual(found.keyDigest, digest), found.record.device == report.device else {
+            throw .badCredentials
+        }
+        if !spent, let wait = rate.take(found.record.id, now: now) { throw .rateLimited(retryAfterMs: wait) }
         guard found.record.accepted else { throw .inactive }
         guard !found.ownersSuspended else { throw .suspended }
         // Range checks first, for the whole report: one malformed position refuses it all. The future bound is a

@@ -46,9 +46,10 @@ public protocol TrackerStore: Sendable {
     func recordTrackerFix(tracker: Int64, fix: Fix) async throws -> Bool
     /// The tracker's latest position.
     func trackerFix(tracker: Int64) async throws -> Fix?
-    /// What the ingest reads of a device's tracker before judging its report, in one read; `now` decides which
-    /// suspensions hold (`TrackerIngestState.ownersSuspended`).
-    func trackerIngestState(device: String, now: Int64) async throws -> TrackerIngestState?
+    /// What the ingest reads of a tracker before judging its report, in one read, found by its key's digest (so a
+    /// wrong key costs the same look-up whether or not the device named exists); `now` decides which suspensions hold
+    /// (`TrackerIngestState.ownersSuspended`).
+    func trackerIngestState(keyDigest: [UInt8], now: Int64) async throws -> TrackerIngestState?
     /// True when every owner of `item`'s bucket is suspended at `now` (the tracker's reports are then refused).
     func trackerOwnersSuspended(item: Int64, now: Int64) async throws -> Bool
     /// Commits what a report did to its tracker in one transaction: the count of consecutive speed rejections, and

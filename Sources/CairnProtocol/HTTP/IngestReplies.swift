@@ -1,8 +1,10 @@
 // What the three ingest endpoints (OsmAnd, OwnTracks, Overland) share around their parsers: a parsed position becomes
 // the domain's `PositionReport`, a parsing problem the domain's `IngestRefusal`, and every refusal the same answer —
 // 400 with the reason, 401 with a `WWW-Authenticate` challenge in the scheme the app speaks, 403 for an inactive
-// tracker or one whose owners are all suspended, 503 with `Retry-After` when the store failed, 405 for a method the
-// endpoint does not take. Bodies of refusals are plain text, one line.
+// tracker or one whose owners are all suspended, 429 with `Retry-After` (whole seconds, rounded up) when the tracker
+// reports faster than its budget, 503 with `Retry-After` when the store failed, 405 for a method the endpoint does
+// not take. Bodies of refusals are plain text, one line. An unknown device and a known one with a wrong key get the
+// same 401, word for word: the answer never says whether a device id is taken.
 import CairnDomain
 import CairnLoop
 
@@ -15,7 +17,14 @@ enum IngestReplies {
         case .inactive: text(403, "this tracker is not active\n")
         case .suspended: text(403, "suspended: every owner of this tracker's bucket is suspended\n")
         case .unavailable: text(503, "could not store the report; retry\n", headers: [("Retry-After", "5")])
+        case .rateLimited(let ms):
+            text(429, "too many reports from this tracker; slow down\n", headers: [("Retry-After", seconds(ms))])
         }
+    }
+
+    /// A wait in ms as `Retry-After` wants it: whole seconds, rounded up, at least 1.
+    static func seconds(_ ms: Int64) -> String {
+        "\(max(1, (ms + 999) / 1000))"
     }
 
     /// 405, naming the methods the endpoint takes.

@@ -4,9 +4,10 @@
 // stored whole or not at all: a malformed point refuses it with 400 naming the point, and nothing is applied.
 //
 // The key alone names the tracker (it is what Overland users configure; the app's `device_id` is often empty), found
-// by its digest (`TrackerLookup`), before a byte of the body is read. `current`, the phone's newest point sent beside
-// a long queue, is stored with the batch when the batch has room under `TrackerIngest.batchLimit`. An empty
-// `locations` is answered ok. Refusals as for every ingest format (`IngestReplies`), challenging with Bearer.
+// by its digest (`TrackerLookup`), before a byte of the body is read; the request spends one of the tracker's budget
+// then (`TrackerIngest.spend`). `current`, the phone's newest point sent beside a long queue, is stored with the batch
+// when the batch has room under `TrackerIngest.batchLimit`. An empty `locations` is answered ok. Refusals as for
+// every ingest format (`IngestReplies`), challenging with Bearer.
 import CairnDomain
 import CairnLoop
 
@@ -26,14 +27,14 @@ public struct OverlandEndpoint: HTTPService {
         self.lookup = lookup
     }
 
-    /// A batch is read only for a known, active tracker's key.
+    /// A batch is read only for a known, active tracker's key, within the tracker's request budget.
     public func admit(_ request: HTTPRequest) async -> HTTPReply? {
         guard request.method == "POST" else { return IngestReplies.methodNotAllowed("POST") }
         guard let key = OverlandRequest.bearer(request.authorization) else {
             ingest.refused(.badCredentials)
             return IngestReplies.reply(.badCredentials, challenge: Self.challenge)
         }
-        do throws(IngestRefusal) { _ = try await lookup.tracker(key: key) } catch {
+        do throws(IngestRefusal) { try ingest.spend(try await lookup.tracker(key: key)) } catch {
             return IngestReplies.reply(error, challenge: Self.challenge)
         }
         return nil
@@ -59,7 +60,8 @@ public struct OverlandEndpoint: HTTPService {
                 positions.append(current.report)
             }
             if !positions.isEmpty {
-                try await ingest.report(TrackerReport(device: tracker.device, key: batch.key, positions: positions))
+                try await ingest.report(
+                    TrackerReport(device: tracker.device, key: batch.key, positions: positions), spent: true)
             }
             return IngestReplies.json(Array(#"{"result":"ok"}"#.utf8))
         } catch { return IngestReplies.reply(error, challenge: Self.challenge) }

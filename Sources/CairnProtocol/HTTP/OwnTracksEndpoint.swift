@@ -5,8 +5,10 @@
 // bucket, never users and never anything of another bucket (`TrackerLookup.bucketMates`), and nothing once the
 // tracker's pairer is no longer an owner of it.
 //
-// Any other message (transition, waypoint, lwt, card, status, encrypted...) and an empty body store nothing and are
-// answered `[]` once the credentials are checked. Refusals as for every ingest format (`IngestReplies`). If reading
+// The credentials are checked from the headers, before a byte of the body is read or any of the server's body budget
+// reserved (`admit`), and the request spends one of the tracker's budget then (`TrackerIngest.spend`). Any other
+// message (transition, waypoint, lwt, card, status, encrypted...) and an empty body store nothing and are answered `[]`
+// once the credentials are checked again. Refusals as for every ingest format (`IngestReplies`). If reading
 // the bucket's items fails after the fix was committed, the answer is still 200, with `[]`: the report is stored, and
 // a 503 would only make the app send it again.
 import CairnDomain
@@ -28,7 +30,8 @@ public struct OwnTracksEndpoint: HTTPService {
         self.lookup = lookup
     }
 
-    /// A body is read only with Basic credentials present.
+    /// A body is read only for an active tracker whose Basic credentials (device id and key) match, within its
+    /// request budget: nothing of the body is read or reserved for anyone else.
     public func admit(_ request: HTTPRequest) async -> HTTPReply? {
         guard request.method == "POST" else { return IngestReplies.methodNotAllowed("POST") }
         guard let basic = request.authorization.flatMap(BasicCredentials.init), !basic.user.isEmpty,
@@ -37,6 +40,9 @@ public struct OwnTracksEndpoint: HTTPService {
             ingest.refused(.badCredentials)
             return IngestReplies.reply(.badCredentials)
         }
+        do throws(IngestRefusal) {
+            try ingest.spend(try await lookup.tracker(device: basic.user, key: basic.password))
+        } catch { return IngestReplies.reply(error) }
         return nil
     }
 
@@ -57,7 +63,7 @@ public struct OwnTracksEndpoint: HTTPService {
                 return IngestReplies.json(Array("[]".utf8))
             }
             let receipt = try await ingest.report(
-                TrackerReport(device: message.device, key: message.key, position: fix.report))
+                TrackerReport(device: message.device, key: message.key, position: fix.report), spent: true)
             // Only a tracker an owner let see its bucket's other items is shown them (`tracker.update`).
             guard receipt.tracker.showsItems else { return IngestReplies.json(Array("[]".utf8)) }
             let mates = (try? await lookup.bucketMates(of: receipt.tracker)) ?? []
