@@ -60,4 +60,23 @@ struct PasswordBackoffTests {
         #expect(backoff.attempt(2_001, now: 100_000) == nil)  // its second failure starts a back-off
         #expect(backoff.attempt(2_001, now: 100_000) == 1_000, "a live entry survives the prune")
     }
+
+    @Test func aPatientGuesserIsHeldAtTheCap() {
+        // The defaults of a private event (and a relic): 10 free, 1 s doubling to 1 h, a 15 min quiet window. A
+        // guesser who tries again the moment each back-off ends is never quiet, so the wait must reach the cap.
+        var backoff = PasswordBackoff(free: 10, baseMs: 1_000, maxMs: 3_600_000, windowMs: 15 * 60 * 1000)
+        var now: Int64 = 0
+        var longest: Int64 = 0
+        var judged = 0
+        while now < 24 * 3_600_000 {
+            if let wait = backoff.attempt(1, now: now) {
+                longest = max(longest, wait)
+                now += wait
+            } else {
+                judged += 1
+            }
+        }
+        #expect(longest == 3_600_000, "the back-off never reached its cap")
+        #expect(judged <= 60, "\(judged) guesses judged in a day")
+    }
 }
