@@ -42,7 +42,7 @@ struct PasswordBackoff {
     mutating func attempt(_ relic: Int64, now: Int64) -> Int64? {
         var entry = entries[relic] ?? Entry()
         if now < entry.blockedUntil { return entry.blockedUntil - now }
-        if now - entry.lastAt > windowMs && entry.blockedUntil <= now { entry = Entry() }
+        if now - max(entry.lastAt, entry.blockedUntil) > windowMs { entry = Entry() }
         entry.failures += 1
         entry.lastAt = now
         if entry.failures >= free {
