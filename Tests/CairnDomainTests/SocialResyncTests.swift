@@ -33,6 +33,23 @@ struct SocialResyncTests {
         #expect(try await resync(h).total == 0)
     }
 
+    @Test func aFriendshipBeginningOlderThanTheStoreReadDoesNotComeBack() async throws {
+        // A node started after 1 and 2 unfriended: its store holds no friendship (the end's versions in its rules).
+        // A genuine old "friendship began" message, replayed on the control channel, must not make them friends.
+        let h = DomainHarness()
+        try await h.makeUsers(3)
+        let began = h.clock.now() * 1000 - 20_000_000  // when they became friends, long ago
+        try await h.store.deleteFriendship(1, 2, versionAB: began + 10, versionBA: began + 11)
+        try h.restore(friends: [])
+        #expect(try await resync(h).total == 0)
+        let owner = h.connect(1, as: 1)
+        h.connect(2, as: 2, watching: true)
+        h.hub.remoteFriendshipBegan(1, 2, version: began)
+        #expect(!h.hub.social.areFriends(1, 2))
+        _ = try h.hub.liveMap.report(owner, PositionReport(lat: 10, lon: 10))
+        #expect(!h.events.moved.contains { $0.viewer == 2 }, "the ex-friend is sent the position")
+    }
+
     @Test func aHideCommittedElsewhereIsAppliedAndAnOlderStoredRuleIsNot() async throws {
         let (h, _, owner) = try await RemoteSocialTests.harness()
         let version = h.clock.now() * 1000 + 50
