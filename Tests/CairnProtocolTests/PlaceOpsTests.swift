@@ -165,6 +165,13 @@ struct PlaceOpsTests {
         let bad = try await h.request(
             2, #"{"id":5,"op":"place.upsert","name":"X","category":"a b","lat":1,"lon":1}"#, id: 5)
         #expect(errorCode(bad) == "bad_request")
+        // Too many attributes are refused before any is read (by anyone: the request is decoded before the role).
+        let many = (0...Places.maxAttributes).map { #""k\#($0)":\#($0)"# }.joined(separator: ",")
+        let crowded = #"{"id":6,"op":"place.upsert","name":"Z","lat":1,"lon":1,"attributes":{\#(many)}}"#
+        for connection in [ConnectionID(1), ConnectionID(2)] {
+            let refused = try await h.request(connection, crowded, id: 6)
+            #expect(errorCode(refused) == "bad_request" && message(refused).contains("at most 64 attributes"))
+        }
 
         // Another place may not take Saas Fee's (source, external id).
         let other = try await h.request(

@@ -35,8 +35,14 @@ extension Social {
     /// Another node committed the friendship of `a` and `b` at `version`: `a` accepted `b`'s request (`b` hears
     /// `friend.accepted` by `a`), or, `crossed`, their requests crossed (each hears it by the other, as on the node
     /// that committed it).
+    ///
+    /// A friendship begins after every rule between the two was written (an unfriend stamps both rules with its
+    /// versions, and those are stored): a beginning not newer than a rule held here, from memory or from the store
+    /// this node read at start or resync, is from before that rule — late, or replayed on the control channel — and
+    /// is ignored, so an old genuine message cannot make ex-friends friends again.
     public func applyRemoteFriendshipBegan(_ a: Int64, _ b: Int64, version: Int64, crossed: Bool = false) {
-        guard a != b, takePair(PairKey(a, b), version), beginFriendship(a, b) else { return }
+        guard a != b, version > heldVersion(RuleKey(a, b)), version > heldVersion(RuleKey(b, a)) else { return }
+        guard takePair(PairKey(a, b), version), beginFriendship(a, b) else { return }
         tellRemoteNews(.accepted, crossed ? [(by: a, to: b), (by: b, to: a)] : [(by: a, to: b)])
     }
 

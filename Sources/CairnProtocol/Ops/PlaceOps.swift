@@ -75,6 +75,11 @@ enum PlaceOps {
     private static func draft(_ m: borrowing Message) throws(WireError) -> PlaceDraft {
         var attributes: [PlaceAttribute] = []
         if let object = try m.object("attributes") {
+            // Counted before any is read: each look-up scans the object's fields, so thousands of keys would cost
+            // the loop time in proportion to their square.
+            guard object.fieldCount <= Places.maxAttributes else {
+                throw .badRequest("field 'attributes' must have at most \(Places.maxAttributes) attributes")
+            }
             for key in object.keyNames where !object.isNull(key) {
                 if let text = try? object.string(key) {
                     attributes.append(PlaceAttribute(key, .text(text)))
@@ -83,7 +88,7 @@ enum PlaceOps {
                 } else if let flag = try? object.bool(key) {
                     attributes.append(PlaceAttribute(key, .flag(flag)))
                 } else {
-                    throw .badRequest("attribute '\(key)' must be a string, a number or a boolean")
+                    throw .badRequest("attribute '\(key)' must be a string (at most 4096 bytes), a number or a boolean")
                 }
             }
         }
