@@ -15,6 +15,11 @@ enum PostgresSchema {
         // Who paired each tracker, as SQLite's v22-tracker-paired-by: NULL for trackers paired before (not recorded,
         // judged by `active` alone); no foreign key, so a deleted account's trackers stay refused.
         ("p2-tracker-paired-by", "ALTER TABLE trackers ADD COLUMN paired_by BIGINT;"),
+        // Event pictures lose the place they were given unasked, as SQLite's v23-event-pictures-unplaced.
+        (
+            "p3-event-pictures-unplaced",
+            "UPDATE pictures SET lat = NULL, lon = NULL, strip = NULL WHERE event_id IS NOT NULL;"
+        ),
     ]
 
     /// Applies what is missing; returns the names applied so far, in order. The lock is a session lock taken before

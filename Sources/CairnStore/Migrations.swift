@@ -404,6 +404,13 @@ enum Migrations {
         migrator.registerMigration("v22-tracker-paired-by") { db in
             try db.alter(table: "trackers") { t in t.add(column: "paired_by", .integer) }
         }
+        // Event pictures posted before `place: true` (docs/PROTOCOL.md, Posting) carry the poster's position
+        // unasked, even one posted while paused or hidden from a friend: they lose it, and look as an event post
+        // without `place` does (lat, lon and strip NULL, so no nearby page reaches them). Nearby pictures keep theirs:
+        // posting one was placing it.
+        migrator.registerMigration("v23-event-pictures-unplaced") { db in
+            try db.execute(sql: "UPDATE pictures SET lat = NULL, lon = NULL, strip = NULL WHERE event_id IS NOT NULL")
+        }
         return migrator
     }
 

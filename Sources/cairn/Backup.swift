@@ -1,8 +1,8 @@
 // `cairn backup`: a consistent copy of the SQLite database taken with SQLite's online backup while the hub keeps
-// running. The data directory is found like `serve` finds it (--data, CAIRN_DATA, the configuration file, default),
-// so `cairn backup --config /etc/cairn/cairn.toml --out FILE` works next to a deployed hub. Restoring is described in
-// docs/OPERATIONS.md. Hubs on PostgreSQL (`--storage-url`, `CAIRN_STORAGE_URL`, `storage.url` in the file) keep
-// nothing to copy here: the command says to use pg_dump, and exits 1.
+// running. The data directory is found like `serve` finds it (--data, CAIRN_DATA, the configuration file, default;
+// see StorageOptions), so `cairn backup --config /etc/cairn/cairn.toml --out FILE` works next to a deployed hub.
+// Restoring is described in docs/OPERATIONS.md. Hubs on PostgreSQL (`--storage-url`, `CAIRN_STORAGE_URL`,
+// `storage.url` in the file) keep nothing to copy here: the command says to use pg_dump, and exits 1.
 import ArgumentParser
 import CairnApp
 import CairnConfig
@@ -15,28 +15,16 @@ struct Backup: ParsableCommand {
             + "renamed to --out; an existing --out is never overwritten. Media files (<data>/media/ and media.key) "
             + "are not in the database: copy them as well (see docs/OPERATIONS.md).")
 
-    @Option(help: "Data directory holding cairn.sqlite. [env: CAIRN_DATA] (default: from --config, else ./data)")
-    var data: String?
-
-    @Option(help: "Configuration file to read storage.directory from. [env: CAIRN_CONFIG]")
-    var config: String?
-
-    @Option(
-        name: .customLong("storage-url"),
-        help: "PostgreSQL database the hubs share (storage.url): refused, use pg_dump. [env: CAIRN_STORAGE_URL]")
-    var storageURL: String?
+    @OptionGroup var storage: StorageOptions
 
     @Option(help: "The backup file to create.")
     var out: String
 
     func run() throws {
-        // Only the data directory matters here: TLS files and the like need not be readable by whoever backs up.
-        let resolved = try SettingsLoader.resolve(
-            configFile: config,
-            arguments: (data.map { ["--data", $0] } ?? []) + (storageURL.map { ["--storage-url", $0] } ?? []),
-            checks: [])
-        let directory = resolved.app.dataDirectory
-        if resolved.app.storage.url != nil {
+        // Whatever else names a data directory, a storage URL in force means there is nothing here to copy.
+        let settings = try storage.settings().app
+        let directory = settings.dataDirectory
+        if settings.storage.url != nil {
             FileHandle.standardError.write(
                 Data(
                     ("cairn backup: storage.url is set: the hubs keep their data in PostgreSQL, not in \(directory); "

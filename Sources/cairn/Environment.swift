@@ -1,5 +1,6 @@
-// A single setting for commands other than `serve` (e.g. `seed --data`): the flag wins over its environment
-// variable, which wins over the default. `serve` resolves its many settings through CairnConfig instead.
+// A single setting for commands other than `serve` (e.g. `stats --url`): the flag wins over its environment
+// variable, which wins over the default. `serve`, and the maintenance commands for their storage (StorageOptions),
+// resolve through CairnConfig instead.
 import Foundation
 
 struct Environment {

@@ -10,10 +10,10 @@ struct GrantOps: ParsableCommand {
     @Argument(help: "The account's username.")
     var username: String
 
-    @OptionGroup var directory: DataDirectoryOption
+    @OptionGroup var storage: StorageOptions
 
     func run() throws {
-        try directory.changeRole({ try $0.grantOps(username: username) }) { changed in
+        try storage.changeRole({ try $0.grantOps(username: username) }) { changed in
             changed ? "granted ops to '\(username)'" : "'\(username)' already has ops"
         }
     }

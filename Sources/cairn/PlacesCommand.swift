@@ -1,9 +1,10 @@
 // `cairn places`: operators' places of interest, straight on a data directory or on the PostgreSQL database several
-// hubs share (`--storage-url`, `CAIRN_STORAGE_URL`). `import` reads CSV or GeoJSON and upserts by (source, external
-// id); with the hub stopped it takes the data directory's lock, and while a hub runs it writes beside it (SQLite in
-// WAL mode lets both write) and then sends that hub SIGHUP, which makes it read the places again. On PostgreSQL it
-// writes beside the hubs, which read the places again on SIGHUP or `places.reload`, each hub its own. `list` counts
-// places by source and category; `remove --source` deletes a source's places.
+// hubs share (`--storage-url`, `CAIRN_STORAGE_URL`, `storage.url` in the configuration file; see StorageOptions).
+// `import` reads CSV or GeoJSON and upserts by (source, external id); with the hub stopped it takes the data
+// directory's lock, and while a hub runs it writes beside it (SQLite in WAL mode lets both write) and then sends that
+// hub SIGHUP, which makes it read the places again. On PostgreSQL it writes beside the hubs, which read the places
+// again on SIGHUP or `places.reload`, each hub its own. `list` counts places by source and category; `remove
+// --source` deletes a source's places.
 import ArgumentParser
 import CairnApp
 import Foundation
@@ -15,12 +16,12 @@ struct PlacesCommand: ParsableCommand {
         subcommands: [PlacesImport.self, PlacesList.self, PlacesRemove.self])
 }
 
-extension DataDirectoryOption {
+extension StorageOptions {
     /// Opens the data directory alone when no hub runs, beside the hub otherwise; answers the hub's pid then.
     func openForPlaces() throws -> (Maintenance, hub: Int32?) {
         CommandLogging.bootstrap()
-        if try resolvedStorageURL() != nil { return (try open(.besideHub), nil) }
-        let directory = resolve()
+        let storage = try resolve()
+        guard case .dataDirectory(let directory) = storage else { return (try Self.open(storage, .besideHub), nil) }
         do {
             return (try Maintenance(dataDirectory: directory, access: .exclusive(purpose: "cairn places")), nil)
         } catch DataDirectoryLockError.held(_, let pid, let purpose) where purpose == "a hub" {
@@ -77,10 +78,10 @@ struct PlacesImport: ParsableCommand {
     @Flag(help: "Import nothing if any row is bad.")
     var strict = false
 
-    @OptionGroup var directory: DataDirectoryOption
+    @OptionGroup var storage: StorageOptions
 
     func run() throws {
-        let (data, hub) = try directory.openForPlaces()
+        let (data, hub) = try storage.openForPlaces()
         defer { try? data.close() }
         let options = PlaceImportOptions(source: source, category: category, strict: strict)
         let file = self.file
@@ -108,7 +109,7 @@ struct PlacesImport: ParsableCommand {
             "imported \(report.read) place(s) from \(file) as source '\(source)': \(report.inserted) new, "
                 + "\(report.updated) updated, \(report.problems.count) bad row(s) skipped "
                 + "(\(String(format: "%.1f", seconds)) s)")
-        if hub != nil || data.isShared { directory.reloadHub(hub, shared: data.isShared) }
+        if hub != nil || data.isShared { storage.reloadHub(hub, shared: data.isShared) }
     }
 }
 
@@ -116,11 +117,11 @@ struct PlacesList: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list", abstract: "Count places by source and category.")
 
-    @OptionGroup var directory: DataDirectoryOption
+    @OptionGroup var storage: StorageOptions
 
     func run() throws {
         CommandLogging.bootstrap()
-        let data = try directory.open(.besideHub)
+        let data = try storage.open(.besideHub)
         defer { try? data.close() }
         let counts = try runBlocking { try await data.placeCounts() }
         if counts.isEmpty { print("no places") }
@@ -135,14 +136,14 @@ struct PlacesRemove: ParsableCommand {
     @Option(help: "The source whose places to remove.")
     var source: String
 
-    @OptionGroup var directory: DataDirectoryOption
+    @OptionGroup var storage: StorageOptions
 
     func run() throws {
-        let (data, hub) = try directory.openForPlaces()
+        let (data, hub) = try storage.openForPlaces()
         defer { try? data.close() }
         let source = self.source
         let removed = try runBlocking { try await data.removePlaces(source: source) }
         print("removed \(removed) place(s) of source '\(source)'")
-        if hub != nil || data.isShared { directory.reloadHub(hub, shared: data.isShared) }
+        if hub != nil || data.isShared { storage.reloadHub(hub, shared: data.isShared) }
     }
 }

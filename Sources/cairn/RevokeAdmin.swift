@@ -10,10 +10,10 @@ struct RevokeAdmin: ParsableCommand {
     @Argument(help: "The account's username.")
     var username: String
 
-    @OptionGroup var directory: DataDirectoryOption
+    @OptionGroup var storage: StorageOptions
 
     func run() throws {
-        try directory.changeRole({ try $0.revokeAdmin(username: username) }) { changed in
+        try storage.changeRole({ try $0.revokeAdmin(username: username) }) { changed in
             changed ? "revoked admin from '\(username)'" : "'\(username)' did not have admin"
         }
     }

@@ -10,10 +10,10 @@ struct RevokeOps: ParsableCommand {
     @Argument(help: "The account's username.")
     var username: String
 
-    @OptionGroup var directory: DataDirectoryOption
+    @OptionGroup var storage: StorageOptions
 
     func run() throws {
-        try directory.changeRole({ try $0.revokeOps(username: username) }) { changed in
+        try storage.changeRole({ try $0.revokeOps(username: username) }) { changed in
             changed ? "revoked ops from '\(username)'" : "'\(username)' did not have ops"
         }
     }

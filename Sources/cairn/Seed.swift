@@ -1,8 +1,9 @@
 // `cairn seed`: load-test fixtures written straight into a data directory (see Fixtures.swift). Run it before
 // starting the hub on that directory: the hub reads friendships into memory when it starts, so the command holds
 // the data directory's lock and is refused while a hub runs. The tokens file holds live credentials: mode 0600.
-// With --storage-url it writes the same fixtures into the PostgreSQL database several nodes share (a load test of a
-// cluster); no lock guards that database, so run it before the nodes start.
+// With a storage URL (StorageOptions: --storage-url, CAIRN_STORAGE_URL or the configuration file) it writes the same
+// fixtures into the PostgreSQL database several nodes share (a load test of a cluster); no lock guards that
+// database, so run it before the nodes start.
 import ArgumentParser
 import CairnApp
 import Dispatch
@@ -34,24 +35,22 @@ struct Seed: ParsableCommand {
     @Option(help: "Username prefix (usernames are the prefix plus a zero-padded number).")
     var prefix: String = "load"
 
-    @Option(help: "Data directory. [env: CAIRN_DATA] (default: ./data)")
-    var data: String?
-
     @Option(help: "Where to write the tokens file (JSON).")
     var out: String
 
-    @Option(help: "Seed the PostgreSQL database several nodes share (storage.url) instead of a data directory.")
-    var storageURL: String?
+    @OptionGroup var storage: StorageOptions
 
     func validate() throws {
         guard users >= 1 && users <= 10_000_000 else { throw ValidationError("--users must be between 1 and 10000000") }
         guard friends >= 0 && (friends < users || friends == 0) else {
             throw ValidationError("--friends must be at least 0 and less than --users")
         }
-        if let storageURL, let problem = StorageConfiguration.problem(url: storageURL) {
+        if let storageURL = storage.storageURL, let problem = StorageConfiguration.problem(url: storageURL) {
             throw ValidationError("--storage-url: \(problem)")
         }
-        if storageURL != nil && data != nil { throw ValidationError("--storage-url and --data exclude each other") }
+        if storage.storageURL != nil && storage.data != nil {
+            throw ValidationError("--storage-url and --data exclude each other")
+        }
         guard FixturePlan(users: users, friends: friends, graph: graph) != nil else {
             throw ValidationError("--graph must be random or clustered")
         }
@@ -66,11 +65,13 @@ struct Seed: ParsableCommand {
 
     func run() throws {
         CommandLogging.bootstrap()
-        let directory = Environment().resolve(data, "CAIRN_DATA", default: "./data")
         let plan = FixturePlan(users: users, friends: friends, graph: graph, seed: seed, prefix: prefix)!
-        if let storageURL {
-            try seedShared(plan, url: storageURL)
+        let directory: String
+        switch try storage.resolve() {
+        case .shared(let url):
+            try seedShared(plan, url: url)
             return
+        case .dataDirectory(let path): directory = path
         }
         let data: Maintenance
         do {

@@ -1,8 +1,9 @@
 // The maintenance commands on the PostgreSQL database several hubs share, with the real binary and a real server:
-// `cairn user grant-admin` / `grant-ops` / `revoke-admin` through `--storage-url` or `CAIRN_STORAGE_URL` change the
-// role a running hub on that database checks at its next request; `cairn places import` writes places the hub
-// serves once it reads them again; and the backup the operations guide gives (pg_dump, then pg_restore into an
-// emptied database) brings back the accounts and their roles.
+// `cairn user grant-admin` / `grant-ops` / `revoke-admin` through `--storage-url`, `CAIRN_STORAGE_URL` or a
+// configuration file's `storage.url` (`--config`, `CAIRN_CONFIG`) change the role a running hub on that database
+// checks at its next request; `cairn places import` writes places the hub serves once it reads them again; and the
+// backup the operations guide gives (pg_dump, then pg_restore into an emptied database) brings back the accounts and
+// their roles.
 import CairnTestSupport
 import Foundation
 import Testing
@@ -45,6 +46,28 @@ extension ServerIntegration {
 
             let revoked = try Self.cairn(["user", "revoke-admin", "--storage-url", url, "ada"])
             #expect(revoked.0 == 0 && revoked.1.contains("revoked admin from 'ada'"), "\(revoked.1)")
+            #expect(try !Self.isAdmin(ada))
+        }
+
+        /// A hub whose `storage.url` is only in its configuration file: `--config FILE` (or `CAIRN_CONFIG`) is all
+        /// `user` needs to act on that database rather than on a data directory.
+        @Test func theStorageURLComesFromTheConfigurationFile() throws {
+            let url = try PostgresServerProcess.freshURL()
+            let hub = try Node("a", url: url)
+            let (ada, _) = try registerMember(port: hub.port, "ada")
+            let config = NSTemporaryDirectory() + "cairn-pgconfig-\(UUID().uuidString).toml"
+            defer { try? FileManager.default.removeItem(atPath: config) }
+            try "[storage]\nurl = \"\(url)\"\n".write(toFile: config, atomically: true, encoding: .utf8)
+
+            let granted = try Self.cairn(["user", "grant-admin", "--config", config, "ada"])
+            #expect(granted.0 == 0 && granted.1.contains("granted admin to 'ada'"), "\(granted.1)")
+            #expect(try Self.isAdmin(ada), "the hub finds the role in the database")
+            let revoked = try Self.cairn(["user", "revoke-admin", "ada"], ["CAIRN_CONFIG": config])
+            #expect(revoked.0 == 0 && revoked.1.contains("revoked admin from 'ada'"), "\(revoked.1)")
+            #expect(try !Self.isAdmin(ada))
+            // A data directory named beside the file's URL is refused, naming where the URL came from.
+            let both = try Self.cairn(["user", "grant-admin", "--config", config, "--data", hub.data, "ada"])
+            #expect(both.0 == 1 && both.1.contains("storage URL (storage.url in \(config))"), "\(both.1)")
             #expect(try !Self.isAdmin(ada))
         }
 

@@ -1,6 +1,7 @@
 // Places end to end with the real binary: `cairn places import` into a stopped hub's data directory (bad rows named
 // by line, the rest imported), a hub started on it answering places.nearest over a WebSocket, then a second import
-// while the hub runs, which the command hands to the hub with SIGHUP so that places.search finds the new place.
+// while the hub runs, which the command hands to the hub with SIGHUP so that places.search finds the new place. The
+// data directory may come from the configuration file alone, as it does for `serve`.
 import CairnTestSupport
 import Foundation
 import Glibc
@@ -82,6 +83,34 @@ extension ServerIntegration {
 
             server.signal(SIGTERM)
             #expect(try server.waitForExit(timeout: 15) == 0)
+        }
+
+        /// A hub whose data directory is named only in its configuration file: `--config FILE` (or `CAIRN_CONFIG`)
+        /// is all `places` needs to work there, as for `serve` and `backup`.
+        @Test func theDataDirectoryComesFromTheConfigurationFile() throws {
+            let work = NSTemporaryDirectory() + "cairn-places-config-\(UUID().uuidString)"
+            try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(atPath: work) }
+            let data = work + "/hub-data"
+            let config = work + "/cairn.toml"
+            try "[storage]\ndirectory = \"\(data)\"\n".write(toFile: config, atomically: true, encoding: .utf8)
+            let csv = work + "/ski.csv"
+            try "lat,lon,name,id\n46.02,7.75,Zermatt,z\n46.10,7.23,Verbier,v\n".write(
+                toFile: csv, atomically: true, encoding: .utf8)
+
+            let imported = try TestServerProcess(arguments: [
+                "places", "import", csv, "--source", "ski", "--config", config,
+            ])
+            #expect(try imported.waitForExit(timeout: 60) == 0, "\(imported.output)")
+            #expect(imported.output.contains("2 new"), "\(imported.output)")
+            #expect(
+                FileManager.default.fileExists(atPath: data + "/cairn.sqlite"), "imported into the file's directory")
+            let listed = try TestServerProcess(arguments: ["places", "list"], environment: ["CAIRN_CONFIG": config])
+            #expect(try listed.waitForExit(timeout: 60) == 0, "\(listed.output)")
+            #expect(listed.output.contains("ski\tplace\t2"), "\(listed.output)")
+            let direct = try TestServerProcess(arguments: ["places", "list", "--data", data])
+            #expect(try direct.waitForExit(timeout: 60) == 0, "\(direct.output)")
+            #expect(direct.output.contains("ski\tplace\t2"), "\(direct.output)")
         }
     }
 }

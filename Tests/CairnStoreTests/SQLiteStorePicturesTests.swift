@@ -3,8 +3,9 @@
 // likes count once per user; reports hide a picture once enough distinct non-guests reported it; nearby pages, on
 // the sparse path and on the dense index walk, are exactly the pages a brute-force ordering of every picture gives,
 // across ties, hidden pictures and a private event, and near a pole (ranges of strips); deleting an event deletes
-// its pictures; search matches words and hashtags; the pictures' daily figures. Every test runs on both engines;
-// what no port writes (media rows, benchmark fixtures) goes through each engine's own hooks (`PictureTestHooks`).
+// its pictures; search matches words and hashtags; the pictures' daily figures; event pictures of an older database
+// lose the place they were given unasked (v23 / p3). Every test runs on both engines; what no port writes (media
+// rows, benchmark fixtures) goes through each engine's own hooks (`PictureTestHooks`).
 import CairnDomain
 import CairnGeo
 import CairnSeed
@@ -433,5 +434,53 @@ struct PictureTestHooks {
 
     var pictureDailyStats: any DailyStatsProvider {
         engine.sqlite?.pictureDailyStats ?? engine.postgres!.pictureDailyStats
+    }
+}
+
+extension SQLiteStorePicturesTests {
+    /// Migration v23 / p3 on a database from before it: an event picture that kept its poster's place unasked loses
+    /// it and is stored as an event post without `place` is today (found by no nearby page, still in its event); a
+    /// nearby picture keeps its place.
+    @Test(arguments: StoreEngine.available)
+    func eventPicturesPostedBeforeTheMigrationLoseTheirPlace(engine: StoreEngine) async throws {
+        let media = Self.jpeg
+        let placed = "48.85, 2.35, \(PictureArea.strip(lon: Self.paris.lon))"
+        let legacyRows = [
+            "INSERT INTO users (username, name, is_guest, created_at) VALUES ('anna', 'anna', false, 1)",
+            "INSERT INTO users (username, name, is_guest, created_at) VALUES ('bob', 'bob', false, 1)",
+            "INSERT INTO media (id, owner_id, content_type, size, created_at) "
+                + "VALUES ('\(media)', 1, 'image/jpeg', 3, 1)",
+            "INSERT INTO events (tag, owner_id, created_at) VALUES ('party', 1, 2)",
+            "INSERT INTO event_members (event_id, user_id, joined_at) VALUES (1, 1, 2)",
+            "INSERT INTO pictures (by_id, media_id, event_id, lat, lon, strip, created_at) "
+                + "VALUES (1, '\(media)', 1, \(placed), 10)",
+            "INSERT INTO pictures (by_id, media_id, lat, lon, strip, created_at) VALUES (1, '\(media)', \(placed), 20)",
+        ]
+        try await engine.withLegacyStore(
+            sqliteUpTo: "v22-tracker-paired-by", postgresMigrations: 2, rows: legacyRows
+        ) { store in
+            let (legacy, nearby) = (Int64(1), Int64(2))
+            #expect(try #require(try await store.picture(id: legacy, viewer: 2)).record.point == nil)
+            #expect(try #require(try await store.picture(id: nearby, viewer: 2)).record.point == Self.paris)
+            // As today's event post without `place`: no latitude, longitude or strip for a nearby page to find.
+            let today = try await store.postPicture(
+                NewPicture(
+                    by: 1, mediaID: media, caption: nil, eventTag: "party", point: nil, createdAt: 30, postsPerHour: 9)
+            ).record.id
+            let unplaced = "SELECT count(*) FROM pictures WHERE lat IS NULL AND lon IS NULL AND strip IS NULL"
+            #expect(try await store.sqlInteger(unplaced + " AND id IN (?, ?)", .int(legacy), .int(today)) == 2)
+            #expect(try await store.sqlInteger(unplaced + " AND id = ?", .int(nearby)) == 0)
+            for sort in PictureSort.allCases {
+                let page = try await store.pictures(
+                    PictureQuery(
+                        viewer: 2, scope: .nearby(radius: 5_000), order: PictureOrder(sort: sort, origin: Self.paris),
+                        after: nil, limit: 10))
+                #expect(page.map(\.record.id) == [nearby])
+            }
+            let party = try await store.pictures(
+                PictureQuery(
+                    viewer: 2, scope: .event(1), order: PictureOrder(sort: .date, origin: nil), after: nil, limit: 10))
+            #expect(party.map(\.record.id) == [today, legacy])
+        }
     }
 }

@@ -267,39 +267,16 @@ struct SQLiteStoreTrackerTests {
                 + "VALUES (2, 'keys', 2, X'02', true, 4)",
             "INSERT INTO tracker_positions (tracker_id, lat, lon, ts) VALUES (2, 5, 5, 10)",
         ]
-        let store: any EngineStore
-        let directory = temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        switch engine {
-        case .sqlite:
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            let queue = try DatabaseQueue(path: directory + "/" + SQLiteStore.fileName)
-            try Migrations.migrator.migrate(queue, upTo: "v21-picture-posts")
-            try await queue.write { db in for sql in legacyRows { try db.execute(sql: sql) } }
-            try queue.close()
-            store = try SQLiteStore(directory: directory)
-        case .postgres:
-            let url = try PostgresServerProcess.freshURL()
-            let pool = try PostgresPool(url: url, size: 1)
-            try await pool.write { db in
-                try db.executeScript(PostgresSchema.migrations[0].sql)
-                try db.execute(
-                    "CREATE TABLE cairn_migrations (name TEXT PRIMARY KEY, position INTEGER NOT NULL UNIQUE, "
-                        + "applied_at BIGINT NOT NULL)")
-                try db.execute("INSERT INTO cairn_migrations VALUES ('p1-schema', 0, 0)")
-                for sql in legacyRows {
-                    _ = try db.execute(sql.replacingOccurrences(of: "X'0", with: "'\\x0"))
-                }
-            }
-            pool.close()
-            store = try PostgresStore(url: url, connections: 2, mediaCache: directory)
+        // PostgreSQL writes a BYTEA literal as '\x01', not X'01'.
+        let rows = legacyRows.map { engine == .postgres ? $0.replacingOccurrences(of: "X'0", with: "'\\x0") : $0 }
+        try await engine.withLegacyStore(sqliteUpTo: "v21-picture-posts", postgresMigrations: 1, rows: rows) { store in
+            let old = try #require(try await store.tracker(id: 1))
+            #expect(old.pairedBy == nil && !old.pairerLeft && old.accepted)
+            #expect(try await store.trackerIngestState(keyDigest: [1], now: 0)?.record.accepted == true)
+            #expect(try await store.bucketMates(ofTracker: 1).map(\.item) == [2])
+            #expect(
+                try await store.recordTrackerIngest(tracker: 1, fix: Fix(lat: 1, lon: 1, ts: 20), speedRejections: 0))
+            #expect(try await store.trackers(bucket: 1).map(\.pairedBy) == [nil, nil])
         }
-        defer { store.closeForTest() }
-        let old = try #require(try await store.tracker(id: 1))
-        #expect(old.pairedBy == nil && !old.pairerLeft && old.accepted)
-        #expect(try await store.trackerIngestState(keyDigest: [1], now: 0)?.record.accepted == true)
-        #expect(try await store.bucketMates(ofTracker: 1).map(\.item) == [2])
-        #expect(try await store.recordTrackerIngest(tracker: 1, fix: Fix(lat: 1, lon: 1, ts: 20), speedRejections: 0))
-        #expect(try await store.trackers(bucket: 1).map(\.pairedBy) == [nil, nil])
     }
 }

@@ -73,6 +73,46 @@ enum StoreEngine: String, CaseIterable, CustomTestStringConvertible, Sendable {
     }
 }
 
+extension StoreEngine {
+    /// Runs `body` with a store opened on a database an older hub left: migrated up to `sqlite` (a SQLite migration's
+    /// name) or through the first `postgres` migrations (PostgreSQL), then given `rows` (statements in SQL the engine
+    /// takes), so the later migrations run on those rows as the store opens. The store is closed afterwards.
+    func withLegacyStore(
+        sqliteUpTo sqlite: String, postgresMigrations postgres: Int, rows: [String],
+        _ body: (any EngineStore) async throws -> Void
+    ) async throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store: any EngineStore
+        switch self {
+        case .sqlite:
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            let queue = try DatabaseQueue(path: directory + "/" + SQLiteStore.fileName)
+            try Migrations.migrator.migrate(queue, upTo: sqlite)
+            try await queue.write { db in for sql in rows { try db.execute(sql: sql) } }
+            try queue.close()
+            store = try SQLiteStore(directory: directory)
+        case .postgres:
+            let url = try PostgresServerProcess.freshURL()
+            let pool = try PostgresPool(url: url, size: 1)
+            try await pool.write { db in
+                try db.execute(
+                    "CREATE TABLE cairn_migrations (name TEXT PRIMARY KEY, position INTEGER NOT NULL UNIQUE, "
+                        + "applied_at BIGINT NOT NULL)")
+                for (position, migration) in PostgresSchema.migrations.prefix(postgres).enumerated() {
+                    try db.executeScript(migration.sql)
+                    try db.execute("INSERT INTO cairn_migrations VALUES (?, ?, 0)", [migration.name, position])
+                }
+                for sql in rows { _ = try db.execute(sql) }
+            }
+            pool.close()
+            store = try PostgresStore(url: url, connections: 2, mediaCache: directory)
+        }
+        defer { store.closeForTest() }
+        try await body(store)
+    }
+}
+
 /// The stores `withDatabase` opened, to close.
 private final class OpenedStores {
     var stores: [any EngineStore] = []
