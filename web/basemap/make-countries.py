@@ -1,0 +1,68 @@
+#!/usr/bin/env python3
+"""Makes web/basemap/countries.geojson, the web app's offline basemap, from Natural Earth's 1:110m countries.
+
+Natural Earth is in the public domain. Its 1:110m countries ship inside the PyPI wheel geopandas==0.14.4
+(datasets/naturalearth_lowres); geopandas itself is not needed, only the shapefile, read with pyshp. Coordinates are
+rounded to 2 decimals (about a kilometre), which keeps the file near 185 KB and is finer than the map ever draws a
+country outline at the zooms the basemap is for. Run it again only to change what the file holds:
+
+    pip download --no-deps geopandas==0.14.4 -d /tmp/ne && pip install pyshp
+    python3 web/basemap/make-countries.py /tmp/ne/geopandas-0.14.4-py3-none-any.whl
+"""
+import json
+import os
+import sys
+import tempfile
+import zipfile
+
+import shapefile  # pyshp
+
+DATASET = "geopandas/datasets/naturalearth_lowres/naturalearth_lowres"
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def rounded(coordinates):
+    """The same nesting of lists with every number rounded to 2 decimals, and repeated points dropped."""
+    if coordinates and isinstance(coordinates[0], (int, float)):
+        return [round(coordinates[0], 2), round(coordinates[1], 2)]
+    out = [rounded(c) for c in coordinates]
+    if out and isinstance(out[0], list) and out[0] and isinstance(out[0][0], float):
+        deduped = [out[0]] + [p for i, p in enumerate(out[1:], 1) if p != out[i - 1]]
+        return deduped
+    return out
+
+
+def main(wheel):
+    with tempfile.TemporaryDirectory() as scratch:
+        with zipfile.ZipFile(wheel) as archive:
+            for extension in ("shp", "shx", "dbf", "prj"):
+                archive.extract(f"{DATASET}.{extension}", scratch)
+        # The .dbf is Latin-1 (Côte d'Ivoire), though it carries no .cpg saying so.
+        reader = shapefile.Reader(os.path.join(scratch, DATASET), encoding="latin-1")
+        names = [field[0] for field in reader.fields[1:]]
+        features = []
+        for record in reader.shapeRecords():
+            attributes = dict(zip(names, record.record))
+            geometry = record.shape.__geo_interface__
+            features.append({
+                "type": "Feature",
+                "properties": {"name": attributes.get("name"), "iso_a3": attributes.get("iso_a3")},
+                "geometry": {"type": geometry["type"], "coordinates": rounded(geometry["coordinates"])},
+            })
+    features.sort(key=lambda f: f["properties"]["name"] or "")
+    collection = {
+        "type": "FeatureCollection",
+        "source": "Natural Earth 1:110m Admin 0 - Countries (public domain), from geopandas 0.14.4",
+        "features": features,
+    }
+    target = os.path.join(HERE, "countries.geojson")
+    with open(target, "w", encoding="utf-8") as out:
+        json.dump(collection, out, separators=(",", ":"), ensure_ascii=False)
+        out.write("\n")
+    print(f"{target}: {len(features)} countries, {os.path.getsize(target)} bytes")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit("usage: make-countries.py GEOPANDAS_0.14.4_WHEEL")
+    main(sys.argv[1])
