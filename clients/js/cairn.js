@@ -390,8 +390,8 @@ export class CairnClient {
      * @returns {() => void} unsubscribes
      */
     on(name, handler) {
-        let set = this.#handlers.get(name);
-        if (!set) this.#handlers.set(name, (set = new Set()));
+        const set = this.#handlers.get(name) ?? new Set();
+        this.#handlers.set(name, set);
         set.add(handler);
         return () => {
             set.delete(handler);
@@ -478,6 +478,7 @@ export class CairnClient {
 
     #open() {
         this.#setState("connecting");
+        /** @type {any} */
         let ws;
         try {
             ws = new this.#WebSocket(this.#url, PROTOCOL);
