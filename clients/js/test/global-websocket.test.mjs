@@ -21,7 +21,9 @@ test("the global WebSocket exists (run with --experimental-websocket on Node 20)
     assert.equal(typeof globalThis.WebSocket, "function");
 });
 
-test("with the global WebSocket: sign in, watch a friend, reconnect after a graceful restart", { timeout: 90000 }, async (t) => {
+const T = { timeout: 90000 };
+
+test("with the global WebSocket: sign in, watch a friend, reconnect after a graceful restart", T, async (t) => {
     const options = { reconnectDelayMs: 20, maxReconnectDelayMs: 300 };
     const a = new CairnClient(hub.url, options);
     const b = new CairnClient(hub.url, options);

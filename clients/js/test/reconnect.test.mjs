@@ -3,6 +3,7 @@
 // offline, pauses after 4429, and stays down after a terminal close.
 
 import assert from "node:assert/strict";
+import { createServer } from "node:net";
 import { after, before, test } from "node:test";
 
 import { CairnClient, CairnError, isTerminalCloseCode } from "../cairn.js";
@@ -53,10 +54,43 @@ async function restartHub(...clients) {
 
 test("close codes: 1009 and 4500-4999 are terminal, the rest are retried", () => {
     for (const code of [1009, 4500, 4503, 4508, 4999]) assert.equal(isTerminalCloseCode(code), true, String(code));
-    for (const code of [1000, 1001, 1006, 4001, 4002, 4429]) assert.equal(isTerminalCloseCode(code), false, String(code));
+    for (const code of [1000, 1001, 1006, 4001, 4002, 4429]) {
+        assert.equal(isTerminalCloseCode(code), false, String(code));
+    }
 });
 
-test("after the hub is killed and restarted, the client signs in again, re-watches and gets the next pos", T, async (t) => {
+test("failed attempts back off exponentially, with jitter, up to the largest delay", T, async (t) => {
+    // A port nothing listens on: every attempt is refused.
+    const server = createServer();
+    await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address();
+    await new Promise((resolve) => server.close(resolve));
+
+    const draws = [0, 1, 0.5, 0, 1, 1];
+    const c = new CairnClient(`ws://127.0.0.1:${port}/ws`, {
+        WebSocket,
+        reconnectDelayMs: 10,
+        maxReconnectDelayMs: 100,
+        random: () => draws.shift() ?? 0,
+    });
+    t.after(() => c.close());
+    const delays = [];
+    const sixth = new Promise((resolve) =>
+        c.on("close", (info) => {
+            assert.equal(info.reconnect, true);
+            delays.push(info.delayMs);
+            if (delays.length === 6) resolve();
+        }),
+    );
+    const connecting = c.connect();
+    await sixth;
+    c.close();
+    await assert.rejects(connecting, { code: "closed" });
+    // Ceilings 10, 20, 40, 80, 100, 100; each delay is drawn between half the ceiling and all of it.
+    assert.deepEqual(delays, [5, 20, 30, 40, 100, 100]);
+});
+
+test("after the hub is killed and restarted, the client signs in again, re-watches, gets the next pos", T, async (t) => {
     const { a, b, alice, bob } = await friends(t);
     const replies = [];
     await b.watch("friends.watch", {}, (reply) => replies.push(reply));
