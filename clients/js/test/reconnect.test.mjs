@@ -90,7 +90,7 @@ test("failed attempts back off exponentially, with jitter, up to the largest del
     assert.deepEqual(delays, [5, 20, 30, 40, 100, 100]);
 });
 
-test("after the hub is killed and restarted, the client signs in again, re-watches, gets the next pos", T, async (t) => {
+test("killed and restarted under it, the client signs in again, re-watches and gets the next pos", T, async (t) => {
     const { a, b, alice, bob } = await friends(t);
     const replies = [];
     await b.watch("friends.watch", {}, (reply) => replies.push(reply));
