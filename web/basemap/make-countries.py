@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Makes web/basemap/countries.geojson, the web app's offline basemap, from Natural Earth's 1:110m countries.
+"""Makes web/basemap/countries.geojson and cities.geojson, the web app's offline basemap, from Natural Earth's 1:110m
+countries and its capitals.
 
 Natural Earth is in the public domain. Its 1:110m countries ship inside the PyPI wheel geopandas==0.14.4
 (datasets/naturalearth_lowres); geopandas itself is not needed, only the shapefile, read with pyshp. Coordinates are
@@ -18,6 +19,7 @@ import zipfile
 import shapefile  # pyshp
 
 DATASET = "geopandas/datasets/naturalearth_lowres/naturalearth_lowres"
+CITIES = "geopandas/datasets/naturalearth_cities/naturalearth_cities"
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -55,11 +57,35 @@ def main(wheel):
         "source": "Natural Earth 1:110m Admin 0 - Countries (public domain), from geopandas 0.14.4",
         "features": features,
     }
-    target = os.path.join(HERE, "countries.geojson")
+    write("countries.geojson", collection)
+    with tempfile.TemporaryDirectory() as scratch:
+        with zipfile.ZipFile(wheel) as archive:
+            for extension in ("shp", "shx", "dbf", "prj", "cpg"):
+                archive.extract(f"{CITIES}.{extension}", scratch)
+        reader = shapefile.Reader(os.path.join(scratch, CITIES), encoding="latin-1")
+        names = [field[0] for field in reader.fields[1:]]
+        cities = []
+        for record in reader.shapeRecords():
+            point = record.shape.points[0]
+            cities.append({
+                "type": "Feature",
+                "properties": {"name": dict(zip(names, record.record)).get("name")},
+                "geometry": {"type": "Point", "coordinates": [round(point[0], 2), round(point[1], 2)]},
+            })
+    cities.sort(key=lambda f: f["properties"]["name"] or "")
+    write("cities.geojson", {
+        "type": "FeatureCollection",
+        "source": "Natural Earth populated places: capitals (public domain), from geopandas 0.14.4",
+        "features": cities,
+    })
+
+
+def write(name, collection):
+    target = os.path.join(HERE, name)
     with open(target, "w", encoding="utf-8") as out:
         json.dump(collection, out, separators=(",", ":"), ensure_ascii=False)
         out.write("\n")
-    print(f"{target}: {len(features)} countries, {os.path.getsize(target)} bytes")
+    print(f"{target}: {len(collection['features'])} features, {os.path.getsize(target)} bytes")
 
 
 if __name__ == "__main__":
