@@ -37,6 +37,8 @@ public struct AppConfiguration: Sendable {
     public var cluster = ClusterConfiguration()
     /// Where durable state lives: SQLite in the data directory by default, or a PostgreSQL database nodes share.
     public var storage = StorageConfiguration()
+    /// The web app served on `/`: its files, the client library, vendored browser libraries, tiles.
+    public var web = WebConfiguration()
 
     /// The defaults.
     public init() {}
@@ -147,6 +149,9 @@ public final class CairnApp: Sendable {
         let router = Router(hub: hub)
         // After the router, which gives the places their wire form: the catalog is built once, with it.
         hub.places.restore(places)
+        let web = configuration.web.staticFiles()
+        let served = web.found.isEmpty ? "no files found (set web.root)" : web.found.joined(separator: ", ")
+        logger.info("web app: \(served)")
         server = TransportServer(
             configuration: configuration.server, loop: loop, handler: router,
             observer: TelemetryObserver(hub.telemetry),
@@ -171,6 +176,8 @@ public final class CairnApp: Sendable {
                     prefix: OverlandEndpoint.path,
                     service: OverlandEndpoint(ingest: hub.trackerIngest, lookup: hub.trackerLookup),
                     maxBodyBytes: OverlandEndpoint.maxBodyBytes, pool: .ingest),
+                // Last: every other path but the transport's own routes. It takes no body (405 before one is read).
+                HTTPMount(prefix: "/", service: web.service, maxBodyBytes: 64 * 1024),
             ])
         // The stats channel, published on each tick, reads what only the transport knows.
         router.transportGauges = { [unowned server = self.server] in TransportGauges(server.transportGauges()) }

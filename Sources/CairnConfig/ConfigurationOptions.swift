@@ -494,6 +494,29 @@ public enum ConfigurationOptions {
             example: "replace-with-output-of-openssl-rand-hex-32", unit: "key",
             help: "Secret every node signs its Redis messages with (32+ characters); needed without storage.url."
         ) { $0.cluster.key = $1 }.secret(),
+
+        // [web]
+        .text(
+            "web.root", flag: "web-root", kind: .path, default: nil,
+            defaultNote: "web/ found next to the binary", example: "/usr/local/share/cairn/web", unit: "directory",
+            help: "The web app's files, served on /; unset: the first web/ with an index.html up from the binary."
+        ) { $0.web.root = $1 },
+        .text(
+            "web.client_root", flag: "web-client-root", kind: .path, default: nil,
+            defaultNote: "clients/js beside the web root", example: "/usr/local/share/cairn/clients/js",
+            unit: "directory",
+            help: "Directory of cairn.js and cairn.d.ts, served as /cairn.js and /cairn.d.ts."
+        ) { $0.web.clientRoot = $1 },
+        .text(
+            "web.tiles", flag: "web-tiles", default: nil, defaultNote: "none: the offline basemap only",
+            example: "https://tile.openstreetmap.org/{z}/{x}/{y}.png", unit: "URL template",
+            help: "Map tiles the web app loads from another server; its host is added to the page's img-src."
+        ) { $0.web.tiles = $1 },
+        .text(
+            "web.tiles_attribution", flag: "web-tiles-attribution", default: nil,
+            example: "© OpenStreetMap contributors", unit: "text",
+            help: "Attribution the map shows for web.tiles (the tile provider's terms usually require one)."
+        ) { $0.web.tilesAttribution = $1 },
     ]
 
     /// Rules that involve more than one option, checked after every source is merged. Each names its keys.
@@ -544,6 +567,18 @@ public enum ConfigurationOptions {
         ConfigurationCheck(keys: ["cluster.prefix"]) { values in
             guard case .string(let name)? = values["cluster.prefix"] else { return nil }
             return ClusterConfiguration.problem(name: name, key: "cluster.prefix")
+        },
+        ConfigurationCheck(keys: ["web.tiles"]) { values in
+            guard case .string(let tiles)? = values["web.tiles"] else { return nil }
+            return WebConfiguration.problem(tiles: tiles)
+        },
+        ConfigurationCheck(keys: ["web.root"]) { values in
+            guard case .string(let path)? = values["web.root"] else { return nil }
+            return WebConfiguration.problem(root: path, key: "web.root")
+        },
+        ConfigurationCheck(keys: ["web.client_root"]) { values in
+            guard case .string(let path)? = values["web.client_root"] else { return nil }
+            return WebConfiguration.problem(root: path, key: "web.client_root")
         },
         ConfigurationCheck(keys: ["cluster.redis_url", "server.event_loop"]) { values in
             guard values["cluster.redis_url"] != nil, case .string("poll")? = values["server.event_loop"] else {

@@ -21,13 +21,18 @@ public struct HTTPRequest: Sendable {
     public var contentType: String?
     /// The declared `Content-Length`, if sent.
     public var contentLength: Int?
+    /// The `Host` header, if sent (what the client believes it is talking to; never trusted for access).
+    public var host: String?
+    /// The `If-None-Match` header, if sent (entity tags of copies the client holds).
+    public var ifNoneMatch: String?
     /// The complete body (empty for requests without one).
     public var body: [UInt8]
 
     /// Creates a request (the transport builds these; tests of a service may too).
     public init(
         method: String, path: String, query: String? = nil, authorization: String? = nil,
-        contentType: String? = nil, contentLength: Int? = nil, body: [UInt8] = []
+        contentType: String? = nil, contentLength: Int? = nil, host: String? = nil, ifNoneMatch: String? = nil,
+        body: [UInt8] = []
     ) {
         self.method = method
         self.path = path
@@ -35,6 +40,8 @@ public struct HTTPRequest: Sendable {
         self.authorization = authorization
         self.contentType = contentType
         self.contentLength = contentLength
+        self.host = host
+        self.ifNoneMatch = ifNoneMatch
         self.body = body
     }
 }
@@ -46,22 +53,31 @@ public final class HTTPFile: Sendable {
     public let descriptor: Int32
     /// Bytes to send (the file's size when opened).
     public let size: Int
+    /// The file's inode and last modification (nanoseconds since 1970) when opened: with `size`, what tells one
+    /// version of a file from another (entity tags).
+    public let inode: UInt64
+    public let modifiedNanoseconds: Int64
 
-    private init(descriptor: Int32, size: Int) {
+    private init(descriptor: Int32, size: Int, inode: UInt64, modifiedNanoseconds: Int64) {
         self.descriptor = descriptor
         self.size = size
+        self.inode = inode
+        self.modifiedNanoseconds = modifiedNanoseconds
     }
 
-    /// Opens a regular file for reading; nil if it does not exist or is not a regular file.
-    public static func open(path: String) -> HTTPFile? {
-        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+    /// Opens a regular file for reading; nil if it does not exist or is not a regular file. With
+    /// `followingSymlinks` false, a path whose last component is a symbolic link is refused too.
+    public static func open(path: String, followingSymlinks: Bool = true) -> HTTPFile? {
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC | (followingSymlinks ? 0 : O_NOFOLLOW))
         guard fd >= 0 else { return nil }
         var info = stat()
         guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
             close(fd)
             return nil
         }
-        return HTTPFile(descriptor: fd, size: Int(info.st_size))
+        let modified = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+        return HTTPFile(
+            descriptor: fd, size: Int(info.st_size), inode: UInt64(info.st_ino), modifiedNanoseconds: modified)
     }
 
     deinit { close(descriptor) }

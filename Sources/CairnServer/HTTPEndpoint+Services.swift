@@ -25,9 +25,9 @@ extension HTTPEndpoint {
     /// Seconds a request may spend with its service, or a reply without progress, before the connection is dropped.
     static let exchangeTimeoutSeconds: Int32 = 60
 
-    /// The mount for `path`, if any.
+    /// The mount for `path`, if any. A mount on `/` takes every path, except the transport's own routes.
     func mount(for path: String) -> HTTPMount? {
-        mounts.first { $0.matches(path) }
+        mounts.first { $0.matches(path) && !($0.prefix == "/" && Self.ownRoutes.contains(path)) }
     }
 
     /// Starts an exchange for a request to a mounted service (from LWS_CALLBACK_HTTP). Returns the callback's result.
@@ -38,7 +38,9 @@ extension HTTPEndpoint {
             method: method, path: path, query: queryString(wsi),
             authorization: RequestHeaders.value(wsi, cairn_lws_token_authorization()),
             contentType: RequestHeaders.value(wsi, Int32(WSI_TOKEN_HTTP_CONTENT_TYPE.rawValue)),
-            contentLength: lengthText.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) })
+            contentLength: lengthText.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) },
+            host: RequestHeaders.value(wsi, Int32(WSI_TOKEN_HOST.rawValue)),
+            ifNoneMatch: RequestHeaders.value(wsi, Int32(WSI_TOKEN_HTTP_IF_NONE_MATCH.rawValue)))
         let exchange = HTTPExchange(serial: nextExchangeSerial, wsi: wsi, mount: mount, request: request)
         nextExchangeSerial += 1
         exchanges[UInt(bitPattern: wsi)] = exchange

@@ -1,12 +1,14 @@
-// Where a service is mounted: a path prefix, the largest request body the transport accepts for it, and the share of
-// the body budget its bodies draw on. The
-// service itself (`HTTPService`, CairnLoop) knows nothing of the mount; the transport matches paths and enforces
-// the body limit before the service sees a byte.
+// Where a service is mounted: a path prefix (or `/` for whatever else is asked), the largest request body the
+// transport accepts for it, and the share of the body budget its bodies draw on. The service itself (`HTTPService`,
+// CairnLoop) knows nothing of the mount; the transport matches paths and enforces the body limit before the service
+// sees a byte.
 import CairnLoop
 
 /// A service mounted on a path prefix, with the largest request body it accepts.
 public struct HTTPMount: Sendable {
-    /// The prefix: requests for exactly this path or below it (`prefix/...`) go to `service`.
+    /// The prefix: requests for exactly this path or below it (`prefix/...`) go to `service`. A mount on `/` takes
+    /// every path that no earlier mount and none of the transport's own routes (`/healthz`, `/metrics`, `/ws`) take:
+    /// put it last.
     public var prefix: String
     /// The service.
     public var service: any HTTPService
@@ -24,6 +26,6 @@ public struct HTTPMount: Sendable {
     }
 
     func matches(_ path: String) -> Bool {
-        path == prefix || path.hasPrefix(prefix + "/")
+        prefix == "/" || path == prefix || path.hasPrefix(prefix + "/")
     }
 }

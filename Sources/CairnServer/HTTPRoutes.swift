@@ -18,6 +18,9 @@ struct HealthFigures {
 }
 
 extension HTTPEndpoint {
+    /// The paths the transport answers itself, whatever is mounted on `/`.
+    static let ownRoutes: Set<String> = ["/healthz", "/metrics", "/ws", "/ws/"]
+
     /// Answers a request for one of the transport's own paths.
     func route(_ wsi: OpaquePointer, path: String) -> Int32 {
         let isGet = cairn_lws_header_length(wsi, cairn_lws_token_get_uri()) > 0

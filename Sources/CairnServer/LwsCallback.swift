@@ -55,7 +55,13 @@ let cairnLwsCallback:
             http.forget(wsi)
 
         case LWS_CALLBACK_HTTP:
-            let path = input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? "/"
+            // `length` is the decoded path's length: read that many bytes, so a `%00` in it stays in the path (and
+            // matches nothing) instead of cutting it short.
+            guard let input else { return http.serve(wsi, path: "/") }
+            let path =
+                length > 0
+                ? String(decoding: UnsafeRawBufferPointer(start: input, count: length), as: UTF8.self)
+                : String(cString: input.assumingMemoryBound(to: CChar.self))
             return http.serve(wsi, path: path)
 
         case LWS_CALLBACK_HTTP_BODY:
