@@ -1,17 +1,612 @@
-// The placeholder web app: loads the client library the hub serves at /cairn.js, connects to the hub's WebSocket
-// on the same origin and shows the connection state in the element marked data-connection. The map comes later.
-import { CairnClient } from "/cairn.js";
+// Cairn's web app: sign in, then a live map of the friends the hub lets you see, with their presence, and the
+// controls over what you share with each of them. Everything it says to the hub goes through the client library
+// (/cairn.js); what it draws comes from the hub's replies and pushes, as the hub sent them: the server decides what
+// a viewer may see, the page only draws it. Leaflet (Debian's libjs-leaflet, served by the hub) draws the map over an
+// offline basemap of the world's countries, or over tiles when the operator configured a tile server.
+import { CairnClient, CairnError } from "/cairn.js";
 
-const indicator = document.querySelector("[data-connection]");
+const TOKEN_KEY = "cairn.token";
+const $ = (selector, root = document) => root.querySelector(selector);
+const el = (tag, attributes = {}, ...children) => {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attributes)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key === "class") node.className = value;
+    else if (key === "text") node.textContent = value;
+    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else node.setAttribute(key, value === true ? "" : String(value));
+  }
+  for (const child of children) if (child !== null && child !== undefined) node.append(child);
+  return node;
+};
 
-function show(state) {
-  const value = state === "connected" || state === "connecting" ? state : "offline";
+/** What the page knows of each friend: who they are, whether they are online, their last position as sent. */
+const friends = new Map();
+let client = null;
+let me = null;
+let map = null;
+let myMarker = null;
+let myAccuracy = null;
+let selected = null;
+let trail = null;
+let following = false;
+let geolocationWatch = null;
+let viewTouched = false; // the user moved the map: the page no longer fits it to what arrives
+let pausedUntil = undefined; // undefined: sharing; null: paused until resumed; a number: paused until then (ms)
+
+// MARK: Alerts and the connection indicator
+
+function showError(error) {
+  const alert = $(".alert");
+  let text = error instanceof CairnError ? error.message : String(error?.message ?? error);
+  if (error instanceof CairnError && error.retryAfterMs) {
+    text += ` (try again in ${Math.ceil(error.retryAfterMs / 1000)} s)`;
+  }
+  alert.textContent = text;
+  alert.hidden = false;
+  clearTimeout(showError.timer);
+  showError.timer = setTimeout(() => { alert.hidden = true; }, 8000);
+}
+
+function clearError() {
+  $(".alert").hidden = true;
+}
+
+function setConnection(state) {
+  const indicator = $("[data-connection]");
+  const value = state === "connected" ? "connected" : state === "connecting" ? "connecting" : "offline";
   indicator.dataset.connection = value;
   indicator.textContent = value;
 }
 
-const scheme = location.protocol === "https:" ? "wss:" : "ws:";
-const client = new CairnClient(`${scheme}//${location.host}/ws`);
-client.on("state", show);
-show("connecting");
-client.connect().catch(() => show("offline"));
+/** Runs a request and shows its refusal instead of swallowing it; resolves to the reply or undefined. */
+async function attempt(op, fields = {}) {
+  try {
+    return await client.request(op, fields);
+  } catch (error) {
+    showError(error);
+    return undefined;
+  }
+}
+
+// MARK: Signing in
+
+function newClient(token) {
+  const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+  const made = new CairnClient(`${scheme}//${location.host}/ws`, token ? { token } : {});
+  made.on("state", setConnection);
+  made.on("pos", (ev) => moved(ev));
+  made.on("pos.hidden", (ev) => hide(ev.user));
+  made.on("presence", (ev) => presence(ev.user, ev.online));
+  made.on("friend.request", () => loadRequests());
+  made.on("friend.accepted", (ev) => {
+    const user = ev.user;
+    friends.set(user.id, { ...user, online: user.online ?? false, ...(friends.get(user.id) ?? {}) });
+    renderFriends();
+    loadRequests();
+  });
+  made.on("friend.removed", (ev) => forget(ev.user.id));
+  return made;
+}
+
+async function signIn(action, form) {
+  clearError();
+  const username = form.username.value.trim();
+  const password = form.password.value;
+  if (action !== "guest" && (!username || !password)) {
+    showError(new Error("Enter a username and a password."));
+    return;
+  }
+  client?.close();
+  client = newClient();
+  try {
+    await client.connect();
+    let session;
+    if (action === "login") session = await client.login(username, password);
+    else if (action === "register") {
+      const name = form.name.value.trim();
+      session = await client.register({ username, password, ...(name ? { name } : {}) });
+    } else session = await client.guest();
+    localStorage.setItem(TOKEN_KEY, session.token);
+    form.password.value = "";
+    await start(session.user);
+  } catch (error) {
+    client.close();
+    client = null;
+    setConnection("offline");
+    showError(error);
+  }
+}
+
+async function resume(token) {
+  client = newClient(token);
+  try {
+    await client.connect();
+    const session = await client.authenticate(token);
+    await start(session.user);
+  } catch (error) {
+    client.close();
+    client = null;
+    setConnection("offline");
+    if (error instanceof CairnError && (error.code === "unauthorized" || error.code === "suspended")) {
+      localStorage.removeItem(TOKEN_KEY);
+    }
+    showError(error);
+  }
+}
+
+async function signOut() {
+  try {
+    await client?.request("logout", {});
+  } catch {
+    // Signing out locally matters more than the reply: the token is forgotten either way.
+  }
+  client?.close();
+  client = null;
+  localStorage.removeItem(TOKEN_KEY);
+  if (geolocationWatch !== null) navigator.geolocation.clearWatch(geolocationWatch);
+  geolocationWatch = null;
+  for (const id of [...friends.keys()]) forget(id);
+  me = null;
+  $(".app").hidden = true;
+  $(".sign-in").hidden = false;
+  $(".whoami").hidden = true;
+  $(".sign-out").hidden = true;
+  setConnection("offline");
+}
+
+async function start(user) {
+  me = user;
+  $(".sign-in").hidden = true;
+  $(".app").hidden = false;
+  $(".whoami").textContent = `Signed in as ${user.name || user.username}`;
+  $(".whoami").hidden = false;
+  $(".sign-out").hidden = false;
+  await showMap();
+  const list = await attempt("friend.list");
+  for (const friend of list?.friends ?? []) {
+    friends.set(friend.id, { ...friend, ...(friends.get(friend.id) ?? {}), online: friend.online });
+  }
+  await loadSharing();
+  renderFriends();
+  loadRequests();
+  // The watch is sent again after every reconnect; each answer lists every position visible now, so a friend
+  // missing from it is no longer shown (hidden, or gone while this page was away).
+  await client.watch("friends.watch", {}, (reply) => {
+    const visible = new Set((reply.positions ?? []).map((p) => p.user));
+    for (const friend of [...friends.values()]) if (friend.pos && !visible.has(friend.id)) hide(friend.id);
+    for (const position of reply.positions ?? []) moved(position);
+  });
+  client.on("state", (state) => { if (state === "connected") refreshAfterReconnect(); });
+  if (navigator.geolocation && navigator.permissions) {
+    navigator.permissions.query({ name: "geolocation" }).then((status) => {
+      if (status.state === "granted") locate();
+    }).catch(() => {});
+  }
+  fitAll();
+}
+
+async function refreshAfterReconnect() {
+  const list = await attempt("friend.list");
+  if (!list) return;
+  const present = new Set(list.friends.map((f) => f.id));
+  for (const id of [...friends.keys()]) if (!present.has(id)) forget(id);
+  for (const friend of list.friends) presence(friend.id, friend.online, friend);
+  await loadSharing();
+  renderFriends();
+  loadRequests();
+}
+
+// MARK: The map
+
+async function showMap() {
+  if (map) return;
+  map = L.map("map", { maxZoom: 18, minZoom: 1, worldCopyJump: true, zoomControl: true }).setView([30, 0], 2);
+  let config = {};
+  try {
+    config = await (await fetch("/config.json")).json();
+  } catch {
+    config = {};
+  }
+  if (config.tiles) {
+    L.tileLayer(config.tiles, { maxZoom: 18, attribution: config.attribution ?? "" }).addTo(map);
+  } else {
+    try {
+      const countries = await (await fetch("/basemap/countries.geojson")).json();
+      L.geoJSON(countries, {
+        style: { color: "#b9b2a0", weight: 1, fillColor: "#f4f1e8", fillOpacity: 1 },
+        interactive: false,
+      }).addTo(map);
+      map.attributionControl.addAttribution("Natural Earth");
+      // Capitals for orientation, named once the map is close enough for the names not to crowd.
+      const cities = await (await fetch("/basemap/cities.geojson")).json();
+      const towns = L.layerGroup(cities.features.map((city) => {
+        const [lon, lat] = city.geometry.coordinates;
+        return L.circleMarker([lat, lon], { radius: 3, color: "#7d776a", weight: 1, fillOpacity: 0.8, interactive: false })
+          .bindTooltip(city.properties.name, { permanent: true, direction: "right", className: "city", opacity: 0.8 });
+      }));
+      const showTowns = () => (map.getZoom() >= 4 ? towns.addTo(map) : towns.remove());
+      map.on("zoomend", showTowns);
+      showTowns();
+    } catch (error) {
+      showError(new Error("The basemap could not be loaded."));
+    }
+  }
+  L.control.scale({ imperial: false }).addTo(map);
+  map.on("click", (event) => placeMyself(event.latlng.lat, event.latlng.lng));
+  map.on("dragstart", () => {
+    following = false;
+    viewTouched = true;
+  });
+}
+
+function initial(person) {
+  const text = (person.name || person.username || "?").trim();
+  return [...text][0]?.toUpperCase() ?? "?";
+}
+
+function age(ts) {
+  const seconds = Math.max(0, Math.round((Date.now() - ts) / 1000));
+  if (seconds < 45) return "just now";
+  if (seconds < 90) return "a minute ago";
+  const minutes = Math.round(seconds / 60);
+  if (minutes < 60) return `${minutes} min ago`;
+  const hours = Math.round(minutes / 60);
+  if (hours < 36) return `${hours} h ago`;
+  return `${Math.round(hours / 24)} days ago`;
+}
+
+function describe(friend) {
+  const p = friend.pos;
+  const rows = [["Seen", age(p.ts)], ["At", new Date(p.ts).toLocaleTimeString()]];
+  if (p.approx) rows.push(["Shown", "approximately (an area of about 2 km)"]);
+  if (p.acc !== undefined) rows.push(["Accuracy", `${Math.round(p.acc)} m`]);
+  if (p.spd !== undefined) rows.push(["Speed", `${(p.spd * 3.6).toFixed(1)} km/h`]);
+  if (p.bat !== undefined) rows.push(["Battery", `${Math.round(p.bat)} %`]);
+  if (p.flagged) rows.push(["Note", "this fix looks implausible"]);
+  if (p.stale) rows.push(["Note", "last known position"]);
+  const list = el("dl");
+  for (const [term, detail] of rows) list.append(el("dt", { text: term }), el("dd", { text: detail }));
+  return el("div", { class: "popup" }, el("strong", { text: friend.name || friend.username }), list);
+}
+
+/** Draws (or moves) a friend's marker at the position the hub sent. */
+function moved(position) {
+  const id = position.user;
+  const friend = friends.get(id) ?? { id, username: `user ${id}`, name: "", online: true };
+  friends.set(id, friend);
+  friend.pos = position;
+  const point = [position.lat, position.lon];
+  const level = position.approx ? "approximate" : "precise";
+  if (!friend.marker) {
+    const icon = L.divIcon({ className: "friend-marker", iconSize: [34, 34], iconAnchor: [17, 17], html: "" });
+    friend.marker = L.marker(point, { icon, keyboard: true, riseOnHover: true }).addTo(map);
+    friend.marker.on("click", () => select(id));
+    friend.marker.bindPopup(() => describe(friend));
+  } else {
+    friend.marker.setLatLng(point);
+  }
+  const element = friend.marker.getElement();
+  if (element) {
+    element.dataset.user = String(id);
+    element.dataset.lat = String(position.lat);
+    element.dataset.lon = String(position.lon);
+    element.dataset.level = level;
+    element.dataset.online = String(Boolean(friend.online));
+    const name = friend.name || friend.username;
+    element.title = name;
+    element.setAttribute("aria-label", name);
+    element.classList.toggle("stale", Boolean(position.stale));
+    element.classList.toggle("doubtful", Boolean(position.flagged));
+    element.classList.toggle("selected", selected === id);
+    if (!element.firstChild) element.append(el("span", { class: "avatar", "aria-hidden": "true" }));
+    element.firstChild.textContent = initial(friend);
+  }
+  // An approximate position is an area, not a point; a precise one shows its accuracy.
+  const radius = position.approx ? 1000 : position.acc;
+  if (radius) {
+    const style = position.approx
+      ? { color: "#7a5cd6", weight: 1, fillOpacity: 0.15, dashArray: "4 4" }
+      : { color: "#2f6fde", weight: 1, fillOpacity: 0.08 };
+    if (!friend.circle) friend.circle = L.circle(point, { radius, interactive: false, ...style }).addTo(map);
+    else friend.circle.setLatLng(point).setRadius(radius).setStyle(style);
+  } else if (friend.circle) {
+    friend.circle.remove();
+    friend.circle = null;
+  }
+  if (selected === id) {
+    trail.addLatLng(point);
+    if (following) map.panTo(point);
+  }
+  renderFriends();
+}
+
+function hide(id) {
+  const friend = friends.get(id);
+  if (!friend) return;
+  friend.marker?.remove();
+  friend.circle?.remove();
+  friend.marker = null;
+  friend.circle = null;
+  friend.pos = undefined;
+  if (selected === id) select(null);
+  renderFriends();
+}
+
+function forget(id) {
+  hide(id);
+  friends.delete(id);
+  renderFriends();
+}
+
+function presence(id, online, details) {
+  const friend = friends.get(id) ?? { id, username: details?.username ?? `user ${id}`, name: details?.name ?? "" };
+  friend.online = online;
+  if (details) Object.assign(friend, { username: details.username, name: details.name });
+  friends.set(id, friend);
+  const element = friend.marker?.getElement();
+  if (element) element.dataset.online = String(online);
+  renderFriends();
+}
+
+function select(id) {
+  for (const friend of friends.values()) friend.marker?.getElement()?.classList.remove("selected");
+  trail?.remove();
+  trail = null;
+  selected = id;
+  following = id !== null;
+  const friend = id === null ? null : friends.get(id);
+  if (!friend) return renderFriends();
+  trail = L.polyline(friend.pos ? [[friend.pos.lat, friend.pos.lon]] : [], { color: "#ffb400", weight: 3 }).addTo(map);
+  friend.marker?.getElement()?.classList.add("selected");
+  if (friend.pos) map.setView([friend.pos.lat, friend.pos.lon], Math.max(map.getZoom(), 13));
+  renderFriends();
+}
+
+function fitAll() {
+  const points = [...friends.values()].filter((f) => f.pos).map((f) => [f.pos.lat, f.pos.lon]);
+  if (myMarker) points.push(myMarker.getLatLng());
+  following = false;
+  if (points.length === 1) map.setView(points[0], 13);
+  else if (points.length > 1) map.fitBounds(L.latLngBounds(points), { padding: [40, 40], maxZoom: 15 });
+}
+
+// MARK: My position
+
+function placeMyself(lat, lon, acc) {
+  const fields = { lat, lon, ts: Date.now(), ...(acc !== undefined ? { acc: Math.round(acc) } : {}) };
+  client?.send("pos", fields);
+  const point = [lat, lon];
+  if (!myMarker) {
+    const icon = L.divIcon({ className: "me-marker", iconSize: [28, 28], iconAnchor: [14, 14], html: "" });
+    myMarker = L.marker(point, { icon, title: "You", keyboard: false }).addTo(map);
+    myMarker.getElement()?.append(el("span", { class: "avatar", "aria-hidden": "true", text: "Me" }));
+    if (!viewTouched) fitAll();
+  } else myMarker.setLatLng(point);
+  if (acc) {
+    if (!myAccuracy) myAccuracy = L.circle(point, { radius: acc, color: "#1d2733", weight: 1, fillOpacity: 0.05 });
+    myAccuracy.setLatLng(point).setRadius(acc).addTo(map);
+  }
+  $(".my-position").textContent =
+    `You are at ${lat.toFixed(5)}, ${lon.toFixed(5)}${acc ? ` (±${Math.round(acc)} m)` : ""}.`;
+}
+
+function locate() {
+  if (!navigator.geolocation) {
+    showError(new Error("This browser cannot tell where you are: click the map to place yourself."));
+    return;
+  }
+  if (geolocationWatch !== null) return;
+  geolocationWatch = navigator.geolocation.watchPosition(
+    (where) => placeMyself(where.coords.latitude, where.coords.longitude, where.coords.accuracy),
+    (error) => {
+      geolocationWatch = null;
+      showError(new Error(`Your location is not available (${error.message}): click the map to place yourself.`));
+    },
+    { enableHighAccuracy: true, maximumAge: 10_000 },
+  );
+}
+
+// MARK: Sharing
+
+/** Reads what this user shares now (the hub keeps it; another device may have changed it). */
+async function loadSharing() {
+  const reply = await attempt("share.list");
+  if (!reply) return;
+  pausedUntil = reply.paused ? (reply.until ?? null) : undefined;
+  const levels = new Map(reply.levels.map((l) => [l.user, l]));
+  for (const friend of friends.values()) {
+    const rule = levels.get(friend.id);
+    friend.sharing = rule ? { level: rule.level, until: rule.until } : { level: "precise" };
+  }
+  renderPause();
+}
+
+async function pause(seconds) {
+  const reply = await attempt("share.pause", seconds > 0 ? { for: seconds } : {});
+  if (!reply) return;
+  pausedUntil = reply.until ?? null;
+  renderPause();
+}
+
+async function unpause() {
+  if (!(await attempt("share.resume"))) return;
+  pausedUntil = undefined;
+  renderPause();
+}
+
+function renderPause() {
+  const paused = pausedUntil !== undefined && (pausedUntil === null || pausedUntil > Date.now());
+  $(".pause-state").textContent = !paused
+    ? "Sharing with your friends."
+    : pausedUntil === null
+      ? "Paused: your friends see you as offline until you resume."
+      : `Paused until ${new Date(pausedUntil).toLocaleTimeString()}: your friends see you as offline.`;
+  $(".resume").hidden = !paused;
+}
+
+async function share(friend, level, seconds) {
+  const reply = await attempt("share.set", { user: friend.id, level, ...(seconds ? { for: seconds } : {}) });
+  if (reply) friend.sharing = { level: reply.level, until: reply.until };
+  renderFriends();
+}
+
+// MARK: Friends, requests and search
+
+/** A friend's state in words: online or not, how long ago they were seen, and what they see of you. */
+function seenText(friend) {
+  const seen = !friend.online ? "offline" : friend.pos ? `online · seen ${age(friend.pos.ts)}` : "online";
+  const rule = friend.sharing?.level && friend.sharing.level !== "precise" ? friend.sharing : null;
+  if (!rule) return seen;
+  const until = rule.until
+    ? ` until ${new Date(rule.until).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })}`
+    : "";
+  return `${seen} · sees you ${rule.level === "hidden" ? "not at all" : "approximately"}${until}`;
+}
+
+function renderFriends() {
+  const list = $(".friend-list");
+  if (!list) return;
+  const focused = document.activeElement?.closest?.("li")?.dataset.friend;
+  list.replaceChildren();
+  const sorted = [...friends.values()].sort(
+    (a, b) => Number(b.online) - Number(a.online) || (a.name || a.username).localeCompare(b.name || b.username));
+  for (const friend of sorted) {
+    const name = friend.name || friend.username;
+    const seen = seenText(friend);
+    const level = el("select", { "aria-label": `Share with ${name}` });
+    for (const [value, label] of [["precise", "Precise"], ["approximate", "Approximate"], ["hidden", "Hidden"]]) {
+      level.append(el("option", { value, text: label, selected: (friend.sharing?.level ?? "precise") === value }));
+    }
+    const duration = el("select", { "aria-label": `How long, for ${name}` });
+    for (const [value, label] of [["0", "until changed"], ["3600", "for 1 h"], ["28800", "for 8 h"]]) {
+      duration.append(el("option", { value, text: label }));
+    }
+    level.addEventListener("change", () => share(friend, level.value, Number(duration.value)));
+    duration.addEventListener("change", () => {
+      if (level.value !== "precise") share(friend, level.value, Number(duration.value));
+    });
+    const item = el(
+      "li",
+      { "data-friend": friend.id, class: selected === friend.id ? "selected" : "" },
+      el("span", { class: `avatar${friend.online ? "" : " offline"}`, "aria-hidden": "true", text: initial(friend) }),
+      el("button", {
+        type: "button", class: "name", text: name,
+        "aria-label": `${name}, ${seen}${friend.pos ? "" : ", no position"}`,
+        onclick: () => (friend.pos ? select(friend.id) : showError(new Error(`${name} has no position to show.`))),
+      }),
+      el("span", { class: "seen", text: seen }),
+      el("div", { class: "controls" }, level, duration,
+        el("button", {
+          type: "button", class: "remove", text: "Remove", "aria-label": `Remove ${name} from your friends`,
+          onclick: () => removeFriend(friend),
+        })),
+    );
+    list.append(item);
+  }
+  $(".no-friends").hidden = friends.size > 0;
+  if (focused) $(`li[data-friend="${focused}"] .name`, list)?.focus();
+}
+
+async function removeFriend(friend) {
+  const name = friend.name || friend.username;
+  if (!confirm(`Remove ${name} from your friends?`)) return;
+  if (await attempt("friend.remove", { user: friend.id })) forget(friend.id);
+}
+
+async function loadRequests() {
+  const reply = await attempt("friend.requests");
+  if (!reply) return;
+  const list = $(".request-list");
+  list.replaceChildren();
+  for (const user of reply.incoming) {
+    const name = user.name || user.username;
+    list.append(el("li", {},
+      el("span", { class: "avatar", "aria-hidden": "true", text: initial(user) }),
+      el("span", { text: `${name} (@${user.username}) asks to be friends` }),
+      el("div", { class: "controls" },
+        el("button", { type: "button", class: "primary", text: "Accept", "aria-label": `Accept ${name}`,
+          onclick: async () => {
+            const accepted = await attempt("friend.accept", { user: user.id });
+            if (accepted) {
+              friends.set(user.id, { ...accepted.friend, ...(friends.get(user.id) ?? {}) });
+              renderFriends();
+              loadRequests();
+            }
+          } }),
+        el("button", { type: "button", text: "Decline", "aria-label": `Decline ${name}`,
+          onclick: async () => { if (await attempt("friend.decline", { user: user.id })) loadRequests(); } }))));
+  }
+  for (const user of reply.outgoing) {
+    const name = user.name || user.username;
+    list.append(el("li", {},
+      el("span", { class: "avatar offline", "aria-hidden": "true", text: initial(user) }),
+      el("span", { text: `Asked ${name} (@${user.username})` }),
+      el("div", { class: "controls" },
+        el("button", { type: "button", text: "Withdraw", "aria-label": `Withdraw the request to ${name}`,
+          onclick: async () => { if (await attempt("friend.remove", { user: user.id })) loadRequests(); } }))));
+  }
+  $(".requests").hidden = reply.incoming.length + reply.outgoing.length === 0;
+}
+
+async function search(q) {
+  const results = $(".search-results");
+  results.replaceChildren();
+  if (!q.trim()) return;
+  const reply = await attempt("user.search", { q: q.trim() });
+  if (!reply) return;
+  if (reply.users.length === 0) results.append(el("li", {}, el("span"), el("span", { text: "Nobody found." })));
+  for (const user of reply.users) {
+    const name = user.name || user.username;
+    const known = friends.has(user.id);
+    results.append(el("li", {},
+      el("span", { class: "avatar", "aria-hidden": "true", text: initial(user) }),
+      el("span", { text: `${name} (@${user.username})` }),
+      el("div", { class: "controls" },
+        known ? el("span", { class: "hint", text: "a friend" }) : el("button", {
+          type: "button", text: "Add friend", "aria-label": `Ask ${name} to be friends`,
+          onclick: async (event) => {
+            const reply = await attempt("friend.request", { user: user.id });
+            if (!reply) return;
+            event.target.replaceWith(el("span", { class: "hint", text: reply.status === "friends" ? "friends" : "asked" }));
+            if (reply.status === "friends") refreshAfterReconnect();
+            else loadRequests();
+          } }))));
+  }
+}
+
+// MARK: Wiring
+
+function wire() {
+  const form = $(".account");
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    signIn(event.submitter?.value ?? "login", form);
+  });
+  $(".guest").addEventListener("click", () => signIn("guest", form));
+  $(".sign-out").addEventListener("click", signOut);
+  $(".locate").addEventListener("click", locate);
+  $(".fit").addEventListener("click", fitAll);
+  for (const button of document.querySelectorAll("[data-pause]")) {
+    button.addEventListener("click", () => pause(Number(button.dataset.pause)));
+  }
+  $(".resume").addEventListener("click", unpause);
+  $(".search").addEventListener("submit", (event) => {
+    event.preventDefault();
+    search(event.target.q.value);
+  });
+  // Ages keep counting.
+  setInterval(() => {
+    if (!friends.size) return;
+    for (const item of document.querySelectorAll(".friend-list li")) {
+      const friend = friends.get(Number(item.dataset.friend));
+      const seen = $(".seen", item);
+      if (friend && seen) seen.textContent = seenText(friend);
+    }
+    renderPause();
+  }, 15_000);
+  const token = localStorage.getItem(TOKEN_KEY);
+  if (token) resume(token);
+}
+
+wire();

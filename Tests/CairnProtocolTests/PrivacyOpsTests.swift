@@ -17,6 +17,29 @@ struct HubPrivacyTests {
         return (h, alice, bob)
     }
 
+    @Test func shareListSaysWhatTheCallerSharesNow() async throws {
+        let (h, _, bob) = try await watchedPair()
+        let none = try await h.request(1, #"{"id":2,"op":"share.list"}"#, id: 2)
+        #expect(none["paused"] as? Bool == false && none["until"] == nil)
+        #expect((none["levels"] as? [Any])?.isEmpty == true)
+        _ = try await h.request(
+            1, #"{"id":3,"op":"share.set","user":\#(bob),"level":"approximate","for":3600}"#, id: 3, completions: 1)
+        _ = try await h.request(1, #"{"id":4,"op":"share.pause","for":60}"#, id: 4, completions: 1)
+        let set = try await h.request(1, #"{"id":5,"op":"share.list"}"#, id: 5)
+        #expect(set["paused"] as? Bool == true)
+        #expect(set["until"] as? Int64 == h.clock.now() + 60_000)
+        let levels = try #require(set["levels"] as? [[String: Any]])
+        #expect(levels.count == 1 && levels.first?["user"] as? Int64 == bob)
+        #expect(levels.first?["level"] as? String == "approximate")
+        #expect(levels.first?["until"] as? Int64 == h.clock.now() + 3_600_000)
+        // Timed rules that ran out are not listed; bob's own list is his, not alice's.
+        h.clock.advance(by: 3_600_000)
+        let later = try await h.request(1, #"{"id":6,"op":"share.list"}"#, id: 6)
+        #expect(later["paused"] as? Bool == false && (later["levels"] as? [Any])?.isEmpty == true)
+        let bobs = try await h.request(2, #"{"id":7,"op":"share.list"}"#, id: 7)
+        #expect((bobs["levels"] as? [Any])?.isEmpty == true)
+    }
+
     @Test func pauseHidesAndResumeShowsAgain() async throws {
         let (h, alice, _) = try await watchedPair()
         h.move(1, lat: 10, lon: 10)

@@ -12,6 +12,26 @@
 // request touched the key, and the store keeps the highest version, so the last request made wins in memory and on
 // disk alike. Versions continue above the highest one stored, so a clock set back cannot make writes go unheard.
 
+/// What a user shares now (`share.list`).
+public struct SharingState: Sendable, Equatable {
+    /// One friend's level, other than the default.
+    public struct Level: Sendable, Equatable {
+        /// The friend.
+        public var user: Int64
+        /// What they see.
+        public var level: ShareLevel
+        /// When the level reverts to precise (ms), or nil for "until changed".
+        public var until: Int64?
+    }
+
+    /// True while the user is paused (ghost mode).
+    public var paused: Bool
+    /// When the pause ends (ms), or nil for "until resumed" (or not paused).
+    public var pausedUntil: Int64?
+    /// The friends with a level other than precise, by id.
+    public var levels: [Level]
+}
+
 /// A sharing rule's identity: viewer 0 stands for the owner's pause.
 struct RuleKey: Hashable {
     let owner: Int64
@@ -29,6 +49,21 @@ struct CommittedRule {
 }
 
 extension Social {
+    /// What the caller shares now: whether they are paused (and until when, nil for "until resumed"), and each
+    /// friend's level other than the default `precise` with its end, by friend id. Read from memory, where every
+    /// rule in force lives; an expired rule is not listed.
+    public func sharing(_ caller: Caller) -> SharingState {
+        let me = caller.user.id
+        let now = clock.now()
+        var state = SharingState(paused: rules.isPaused(me, now: now), pausedUntil: nil, levels: [])
+        if state.paused { state.pausedUntil = rules.entry(owner: me, viewer: nil)?.until }
+        for friend in graph.friends(of: me).sorted() {
+            guard let rule = rules.rule(owner: me, viewer: friend, now: now) else { continue }
+            state.levels.append(.init(user: friend, level: rule.level, until: rule.until))
+        }
+        return state
+    }
+
     /// Hides the caller from everyone, for `seconds` or until resumed; answers the end time, if any.
     public func pause(_ caller: Caller, forSeconds seconds: Int64?, _ done: @escaping Outcome<Int64?>) {
         let until: Int64?

@@ -1,9 +1,25 @@
-// Privacy ops: share.pause (ghost mode), share.resume, share.set per friend. Enforced by `Social`.
+// Privacy ops: share.pause (ghost mode), share.resume, share.set per friend, and share.list (what the caller shares
+// now, for a client that was not there when the rules were set). Enforced by `Social`.
 import CairnDomain
 import CairnWire
 
 enum PrivacyOps {
     static func register(in table: inout OpTable, social: Social) {
+        table.fast(
+            "share.list", decode: Fields.none,
+            handle: { caller, _ throws(DomainError) in social.sharing(caller.member) },
+            encode: { state, w in
+                w.field("paused", state.paused)
+                if let until = state.pausedUntil { w.field("until", until) }
+                w.array("levels", state.levels) { level, w in
+                    w.beginObject()
+                    w.field("user", level.user)
+                    w.key("level")
+                    w.string(level.level.rawValue)
+                    if let until = level.until { w.field("until", until) }
+                    w.endObject()
+                }
+            })
         table.slow(
             "share.pause", decode: { m throws(WireError) in try m.int("for") },
             handle: { caller, seconds, done in social.pause(caller.member, forSeconds: seconds, done) },
