@@ -36,7 +36,7 @@ let pausedUntil = undefined; // undefined: sharing; null: paused until resumed; 
 
 // MARK: Alerts and the connection indicator
 
-function showError(error) {
+function showError(error, { sticky = false } = {}) {
   const alert = $(".alert");
   let text = error instanceof CairnError ? error.message : String(error?.message ?? error);
   if (error instanceof CairnError && error.retryAfterMs) {
@@ -45,7 +45,7 @@ function showError(error) {
   alert.textContent = text;
   alert.hidden = false;
   clearTimeout(showError.timer);
-  showError.timer = setTimeout(() => { alert.hidden = true; }, 8000);
+  if (!sticky) showError.timer = setTimeout(() => { alert.hidden = true; }, 8000);
 }
 
 function clearError() {
@@ -86,6 +86,21 @@ function newClient(token) {
     loadRequests();
   });
   made.on("friend.removed", (ev) => forget(ev.user.id));
+  // The hub ended the session for good (signed out everywhere, suspended) or refused the token after a reconnect:
+  // the page forgets the token and the friends it showed, and says why.
+  made.on("close", ({ code, reason, reconnect }) => {
+    if (reconnect || made !== client || !me) return;
+    const why = {
+      4500: "You were signed out (the session was ended elsewhere).",
+      4503: "This account is suspended.",
+      4508: "The connection was closed before signing in finished.",
+    }[code] ?? `The hub closed the connection (${code}${reason ? `: ${reason}` : ""}).`;
+    endSession(why);
+  });
+  made.on("auth", ({ user, error }) => {
+    if (user || made !== client || !me) return;
+    endSession(error?.message ?? "You were signed out.");
+  });
   return made;
 }
 
@@ -136,23 +151,38 @@ async function resume(token) {
 }
 
 async function signOut() {
+  const ending = client;
+  me = null; // the client's own "auth" and "close" events are this sign-out, not news
   try {
-    await client?.request("logout", {});
+    await ending?.logout();
   } catch {
     // Signing out locally matters more than the reply: the token is forgotten either way.
   }
-  client?.close();
+  endSession(null);
+}
+
+/** Forgets the session on this page: the token, the friends drawn, the map's markers; shows the sign-in form. */
+function endSession(message) {
+  const closing = client;
   client = null;
+  me = null;
+  closing?.close();
   localStorage.removeItem(TOKEN_KEY);
   if (geolocationWatch !== null) navigator.geolocation.clearWatch(geolocationWatch);
   geolocationWatch = null;
   for (const id of [...friends.keys()]) forget(id);
-  me = null;
+  myMarker?.remove();
+  myAccuracy?.remove();
+  myMarker = myAccuracy = null;
+  pausedUntil = undefined;
+  viewTouched = false;
+  $(".my-position").textContent = "No position yet.";
   $(".app").hidden = true;
   $(".sign-in").hidden = false;
   $(".whoami").hidden = true;
   $(".sign-out").hidden = true;
   setConnection("offline");
+  if (message) showError(new Error(message), { sticky: true });
 }
 
 async function start(user) {

@@ -275,6 +275,20 @@ class FriendMapTests(unittest.TestCase):
         # A phone's width.
         self.driver.set_window_size(412, 900)
         self.shot("phone")
+        self.driver.set_window_size(1280, 900)
+
+        # Signed out everywhere from another device: the page forgets the session and says so.
+        other = connect(f"ws://127.0.0.1:{self.hub.port}/ws", subprotocols=["cairn.v1"], open_timeout=10)
+        other.send(json.dumps({"id": 1, "op": "login", "username": "alice", "password": "password1"}))
+        self.assertTrue(json.loads(other.recv(timeout=WAIT))["ok"])
+        other.send(json.dumps({"id": 2, "op": "logout", "all": True}))
+        self.wait(lambda d: d.find_element(By.CSS_SELECTOR, ".sign-in").is_displayed(), "the sign-in form again")
+        alert = self.driver.find_element(By.CSS_SELECTOR, "[role=alert]")
+        self.assertIn("signed out", alert.text)
+        self.assertIsNone(self.marker(bob.id))
+        self.assertIsNone(self.driver.execute_script("return localStorage.getItem('cairn.token')"))
+        self.shot("signed-out")
+        other.close()
         bob.close()
 
 
