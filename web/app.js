@@ -61,6 +61,7 @@ function setConnection(state) {
 
 /** Runs a request and shows its refusal instead of swallowing it; resolves to the reply or undefined. */
 async function attempt(op, fields = {}) {
+  if (!client) return undefined;
   try {
     return await client.request(op, fields);
   } catch (error) {
@@ -74,18 +75,20 @@ async function attempt(op, fields = {}) {
 function newClient(token) {
   const scheme = location.protocol === "https:" ? "wss:" : "ws:";
   const made = new CairnClient(`${scheme}//${location.host}/ws`, token ? { token } : {});
-  made.on("state", setConnection);
-  made.on("pos", (ev) => moved(ev));
-  made.on("pos.hidden", (ev) => hide(ev.user));
-  made.on("presence", (ev) => presence(ev.user, ev.online));
-  made.on("friend.request", () => loadRequests());
-  made.on("friend.accepted", (ev) => {
+  // Only the page's current client speaks for it: one replaced or signed out is not heard any more.
+  const live = (handler) => (event) => { if (made === client) handler(event); };
+  made.on("state", live(setConnection));
+  made.on("pos", live((ev) => moved(ev)));
+  made.on("pos.hidden", live((ev) => hide(ev.user)));
+  made.on("presence", live((ev) => presence(ev.user, ev.online)));
+  made.on("friend.request", live(() => loadRequests()));
+  made.on("friend.accepted", live((ev) => {
     const user = ev.user;
     friends.set(user.id, { ...user, online: user.online ?? false, ...(friends.get(user.id) ?? {}) });
     renderFriends();
     loadRequests();
-  });
-  made.on("friend.removed", (ev) => forget(ev.user.id));
+  }));
+  made.on("friend.removed", live((ev) => forget(ev.user.id)));
   // The hub ended the session for good (signed out everywhere, suspended) or refused the token after a reconnect:
   // the page forgets the token and the friends it showed, and says why.
   made.on("close", ({ code, reason, reconnect }) => {
@@ -112,61 +115,75 @@ async function signIn(action, form) {
     showError(new Error("Enter a username and a password."));
     return;
   }
+  // One sign-in at a time: the form waits for this one, and a client replaced meanwhile is left alone.
+  form.inert = true;
   client?.close();
-  client = newClient();
+  const made = newClient();
+  client = made;
   try {
-    await client.connect();
+    await made.connect();
     let session;
-    if (action === "login") session = await client.login(username, password);
+    if (action === "login") session = await made.login(username, password);
     else if (action === "register") {
       const name = form.name.value.trim();
-      session = await client.register({ username, password, ...(name ? { name } : {}) });
-    } else session = await client.guest();
+      session = await made.register({ username, password, ...(name ? { name } : {}) });
+    } else session = await made.guest();
+    if (made !== client) return;
     localStorage.setItem(TOKEN_KEY, session.token);
     form.password.value = "";
     await start(session.user);
   } catch (error) {
-    client.close();
+    made.close();
+    if (made !== client) return;
     client = null;
     setConnection("offline");
     showError(error);
+  } finally {
+    form.inert = false;
   }
 }
 
 async function resume(token) {
-  client = newClient(token);
+  const made = newClient(token);
+  client = made;
   try {
-    await client.connect();
-    const session = await client.authenticate(token);
-    await start(session.user);
+    // A client given a token signs in with it as it connects.
+    await made.connect();
+    if (made !== client) return;
+    await start(made.user ?? (await made.authenticate(token)).user);
   } catch (error) {
-    client.close();
+    made.close();
+    if (made !== client) return;
     client = null;
     setConnection("offline");
     if (error instanceof CairnError && (error.code === "unauthorized" || error.code === "suspended")) {
       localStorage.removeItem(TOKEN_KEY);
     }
+    $(".boot").hidden = true;
+    $(".sign-in").hidden = false;
     showError(error);
   }
 }
 
-async function signOut() {
+/** Signs out at once on this page; the token is revoked on the hub in the background (best effort, bounded). */
+function signOut() {
   const ending = client;
-  me = null; // the client's own "auth" and "close" events are this sign-out, not news
-  try {
-    await ending?.logout();
-  } catch {
-    // Signing out locally matters more than the reply: the token is forgotten either way.
-  }
-  endSession(null);
+  client = null; // the client's own "auth" and "close" events are this sign-out, not news
+  endSession(null, ending);
+  if (!ending) return;
+  ending.request("logout", {}, { timeoutMs: 5000 }).catch(() => {}).finally(() => ending.close());
 }
 
 /** Forgets the session on this page: the token, the friends drawn, the map's markers; shows the sign-in form. */
-function endSession(message) {
+function endSession(message, keepOpen = null) {
   const closing = client;
   client = null;
   me = null;
-  closing?.close();
+  if (closing !== keepOpen) closing?.close();
+  $(".search-results").replaceChildren();
+  $(".request-list").replaceChildren();
+  $(".requests").hidden = true;
+  $("#people-search").value = "";
   localStorage.removeItem(TOKEN_KEY);
   if (geolocationWatch !== null) navigator.geolocation.clearWatch(geolocationWatch);
   geolocationWatch = null;
@@ -187,6 +204,7 @@ function endSession(message) {
 
 async function start(user) {
   me = user;
+  $(".boot").hidden = true;
   $(".sign-in").hidden = true;
   $(".app").hidden = false;
   $(".whoami").textContent = `Signed in as ${user.name || user.username}`;
@@ -207,7 +225,10 @@ async function start(user) {
     for (const friend of [...friends.values()]) if (friend.pos && !visible.has(friend.id)) hide(friend.id);
     for (const position of reply.positions ?? []) moved(position);
   });
-  client.on("state", (state) => { if (state === "connected") refreshAfterReconnect(); });
+  const made = client;
+  made.on("state", (state) => {
+    if (state === "connected" && made === client) refreshAfterReconnect();
+  });
   if (navigator.geolocation && navigator.permissions) {
     navigator.permissions.query({ name: "geolocation" }).then((status) => {
       if (status.state === "granted") locate();
@@ -305,6 +326,12 @@ function moved(position) {
   const id = position.user;
   const friend = friends.get(id) ?? { id, username: `user ${id}`, name: "", online: true };
   friends.set(id, friend);
+  // What the friend shows changed level: nothing drawn at the old level stays (an open popup, the trail).
+  const levelChanged = friend.pos !== undefined && Boolean(friend.pos.approx) !== Boolean(position.approx);
+  if (levelChanged) {
+    friend.marker?.closePopup();
+    if (selected === id) trail?.setLatLngs([]);
+  }
   friend.pos = position;
   const point = [position.lat, position.lon];
   const level = position.approx ? "approximate" : "precise";
@@ -312,7 +339,7 @@ function moved(position) {
     const icon = L.divIcon({ className: "friend-marker", iconSize: [34, 34], iconAnchor: [17, 17], html: "" });
     friend.marker = L.marker(point, { icon, keyboard: true, riseOnHover: true }).addTo(map);
     friend.marker.on("click", () => select(id));
-    friend.marker.bindPopup(() => describe(friend));
+    friend.marker.bindPopup(() => describe(friends.get(id) ?? friend));
   } else {
     friend.marker.setLatLng(point);
   }
@@ -475,10 +502,11 @@ function renderPause() {
   $(".resume").hidden = !paused;
 }
 
-async function share(friend, level, seconds) {
-  const reply = await attempt("share.set", { user: friend.id, level, ...(seconds ? { for: seconds } : {}) });
-  if (reply) friend.sharing = { level: reply.level, until: reply.until };
-  renderFriends();
+async function share(id, level, seconds) {
+  const reply = await attempt("share.set", { user: id, level, ...(seconds ? { for: seconds } : {}) });
+  const friend = friends.get(id);
+  if (reply && friend) friend.sharing = { level: reply.level, until: reply.until };
+  if (friend) updateRow(friend);
 }
 
 // MARK: Friends, requests and search
@@ -494,48 +522,85 @@ function seenText(friend) {
   return `${seen} · sees you ${rule.level === "hidden" ? "not at all" : "approximately"}${until}`;
 }
 
+/** The friends panel's rows, kept across updates so that a move or a presence change never takes focus, an open
+ * list or a chosen duration away from whoever is using the controls. */
+const rows = new Map();
+
 function renderFriends() {
   const list = $(".friend-list");
   if (!list) return;
-  const focused = document.activeElement?.closest?.("li")?.dataset.friend;
-  list.replaceChildren();
-  const sorted = [...friends.values()].sort(
-    (a, b) => Number(b.online) - Number(a.online) || (a.name || a.username).localeCompare(b.name || b.username));
-  for (const friend of sorted) {
-    const name = friend.name || friend.username;
-    const seen = seenText(friend);
-    const level = el("select", { "aria-label": `Share with ${name}` });
-    for (const [value, label] of [["precise", "Precise"], ["approximate", "Approximate"], ["hidden", "Hidden"]]) {
-      level.append(el("option", { value, text: label, selected: (friend.sharing?.level ?? "precise") === value }));
+  let changed = false;
+  for (const [id, row] of rows) {
+    if (friends.has(id)) continue;
+    row.remove();
+    rows.delete(id);
+    changed = true;
+  }
+  for (const friend of friends.values()) {
+    if (!rows.has(friend.id)) {
+      rows.set(friend.id, friendRow(friend));
+      changed = true;
     }
-    const duration = el("select", { "aria-label": `How long, for ${name}` });
-    for (const [value, label] of [["0", "until changed"], ["3600", "for 1 h"], ["28800", "for 8 h"]]) {
-      duration.append(el("option", { value, text: label }));
-    }
-    level.addEventListener("change", () => share(friend, level.value, Number(duration.value)));
-    duration.addEventListener("change", () => {
-      if (level.value !== "precise") share(friend, level.value, Number(duration.value));
-    });
-    const item = el(
-      "li",
-      { "data-friend": friend.id, class: selected === friend.id ? "selected" : "" },
-      el("span", { class: `avatar${friend.online ? "" : " offline"}`, "aria-hidden": "true", text: initial(friend) }),
-      el("button", {
-        type: "button", class: "name", text: name,
-        "aria-label": `${name}, ${seen}${friend.pos ? "" : ", no position"}`,
-        onclick: () => (friend.pos ? select(friend.id) : showError(new Error(`${name} has no position to show.`))),
-      }),
-      el("span", { class: "seen", text: seen }),
-      el("div", { class: "controls" }, level, duration,
-        el("button", {
-          type: "button", class: "remove", text: "Remove", "aria-label": `Remove ${name} from your friends`,
-          onclick: () => removeFriend(friend),
-        })),
-    );
-    list.append(item);
+    updateRow(friend);
+  }
+  // Reordered only when someone joined or left the list: moving a row would take the focus out of it.
+  if (changed) {
+    const sorted = [...friends.values()].sort(
+      (a, b) => Number(b.online) - Number(a.online) || (a.name || a.username).localeCompare(b.name || b.username));
+    list.replaceChildren(...sorted.map((friend) => rows.get(friend.id)));
   }
   $(".no-friends").hidden = friends.size > 0;
-  if (focused) $(`li[data-friend="${focused}"] .name`, list)?.focus();
+}
+
+/** A friend's row: avatar, name (selects them on the map), state, and the sharing controls. */
+function friendRow(friend) {
+  const name = friend.name || friend.username;
+  const level = el("select", { "aria-label": `Share with ${name}`, class: "level" });
+  for (const [value, label] of [["precise", "Precise"], ["approximate", "Approximate"], ["hidden", "Hidden"]]) {
+    level.append(el("option", { value, text: label }));
+  }
+  const duration = el("select", { "aria-label": `How long, for ${name}` });
+  for (const [value, label] of [["0", "until changed"], ["3600", "for 1 h"], ["28800", "for 8 h"]]) {
+    duration.append(el("option", { value, text: label }));
+  }
+  level.addEventListener("change", () => share(friend.id, level.value, Number(duration.value)));
+  duration.addEventListener("change", () => {
+    if (level.value !== "precise") share(friend.id, level.value, Number(duration.value));
+  });
+  return el(
+    "li",
+    { "data-friend": friend.id },
+    el("span", { class: "avatar", "aria-hidden": "true", text: initial(friend) }),
+    el("button", {
+      type: "button", class: "name", text: name,
+      onclick: () => {
+        const current = friends.get(friend.id);
+        if (current?.pos) select(friend.id);
+        else showError(new Error(`${name} has no position to show.`));
+      },
+    }),
+    el("span", { class: "seen" }),
+    el("div", { class: "controls" }, level, duration,
+      el("button", {
+        type: "button", class: "remove", text: "Remove", "aria-label": `Remove ${name} from your friends`,
+        onclick: () => removeFriend(friends.get(friend.id) ?? friend),
+      })),
+  );
+}
+
+/** Brings a row up to date in place. */
+function updateRow(friend) {
+  const row = rows.get(friend.id);
+  if (!row) return;
+  const name = friend.name || friend.username;
+  const seen = seenText(friend);
+  row.classList.toggle("selected", selected === friend.id);
+  $(".avatar", row).classList.toggle("offline", !friend.online);
+  $(".name", row).setAttribute("aria-label", `${name}, ${seen}${friend.pos ? "" : ", no position"}`);
+  $(".seen", row).textContent = seen;
+  const level = $(".level", row);
+  const wanted = friend.sharing?.level ?? "precise";
+  if (level.value !== wanted && document.activeElement !== level) level.value = wanted;
 }
 
 async function removeFriend(friend) {
@@ -628,15 +693,18 @@ function wire() {
   // Ages keep counting.
   setInterval(() => {
     if (!friends.size) return;
-    for (const item of document.querySelectorAll(".friend-list li")) {
-      const friend = friends.get(Number(item.dataset.friend));
-      const seen = $(".seen", item);
-      if (friend && seen) seen.textContent = seenText(friend);
-    }
+    for (const friend of friends.values()) updateRow(friend);
     renderPause();
   }, 15_000);
+  // The page is alive: the loading note goes, and the form shows unless a kept token signs in by itself.
   const token = localStorage.getItem(TOKEN_KEY);
-  if (token) resume(token);
+  if (token) {
+    $(".boot").textContent = "Signing in…";
+    resume(token);
+  } else {
+    $(".boot").hidden = true;
+    $(".sign-in").hidden = false;
+  }
 }
 
 wire();

@@ -66,15 +66,17 @@ public final class HTTPFile: Sendable {
     }
 
     /// Opens a regular file for reading; nil if it does not exist or is not a regular file. With
-    /// `followingSymlinks` false, a path whose last component is a symbolic link is refused too.
+    /// `followingSymlinks` false, a path whose last component is a symbolic link is refused too. Opened non-blocking,
+    /// so that a FIFO (which would wait for a writer) or a device is refused at once instead of holding the thread.
     public static func open(path: String, followingSymlinks: Bool = true) -> HTTPFile? {
-        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC | (followingSymlinks ? 0 : O_NOFOLLOW))
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (followingSymlinks ? 0 : O_NOFOLLOW))
         guard fd >= 0 else { return nil }
         var info = stat()
         guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
             close(fd)
             return nil
         }
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
         let modified = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
         return HTTPFile(
             descriptor: fd, size: Int(info.st_size), inode: UInt64(info.st_ino), modifiedNanoseconds: modified)

@@ -32,6 +32,12 @@ struct HubPrivacyTests {
         #expect(levels.count == 1 && levels.first?["user"] as? Int64 == bob)
         #expect(levels.first?["level"] as? String == "approximate")
         #expect(levels.first?["until"] as? Int64 == h.clock.now() + 3_600_000)
+        // A timed precise rule changes nothing anyone sees: not listed.
+        _ = try await h.request(
+            1, #"{"id":8,"op":"share.set","user":\#(bob),"level":"precise","for":60}"#, id: 8, completions: 1)
+        #expect((try await h.request(1, #"{"id":9,"op":"share.list"}"#, id: 9)["levels"] as? [Any])?.isEmpty == true)
+        _ = try await h.request(
+            1, #"{"id":10,"op":"share.set","user":\#(bob),"level":"approximate","for":3600}"#, id: 10, completions: 1)
         // Timed rules that ran out are not listed; bob's own list is his, not alice's.
         h.clock.advance(by: 3_600_000)
         let later = try await h.request(1, #"{"id":6,"op":"share.list"}"#, id: 6)

@@ -8,6 +8,19 @@ import Testing
 @testable import CairnServer
 
 @Suite struct StaticFilesTests {
+    @Test func aFIFOIsRefusedAtOnceNotWaitedOn() throws {
+        // Opening a FIFO for reading blocks until a writer comes; a FIFO in a served folder must not hold a thread.
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fifo-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        #expect(mkfifo(directory + "/pipe.txt", 0o600) == 0)
+        #expect(HTTPFile.open(path: directory + "/pipe.txt") == nil)
+        #expect(HTTPFile.open(path: directory + "/pipe.txt", followingSymlinks: false) == nil)
+        _ = FileManager.default.createFile(atPath: directory + "/plain.txt", contents: Data("hi".utf8))
+        let plain = try #require(HTTPFile.open(path: directory + "/plain.txt"))
+        #expect(plain.size == 2 && fcntl(plain.descriptor, F_GETFL) & O_NONBLOCK == 0)
+    }
+
     @Test func onlyPlainRelativePathsPass() {
         for good in ["index.html", "css/app.css", "a/b/c.js", "a..b/c"] {
             #expect(StaticFiles.isPlain(good), "\(good)")

@@ -58,7 +58,7 @@ extension Social {
         var state = SharingState(paused: rules.isPaused(me, now: now), pausedUntil: nil, levels: [])
         if state.paused { state.pausedUntil = rules.entry(owner: me, viewer: nil)?.until }
         for friend in graph.friends(of: me).sorted() {
-            guard let rule = rules.rule(owner: me, viewer: friend, now: now) else { continue }
+            guard let rule = rules.rule(owner: me, viewer: friend, now: now), rule.level != .precise else { continue }
             state.levels.append(.init(user: friend, level: rule.level, until: rule.until))
         }
         return state

@@ -8,7 +8,7 @@ rounded to 2 decimals (about a kilometre), which keeps the file near 185 KB and 
 country outline at the zooms the basemap is for. Run it again only to change what the file holds:
 
     pip download --no-deps geopandas==0.14.4 -d /tmp/ne && pip install pyshp
-    python3 web/basemap/make-countries.py /tmp/ne/geopandas-0.14.4-py3-none-any.whl
+    python3 tools/basemap/make-countries.py /tmp/ne/geopandas-0.14.4-py3-none-any.whl
 """
 import json
 import os
@@ -20,7 +20,8 @@ import shapefile  # pyshp
 
 DATASET = "geopandas/datasets/naturalearth_lowres/naturalearth_lowres"
 CITIES = "geopandas/datasets/naturalearth_cities/naturalearth_cities"
-HERE = os.path.dirname(os.path.abspath(__file__))
+# The files are written where the hub serves them from: web/basemap/ of the repository.
+HERE = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "web", "basemap")
 
 
 def rounded(coordinates):
