@@ -153,6 +153,9 @@ public struct WebConfiguration: Sendable {
         var labels = hostPart.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         guard labels.count >= 2 else { return nil }
         let wildcard = labels[0].contains("{")
+        // A wildcard stands for one label under a registered name (`*.tile.example`), never under a bare suffix
+        // (`*.org` would let the page load images from every host under it).
+        guard !wildcard || labels.count >= 3 else { return nil }
         if wildcard { labels[0] = "*" }
         let plain = labels.enumerated().allSatisfy { index, label in
             if index == 0 && wildcard { return true }

@@ -81,6 +81,7 @@ import Testing
         #expect(WebConfiguration.tileSource("http://Tiles.Example:8080/{z}/{x}/{y}.png") == "http://tiles.example:8080")
         for bad in [
             "ftp://a.example/{z}/{x}/{y}", "https://a.{s}.example/{z}/{x}/{y}", "https://localhost/{z}/{x}/{y}",
+            "https://{s}.org/{z}/{x}/{y}.png",
             "https://a.example;script-src:*/{z}", "https://a.example:x/{z}", "https://a.example 'unsafe-inline'/",
             "https://*.example/{z}/{x}/{y}", "tile.example/{z}/{x}/{y}",
         ] {

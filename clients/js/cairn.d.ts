@@ -98,6 +98,8 @@ export interface CairnClientOptions {
     maxReconnectDelayMs?: number;
     /** The least pause after a 4429 close (30000 ms). */
     rateLimitPauseMs?: number;
+    /** How long a connection must stay up before the back-off starts again from `reconnectDelayMs` (10000 ms). */
+    stableAfterMs?: number;
     /** The hub's largest inbound message; a larger request is refused before sending (65536 bytes). */
     maxMessageBytes?: number;
     /** The hub's HTTP base for uploads; derived from the WebSocket URL (`ws://h:p/ws` → `http://h:p`). */

@@ -21,6 +21,8 @@
  * @property {number} [reconnectDelayMs] the first back-off delay; it doubles per failed attempt (500).
  * @property {number} [maxReconnectDelayMs] the largest back-off delay (30000).
  * @property {number} [rateLimitPauseMs] the least pause after a 4429 close (30000).
+ * @property {number} [stableAfterMs] how long a connection must stay up before the back-off starts again from
+ *   `reconnectDelayMs` (10000): a hub that closes every connection right after it opens is not retried ever faster.
  * @property {number} [maxMessageBytes] the hub's largest inbound message; a larger request is refused here (65536).
  * @property {string} [httpUrl] the hub's HTTP base, e.g. `https://hub.example`; derived from the WebSocket URL.
  * @property {typeof fetch} [fetch] the fetch function `upload` uses; defaults to the global one.
@@ -181,6 +183,8 @@ export class CairnClient {
     /** @type {Map<string, {fields: Record<string, unknown>, onReply?: (reply: any) => void}>} */ #watches = new Map();
     /** @type {Map<string, Set<(value: any) => void>>} */ #handlers = new Map();
     #attempt = 0;
+    /** When the connection in use became "connected" (ms), 0 when none is. */
+    #connectedAt = 0;
     /** @type {ReturnType<typeof setTimeout> | null} */ #reconnectTimer = null;
     /** @type {ReturnType<typeof setTimeout> | null} */ #openTimer = null;
     #wanted = false;
@@ -207,6 +211,7 @@ export class CairnClient {
             reconnectDelayMs: options.reconnectDelayMs ?? 500,
             maxReconnectDelayMs: options.maxReconnectDelayMs ?? 30000,
             rateLimitPauseMs: options.rateLimitPauseMs ?? 30000,
+            stableAfterMs: options.stableAfterMs ?? 10000,
             maxMessageBytes: options.maxMessageBytes ?? 65536,
             uploadTimeoutMs: options.uploadTimeoutMs ?? 120000,
             random: options.random ?? Math.random,
@@ -555,7 +560,7 @@ export class CairnClient {
             if (this.#heldPos) this.#write(JSON.stringify({ ...this.#heldPos, op: "pos" }));
         }
         this.#heldPos = null;
-        this.#attempt = 0;
+        this.#connectedAt = Date.now();
         this.#setState("connected");
         const waiting = this.#waiting;
         this.#waiting = [];
@@ -591,6 +596,9 @@ export class CairnClient {
         const reconnect = this.#wanted && this.#opts.reconnect && !terminal;
         /** @type {CairnCloseInfo} */
         const info = { code, reason, reconnect };
+        // Only a connection that stayed up a while earns a fresh back-off.
+        if (this.#connectedAt && Date.now() - this.#connectedAt >= this.#opts.stableAfterMs) this.#attempt = 0;
+        this.#connectedAt = 0;
         if (reconnect) {
             const ceiling = Math.min(this.#opts.maxReconnectDelayMs, this.#opts.reconnectDelayMs * 2 ** this.#attempt);
             let delay = ceiling / 2 + (this.#opts.random() * ceiling) / 2;

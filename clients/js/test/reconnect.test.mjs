@@ -90,6 +90,33 @@ test("failed attempts back off exponentially, with jitter, up to the largest del
     assert.deepEqual(delays, [5, 20, 30, 40, 100, 100]);
 });
 
+test("a server that closes every connection as soon as it opens is retried ever more slowly", T, async (t) => {
+    // A peer that accepts the WebSocket and closes it at once (4001): each connection opens, so only the rule that
+    // a connection must last `stableAfterMs` keeps the back-off from starting again every time.
+    const server = new WebSocket.Server({ host: "127.0.0.1", port: 0 });
+    await new Promise((resolve) => server.on("listening", resolve));
+    server.on("connection", (socket) => socket.close(4001, "backlog"));
+    t.after(() => new Promise((resolve) => server.close(resolve)));
+    const c = new CairnClient(`ws://127.0.0.1:${server.address().port}/ws`, {
+        WebSocket,
+        reconnectDelayMs: 10,
+        maxReconnectDelayMs: 1000,
+        random: () => 1,
+    });
+    t.after(() => c.close());
+    const delays = [];
+    const fourth = new Promise((resolve) =>
+        c.on("close", (info) => {
+            delays.push(info.delayMs);
+            if (delays.length === 4) resolve();
+        }),
+    );
+    c.connect().catch(() => {});
+    await fourth;
+    c.close();
+    assert.deepEqual(delays, [10, 20, 40, 80]);
+});
+
 test("killed and restarted under it, the client signs in again, re-watches and gets the next pos", T, async (t) => {
     const { a, b, alice, bob } = await friends(t);
     const replies = [];
