@@ -181,6 +181,9 @@ function endSession(message, keepOpen = null) {
   me = null;
   if (closing !== keepOpen) closing?.close();
   $(".search-results").replaceChildren();
+  $(".place-list").replaceChildren();
+  for (const marker of placeMarkers.values()) marker.remove();
+  placeMarkers.clear();
   $(".request-list").replaceChildren();
   $(".requests").hidden = true;
   $("#people-search").value = "";
@@ -273,7 +276,8 @@ async function showMap() {
       const cities = await (await fetch("/basemap/cities.geojson")).json();
       const towns = L.layerGroup(cities.features.map((city) => {
         const [lon, lat] = city.geometry.coordinates;
-        return L.circleMarker([lat, lon], { radius: 3, color: "#7d776a", weight: 1, fillOpacity: 0.8, interactive: false })
+        const dot = { radius: 3, color: "#7d776a", weight: 1, fillOpacity: 0.8, interactive: false };
+        return L.circleMarker([lat, lon], dot)
           .bindTooltip(city.properties.name, { permanent: true, direction: "right", className: "city", opacity: 0.8 });
       }));
       const showTowns = () => (map.getZoom() >= 4 ? towns.addTo(map) : towns.remove());
@@ -509,6 +513,68 @@ async function share(id, level, seconds) {
   if (friend) updateRow(friend);
 }
 
+// MARK: Places
+
+/** The places shown on the map, by id, so a new list replaces the old markers. */
+const placeMarkers = new Map();
+
+function distanceText(metres) {
+  if (metres === undefined || metres === null) return "";
+  return metres < 1000 ? `${Math.round(metres)} m` : `${(metres / 1000).toFixed(metres < 10_000 ? 1 : 0)} km`;
+}
+
+/** Lists places (nearest first, or as found) and draws each on the map. */
+function showPlaces(places, empty) {
+  for (const marker of placeMarkers.values()) marker.remove();
+  placeMarkers.clear();
+  const list = $(".place-list");
+  list.replaceChildren();
+  if (places.length === 0) list.append(el("li", {}, el("span", { class: "hint", text: empty })));
+  for (const place of places) {
+    const icon = L.divIcon({ className: "place-marker", iconSize: [14, 14], iconAnchor: [7, 7], html: "" });
+    const marker = L.marker([place.lat, place.lon], { icon, keyboard: true }).addTo(map);
+    const element = marker.getElement();
+    if (element) {
+      element.dataset.place = String(place.place);
+      element.title = place.name;
+      element.setAttribute("aria-label", `${place.name}, ${place.category}`);
+      element.setAttribute("role", "button");
+      element.append(el("span", { class: "pin", "aria-hidden": "true" }));
+    }
+    const facts = [place.category.replaceAll("_", " "), distanceText(place.distance)].filter(Boolean).join(" · ");
+    const details = el("div", { class: "popup" }, el("strong", { text: place.name }), el("div", { text: facts }));
+    marker.bindPopup(details);
+    placeMarkers.set(place.place, marker);
+    list.append(el("li", { "data-place": place.place },
+      el("button", {
+        type: "button", class: "place-name", text: place.name,
+        onclick: () => {
+          map.setView([place.lat, place.lon], Math.max(map.getZoom(), 14));
+          marker.openPopup();
+        },
+      }),
+      el("span", { class: "distance", text: distanceText(place.distance) }),
+      el("span", { class: "category", text: place.category.replaceAll("_", " ") })));
+  }
+  if (places.length > 0) {
+    viewTouched = true;
+    const bounds = L.latLngBounds(places.map((p) => [p.lat, p.lon]));
+    map.fitBounds(bounds, { padding: [40, 40], maxZoom: 14, animate: false });
+  }
+}
+
+async function nearestPlaces() {
+  const here = myMarker?.getLatLng();
+  const reply = await attempt("places.nearest", here ? { lat: here.lat, lon: here.lng, limit: 20 } : { limit: 20 });
+  if (reply) showPlaces(reply.places, "No places near you.");
+}
+
+async function findPlaces(q) {
+  if (!q.trim()) return;
+  const reply = await attempt("places.search", { q: q.trim(), limit: 20 });
+  if (reply) showPlaces(reply.places, `No place is called "${q.trim()}".`);
+}
+
 // MARK: Friends, requests and search
 
 /** A friend's state in words: online or not, how long ago they were seen, and what they see of you. */
@@ -663,7 +729,8 @@ async function search(q) {
           onclick: async (event) => {
             const reply = await attempt("friend.request", { user: user.id });
             if (!reply) return;
-            event.target.replaceWith(el("span", { class: "hint", text: reply.status === "friends" ? "friends" : "asked" }));
+            const status = reply.status === "friends" ? "friends" : "asked";
+            event.target.replaceWith(el("span", { class: "hint", text: status }));
             if (reply.status === "friends") refreshAfterReconnect();
             else loadRequests();
           } }))));
@@ -686,6 +753,11 @@ function wire() {
     button.addEventListener("click", () => pause(Number(button.dataset.pause)));
   }
   $(".resume").addEventListener("click", unpause);
+  $(".nearest").addEventListener("click", nearestPlaces);
+  $(".place-search").addEventListener("submit", (event) => {
+    event.preventDefault();
+    findPlaces(event.target.q.value);
+  });
   $(".search").addEventListener("submit", (event) => {
     event.preventDefault();
     search(event.target.q.value);

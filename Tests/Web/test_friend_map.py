@@ -126,6 +126,14 @@ class Peer:
 class FriendMapTests(unittest.TestCase):
     def setUp(self):
         self.hub = Hub()
+        # Three places of Paris, imported as an operator does before the hub starts.
+        places = os.path.join(self.hub.data, "paris.csv")
+        with open(places, "w", encoding="utf-8") as out:
+            out.write("name,lat,lon,category\n"
+                      "Eiffel Tower,48.8584,2.2945,monument\nLouvre,48.8606,2.3376,museum\n"
+                      "Sacré-Cœur,48.8867,2.3431,church\n")
+        subprocess.run([binary(), "places", "import", places, "--data", self.hub.data], cwd=ROOT, check=True,
+                       capture_output=True)
         self.hub.start()
         self.addCleanup(self.hub.remove)
         self.origin = f"http://127.0.0.1:{self.hub.port}"
@@ -253,6 +261,21 @@ class FriendMapTests(unittest.TestCase):
         self.assertEqual(Select(self.driver.find_element(
             By.CSS_SELECTOR, "select[aria-label='How long, for Bob']")).first_selected_option.get_attribute("value"),
             "3600")
+
+        # Places: the nearest to alice first (she stands at the Eiffel Tower), drawn on the map; found by name with
+        # accents and case folded.
+        self.button("Nearest places").click()
+        self.wait(lambda d: len(d.find_elements(By.CSS_SELECTOR, ".place-list li[data-place]")) == 3, "three places")
+        names = [e.text for e in self.driver.find_elements(By.CSS_SELECTOR, ".place-list .place-name")]
+        self.assertEqual(names, ["Eiffel Tower", "Louvre", "Sacré-Cœur"])
+        self.assertEqual(len(self.driver.find_elements(By.CSS_SELECTOR, "#map [data-place]")), 3)
+        self.driver.execute_script("document.querySelector('.places').scrollIntoView()")
+        self.shot("places")
+        self.field("Place name").send_keys("sacre")
+        self.button("Find").click()
+        self.wait(lambda d: [e.text for e in d.find_elements(By.CSS_SELECTOR, ".place-list .place-name")]
+                  == ["Sacré-Cœur"], "the place found by name")
+        self.assertEqual(len(self.driver.find_elements(By.CSS_SELECTOR, "#map [data-place]")), 1)
 
         # Alice's own sharing control, by its label: bob now sees her approximately, for an hour.
         share = Select(level)
