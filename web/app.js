@@ -357,6 +357,7 @@ function moved(position) {
     const name = friend.name || friend.username;
     element.title = name;
     element.setAttribute("aria-label", name);
+    element.setAttribute("role", "button"); // it opens the friend's details
     element.classList.toggle("stale", Boolean(position.stale));
     element.classList.toggle("doubtful", Boolean(position.flagged));
     element.classList.toggle("selected", selected === id);
