@@ -22,20 +22,17 @@ public final class PictureEvents {
     let hasher: PasswordHasher
     let maxPasswordBytes: Int
     let pictures: Pictures
-    /// Wrong passwords per user and event: a few per window, like a relic's.
-    private let passwords: LoginLimiter
-    /// Wrong passwords per event across users and connections: a back-off that doubles, like a relic's.
-    private var backoff: PasswordBackoff
+    /// Guesses at private events' passwords: per user and event, and per event across users, like a relic's.
+    private let guesses: PasswordGuesses
 
     init(
         store: (any PictureStore)?, accounts: Accounts, work: LoopWork, clock: any Clock, sessions: Sessions,
         pictures: Pictures, configuration: HubConfiguration
     ) {
-        self.passwords = LoginLimiter(
-            limit: configuration.eventPasswordFailures, windowMs: configuration.eventPasswordWindowMs)
-        self.backoff = PasswordBackoff(
-            free: configuration.eventFailuresBeforeBackoff, baseMs: configuration.relicBackoffBaseMs,
-            maxMs: configuration.relicBackoffMaxMs, windowMs: configuration.eventPasswordWindowMs)
+        self.guesses = PasswordGuesses(
+            failures: configuration.eventPasswordFailures, windowMs: configuration.eventPasswordWindowMs,
+            freeBeforeBackoff: configuration.eventFailuresBeforeBackoff, baseMs: configuration.relicBackoffBaseMs,
+            maxMs: configuration.relicBackoffMaxMs)
         self.store = store
         self.work = work
         self.clock = clock
@@ -141,25 +138,12 @@ public final class PictureEvents {
         }
         let event = found.info.id
         let user = caller.user.id
-        let key = "\(user)/\(event)"
         let now = clock.now()
-        if let wait = passwords.retryAfter(key, now: now) ?? backoff.attempt(event, now: now) {
-            return done(
-                .failure(
-                    DomainError(
-                        .rateLimited, "too many wrong passwords for #\(tag); try again in \((wait + 999) / 1000) s"
-                    ).with(.init("retry_after_ms", wait))))
-        }
-        if let refusal = sessions.spendPasswordCheck(caller.connection) {
-            backoff.forgive(event)
+        if let refusal = guesses.begin(
+            user: user, thing: event, now: now, what: "#\(tag)",
+            spendBudget: { sessions.spendPasswordCheck(caller.connection) })
+        {
             return done(.failure(refusal))
-        }
-        if let wait = passwords.attempt(key, now: now) {  // not blocked a moment ago: cannot happen
-            backoff.forgive(event)
-            return done(
-                .failure(
-                    DomainError(.rateLimited, "too many wrong passwords for #\(tag)")
-                        .with(.init("retry_after_ms", wait))))
         }
         let hasher = self.hasher
         run(
@@ -172,15 +156,13 @@ public final class PictureEvents {
                 switch result {
                 case .failure(let error):
                     // Not judged (the store failed): the guess does not count.
-                    self.passwords.forgive(key, at: now)
-                    self.backoff.forgive(event)
+                    self.guesses.unjudged(user: user, thing: event, at: now)
                     done(.failure(error))
                 case .success(false):
                     done(.failure(DomainError(.wrongPassword, "wrong password for #\(tag)")))
                 case .success(true):
                     // The right password: this user needs no more guesses here, and the event no back-off.
-                    self.passwords.reset(key)
-                    self.backoff.succeeded(event)
+                    self.guesses.succeeded(user: user, thing: event)
                     var info = found.info
                     info.member = true
                     done(.success(info))

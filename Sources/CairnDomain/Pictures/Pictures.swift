@@ -168,13 +168,9 @@ public final class Pictures {
         var point: GeoPoint?
         if tag == nil || place {
             let what = tag == nil ? "a picture nearby" : "a placed picture"
-            guard !social.isPaused(user.id, now: now) else {
-                return done(
-                    .failure(
-                        DomainError(
-                            .forbidden,
-                            "you are paused (share.pause): \(what) would show where you are; resume sharing "
-                                + "(share.resume) to post one\(tag == nil ? "" : ", or post without 'place'")")))
+            let toDo = tag == nil ? "to post one" : "to post one, or post without 'place'"
+            if let refusal = social.refusalWhilePaused(user.id, now: now, what: what, toDo: toDo) {
+                return done(.failure(refusal))
             }
             point = liveMap.point(of: user.id)
             guard point != nil else {

@@ -100,8 +100,7 @@ public final class Relics {
 
     var book: RelicBook
     private var index: LayeredIndex
-    private let passwords: LoginLimiter
-    private var backoff: PasswordBackoff
+    private let guesses: PasswordGuesses
     /// Relics entered by the current move, reused so roaming allocates nothing in steady state.
     private var entered: [(marker: RelicMarker, distance: Double)] = []
     private var purging = false
@@ -135,13 +134,10 @@ public final class Relics {
         self.configuration = configuration
         self.book = RelicBook(coverCellSize: configuration.relicCoverCellSize)
         self.index = LayeredIndex(cellSize: configuration.indexCellSize)
-        self.passwords = LoginLimiter(
-            limit: configuration.relicPasswordFailures,
-            windowMs: configuration.relicPasswordWindowMs)
-        self.backoff = PasswordBackoff(
-            free: configuration.relicFailuresBeforeBackoff,
-            baseMs: configuration.relicBackoffBaseMs, maxMs: configuration.relicBackoffMaxMs,
-            windowMs: configuration.relicPasswordWindowMs)
+        self.guesses = PasswordGuesses(
+            failures: configuration.relicPasswordFailures, windowMs: configuration.relicPasswordWindowMs,
+            freeBeforeBackoff: configuration.relicFailuresBeforeBackoff, baseMs: configuration.relicBackoffBaseMs,
+            maxMs: configuration.relicBackoffMaxMs)
     }
 
     /// Live relics in memory.
@@ -194,13 +190,8 @@ public final class Relics {
         }
         let now = clock.now()
         // Ghost mode: a relic is a public statement of where one stands, so none is left while paused.
-        guard !social.isPaused(user.id, now: now) else {
-            return done(
-                .failure(
-                    DomainError(
-                        .forbidden,
-                        "you are paused (share.pause): a relic would show where you "
-                            + "are; resume sharing (share.resume) to leave one")))
+        if let refusal = social.refusalWhilePaused(user.id, now: now, what: "a relic", toDo: "to leave one") {
+            return done(.failure(refusal))
         }
         let here: GeoPoint
         do { here = try lastPoint(of: user, doing: "leaving a relic") } catch { return done(.failure(error)) }
@@ -328,7 +319,7 @@ public final class Relics {
                 })
             return
         }
-        var limiterKey: String?
+        var guessed = false
         if marker.creatorID != user.id {
             let here: GeoPoint
             do { here = try lastPoint(of: user, doing: "opening a relic") } catch { return done(.failure(error)) }
@@ -351,33 +342,18 @@ public final class Relics {
                                 .wrongPassword,
                                 "relic \(relicID) is locked: send its 'password'")))
                 }
-                let key = "\(user.id)/\(relicID)"
-                if let wait = passwords.retryAfter(key, now: now) ?? backoff.attempt(relicID, now: now) {
-                    return done(
-                        .failure(
-                            DomainError(
-                                .rateLimited,
-                                "too many wrong passwords for this relic; "
-                                    + "try again in \((wait + 999) / 1000) s"
-                            ).with(.init("retry_after_ms", wait))))
-                }
-                if let refusal = sessions.spendPasswordCheck(caller.connection) {
-                    backoff.forgive(relicID)
+                if let refusal = guesses.begin(
+                    user: user.id, thing: relicID, now: now, what: "this relic",
+                    spendBudget: { sessions.spendPasswordCheck(caller.connection) })
+                {
                     return done(.failure(refusal))
                 }
-                if let wait = passwords.attempt(key, now: now) {  // not blocked a moment ago: cannot happen
-                    backoff.forgive(relicID)
-                    return done(
-                        .failure(
-                            DomainError(.rateLimited, "too many wrong passwords for this relic")
-                                .with(.init("retry_after_ms", wait))))
-                }
-                limiterKey = key
+                guessed = true
             }
         }
         let attemptedAt = now
         let hasher = self.hasher
-        let checksPassword = limiterKey != nil
+        let checksPassword = guessed
         let namesCreator = !marker.creatorHidden || marker.creatorID == user.id
         work.run(
             { () async throws(DomainError) -> (RelicRecord?, User?, Bool) in
@@ -399,10 +375,7 @@ public final class Relics {
                 let now = self.clock.now()
                 // Gone or expired while the store was read: no password was judged, so the attempt does not count.
                 let unjudged = {
-                    if let limiterKey {
-                        self.passwords.forgive(limiterKey, at: attemptedAt)
-                        self.backoff.forgive(relicID)
-                    }
+                    if checksPassword { self.guesses.unjudged(user: user.id, thing: relicID, at: attemptedAt) }
                 }
                 guard let record else {
                     unjudged()
@@ -420,10 +393,7 @@ public final class Relics {
                     return done(.failure(DomainError(.wrongPassword, "wrong password for relic \(relicID)")))
                 }
                 // The right password: this user needs no more guesses at this relic, and the relic no back-off.
-                if let limiterKey {
-                    self.passwords.reset(limiterKey)
-                    self.backoff.succeeded(relicID)
-                }
+                if checksPassword { self.guesses.succeeded(user: user.id, thing: relicID) }
                 var view = self.view(record, state: nil, now: now, for: user.id)
                 view.creator = creator
                 done(.success(view))
@@ -515,7 +485,7 @@ public final class Relics {
     func remove(_ relicID: Int64, reason: String?) {
         touchedRelics?.insert(relicID)
         _ = index.remove(relicID, from: .relics)
-        backoff.forget(relicID)
+        guesses.forget(relicID)
         guard let (marker, audience) = book.remove(relicID) else { return }
         announce(.relicVanished(id: marker.id, reason: reason), of: marker, to: audience)
     }
@@ -526,7 +496,7 @@ public final class Relics {
         book.sweep(now: now) { marker, audience in gone.append((marker, audience)) }
         for (marker, audience) in gone {
             _ = index.remove(marker.id, from: .relics)
-            backoff.forget(marker.id)
+            guesses.forget(marker.id)
             announce(.relicExpired(id: marker.id), of: marker, to: audience)
         }
     }

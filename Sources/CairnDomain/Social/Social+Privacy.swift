@@ -49,6 +49,16 @@ struct CommittedRule {
 }
 
 extension Social {
+    /// Ghost mode refuses what would place `user` for everyone whatever their rules (a relic, a placed picture):
+    /// `forbidden` naming `what` and how to do it (`toDo`) once sharing is resumed; nil when they are not paused.
+    public func refusalWhilePaused(_ user: Int64, now: Int64, what: String, toDo: String) -> DomainError? {
+        guard isPaused(user, now: now) else { return nil }
+        return DomainError(
+            .forbidden,
+            "you are paused (share.pause): \(what) would show where you are; resume sharing (share.resume) "
+                + toDo)
+    }
+
     /// What the caller shares now: whether they are paused (and until when, nil for "until resumed"), and each
     /// friend's level other than the default `precise` with its end, by friend id. Read from memory, where every
     /// rule in force lives; an expired rule is not listed.
