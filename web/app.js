@@ -4,70 +4,36 @@
 // a viewer may see, the page only draws it. Leaflet (Debian's libjs-leaflet, served by the hub) draws the map over an
 // offline basemap of the world's countries, or over tiles when the operator configured a tile server.
 import { CairnClient, CairnError } from "/cairn.js";
+import {
+  $, age, attempt, clearError, distanceText, el, feature, initial, notify, session, showError,
+} from "./shared.js";
 
 const TOKEN_KEY = "cairn.token";
-const $ = (selector, root = document) => root.querySelector(selector);
-const el = (tag, attributes = {}, ...children) => {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(attributes)) {
-    if (value === undefined || value === null || value === false) continue;
-    if (key === "class") node.className = value;
-    else if (key === "text") node.textContent = value;
-    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
-    else node.setAttribute(key, value === true ? "" : String(value));
-  }
-  for (const child of children) if (child !== null && child !== undefined) node.append(child);
-  return node;
-};
-
 /** What the page knows of each friend: who they are, whether they are online, their last position as sent. */
-const friends = new Map();
+const friends = session.friends;
 let client = null;
 let me = null;
 let map = null;
+
+function setClient(made) {
+  client = made;
+  session.client = made;
+}
 let myMarker = null;
 let myAccuracy = null;
 let selected = null;
 let trail = null;
 let following = false;
 let geolocationWatch = null;
-let viewTouched = false; // the user moved the map: the page no longer fits it to what arrives
 let pausedUntil = undefined; // undefined: sharing; null: paused until resumed; a number: paused until then (ms)
 
 // MARK: Alerts and the connection indicator
-
-function showError(error, { sticky = false } = {}) {
-  const alert = $(".alert");
-  let text = error instanceof CairnError ? error.message : String(error?.message ?? error);
-  if (error instanceof CairnError && error.retryAfterMs) {
-    text += ` (try again in ${Math.ceil(error.retryAfterMs / 1000)} s)`;
-  }
-  alert.textContent = text;
-  alert.hidden = false;
-  clearTimeout(showError.timer);
-  if (!sticky) showError.timer = setTimeout(() => { alert.hidden = true; }, 8000);
-}
-
-function clearError() {
-  $(".alert").hidden = true;
-}
 
 function setConnection(state) {
   const indicator = $("[data-connection]");
   const value = state === "connected" ? "connected" : state === "connecting" ? "connecting" : "offline";
   indicator.dataset.connection = value;
   indicator.textContent = value;
-}
-
-/** Runs a request and shows its refusal instead of swallowing it; resolves to the reply or undefined. */
-async function attempt(op, fields = {}) {
-  if (!client) return undefined;
-  try {
-    return await client.request(op, fields);
-  } catch (error) {
-    showError(error);
-    return undefined;
-  }
 }
 
 // MARK: Signing in
@@ -119,23 +85,23 @@ async function signIn(action, form) {
   form.inert = true;
   client?.close();
   const made = newClient();
-  client = made;
+  setClient(made);
   try {
     await made.connect();
-    let session;
-    if (action === "login") session = await made.login(username, password);
+    let signedIn;
+    if (action === "login") signedIn = await made.login(username, password);
     else if (action === "register") {
       const name = form.name.value.trim();
-      session = await made.register({ username, password, ...(name ? { name } : {}) });
-    } else session = await made.guest();
+      signedIn = await made.register({ username, password, ...(name ? { name } : {}) });
+    } else signedIn = await made.guest();
     if (made !== client) return;
-    localStorage.setItem(TOKEN_KEY, session.token);
+    localStorage.setItem(TOKEN_KEY, signedIn.token);
     form.password.value = "";
-    await start(session.user);
+    await start(signedIn.user);
   } catch (error) {
     made.close();
     if (made !== client) return;
-    client = null;
+    setClient(null);
     setConnection("offline");
     showError(error);
   } finally {
@@ -145,7 +111,7 @@ async function signIn(action, form) {
 
 async function resume(token) {
   const made = newClient(token);
-  client = made;
+  setClient(made);
   try {
     // A client given a token signs in with it as it connects.
     await made.connect();
@@ -154,7 +120,7 @@ async function resume(token) {
   } catch (error) {
     made.close();
     if (made !== client) return;
-    client = null;
+    setClient(null);
     setConnection("offline");
     if (error instanceof CairnError && (error.code === "unauthorized" || error.code === "suspended")) {
       localStorage.removeItem(TOKEN_KEY);
@@ -168,7 +134,7 @@ async function resume(token) {
 /** Signs out at once on this page; the token is revoked on the hub in the background (best effort, bounded). */
 function signOut() {
   const ending = client;
-  client = null; // the client's own "auth" and "close" events are this sign-out, not news
+  setClient(null); // the client's own "auth" and "close" events are this sign-out, not news
   endSession(null, ending);
   if (!ending) return;
   ending.request("logout", {}, { timeoutMs: 5000 }).catch(() => {}).finally(() => ending.close());
@@ -177,13 +143,10 @@ function signOut() {
 /** Forgets the session on this page: the token, the friends drawn, the map's markers; shows the sign-in form. */
 function endSession(message, keepOpen = null) {
   const closing = client;
-  client = null;
-  me = null;
+  setClient(null);
+  me = session.me = null;
   if (closing !== keepOpen) closing?.close();
   $(".search-results").replaceChildren();
-  $(".place-list").replaceChildren();
-  for (const marker of placeMarkers.values()) marker.remove();
-  placeMarkers.clear();
   $(".request-list").replaceChildren();
   $(".requests").hidden = true;
   $("#people-search").value = "";
@@ -195,7 +158,9 @@ function endSession(message, keepOpen = null) {
   myAccuracy?.remove();
   myMarker = myAccuracy = null;
   pausedUntil = undefined;
-  viewTouched = false;
+  session.viewTouched = false;
+  session.position = null;
+  notify("end");
   $(".my-position").textContent = "No position yet.";
   $(".app").hidden = true;
   $(".sign-in").hidden = false;
@@ -206,7 +171,7 @@ function endSession(message, keepOpen = null) {
 }
 
 async function start(user) {
-  me = user;
+  me = session.me = user;
   $(".boot").hidden = true;
   $(".sign-in").hidden = true;
   $(".app").hidden = false;
@@ -232,6 +197,7 @@ async function start(user) {
   made.on("state", (state) => {
     if (state === "connected" && made === client) refreshAfterReconnect();
   });
+  notify("start", made);
   if (navigator.geolocation && navigator.permissions) {
     navigator.permissions.query({ name: "geolocation" }).then((status) => {
       if (status.state === "granted") locate();
@@ -241,6 +207,7 @@ async function start(user) {
 }
 
 async function refreshAfterReconnect() {
+  notify("reconnected");
   const list = await attempt("friend.list");
   if (!list) return;
   const present = new Set(list.friends.map((f) => f.id));
@@ -255,7 +222,8 @@ async function refreshAfterReconnect() {
 
 async function showMap() {
   if (map) return;
-  map = L.map("map", { maxZoom: 18, minZoom: 1, worldCopyJump: true, zoomControl: true }).setView([30, 0], 2);
+  map = session.map = L.map("map", { maxZoom: 18, minZoom: 1, worldCopyJump: true, zoomControl: true });
+  map.setView([30, 0], 2);
   let config = {};
   try {
     config = await (await fetch("/config.json")).json();
@@ -291,24 +259,8 @@ async function showMap() {
   map.on("click", (event) => placeMyself(event.latlng.lat, event.latlng.lng));
   map.on("dragstart", () => {
     following = false;
-    viewTouched = true;
+    session.viewTouched = true;
   });
-}
-
-function initial(person) {
-  const text = (person.name || person.username || "?").trim();
-  return [...text][0]?.toUpperCase() ?? "?";
-}
-
-function age(ts) {
-  const seconds = Math.max(0, Math.round((Date.now() - ts) / 1000));
-  if (seconds < 45) return "just now";
-  if (seconds < 90) return "a minute ago";
-  const minutes = Math.round(seconds / 60);
-  if (minutes < 60) return `${minutes} min ago`;
-  const hours = Math.round(minutes / 60);
-  if (hours < 36) return `${hours} h ago`;
-  return `${Math.round(hours / 24)} days ago`;
 }
 
 function describe(friend) {
@@ -438,12 +390,14 @@ function fitAll() {
 function placeMyself(lat, lon, acc) {
   const fields = { lat, lon, ts: Date.now(), ...(acc !== undefined ? { acc: Math.round(acc) } : {}) };
   client?.send("pos", fields);
+  session.position = { lat, lon, ...(acc !== undefined ? { acc } : {}) };
+  notify("moved", session.position);
   const point = [lat, lon];
   if (!myMarker) {
     const icon = L.divIcon({ className: "me-marker", iconSize: [28, 28], iconAnchor: [14, 14], html: "" });
     myMarker = L.marker(point, { icon, title: "You", keyboard: false }).addTo(map);
     myMarker.getElement()?.append(el("span", { class: "avatar", "aria-hidden": "true", text: "Me" }));
-    if (!viewTouched) fitAll();
+    if (!session.viewTouched) fitAll();
   } else myMarker.setLatLng(point);
   if (acc) {
     if (!myAccuracy) myAccuracy = L.circle(point, { radius: acc, color: "#1d2733", weight: 1, fillOpacity: 0.05 });
@@ -512,68 +466,6 @@ async function share(id, level, seconds) {
   const friend = friends.get(id);
   if (reply && friend) friend.sharing = { level: reply.level, until: reply.until };
   if (friend) updateRow(friend);
-}
-
-// MARK: Places
-
-/** The places shown on the map, by id, so a new list replaces the old markers. */
-const placeMarkers = new Map();
-
-function distanceText(metres) {
-  if (metres === undefined || metres === null) return "";
-  return metres < 1000 ? `${Math.round(metres)} m` : `${(metres / 1000).toFixed(metres < 10_000 ? 1 : 0)} km`;
-}
-
-/** Lists places (nearest first, or as found) and draws each on the map. */
-function showPlaces(places, empty) {
-  for (const marker of placeMarkers.values()) marker.remove();
-  placeMarkers.clear();
-  const list = $(".place-list");
-  list.replaceChildren();
-  if (places.length === 0) list.append(el("li", {}, el("span", { class: "hint", text: empty })));
-  for (const place of places) {
-    const icon = L.divIcon({ className: "place-marker", iconSize: [14, 14], iconAnchor: [7, 7], html: "" });
-    const marker = L.marker([place.lat, place.lon], { icon, keyboard: true }).addTo(map);
-    const element = marker.getElement();
-    if (element) {
-      element.dataset.place = String(place.place);
-      element.title = place.name;
-      element.setAttribute("aria-label", `${place.name}, ${place.category}`);
-      element.setAttribute("role", "button");
-      element.append(el("span", { class: "pin", "aria-hidden": "true" }));
-    }
-    const facts = [place.category.replaceAll("_", " "), distanceText(place.distance)].filter(Boolean).join(" · ");
-    const details = el("div", { class: "popup" }, el("strong", { text: place.name }), el("div", { text: facts }));
-    marker.bindPopup(details);
-    placeMarkers.set(place.place, marker);
-    list.append(el("li", { "data-place": place.place },
-      el("button", {
-        type: "button", class: "place-name", text: place.name,
-        onclick: () => {
-          map.setView([place.lat, place.lon], Math.max(map.getZoom(), 14));
-          marker.openPopup();
-        },
-      }),
-      el("span", { class: "distance", text: distanceText(place.distance) }),
-      el("span", { class: "category", text: place.category.replaceAll("_", " ") })));
-  }
-  if (places.length > 0) {
-    viewTouched = true;
-    const bounds = L.latLngBounds(places.map((p) => [p.lat, p.lon]));
-    map.fitBounds(bounds, { padding: [40, 40], maxZoom: 14, animate: false });
-  }
-}
-
-async function nearestPlaces() {
-  const here = myMarker?.getLatLng();
-  const reply = await attempt("places.nearest", here ? { lat: here.lat, lon: here.lng, limit: 20 } : { limit: 20 });
-  if (reply) showPlaces(reply.places, "No places near you.");
-}
-
-async function findPlaces(q) {
-  if (!q.trim()) return;
-  const reply = await attempt("places.search", { q: q.trim(), limit: 20 });
-  if (reply) showPlaces(reply.places, `No place is called "${q.trim()}".`);
 }
 
 // MARK: Friends, requests and search
@@ -754,11 +646,6 @@ function wire() {
     button.addEventListener("click", () => pause(Number(button.dataset.pause)));
   }
   $(".resume").addEventListener("click", unpause);
-  $(".nearest").addEventListener("click", nearestPlaces);
-  $(".place-search").addEventListener("submit", (event) => {
-    event.preventDefault();
-    findPlaces(event.target.q.value);
-  });
   $(".search").addEventListener("submit", (event) => {
     event.preventDefault();
     search(event.target.q.value);

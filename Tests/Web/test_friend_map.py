@@ -13,184 +13,26 @@ websockets from PyPI).
 """
 import json
 import os
-import shutil
-import signal
-import socket
 import subprocess
-import sys
-import tempfile
-import time
 import unittest
-import urllib.request
-import warnings
 
-from selenium import webdriver
-from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import Select, WebDriverWait
+from selenium.webdriver.support.ui import Select
 from websockets.sync.client import connect
 
-# websockets 17 would have its sync connections opened in `with` blocks; these live across the test on purpose.
-warnings.filterwarnings("ignore", category=DeprecationWarning)
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-WAIT = 15  # seconds any one thing may take to show; far above what it takes, bounded so a failure ends
+from harness import WAIT, BrowserTest, Peer, ROOT, binary
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def binary():
-    if os.environ.get("CAIRN_BIN"):
-        return os.environ["CAIRN_BIN"]
-    path = subprocess.run(["swift", "build", "--show-bin-path"], cwd=ROOT, capture_output=True, text=True,
-                          check=True).stdout.strip()
-    return os.path.join(path, "cairn")
-
-
-class Hub:
-    """`cairn serve` on a free loopback port with its own data directory; can be stopped and started again."""
-
-    def __init__(self):
-        self.port = free_port()
-        self.data = tempfile.mkdtemp(prefix="cairn-web-")
-        self.log = open(os.path.join(self.data, "hub.log"), "ab")
-        self.process = None
-
-    def start(self):
-        self.process = subprocess.Popen(
-            [binary(), "serve", "--host", "127.0.0.1", "--port", str(self.port), "--data", self.data],
-            cwd=ROOT, stdout=self.log, stderr=self.log)
-        deadline = time.time() + 60
-        while time.time() < deadline:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/healthz", timeout=2) as reply:
-                    if reply.status == 200:
-                        return
-            except OSError:
-                time.sleep(0.2)
-        raise RuntimeError("the hub did not start; see " + self.log.name)
-
-    def stop(self):
-        if self.process and self.process.poll() is None:
-            self.process.send_signal(signal.SIGINT)
-            try:
-                self.process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-
-    def remove(self):
-        self.stop()
-        self.log.close()
-        shutil.rmtree(self.data, ignore_errors=True)
-
-
-class Peer:
-    """A user played over the WebSocket (the other side of the friendship)."""
-
-    def __init__(self, hub, username, name):
-        self.hub = hub
-        self.ws = connect(f"ws://127.0.0.1:{hub.port}/ws", subprotocols=["cairn.v1"], open_timeout=10)
-        self.next_id = 0
-        reply = self.request("register", username=username, password="password1", name=name)
-        self.id = reply["user"]["id"]
-        self.token = reply["token"]
-
-    def request(self, op, **fields):
-        self.next_id += 1
-        wanted = self.next_id
-        self.ws.send(json.dumps({"id": wanted, "op": op, **fields}))
-        deadline = time.time() + WAIT
-        while time.time() < deadline:
-            for line in self.ws.recv(timeout=WAIT).split("\n"):
-                message = json.loads(line)
-                if message.get("id") == wanted:
-                    if not message["ok"]:
-                        raise AssertionError(f"{op}: {message['error']}")
-                    return message
-        raise AssertionError(f"no reply to {op}")
-
-    def reconnect(self):
-        self.ws = connect(f"ws://127.0.0.1:{self.hub.port}/ws", subprotocols=["cairn.v1"], open_timeout=10)
-        self.request("auth", token=self.token)
-
-    def close(self):
-        self.ws.close()
-
-
-class FriendMapTests(unittest.TestCase):
-    def setUp(self):
-        self.hub = Hub()
+class FriendMapTests(BrowserTest):
+    def prepare_hub(self, data):
         # Three places of Paris, imported as an operator does before the hub starts.
-        places = os.path.join(self.hub.data, "paris.csv")
+        places = os.path.join(data, "paris.csv")
         with open(places, "w", encoding="utf-8") as out:
             out.write("name,lat,lon,category\n"
                       "Eiffel Tower,48.8584,2.2945,monument\nLouvre,48.8606,2.3376,museum\n"
                       "Sacré-Cœur,48.8867,2.3431,church\n")
-        subprocess.run([binary(), "places", "import", places, "--data", self.hub.data], cwd=ROOT, check=True,
+        subprocess.run([binary(), "places", "import", places, "--data", data], cwd=ROOT, check=True,
                        capture_output=True)
-        self.hub.start()
-        self.addCleanup(self.hub.remove)
-        self.origin = f"http://127.0.0.1:{self.hub.port}"
-        self.shots = os.environ.get("CAIRN_SCREENSHOTS") or tempfile.mkdtemp(prefix="cairn-screens-")
-        os.makedirs(self.shots, exist_ok=True)
-        print(f"screenshots: {self.shots}", file=sys.stderr)
-        options = webdriver.ChromeOptions()
-        options.binary_location = "/usr/bin/chromium"
-        for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,900"):
-            options.add_argument(flag)
-        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-        self.driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
-        self.addCleanup(self.driver.quit)
-        self.driver.execute_cdp_cmd("Browser.grantPermissions", {"origin": self.origin, "permissions": ["geolocation"]})
-        self.driver.execute_cdp_cmd(
-            "Emulation.setGeolocationOverride", {"latitude": 48.8584, "longitude": 2.2945, "accuracy": 30})
-
-    # Helpers
-
-    def wait(self, condition, what):
-        try:
-            return WebDriverWait(self.driver, WAIT, ignored_exceptions=[StaleElementReferenceException]).until(
-                lambda d: condition(d))
-        except TimeoutException:
-            self.shot("failure")
-            raise AssertionError(f"timed out waiting for {what}")
-
-    def shot(self, name):
-        self.driver.save_screenshot(os.path.join(self.shots, f"{name}.png"))
-
-    def field(self, label):
-        for_id = self.driver.find_element(By.XPATH, f"//label[starts-with(normalize-space(.), '{label}')]") \
-            .get_attribute("for")
-        return self.driver.find_element(By.ID, for_id)
-
-    def button(self, name):
-        return self.driver.find_element(By.XPATH, f"//button[normalize-space(.)='{name}']")
-
-    def marker(self, user):
-        found = self.driver.find_elements(By.CSS_SELECTOR, f"#map [data-user='{user}']")
-        return found[0] if found else None
-
-    def connection(self):
-        return self.driver.find_element(By.CSS_SELECTOR, "[data-connection]").get_attribute("data-connection")
-
-    def sign_in(self, username):
-        self.driver.get(self.origin + "/")
-        self.field("Username").send_keys(username)
-        self.field("Password").send_keys("password1")
-        # Clicked twice at once (an impatient user): one sign-in, not two that undo each other.
-        self.driver.execute_script("arguments[0].click(); arguments[0].click();", self.button("Sign in"))
-        self.wait(lambda d: self.connection() == "connected" and d.find_element(By.ID, "map").is_displayed(),
-                  "the map after signing in")
-
-    def befriend(self, alice, bob):
-        bob.request("friend.request", user=alice.id)
-        alice.request("friend.accept", user=bob.id)
 
     # The test
 
@@ -264,6 +106,7 @@ class FriendMapTests(unittest.TestCase):
 
         # Places: the nearest to alice first (she stands at the Eiffel Tower), drawn on the map; found by name with
         # accents and case folded.
+        self.tab("Places")
         self.button("Nearest places").click()
         self.wait(lambda d: len(d.find_elements(By.CSS_SELECTOR, ".place-list li[data-place]")) == 3, "three places")
         names = [e.text for e in self.driver.find_elements(By.CSS_SELECTOR, ".place-list .place-name")]
@@ -278,6 +121,7 @@ class FriendMapTests(unittest.TestCase):
         self.assertEqual(len(self.driver.find_elements(By.CSS_SELECTOR, "#map [data-place]")), 1)
 
         # Alice's own sharing control, by its label: bob now sees her approximately, for an hour.
+        self.tab("Friends")
         share = Select(level)
         share.select_by_value("approximate")
         self.wait(lambda d: bob.request("friends.watch")["positions"][0].get("approx") is True,
@@ -304,14 +148,7 @@ class FriendMapTests(unittest.TestCase):
         self.shot("after-restart")
 
         # Nothing left the hub's origin, and the console stayed clean.
-        resources = self.driver.execute_script(
-            "return performance.getEntriesByType('resource').map(e => e.name)")
-        foreign = [r for r in resources if not r.startswith(self.origin) and not r.startswith("ws://127.0.0.1")]
-        self.assertEqual(foreign, [])
-        # The only errors allowed are the browser's own reports of the WebSocket failing while the hub was away.
-        errors = [e for e in self.driver.get_log("browser") if e["level"] == "SEVERE"
-                  and "WebSocket connection to" not in e["message"]]
-        self.assertEqual(errors, [])
+        self.assert_clean()
 
         # A phone's width.
         self.driver.set_window_size(412, 900)

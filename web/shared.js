@@ -1,0 +1,136 @@
+// What the web app's parts share: the signed-in session (its client, the user, the map), small DOM helpers, the
+// visible alert, and the hooks through which each feature (friends, chat, relics, items, pictures, places) learns
+// that a session started, that the connection came back, that the user moved, or that the session ended. A
+// feature owns its state and its part of the page; this module owns none of it.
+import { CairnError } from "/cairn.js";
+
+export const $ = (selector, root = document) => root.querySelector(selector);
+
+/** Makes an element: attributes (`class`, `text`, `on<event>` handlers, the rest as attributes) and children. */
+export const el = (tag, attributes = {}, ...children) => {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attributes)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key === "class") node.className = value;
+    else if (key === "text") node.textContent = value;
+    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else node.setAttribute(key, value === true ? "" : String(value));
+  }
+  for (const child of children) if (child !== null && child !== undefined && child !== false) node.append(child);
+  return node;
+};
+
+/**
+ * The session the page speaks for: `client` (the CairnClient, null when signed out), `me` (the signed-in user),
+ * `map` (the Leaflet map, made once), `position` (where the user last placed themselves: {lat, lon, acc?}), and
+ * `friends` (id → what the page knows of each friend: {id, username, name, online, pos?}).
+ */
+export const session = { client: null, me: null, map: null, position: null, friends: new Map() };
+
+// MARK: The alert
+
+export function showError(error, { sticky = false } = {}) {
+  const alert = $(".alert");
+  let text = error instanceof CairnError ? error.message : String(error?.message ?? error);
+  if (error instanceof CairnError && error.retryAfterMs) {
+    text += ` (try again in ${Math.ceil(error.retryAfterMs / 1000)} s)`;
+  }
+  alert.textContent = text;
+  alert.hidden = false;
+  clearTimeout(showError.timer);
+  if (!sticky) showError.timer = setTimeout(() => { alert.hidden = true; }, 8000);
+}
+
+export function clearError() {
+  $(".alert").hidden = true;
+}
+
+/** Runs a request and shows its refusal instead of swallowing it; resolves to the reply or undefined. */
+export async function attempt(op, fields = {}) {
+  const client = session.client;
+  if (!client) return undefined;
+  try {
+    return await client.request(op, fields);
+  } catch (error) {
+    if (client === session.client) showError(error);
+    return undefined;
+  }
+}
+
+// MARK: Words for numbers
+
+export function distanceText(metres) {
+  if (metres === undefined || metres === null) return "";
+  return metres < 1000 ? `${Math.round(metres)} m` : `${(metres / 1000).toFixed(metres < 10_000 ? 1 : 0)} km`;
+}
+
+export function age(ts) {
+  const seconds = Math.max(0, Math.round((Date.now() - ts) / 1000));
+  if (seconds < 45) return "just now";
+  if (seconds < 90) return "a minute ago";
+  const minutes = Math.round(seconds / 60);
+  if (minutes < 60) return `${minutes} min ago`;
+  const hours = Math.round(minutes / 60);
+  if (hours < 36) return `${hours} h ago`;
+  return `${Math.round(hours / 24)} days ago`;
+}
+
+/** A moment as the reader's clock shows it: the time today, the date and time otherwise. */
+export function when(ts) {
+  const date = new Date(ts);
+  const today = new Date().toDateString() === date.toDateString();
+  return today
+    ? date.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })
+    : date.toLocaleString([], { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit" });
+}
+
+export function initial(person) {
+  const text = (person?.name || person?.username || "?").trim();
+  return [...text][0]?.toUpperCase() ?? "?";
+}
+
+export function displayName(person) {
+  return person?.name || person?.username || "someone";
+}
+
+// MARK: Features
+
+const features = [];
+
+/**
+ * Registers a part of the app. Each hook is optional: `start(client)` when a session starts (register the client's
+ * events there; the client is the session's for as long as `session.client === client`), `reconnected()` after the
+ * connection came back (read again what may have changed meanwhile), `moved(position)` when the user placed
+ * themselves, `end()` when the session ends (forget everything shown).
+ */
+export function feature(hooks) {
+  features.push(hooks);
+}
+
+/** Calls one hook of every feature; a feature that throws is reported and does not stop the others. */
+export function notify(hook, ...args) {
+  for (const hooks of features) {
+    if (!hooks[hook]) continue;
+    try {
+      const result = hooks[hook](...args);
+      if (result instanceof Promise) result.catch((error) => showError(error));
+    } catch (error) {
+      showError(error);
+    }
+  }
+}
+
+/** Keeps a handler for a client's event only while that client is the session's. */
+export function live(client, handler) {
+  return (event) => {
+    if (client === session.client) handler(event);
+  };
+}
+
+/** Reads a file the user chose and uploads it through the client (`POST /v1/media`); resolves to the media id. */
+export async function uploadFile(file) {
+  const client = session.client;
+  if (!client) throw new Error("Sign in first.");
+  const reply = await client.upload(await file.arrayBuffer(), file.type || "application/octet-stream");
+  return reply.media ?? reply;
+}
