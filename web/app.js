@@ -160,6 +160,7 @@ function endSession(message, keepOpen = null) {
   pausedUntil = undefined;
   session.viewTouched = false;
   session.position = null;
+  reportedOnThisConnection = false;
   notify("end");
   $(".my-position").textContent = "No position yet.";
   $(".app").hidden = true;
@@ -207,6 +208,10 @@ async function start(user) {
 }
 
 async function refreshAfterReconnect() {
+  // A new connection is a new session for the hub: the position is reported (and confirmed) again.
+  reportedOnThisConnection = false;
+  const here = session.position;
+  if (here) report({ lat: here.lat, lon: here.lon, ts: Date.now(), ...(here.acc ? { acc: Math.round(here.acc) } : {}) });
   notify("reconnected");
   const list = await attempt("friend.list");
   if (!list) return;
@@ -277,6 +282,98 @@ function describe(friend) {
   return el("div", { class: "popup" }, el("strong", { text: friend.name || friend.username }), list);
 }
 
+// MARK: Crowds
+
+/** From this many friends on the map, markers close together are drawn as one cluster (Leaflet.markercluster); below
+ * CLUSTER_UNTIL again, each is drawn on its own. A cluster still holds one element per friend, with the same data
+ * attributes as a marker, so what the page shows of each friend stays readable by tests and assistive technology. */
+const CLUSTER_FROM = 30;
+const CLUSTER_UNTIL = 20;
+let cluster = null; // the cluster group while clustering, else null (markers sit on the map itself)
+
+function addFriendMarker(marker) {
+  if (cluster) cluster.addLayer(marker);
+  else marker.addTo(map);
+  const drawn = [...friends.values()].filter((f) => f.marker).length;
+  if (!cluster && drawn >= CLUSTER_FROM && L.markerClusterGroup) startClustering();
+}
+
+function removeFriendMarker(marker) {
+  if (cluster) cluster.removeLayer(marker);
+  else marker.remove();
+  const drawn = [...friends.values()].filter((f) => f.marker).length;
+  if (cluster && drawn < CLUSTER_UNTIL) stopClustering();
+}
+
+function startClustering() {
+  cluster = L.markerClusterGroup({
+    maxClusterRadius: 40, showCoverageOnHover: false, spiderfyOnMaxZoom: true, iconCreateFunction: clusterIcon,
+  });
+  const markers = [...friends.values()].filter((f) => f.marker).map((f) => f.marker);
+  for (const marker of markers) marker.remove();
+  cluster.addLayers(markers);
+  map.addLayer(cluster);
+}
+
+function stopClustering() {
+  const markers = [...friends.values()].filter((f) => f.marker).map((f) => f.marker);
+  const group = cluster;
+  cluster = null;
+  group.clearLayers();
+  group.remove();
+  for (const marker of markers) marker.addTo(map);
+}
+
+/** A cluster's look: how many friends, with an element per friend carrying what their marker would. */
+function clusterIcon(group) {
+  const members = group.getAllChildMarkers().map((marker) => friends.get(marker.friendId)).filter(Boolean);
+  const online = members.filter((f) => f.online).length;
+  const names = members.map((f) => f.name || f.username);
+  const bubble = el("div", { class: "cluster-bubble", title: names.join(", ") },
+    el("span", { class: "count", "aria-hidden": "true", text: String(members.length) }),
+    ...members.map((friend) => {
+      const member = el("span", { class: "member visually-hidden" });
+      decorate(member, friend);
+      return member;
+    }));
+  const size = members.length < 10 ? 38 : members.length < 100 ? 46 : 54;
+  return L.divIcon({
+    html: bubble, className: `friend-cluster${online ? "" : " offline"}`, iconSize: [size, size],
+  });
+}
+
+/** Writes what the page shows of a friend onto an element: their id, where they are drawn, at what level,
+ * whether they are online, their name. The page contract: tests and assistive technology read these. */
+function decorate(element, friend) {
+  const position = friend.pos;
+  if (!position) return;
+  element.dataset.user = String(friend.id);
+  element.dataset.lat = String(position.lat);
+  element.dataset.lon = String(position.lon);
+  element.dataset.level = position.approx ? "approximate" : "precise";
+  element.dataset.online = String(Boolean(friend.online));
+  const name = friend.name || friend.username;
+  element.title = name;
+  element.setAttribute("aria-label", name);
+}
+
+/** Brings a friend's marker element up to date (Leaflet makes a new element each time a marker is added to the map,
+ * for instance when a cluster opens). In a cluster, the cluster's element for them is redrawn instead. */
+function decorateMarker(friend) {
+  const element = friend.marker?.getElement();
+  if (!element) {
+    if (cluster && friend.marker) cluster.refreshClusters(friend.marker);
+    return;
+  }
+  decorate(element, friend);
+  element.setAttribute("role", "button"); // it opens the friend's details
+  element.classList.toggle("stale", Boolean(friend.pos?.stale));
+  element.classList.toggle("doubtful", Boolean(friend.pos?.flagged));
+  element.classList.toggle("selected", selected === friend.id);
+  if (!element.firstChild) element.append(el("span", { class: "avatar", "aria-hidden": "true" }));
+  element.firstChild.textContent = initial(friend);
+}
+
 /** Draws (or moves) a friend's marker at the position the hub sent. */
 function moved(position) {
   const id = position.user;
@@ -290,32 +387,18 @@ function moved(position) {
   }
   friend.pos = position;
   const point = [position.lat, position.lon];
-  const level = position.approx ? "approximate" : "precise";
   if (!friend.marker) {
     const icon = L.divIcon({ className: "friend-marker", iconSize: [34, 34], iconAnchor: [17, 17], html: "" });
-    friend.marker = L.marker(point, { icon, keyboard: true, riseOnHover: true }).addTo(map);
+    friend.marker = L.marker(point, { icon, keyboard: true, riseOnHover: true });
+    friend.marker.friendId = id;
+    friend.marker.on("add", () => decorateMarker(friends.get(id) ?? friend));
     friend.marker.on("click", () => select(id));
     friend.marker.bindPopup(() => describe(friends.get(id) ?? friend));
+    addFriendMarker(friend.marker);
   } else {
     friend.marker.setLatLng(point);
   }
-  const element = friend.marker.getElement();
-  if (element) {
-    element.dataset.user = String(id);
-    element.dataset.lat = String(position.lat);
-    element.dataset.lon = String(position.lon);
-    element.dataset.level = level;
-    element.dataset.online = String(Boolean(friend.online));
-    const name = friend.name || friend.username;
-    element.title = name;
-    element.setAttribute("aria-label", name);
-    element.setAttribute("role", "button"); // it opens the friend's details
-    element.classList.toggle("stale", Boolean(position.stale));
-    element.classList.toggle("doubtful", Boolean(position.flagged));
-    element.classList.toggle("selected", selected === id);
-    if (!element.firstChild) element.append(el("span", { class: "avatar", "aria-hidden": "true" }));
-    element.firstChild.textContent = initial(friend);
-  }
+  decorateMarker(friend);
   // An approximate position is an area, not a point; a precise one shows its accuracy.
   const radius = position.approx ? 1000 : position.acc;
   if (radius) {
@@ -338,9 +421,10 @@ function moved(position) {
 function hide(id) {
   const friend = friends.get(id);
   if (!friend) return;
-  friend.marker?.remove();
+  const marker = friend.marker;
+  friend.marker = null; // no longer among the markers drawn, whatever removing it sets off
+  if (marker) removeFriendMarker(marker);
   friend.circle?.remove();
-  friend.marker = null;
   friend.circle = null;
   friend.pos = undefined;
   if (selected === id) select(null);
@@ -358,8 +442,7 @@ function presence(id, online, details) {
   friend.online = online;
   if (details) Object.assign(friend, { username: details.username, name: details.name });
   friends.set(id, friend);
-  const element = friend.marker?.getElement();
-  if (element) element.dataset.online = String(online);
+  if (friend.marker) decorateMarker(friend);
   renderFriends();
 }
 
@@ -374,6 +457,7 @@ function select(id) {
   trail = L.polyline(friend.pos ? [[friend.pos.lat, friend.pos.lon]] : [], { color: "#ffb400", weight: 3 }).addTo(map);
   friend.marker?.getElement()?.classList.add("selected");
   if (friend.pos) map.setView([friend.pos.lat, friend.pos.lon], Math.max(map.getZoom(), 13));
+  if (cluster && friend.marker) cluster.zoomToShowLayer(friend.marker, () => decorateMarker(friend));
   renderFriends();
 }
 
@@ -387,9 +471,20 @@ function fitAll() {
 
 // MARK: My position
 
+/** Whether this connection has reported a position yet: the hub trusts a session's first fix for relics only once a
+ * second report confirms it, so the first is reported twice (two reports of one place confirm each other). */
+let reportedOnThisConnection = false;
+
+function report(fields) {
+  if (!client) return;
+  client.send("pos", fields);
+  if (!reportedOnThisConnection && client.state === "connected") client.send("pos", { ...fields, ts: fields.ts + 1 });
+  reportedOnThisConnection = client.state === "connected";
+}
+
 function placeMyself(lat, lon, acc) {
   const fields = { lat, lon, ts: Date.now(), ...(acc !== undefined ? { acc: Math.round(acc) } : {}) };
-  client?.send("pos", fields);
+  report(fields);
   session.position = { lat, lon, ...(acc !== undefined ? { acc } : {}) };
   notify("moved", session.position);
   const point = [lat, lon];
@@ -505,7 +600,8 @@ function renderFriends() {
   // Reordered only when someone joined or left the list: moving a row would take the focus out of it.
   if (changed) {
     const sorted = [...friends.values()].sort(
-      (a, b) => Number(b.online) - Number(a.online) || (a.name || a.username).localeCompare(b.name || b.username));
+      (a, b) => Number(b.online) - Number(a.online)
+        || (a.name || a.username).localeCompare(b.name || b.username, undefined, { numeric: true }));
     list.replaceChildren(...sorted.map((friend) => rows.get(friend.id)));
   }
   $(".no-friends").hidden = friends.size > 0;

@@ -20,6 +20,32 @@ export const el = (tag, attributes = {}, ...children) => {
   return node;
 };
 
+/** Line icons drawn with SVG (fonts on many systems have no emoji): each a list of shapes in a 24-unit box. */
+const ICONS = {
+  envelope: [["rect", { x: 3, y: 6, width: 18, height: 13, rx: 2 }], ["path", { d: "M3 8l9 6 9-6" }]],
+  lock: [["rect", { x: 5, y: 11, width: 14, height: 10, rx: 2 }], ["path", { d: "M8 11V8a4 4 0 0 1 8 0v3" }]],
+};
+
+export function icon(name, size = 16) {
+  const ns = "http://www.w3.org/2000/svg";
+  const svg = document.createElementNS(ns, "svg");
+  for (const [key, value] of Object.entries({ viewBox: "0 0 24 24", width: size, height: size, fill: "none",
+    stroke: "currentColor", "stroke-width": 2, "stroke-linecap": "round", "stroke-linejoin": "round",
+    "aria-hidden": "true", class: `icon icon-${name}` })) svg.setAttribute(key, String(value));
+  for (const [tag, attributes] of ICONS[name]) {
+    const shape = document.createElementNS(ns, tag);
+    for (const [key, value] of Object.entries(attributes)) shape.setAttribute(key, String(value));
+    svg.append(shape);
+  }
+  return svg;
+}
+
+/** Replaces a node's children with the given ones, leaving out the absent (null, undefined, false). */
+export function fill(node, ...children) {
+  node.replaceChildren(...children.filter((child) => child !== null && child !== undefined && child !== false));
+  return node;
+}
+
 /**
  * The session the page speaks for: `client` (the CairnClient, null when signed out), `me` (the signed-in user),
  * `map` (the Leaflet map, made once), `position` (where the user last placed themselves: {lat, lon, acc?}), and
@@ -39,6 +65,19 @@ export function showError(error, { sticky = false } = {}) {
   alert.hidden = false;
   clearTimeout(showError.timer);
   if (!sticky) showError.timer = setTimeout(() => { alert.hidden = true; }, 8000);
+}
+
+/** Says something worth knowing that is not an error (a relic appeared, an item was left behind), for a while. */
+export function notice(text) {
+  const box = $(".notice");
+  const line = el("p", { text });
+  box.append(line);
+  box.hidden = false;
+  while (box.childElementCount > 3) box.firstElementChild.remove();
+  setTimeout(() => {
+    line.remove();
+    if (!box.childElementCount) box.hidden = true;
+  }, 8000);
 }
 
 export function clearError() {
@@ -82,6 +121,15 @@ export function when(ts) {
   return today
     ? date.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })
     : date.toLocaleString([], { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit" });
+}
+
+/** The great-circle distance in metres between two points ({lat, lon}). */
+export function metresBetween(a, b) {
+  const rad = Math.PI / 180;
+  const dLat = (b.lat - a.lat) * rad;
+  const dLon = (b.lon - a.lon) * rad;
+  const h = Math.sin(dLat / 2) ** 2 + Math.cos(a.lat * rad) * Math.cos(b.lat * rad) * Math.sin(dLon / 2) ** 2;
+  return 2 * 6_371_008.8 * Math.asin(Math.min(1, Math.sqrt(h)));
 }
 
 export function initial(person) {
@@ -131,6 +179,5 @@ export function live(client, handler) {
 export async function uploadFile(file) {
   const client = session.client;
   if (!client) throw new Error("Sign in first.");
-  const reply = await client.upload(await file.arrayBuffer(), file.type || "application/octet-stream");
-  return reply.media ?? reply;
+  return client.upload(file, file.type || "application/octet-stream");
 }

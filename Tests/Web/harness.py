@@ -48,7 +48,8 @@ def binary():
 class Hub:
     """`cairn serve` on a free loopback port with its own data directory; can be stopped and started again."""
 
-    def __init__(self):
+    def __init__(self, flags=()):
+        self.flags = list(flags)
         self.port = free_port()
         self.data = tempfile.mkdtemp(prefix="cairn-web-")
         self.log = open(os.path.join(self.data, "hub.log"), "ab")
@@ -56,8 +57,8 @@ class Hub:
 
     def start(self):
         self.process = subprocess.Popen(
-            [binary(), "serve", "--host", "127.0.0.1", "--port", str(self.port), "--data", self.data],
-            cwd=ROOT, stdout=self.log, stderr=self.log)
+            [binary(), "serve", "--host", "127.0.0.1", "--port", str(self.port), "--data", self.data,
+             *self.flags], cwd=ROOT, stdout=self.log, stderr=self.log)
         deadline = time.time() + 60
         while time.time() < deadline:
             try:
@@ -117,13 +118,16 @@ class Peer:
 
 
 class BrowserTest(unittest.TestCase):
-    """A hub and a browser for each test; `prepare_hub(data)` runs before the hub starts (import places, say)."""
+    """A hub and a browser for each test; `prepare_hub(data)` runs before the hub starts (import places, say), and
+    `hub_flags` are added to its command line."""
+
+    hub_flags = ()
 
     def prepare_hub(self, data):
         pass
 
     def setUp(self):
-        self.hub = Hub()
+        self.hub = Hub(self.hub_flags)
         self.prepare_hub(self.hub.data)
         self.hub.start()
         self.addCleanup(self.hub.remove)

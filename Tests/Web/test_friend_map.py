@@ -170,5 +170,42 @@ class FriendMapTests(BrowserTest):
         bob.close()
 
 
+class CrowdTests(BrowserTest):
+    # Many accounts from one address, quickly: no sign-up limit, a cheap password hash.
+    hub_flags = ("--signups-per-address", "0", "--scrypt-cost", "10")
+
+    def test_a_crowd_is_clustered_and_every_friend_keeps_an_element(self):
+        alice = Peer(self.hub, "alice", "Alice")
+        crowd = []
+        for n in range(32):
+            friend = Peer(self.hub, f"friend{n}", f"Friend {n}")
+            self.befriend(alice, friend)
+            # Within a few hundred metres of each other: drawn over one another unless clustered.
+            friend.request("pos", lat=48.85 + (n % 8) * 0.001, lon=2.35 + (n // 8) * 0.001)
+            crowd.append(friend)
+        alice.close()
+        self.sign_in("alice")
+        self.wait(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#map [data-user]")) == 32, "an element per friend")
+        self.wait(lambda d: d.find_elements(By.CSS_SELECTOR, "#map .friend-cluster"), "clusters")
+        self.driver.execute_script("window.scrollTo(0, 0)")
+        self.shot("crowd")
+        # Each element says where its friend is, clustered or not.
+        element = self.driver.find_element(By.CSS_SELECTOR, f"#map [data-user='{crowd[9].id}']")
+        self.assertEqual((element.get_attribute("data-lat"), element.get_attribute("data-lon")), ("48.851", "2.351"))
+        # A move of a clustered friend is read from its element too.
+        crowd[9].request("pos", lat=48.8515, lon=2.3515)
+        self.wait(lambda d: d.find_element(By.CSS_SELECTOR, f"#map [data-user='{crowd[9].id}']")
+                  .get_attribute("data-lat") == "48.8515", "the clustered friend's move")
+        # Fewer than twenty left on the map: no clusters, a marker each.
+        for friend in crowd[:13]:
+            friend.request("share.set", user=alice.id, level="hidden")
+        self.wait(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#map [data-user]")) == 19, "19 friends left")
+        self.assertEqual(self.driver.find_elements(By.CSS_SELECTOR, "#map .friend-cluster"), [])
+        self.assertEqual(len(self.driver.find_elements(By.CSS_SELECTOR, "#map .friend-marker[data-user]")), 19)
+        self.assert_clean()
+        for friend in crowd:
+            friend.close()
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)

@@ -22,6 +22,15 @@ fi
 tsc --noEmit --strict --allowJs --checkJs --target es2022 --module es2022 --lib es2022,dom cairn.js
 tsc --noEmit --strict --target es2022 --module es2022 --moduleResolution node --lib es2022,dom test/types.ts
 echo "clients/js: types OK"
+# The web app's modules (web/*.js) parse: a syntax error there would show only in a browser. Checked as .mjs copies:
+# Node takes a .js file outside a "type": "module" package for a script.
+modules="$(mktemp -d)"
+for module in ../../web/*.js; do
+  cp "$module" "$modules/$(basename "$module" .js).mjs"
+  node --check "$modules/$(basename "$module" .js).mjs"
+done
+rm -rf "$modules"
+echo "web: modules parse"
 
 # --experimental-websocket gives Node 20 the global WebSocket one test file uses (Node 22 has it by default); the
 # runner passes the flag to each test file's process. Every test has its own timeout; this bounds the whole run.
