@@ -5,7 +5,7 @@
 // offline basemap of the world's countries, or over tiles when the operator configured a tile server.
 import { CairnClient, CairnError } from "/cairn.js";
 import {
-  $, age, attempt, clearError, distanceText, el, feature, initial, notify, session, showError,
+  $, age, attempt, clearError, el, feature, fillAvatar, initial, notify, session, showError,
 } from "./shared.js";
 
 const TOKEN_KEY = "cairn.token";
@@ -53,6 +53,7 @@ function newClient(token) {
     friends.set(user.id, { ...user, online: user.online ?? false, ...(friends.get(user.id) ?? {}) });
     renderFriends();
     loadRequests();
+    loadPhotos();
   }));
   made.on("friend.removed", live((ev) => forget(ev.user.id)));
   // The hub ended the session for good (signed out everywhere, suspended) or refused the token after a reconnect:
@@ -187,6 +188,7 @@ async function start(user) {
   await loadSharing();
   renderFriends();
   loadRequests();
+  loadPhotos();
   // The watch is sent again after every reconnect; each answer lists every position visible now, so a friend
   // missing from it is no longer shown (hidden, or gone while this page was away).
   await client.watch("friends.watch", {}, (reply) => {
@@ -207,6 +209,30 @@ async function start(user) {
   fitAll();
 }
 
+// MARK: Friends' photos
+
+/** A photo's URL is signed for a while (media.url_lifetime, 10 minutes by default): read again well before. */
+const PHOTO_FRESH_MS = 8 * 60 * 1000;
+
+/** Reads the friends' profiles (`user.get`) for their photos, those not read lately; `all` reads every one. */
+async function loadPhotos({ all = false } = {}) {
+  const made = client;
+  const due = [...friends.values()].filter((f) => all || !f.photoAt || Date.now() - f.photoAt > PHOTO_FRESH_MS);
+  await Promise.all(due.map(async (friend) => {
+    try {
+      const reply = await made.request("user.get", { user: friend.id });
+      const known = friends.get(friend.id);
+      if (made !== client || !known) return;
+      known.photo_url = reply.user.photo_url ?? null;
+      known.photoAt = Date.now();
+      if (known.marker) decorateMarker(known);
+      updateRow(known);
+    } catch {
+      // A friend's photo is a nicety: their initial stands in.
+    }
+  }));
+}
+
 async function refreshAfterReconnect() {
   // A new connection is a new session for the hub: the position is reported (and confirmed) again.
   reportedOnThisConnection = false;
@@ -221,6 +247,7 @@ async function refreshAfterReconnect() {
   await loadSharing();
   renderFriends();
   loadRequests();
+  loadPhotos({ all: true });
 }
 
 // MARK: The map
@@ -371,7 +398,7 @@ function decorateMarker(friend) {
   element.classList.toggle("doubtful", Boolean(friend.pos?.flagged));
   element.classList.toggle("selected", selected === friend.id);
   if (!element.firstChild) element.append(el("span", { class: "avatar", "aria-hidden": "true" }));
-  element.firstChild.textContent = initial(friend);
+  fillAvatar(element.firstChild, friend);
 }
 
 /** Draws (or moves) a friend's marker at the position the hub sent. */
@@ -651,6 +678,7 @@ function updateRow(friend) {
   const seen = seenText(friend);
   row.classList.toggle("selected", selected === friend.id);
   $(".avatar", row).classList.toggle("offline", !friend.online);
+  fillAvatar($(".avatar", row), friend);
   $(".name", row).setAttribute("aria-label", `${name}, ${seen}${friend.pos ? "" : ", no position"}`);
   $(".seen", row).textContent = seen;
   const level = $(".level", row);
@@ -751,6 +779,7 @@ function wire() {
     if (!friends.size) return;
     for (const friend of friends.values()) updateRow(friend);
     renderPause();
+    if (client?.state === "connected") loadPhotos();
   }, 15_000);
   // The page is alive: the loading note goes, and the form shows unless a kept token signs in by itself.
   const token = localStorage.getItem(TOKEN_KEY);

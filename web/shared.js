@@ -137,6 +137,23 @@ export function initial(person) {
   return [...text][0]?.toUpperCase() ?? "?";
 }
 
+/** Fills an avatar: the person's photo when they have one (its signed URL as the hub sent it), else their initial.
+ * Left as it is when nothing changed, so a move does not reload the picture. */
+export function fillAvatar(avatar, person) {
+  const photo = person?.photo_url ?? "";
+  const text = initial(person);
+  if (avatar.dataset.photo === photo && avatar.dataset.initial === text) return;
+  avatar.dataset.photo = photo;
+  avatar.dataset.initial = text;
+  if (!photo) {
+    avatar.textContent = text;
+    return;
+  }
+  const image = el("img", { src: photo, alt: "" });
+  image.addEventListener("error", () => { avatar.textContent = text; }, { once: true });
+  avatar.replaceChildren(image);
+}
+
 export function displayName(person) {
   return person?.name || person?.username || "someone";
 }

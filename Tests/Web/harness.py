@@ -9,6 +9,7 @@ import os
 import shutil
 import signal
 import socket
+import struct
 import subprocess
 import sys
 import tempfile
@@ -16,9 +17,10 @@ import time
 import unittest
 import urllib.request
 import warnings
+import zlib
 
 from selenium import webdriver
-from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException, TimeoutException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
@@ -43,6 +45,17 @@ def binary():
     path = subprocess.run(["swift", "build", "--show-bin-path"], cwd=ROOT, capture_output=True, text=True,
                           check=True).stdout.strip()
     return os.path.join(path, "cairn")
+
+
+def png(path, rgb=(200, 80, 20), size=8):
+    """Writes a small real PNG (one colour) for the upload fields."""
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+    rows = b"".join(b"\x00" + bytes(rgb) * size for _ in range(size))
+    with open(path, "wb") as out:
+        out.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", size, size, 8, 2, 0, 0, 0))
+                  + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
+    return path
 
 
 class Hub:
@@ -109,6 +122,16 @@ class Peer:
                     return message
         raise AssertionError(f"no reply to {op}")
 
+    def upload(self, path, content_type="image/png"):
+        """Uploads a file to /v1/media with this user's token; returns the media id."""
+        with open(path, "rb") as source:
+            body = source.read()
+        request = urllib.request.Request(f"http://127.0.0.1:{self.hub.port}/v1/media", data=body, method="POST",
+                                         headers={"Authorization": f"Bearer {self.token}",
+                                                  "Content-Type": content_type})
+        with urllib.request.urlopen(request, timeout=WAIT) as reply:
+            return json.loads(reply.read())["media"]
+
     def reconnect(self):
         self.ws = connect(f"ws://127.0.0.1:{self.hub.port}/ws", subprotocols=["cairn.v1"], open_timeout=10)
         self.request("auth", token=self.token)
@@ -158,9 +181,13 @@ class BrowserTest(unittest.TestCase):
         self.driver.save_screenshot(os.path.join(self.shots, f"{name}.png"))
 
     def field(self, label):
-        for_id = self.driver.find_element(By.XPATH, f"//label[starts-with(normalize-space(.), '{label}')]") \
-            .get_attribute("for")
-        return self.driver.find_element(By.ID, for_id)
+        """The input a label starting with `label` names: the one shown, where hidden tabs hold others so named."""
+        fields = [self.driver.find_element(By.ID, found.get_attribute("for")) for found in self.driver.find_elements(
+            By.XPATH, f"//label[starts-with(normalize-space(.), '{label}')][@for]")]
+        shown = [field for field in fields if field.is_displayed()]
+        if not (shown or fields):
+            raise NoSuchElementException(f"no field labelled {label!r}")
+        return (shown or fields)[0]
 
     def button(self, name):
         return self.driver.find_element(By.XPATH, f"//button[normalize-space(.)='{name}']")

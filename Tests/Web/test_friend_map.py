@@ -14,13 +14,14 @@ websockets from PyPI).
 import json
 import os
 import subprocess
+import tempfile
 import unittest
 
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 from websockets.sync.client import connect
 
-from harness import WAIT, BrowserTest, Peer, ROOT, binary
+from harness import WAIT, BrowserTest, Peer, ROOT, binary, png
 
 
 class FriendMapTests(BrowserTest):
@@ -168,6 +169,48 @@ class FriendMapTests(BrowserTest):
         self.shot("signed-out")
         other.close()
         bob.close()
+
+
+class ProfileTests(BrowserTest):
+    def test_a_friend_photo_on_the_map_and_ones_own_profile_edited(self):
+        alice = Peer(self.hub, "alice", "Alice")
+        bob = Peer(self.hub, "bob", "Bob")
+        self.befriend(alice, bob)
+        alice.close()
+        folder = tempfile.mkdtemp(prefix="cairn-web-png-")
+        bob.request("profile.set", photo=bob.upload(png(os.path.join(folder, "bob.png"), rgb=(30, 120, 200))))
+        bob.request("pos", lat=48.85, lon=2.35)
+
+        # Bob's photo stands for him on alice's map and in her list, fetched from the hub under its signed URL.
+        self.sign_in("alice")
+        self.wait(lambda d: d.find_elements(By.CSS_SELECTOR, f"#map [data-user='{bob.id}'] img"), "bob's photo")
+        source = self.driver.find_element(By.CSS_SELECTOR, f"#map [data-user='{bob.id}'] img").get_attribute("src")
+        self.assertTrue(source.startswith(f"{self.origin}/v1/media/"), source)
+        self.wait(lambda d: d.execute_script(
+            f"const i = document.querySelector(\"#map [data-user='{bob.id}'] img\"); return i.complete && "
+            "i.naturalWidth > 0"), "the photo loaded")
+        self.assertTrue(self.driver.find_elements(By.CSS_SELECTOR, f"li[data-friend='{bob.id}'] .avatar img"))
+
+        # Alice edits her own: name, bio and photo, seen by bob.
+        self.button("Profile").click()
+        name = self.wait(lambda d: self.field("Display name"), "the profile dialog")
+        name.clear()
+        name.send_keys("Alice L.")
+        self.field("Bio").send_keys("Climbs rocks.")
+        self.field("Photo").send_keys(png(os.path.join(folder, "alice.png")))
+        self.shot("profile")
+        self.button("Save profile").click()
+        self.wait(lambda d: "Signed in as Alice L." in d.find_element(By.CSS_SELECTOR, ".whoami").text,
+                  "the new name in the bar")
+        seen = bob.request("user.get", user=alice_id(bob))["user"]
+        self.assertEqual((seen["name"], seen["bio"]), ("Alice L.", "Climbs rocks."))
+        self.assertTrue(seen["photo_url"].startswith("/v1/media/"))
+        self.assert_clean()
+        bob.close()
+
+
+def alice_id(peer):
+    return peer.request("friend.list")["friends"][0]["id"]
 
 
 class CrowdTests(BrowserTest):

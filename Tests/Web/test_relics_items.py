@@ -13,29 +13,16 @@ Run: python3 Tests/Web/test_relics_items.py (needs what harness.py needs).
 """
 import json
 import os
-import struct
 import tempfile
 import time
 import unittest
 import urllib.request
-import zlib
 
 from selenium.webdriver.common.by import By
 
-from harness import WAIT, BrowserTest, Peer
+from harness import WAIT, BrowserTest, Peer, png
 
 EIFFEL = (48.8584, 2.2945)
-
-
-def png(path, rgb=(200, 80, 20), size=8):
-    """Writes a small real PNG (one colour) for the upload fields."""
-    def chunk(kind, data):
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
-    rows = b"".join(b"\x00" + bytes(rgb) * size for _ in range(size))
-    with open(path, "wb") as out:
-        out.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", size, size, 8, 2, 0, 0, 0))
-                  + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
-    return path
 
 
 class RelicsAndItemsTests(BrowserTest):
