@@ -175,6 +175,7 @@ async function openConversation(id, { focus = true } = {}) {
   addMessages(reply.messages, "end");
   $(".earlier").hidden = !reply.more;
   toBottom();
+  $(".chat-form").scrollIntoView({ block: "nearest" });
   markRead();
 }
 
@@ -258,6 +259,7 @@ async function send(form) {
   if (made !== session.client) return;
   if (form.text.value === text) form.text.value = "";
   received({ message: reply.message });
+  form.scrollIntoView({ block: "nearest" });
 }
 
 // MARK: Live

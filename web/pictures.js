@@ -4,7 +4,7 @@
 // holds is what the hub lets this user see: a reported picture leaves it, a private event's pictures need joining.
 import { CairnError } from "/cairn.js";
 import {
-  $, age, attempt, displayName, distanceText, el, feature, live, session, showError, uploadFile,
+  $, age, attempt, clearError, displayName, distanceText, el, feature, live, session, showError, uploadFile,
 } from "./shared.js";
 
 const REASONS = [
@@ -149,8 +149,9 @@ function update(entry) {
   const { picture, card } = entry;
   const facts = [age(picture.created)];
   if (picture.distance !== undefined) facts.push(distanceText(picture.distance));
-  if (picture.event && picture.event !== shownEvent?.tag) facts.push(`#${picture.event}`);
-  if (picture.private) facts.push("private event");
+  if (picture.event && picture.event !== shownEvent?.tag) {
+    facts.push(picture.private ? `#${picture.event} (private)` : `#${picture.event}`);
+  }
   $(".facts", card).textContent = facts.join(" · ");
   const button = $(".like", card);
   button.textContent = picture.liked ? "Unlike" : "Like";
@@ -163,8 +164,8 @@ function update(entry) {
 /** A placed picture as a small marker on the map; it leads to its card. */
 function draw(picture) {
   if (!session.map || picture.lat === undefined || picture.lon === undefined) return;
-  const icon = L.divIcon({ className: "picture-marker", iconSize: [18, 18], iconAnchor: [9, 9], html: "" });
-  const marker = L.marker([picture.lat, picture.lon], { icon, keyboard: false }).addTo(session.map);
+  const icon = L.divIcon({ className: "picture-marker", iconSize: [14, 14], iconAnchor: [7, 7], html: "" });
+  const marker = L.marker([picture.lat, picture.lon], { icon, keyboard: false, zIndexOffset: -1000 }).addTo(session.map);
   const element = marker.getElement();
   if (element) {
     element.dataset.pictureMarker = String(picture.id);
@@ -345,6 +346,7 @@ async function join(event, password, input) {
   try {
     const reply = await made.request("event.join", { tag: event.tag, ...(password ? { password } : {}) });
     if (made !== session.client) return;
+    clearError();
     openEvent(reply.event);
     searchEvents($("#event-search").value);
   } catch (error) {

@@ -125,11 +125,12 @@ class PicturesAndChatTests(BrowserTest):
         return [e.find_element(By.CSS_SELECTOR, ".text").text
                 for e in self.driver.find_elements(By.CSS_SELECTOR, ".messages [data-message]")]
 
-    def both_widths(self, name):
-        self.shot(f"{name}-desktop")
-        self.driver.set_window_size(412, 900)
-        self.driver.execute_script("document.querySelector('.tabs').scrollIntoView()")
-        self.shot(f"{name}-phone")
+    def both_widths(self, name, scroll):
+        """Screenshots at a desktop's and a phone's width, the panel scrolled by `scroll` (a script) each time."""
+        for width, suffix in ((1280, "desktop"), (412, "phone")):
+            self.driver.set_window_size(width, 900)
+            self.driver.execute_script(scroll)
+            self.shot(f"{name}-{suffix}")
         self.driver.set_window_size(1280, 900)
 
     # Pictures and events
@@ -166,8 +167,7 @@ class PicturesAndChatTests(BrowserTest):
         Select(self.field("Sort by")).select_by_visible_text("Most liked")
         self.wait(lambda d: self.cards() == [first["id"], second["id"]], "the liked picture first")
         self.assertEqual(self.card(first["id"]).find_element(By.CSS_SELECTOR, ".like").text, "Unlike")
-        self.driver.execute_script("document.querySelector('.pictures').scrollIntoView()")
-        self.both_widths("pictures")
+        self.both_widths("pictures", "document.querySelector('.tabs').scrollIntoView()")
 
         # A report needs words for "something else"; once sent, the picture leaves the page (and stays gone).
         self.card(second["id"]).find_element(By.XPATH, ".//button[normalize-space(.)='Report']").click()
@@ -302,8 +302,7 @@ class PicturesAndChatTests(BrowserTest):
         other = phone.request("chat.send", to=bob.id, text="(sent from my phone)")["message"]
         self.wait(lambda d: d.find_elements(By.CSS_SELECTOR, f".messages [data-message='{other['id']}'].mine"),
                   "the other device's message")
-        self.driver.execute_script("document.querySelector('.chat').scrollIntoView()")
-        self.both_widths("chat")
+        self.both_widths("chat", "const panel = document.querySelector('.panel'); panel.scrollTop = panel.scrollHeight")
 
         # With the Friends tab shown, a message waits unread; read on the other device, the count clears here.
         self.tab("Friends")
