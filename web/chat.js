@@ -335,8 +335,8 @@ function addChatButtons() {
         openConversation(id);
       },
     });
-    const controls = $(".controls", row);
-    if (controls) controls.insertBefore(button, $(".remove", controls));
+    const seen = $(".seen", row);
+    if (seen) seen.after(button);
     else row.append(button);
   }
   if (client) renderChoices();

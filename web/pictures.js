@@ -165,7 +165,9 @@ function update(entry) {
 function draw(picture) {
   if (!session.map || picture.lat === undefined || picture.lon === undefined) return;
   const icon = L.divIcon({ className: "picture-marker", iconSize: [14, 14], iconAnchor: [7, 7], html: "" });
-  const marker = L.marker([picture.lat, picture.lon], { icon, keyboard: false, zIndexOffset: -1000 }).addTo(session.map);
+  // Under the friends' markers: a friend standing where they posted stays visible.
+  const marker = L.marker([picture.lat, picture.lon], { icon, keyboard: false, zIndexOffset: -1000 });
+  marker.addTo(session.map);
   const element = marker.getElement();
   if (element) {
     element.dataset.pictureMarker = String(picture.id);
@@ -296,7 +298,8 @@ async function post(form) {
 // MARK: Events
 
 function eventRow(event) {
-  const facts = [event.private ? "private" : "public", event.pictures === 1 ? "1 picture" : `${event.pictures} pictures`];
+  const count = event.pictures === 1 ? "1 picture" : `${event.pictures} pictures`;
+  const facts = [event.private ? "private" : "public", count];
   if (event.owner) facts.push(`by ${displayName(event.owner)}`);
   const row = el("li", { "data-event": event.tag },
     el("div", { class: "event-name" },

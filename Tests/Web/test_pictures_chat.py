@@ -2,16 +2,17 @@
 the Eiffel Tower through the DevTools geolocation), the other users are played over the WebSocket.
 
 What it proves, through the page's elements (a card per picture with data-picture, a message per element with
-data-message, the Chat tab's badge with data-unread, labelled controls, named buttons, role=alert):
-pictures: a friend's picture nearby shows live; a like from the page reaches the hub and sorting by likes puts it
-first; a report (a reason, words for "something else") takes the picture away from the page; the page posts a picture
-through its file input and the hub has it; ghost mode's refusal to place a picture is shown; events: a private event
-refuses a wrong password in the alert and shows its pictures after the right one (new ones live); an event created
-on the page is private on the hub. Chat: a friend's message shows live with the unread badge; opening the
-conversation marks it read on the hub; "Earlier" pages back; the page sends with the keyboard and the friend
-receives it; a message from the user's other device shows, and its read mark clears the badge; a refusal (not
-friends any more) is shown. No request leaves the hub's origin; no console errors. Screenshots of both tabs at a
-desktop's and a phone's width go to the folder the test prints.
+data-message, the Chat tab's badge with data-unread, labelled controls, named buttons, role=alert): pictures: a
+friend's picture nearby shows live; a like from the page reaches the hub and sorting by likes puts it first; a
+report (a reason, words for "something else") takes the picture away from the page; the page posts a picture through
+its file input and the hub has it; ghost mode's refusal to place a picture is shown; events: a private event refuses
+a wrong password in the alert and shows its pictures after the right one (new ones live); an event created on the
+page is private on the hub; "More" pages through more than a page, nearest first, each picture once. Chat: a
+friend's message shows live with the unread badge; opening the conversation marks it read on the hub; "Earlier"
+pages back; the page sends with the keyboard and the friend receives it; a message from the user's other device
+shows, and its read mark clears the badge; a refusal (not friends any more) is shown. No request leaves the hub's
+origin; no console errors. Screenshots of both tabs at a desktop's and a phone's width go to the folder the test
+prints.
 
 Run: python3 Tests/Web/test_pictures_chat.py (needs `swift build` or CAIRN_BIN, chromium, chromium-driver,
 selenium==4.51.0 and websockets from PyPI).
@@ -244,6 +245,32 @@ class PicturesAndChatTests(BrowserTest):
         self.assert_clean()
         bob.close()
 
+    def test_paging_with_more_nearest_first(self):
+        Person(self.hub, "alice", "Alice").close()
+        posted = {}
+        # 52 pictures (more than a page of 50) from two posters, each under the hourly limit, at distances that grow.
+        for poster, offset in (("bob", 0), ("carol", 26)):
+            person = Person(self.hub, poster, poster.title())
+            for n in range(26):
+                step = offset + n + 1
+                person.request("pos", lat=HERE["lat"] + step * 0.0001, lon=HERE["lon"])
+                picture = person.post(f"{poster} {n}", (step * 4, 100, 255 - step * 4))
+                posted[picture["id"]] = step
+            person.close()
+
+        self.sign_in("alice")
+        self.tab("Pictures")
+        Select(self.field("Sort by")).select_by_visible_text("Nearest")
+        self.wait(lambda d: len(self.cards()) == 50, "the first page")
+        more = self.button("More")
+        self.assertTrue(more.is_displayed())
+        more.click()
+        self.wait(lambda d: len(self.cards()) == 52, "the second page after More")
+        self.assertFalse(self.button("More").is_displayed())
+        # Every picture once, nearest first.
+        self.assertEqual(self.cards(), sorted(posted, key=lambda picture: posted[picture]))
+        self.assert_clean()
+
     # Chat
 
     def test_chat_live_unread_read_earlier_sent_and_refused(self):
@@ -319,6 +346,12 @@ class PicturesAndChatTests(BrowserTest):
         self.button("Send").click()
         self.alert_says("not your friend")
         self.assertEqual(self.field("Message").get_attribute("value"), "Still there?")
+
+        # Signing out forgets the conversations, the messages and the count.
+        self.driver.find_element(By.CSS_SELECTOR, ".sign-out").click()
+        self.wait(lambda d: d.find_element(By.CSS_SELECTOR, ".sign-in").is_displayed(), "the sign-in form")
+        self.assertEqual(self.driver.find_elements(By.CSS_SELECTOR, "[data-conversation], [data-message]"), [])
+        self.assertEqual(self.unread_badge(), 0)
 
         self.assert_clean()
         phone.close()
