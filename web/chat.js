@@ -17,6 +17,8 @@ let open = null;
 const messages = new Map();
 /** Bumped by every conversation opened, so that a late history of another one is dropped. */
 let opening = 0;
+/** What was written and not sent, by conversation: each keeps its own. */
+const drafts = new Map();
 /** The newest of the friend's messages already marked read in the shown conversation. */
 let readUpto = 0;
 
@@ -153,9 +155,18 @@ function toBottom() {
   box.scrollTop = box.scrollHeight;
 }
 
+/** Keeps the text being written in the shown conversation for when it is shown again; shows `next`'s. */
+function switchDraft(next) {
+  const input = $("#chat-text");
+  if (open !== null && input.value) drafts.set(open, input.value);
+  else if (open !== null) drafts.delete(open);
+  input.value = next === null ? "" : drafts.get(next) ?? "";
+}
+
 async function openConversation(id, { focus = true } = {}) {
   if (!client) return;
   const generation = ++opening;
+  switchDraft(id);
   open = id;
   readUpto = 0;
   messages.clear();
@@ -210,6 +221,7 @@ async function earlier() {
 
 function closeConversation() {
   const id = open;
+  switchDraft(null);
   open = null;
   opening += 1;
   messages.clear();
@@ -257,7 +269,8 @@ async function send(form) {
     return;
   }
   if (made !== session.client) return;
-  if (form.text.value === text) form.text.value = "";
+  if (open === to && form.text.value === text) form.text.value = "";
+  drafts.delete(to);
   received({ message: reply.message });
   form.scrollIntoView({ block: "nearest" });
 }
@@ -297,6 +310,7 @@ function forget() {
   open = null;
   opening += 1;
   readUpto = 0;
+  drafts.clear();
   conversations.clear();
   messages.clear();
   $(".messages").replaceChildren();

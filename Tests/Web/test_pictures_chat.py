@@ -276,7 +276,9 @@ class PicturesAndChatTests(BrowserTest):
     def test_chat_live_unread_read_earlier_sent_and_refused(self):
         alice = Person(self.hub, "alice", "Alice")
         bob = Person(self.hub, "bob", "Bob")
+        carol = Person(self.hub, "carol", "Carol")
         self.befriend(alice, bob)
+        self.befriend(alice, carol)
         alice.close()
         # More than a page of history: the oldest need "Earlier".
         for n in range(1, 53):
@@ -347,6 +349,16 @@ class PicturesAndChatTests(BrowserTest):
         self.alert_says("not your friend")
         self.assertEqual(self.field("Message").get_attribute("value"), "Still there?")
 
+        # A friend without a conversation is chosen from the list, and a first message starts it.
+        self.button("← Chats").click()
+        Select(self.field("Start a chat with")).select_by_visible_text("Carol")
+        self.button("Start chat").click()
+        self.wait(lambda d: d.find_element(By.CSS_SELECTOR, ".conversation-title").text == "Carol", "carol's chat")
+        self.assertTrue(self.driver.find_element(By.CSS_SELECTOR, ".no-messages").is_displayed())
+        self.assertEqual(self.field("Message").get_attribute("value"), "")  # bob's unsent text stays bob's
+        self.field("Message").send_keys("Hello Carol" + Keys.ENTER)
+        self.assertEqual(carol.event("chat.msg")["message"]["text"], "Hello Carol")
+
         # Signing out forgets the conversations, the messages and the count.
         self.driver.find_element(By.CSS_SELECTOR, ".sign-out").click()
         self.wait(lambda d: d.find_element(By.CSS_SELECTOR, ".sign-in").is_displayed(), "the sign-in form")
@@ -356,6 +368,7 @@ class PicturesAndChatTests(BrowserTest):
         self.assert_clean()
         phone.close()
         bob.close()
+        carol.close()
 
 
 if __name__ == "__main__":
