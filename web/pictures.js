@@ -12,6 +12,8 @@ const REASONS = [
   ["copyright", "Copyright"], ["privacy", "Privacy"], ["other", "Something else"],
 ];
 const IMAGE_TYPES = ["image/jpeg", "image/png", "image/webp"];
+const WHERE_NEARBY = "Without an event the picture is posted where you stand, for everyone nearby.";
+const WHERE_EVENT = "Posted to the event only; tick the box to show it where you stand, nearby, too.";
 
 let client = null;
 /** The event whose pictures are listed ({tag, title?, private}), or null for the pictures nearby. */
@@ -248,6 +250,7 @@ function resetPostForm() {
   const form = $(".picture-post");
   form.reset();
   form.place.disabled = true;
+  $(".post-where").textContent = WHERE_NEARBY;
   const preview = $(".picture-preview");
   if (preview.src) URL.revokeObjectURL(preview.src);
   preview.removeAttribute("src");
@@ -489,6 +492,7 @@ $(".picture-post").event.addEventListener("input", (event) => {
   const place = event.target.form.place;
   place.disabled = !event.target.value.trim();
   if (place.disabled) place.checked = false;
+  $(".post-where").textContent = place.disabled ? WHERE_NEARBY : WHERE_EVENT;
 });
 $("#picture-file").addEventListener("change", (event) => {
   const file = event.target.files[0];
