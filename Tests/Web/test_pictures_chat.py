@@ -333,6 +333,21 @@ class PicturesAndChatTests(BrowserTest):
                   "the other device's message")
         self.both_widths("chat", "const panel = document.querySelector('.panel'); panel.scrollTop = panel.scrollHeight")
 
+        # The hub restarted under the page: it reconnects by itself and reads the open conversation again. The message
+        # is sent as soon as the hub is up, normally before the page is back (its first retry waits at least 250 ms),
+        # so it comes from reading again; should the page be back first, it comes live: shown either way.
+        self.hub.stop()
+        self.wait(lambda d: self.connection() != "connected", "the page noticing the hub is gone")
+        self.hub.start()
+        bob.reconnect()
+        phone.reconnect()
+        carol.reconnect()
+        back = bob.request("chat.send", to=alice.id, text="Back again")["message"]
+        self.wait(lambda d: self.connection() == "connected", "the page reconnected")
+        self.wait(lambda d: d.find_elements(By.CSS_SELECTOR, f".messages [data-message='{back['id']}']"),
+                  "the message sent around the restart")
+        self.wait(lambda d: self.unread_badge() == 0, "the message read, the conversation being shown")
+
         # With the Friends tab shown, a message waits unread; read on the other device, the count clears here.
         self.tab("Friends")
         waiting = bob.request("chat.send", to=alice.id, text="Are you there?")["message"]
