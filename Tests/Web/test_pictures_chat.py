@@ -7,12 +7,12 @@ friend's picture nearby shows live; a like from the page reaches the hub and sor
 report (a reason, words for "something else") takes the picture away from the page; the page posts a picture through
 its file input and the hub has it; ghost mode's refusal to place a picture is shown; events: a private event refuses
 a wrong password in the alert and shows its pictures after the right one (new ones live); an event created on the
-page is private on the hub; "More" pages through more than a page, nearest first, each picture once. Chat: a
-friend's message shows live with the unread badge; opening the conversation marks it read on the hub; "Earlier"
-pages back; the page sends with the keyboard and the friend receives it; a message from the user's other device
-shows, and its read mark clears the badge; a refusal (not friends any more) is shown. No request leaves the hub's
-origin; no console errors. Screenshots of both tabs at a desktop's and a phone's width go to the folder the test
-prints.
+page is private on the hub; one's own picture is deleted; "More" pages through more than a page, nearest first, each
+picture once. Chat: a friend's message shows live with the unread badge; opening the conversation marks it read on
+the hub; "Earlier" pages back; the page sends with the keyboard and the friend receives it; a message from the
+user's other device shows, and its read mark clears the badge; a refusal (not friends any more) is shown. No request
+leaves the hub's origin; no console errors. Screenshots of both tabs at a desktop's and a phone's width go to the
+folder the test prints.
 
 Run: python3 Tests/Web/test_pictures_chat.py (needs `swift build` or CAIRN_BIN, chromium, chromium-driver,
 selenium==4.51.0 and websockets from PyPI).
@@ -241,6 +241,13 @@ class PicturesAndChatTests(BrowserTest):
         # Back to nearby: alice's own picture and bob's first, as before.
         self.button("Back to nearby").click()
         self.wait(lambda d: self.cards() == [mine, first["id"]], "the nearby list again")
+
+        # Alice deletes her own picture (after saying yes): gone from the page and from the hub.
+        self.card(mine).find_element(By.XPATH, ".//button[normalize-space(.)='Delete']").click()
+        self.driver.switch_to.alert.accept()
+        self.wait(lambda d: self.cards() == [first["id"]], "alice's picture deleted")
+        with self.assertRaisesRegex(AssertionError, "not_found"):
+            bob.request("picture.get", picture=mine)
 
         self.assert_clean()
         bob.close()
