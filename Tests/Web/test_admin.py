@@ -37,7 +37,8 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select, WebDriverWait
 from websockets.exceptions import ConnectionClosed
 
-import test_friend_map as common
+sys.dont_write_bytecode = True  # importing the friend-map test leaves no __pycache__ in the clone
+import test_friend_map as common  # noqa: E402
 
 # websockets 17 would have its sync connections opened in `with` blocks; these live across the test on purpose.
 warnings.filterwarnings("ignore", category=DeprecationWarning)
@@ -102,6 +103,9 @@ class AdminConsoleTests(unittest.TestCase):
     def setUp(self):
         warnings.filterwarnings("ignore", category=DeprecationWarning)  # (unittest resets the filters)
         self.hub = common.Hub()
+        # Enough accounts for a second page of users come from one address: no per-address limit on this hub.
+        os.environ["CAIRN_SIGNUPS_PER_ADDRESS"] = "0"
+        self.addCleanup(os.environ.pop, "CAIRN_SIGNUPS_PER_ADDRESS", None)
         self.hub.start()
         self.addCleanup(self.hub.remove)
         self.origin = f"http://127.0.0.1:{self.hub.port}"
@@ -257,11 +261,25 @@ class AdminConsoleTests(unittest.TestCase):
                                    "reports_resolved,median_resolve_s")
         self.assertTrue(lines[-1].startswith(rows[-1]["date"] + f",{members},{members},2,1,4,0,"), lines[-1])
 
-        # Users: search, Cancel suspends nobody, Confirm closes bob's socket with 4503, Unsuspend lets him back.
+        # Users: pages of 25 in username order, search, Cancel suspends nobody, Confirm closes bob's socket with
+        # 4503, Unsuspend lets him back.
+        for number in range(1, 21):
+            Member(self.hub, f"user{number:02}", f"User {number}").close()
         users = self.nav("Users")
         self.wait(lambda d: self.user_row(bob.id) and self.user_row(ada.id), "the accounts")
-        self.assertEqual(len(self.driver.find_elements(By.CSS_SELECTOR, "[data-user]")), members)
+
+        def rows():
+            return [e.find_element(By.CSS_SELECTOR, ".username").text
+                    for e in self.driver.find_elements(By.CSS_SELECTOR, "[data-user]")]
+
+        self.assertEqual(rows(), ["ada", "bob", "carol", "dave", "erin", "frank"]
+                         + [f"user{n:02}" for n in range(1, 20)])
         self.assertIn("bob", self.user_row(bob.id).text)
+        self.button("Next page").click()
+        self.wait(lambda d: rows() == ["user20"], "the second page")
+        self.assertFalse(self.driver.find_element(By.CSS_SELECTOR, ".next-page").is_displayed())
+        self.button("First page").click()
+        self.wait(lambda d: len(rows()) == 25 and rows()[0] == "ada", "the first page again")
         self.assertFalse(self.button("Suspend", self.user_row(ada.id)).is_enabled())  # admins cannot be suspended
         self.shots_at_both_widths("users")
         self.field("Search users").send_keys("bo", Keys.ENTER)
