@@ -662,8 +662,9 @@ async function decide(picture, action, reason, button) {
     if (reason.trim()) fields.reason = reason.trim();
     const reply = await attempt(`admin.picture.${action}`, fields);
     if (!reply) return;
-    notify(action === "restore" ? `Picture ${picture.id} is restored; its reports are resolved.`
-      : `Picture ${picture.id} is removed.`);
+    const name = picture.caption ? `“${picture.caption}”` : `Picture ${picture.id}`;
+    notify(action === "restore" ? `${name} is restored and visible again; its reports are resolved.`
+      : `${name} is removed: nobody sees it any more.`);
     await loadReports();
     $(".queue [data-picture] .primary")?.focus();
   });
