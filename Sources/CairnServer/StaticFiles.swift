@@ -8,7 +8,8 @@
 // segment, or a segment that begins with `.` (so `.`, `..` and hidden files such as `.git`); then the file's real
 // path, symbolic links resolved, must lie inside the directory's real path, and the last component is opened without
 // following a link. Files are opened off the service thread (services run in tasks) and sent in slices by the
-// transport.
+// transport. A directory named without its trailing `/` (`/admin`) is answered `301` to `/admin/` when it holds an
+// `index.html`, so the page's relative links resolve inside it.
 import CairnLoop
 import Foundation
 
@@ -82,7 +83,9 @@ public struct StaticFiles: HTTPService {
 
     /// Refuses a body before it is read: no method that carries one is allowed here.
     public func admit(_ request: HTTPRequest) async -> HTTPReply? {
-        Self.notFoundOrNotAllowed(exists: document(for: request.path) != nil || resolve(request.path) != nil)
+        Self.notFoundOrNotAllowed(
+            exists: document(for: request.path) != nil || resolve(request.path) != nil
+                || directoryLocation(request.path) != nil)
     }
 
     /// Answers GET and HEAD with the file (or 304 when the client's copy is current); 404 for what is not there
@@ -92,6 +95,14 @@ public struct StaticFiles: HTTPService {
             if let refusal = Self.notFoundOrNotAllowed(exists: true, method: request.method) { return refusal }
             return answer(
                 request, contentType: document.contentType, tag: tag, cache: "no-cache", body: .bytes(document.body))
+        }
+        if let location = directoryLocation(request.path) {
+            if let refusal = Self.notFoundOrNotAllowed(exists: true, method: request.method) { return refusal }
+            var all: [(name: String, value: String)] = [
+                ("Location", location), ("Cache-Control", "no-cache"), ("X-Content-Type-Options", "nosniff"),
+            ]
+            all += headers(request)
+            return HTTPReply(status: 301, contentType: "text/plain; charset=utf-8", headers: all, body: .bytes([]))
         }
         guard let (path, root) = resolve(request.path), let file = HTTPFile.open(path: path, followingSymlinks: false)
         else { return Self.notFoundOrNotAllowed(exists: false)! }
@@ -165,6 +176,15 @@ public struct StaticFiles: HTTPService {
             return (found, root)
         }
         return nil
+    }
+
+    /// `path` + `/` when `path` names a served directory holding an index (without the `/`), else nil. Only for
+    /// paths of visible ASCII, so nothing the client sent can break the `Location` header.
+    func directoryLocation(_ path: String) -> String? {
+        guard path.count > 1, !path.hasSuffix("/"), path.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }),
+            resolve(path + "/") != nil
+        else { return nil }
+        return path + "/"
     }
 
     /// True for a relative path of plain segments: no NUL, `\`, `%`, empty segment or segment starting with `.`.

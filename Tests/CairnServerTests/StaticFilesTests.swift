@@ -74,4 +74,24 @@ import Testing
         #expect(files.resolve("/vendor/x/../../outside") == nil)
         #expect(files.resolve("/nothing") == nil)
     }
+
+    @Test func aDirectoryWithAnIndexNamedWithoutItsSlashIsSentToIt() throws {
+        let base = NSTemporaryDirectory() + "cairn-static-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        for directory in ["web/admin", "web/empty", "web/a b"] {
+            try FileManager.default.createDirectory(atPath: base + "/" + directory, withIntermediateDirectories: true)
+        }
+        for file in ["web/index.html", "web/admin/index.html", "web/a b/index.html"] {
+            try Data(file.utf8).write(to: URL(fileURLWithPath: base + "/" + file))
+        }
+        let files = StaticFiles(roots: [.init(prefix: "/", directory: base + "/web")])
+        #expect(files.directoryLocation("/admin") == "/admin/")
+        #expect(files.directoryLocation("/admin/") == nil)
+        #expect(files.directoryLocation("/admin/index.html") == nil)
+        #expect(files.directoryLocation("/empty") == nil)
+        #expect(files.directoryLocation("/nothing") == nil)
+        #expect(files.directoryLocation("/") == nil)
+        #expect(files.directoryLocation("/a b") == nil)  // not repeated into a header
+        #expect(files.directoryLocation("/admin\r\nX-Evil: 1") == nil)
+    }
 }

@@ -1,7 +1,8 @@
 // The web app's files over real HTTP on the hub's port: `/` and its headers (type, Content-Security-Policy, ETag,
 // caching), 304 on a current copy, HEAD, paths that try to leave the web root (`..` plain and encoded, symbolic
 // links, hidden files, NUL), methods other than GET and HEAD, the client library and the vendored browser
-// libraries, `/config.json` and the tile host in the policy, and the hub's other routes left as they were.
+// libraries, `/config.json` and the tile host in the policy, the admin console at `/admin` (a directory named without
+// its `/` is sent to it), and the hub's other routes left as they were.
 import CairnApp
 import CairnTestSupport
 import Foundation
@@ -206,6 +207,27 @@ extension ServerIntegration {
             let c = try hub.client()
             _ = try c.requestOK("guest")
             #expect(throws: TestClientError.self) { _ = try hub.client(path: "/") }
+        }
+
+        @Test func theAdminConsoleIsServedAtAdminUnderThePolicy() throws {
+            let hub = try RunningHub()  // the repository's web/ and web/admin/
+            defer { hub.removeData() }
+            let bare = try HTTPClient.get(port: hub.port, path: "/admin")
+            #expect(bare.status == 301)
+            #expect(bare.headers["location"] == "/admin/")
+            #expect(bare.headers["content-security-policy"]?.contains("default-src 'self'") == true)
+            let page = try HTTPClient.get(port: hub.port, path: "/admin/")
+            #expect(page.status == 200 && page.headers["content-type"] == "text/html; charset=utf-8")
+            let index = try String(contentsOfFile: Self.repository + "/web/admin/index.html", encoding: .utf8)
+            #expect(page.text == index && index.contains("data-connection") && index.contains("/admin/admin.js"))
+            #expect(page.headers["content-security-policy"]?.contains("frame-ancestors 'none'") == true)
+            let script = try HTTPClient.get(port: hub.port, path: "/admin/admin.js")
+            #expect(script.status == 200 && script.headers["content-type"] == "text/javascript; charset=utf-8")
+            // Only a directory with an index is sent on; a file or nothing stays as it was.
+            #expect(try HTTPClient.get(port: hub.port, path: "/admin/admin.js/").status == 404)
+            #expect(try HTTPClient.get(port: hub.port, path: "/basemap").status == 404)
+            #expect(try HTTPClient.get(port: hub.port, path: "/nothing").status == 404)
+            #expect(try HTTPClient.post(port: hub.port, path: "/admin", body: []).status == 405)
         }
 
         /// The repository's root (this file is Tests/CairnServerTests/WebAppTests.swift).
