@@ -4,13 +4,15 @@ with `cairn user grant-admin` as an operator does.
 
 What it proves, through the console's page contract (the pages Dashboard, Users, Pictures, Events and Settings;
 data-stat figures; data-user rows with Suspend / Unsuspend and a dialog with Reason and Confirm; data-picture
-entries with their reports' reasons, Restore and Remove; one input per setting labelled by its key and Save):
-the dashboard's figures are admin.stats' and the CSV downloads with the admin's token; suspending a member closes
-the member's open WebSocket with 4503 (and Cancel suspends nobody); unsuspending lets them back; restoring a picture
-resolves its reports and shows it again, removing another hides it for good; an event gets a title and a password;
-a saved setting is in force for the next request, and a refused one is shown as the hub words it; a member without
-the role is kept out and sees no data; no request leaves the hub's origin; no console errors. Screenshots of every
-page at 1024 and 768 pixels wide go to a folder the test prints (CAIRN_SCREENSHOTS, or a temporary one).
+entries with their reports' reasons, Restore and Remove; one input per setting labelled by its key and Save): the
+dashboard's figures are admin.stats' and the CSV downloads with the admin's token; suspending a member closes the
+member's open WebSocket with 4503 (and Cancel suspends nobody); unsuspending lets them back; restoring a picture
+resolves its reports and shows it again, removing another hides it for good; an event gets a title and a password; a
+saved setting is in force for the next request, and a refused one is shown as the hub words it; a member without the
+role is kept out and sees no data; an admin whose role is revoked while the console is open is signed out by its
+next request (or on going back to a page read before), its token revoked, and a refusal that is not about the
+caller's role leaves the console signed in; no request leaves the hub's origin; no console errors. Screenshots of
+every page at 1024 and 768 pixels wide go to a folder the test prints (CAIRN_SCREENSHOTS, or a temporary one).
 
 Run: python3 Tests/Web/test_admin.py (needs `swift build`, chromium, chromium-driver, selenium==4.51.0 and
 websockets from PyPI).
@@ -411,6 +413,71 @@ class AdminConsoleTests(common.BrowserTest):
         self.assertEqual(self.driver.find_elements(By.CSS_SELECTOR, "[data-user], [data-picture]"), [])
         for member in (ada, bob, carol, *reporters):
             member.close()
+
+    def test_an_admin_whose_role_is_revoked_is_signed_out_and_shown_nothing_more(self):
+        ada = Member(self.hub, "ada", "Ada Admin")
+        bob = Member(self.hub, "bob", "Bob")
+
+        def role(change, username):
+            subprocess.run([common.binary(), "user", change, username, "--data", self.hub.data], check=True,
+                           capture_output=True)
+
+        def signed_out(why):
+            self.wait(lambda d: d.find_element(By.CSS_SELECTOR, ".sign-in").is_displayed(), why)
+            self.assertIn("no longer has the admin role", self.alert_text())
+            self.assertFalse(self.driver.find_element(By.CSS_SELECTOR, "nav.pages").is_displayed())
+            self.assertEqual(self.driver.find_elements(By.CSS_SELECTOR, "[data-user], [data-audit], [data-setting]"),
+                             [])
+            self.assertIsNone(self.driver.execute_script("return localStorage.getItem('cairn.admin.token')"))
+
+        def console():
+            self.wait(lambda d: self.connection() == "connected" and d.find_element(
+                By.CSS_SELECTOR, "[data-page=dashboard]").is_displayed(), "the dashboard")
+
+        role("grant-admin", "ada")
+        self.sign_in("ada")
+        console()
+        users = self.nav("Users")
+        self.wait(lambda d: self.user_row(bob.id), "the accounts")
+        token = self.driver.execute_script("return localStorage.getItem('cairn.admin.token')")
+
+        # A refusal that is not about the caller's role (bob was made an admin after the list was read, and admins
+        # cannot be suspended) is shown as the hub words it, and the console stays signed in.
+        role("grant-admin", "bob")
+        self.button("Suspend", self.user_row(bob.id)).click()
+        dialog = self.wait(lambda d: d.find_element(By.CSS_SELECTOR, "dialog[open]"), "the suspend dialog")
+        self.field("Reason", dialog).send_keys("Spamming the market")
+        self.button("Confirm", dialog).click()
+        dialog_alert = dialog.find_element(By.CSS_SELECTOR, "[role=alert]")
+        self.wait(lambda d: dialog_alert.is_displayed() and "revoke the role" in dialog_alert.text, "the refusal")
+        self.button("Cancel", dialog).click()
+        self.assertTrue(self.user_row(bob.id).is_displayed())
+        self.assertEqual(self.driver.execute_script("return localStorage.getItem('cairn.admin.token')"), token)
+
+        # The role taken away while the console is open: its next request signs it out, and its token is revoked.
+        role("revoke-admin", "ada")
+        self.button("Refresh", users).click()
+        signed_out("signed out after the role was revoked")
+        self.shots_at_both_widths("role-revoked")
+        with self.assertRaises(AssertionError) as refused:
+            ada.request("auth", token=token)
+        self.assertIn("unauthorized", str(refused.exception))
+
+        # Given back and taken again: going back to a page read before asks the hub first, and shows nothing more.
+        role("grant-admin", "ada")
+        self.sign_in("ada")
+        console()
+        self.nav("Users")
+        self.wait(lambda d: self.user_row(bob.id), "the accounts again")
+        self.nav("Settings")
+        self.wait(lambda d: d.find_elements(By.CSS_SELECTOR, "[data-setting]"), "the settings")
+        role("revoke-admin", "ada")
+        self.driver.find_element(By.XPATH, "//nav//a[normalize-space(.)='Users']").click()
+        signed_out("signed out on going back to the users")
+        errors = [e for e in self.driver.get_log("browser") if e["level"] == "SEVERE"]
+        self.assertEqual(errors, [])
+        ada.close()
+        bob.close()
 
 
 if __name__ == "__main__":

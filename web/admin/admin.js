@@ -77,14 +77,39 @@ function setConnection(state) {
   indicator.textContent = value;
 }
 
-/** Runs a request and shows its refusal instead of swallowing it; resolves to the reply or undefined. */
+/**
+ * Runs a request and shows its refusal instead of swallowing it; resolves to the reply or undefined. An admin op
+ * answered `forbidden` may mean the account lost the role (`cairn user revoke-admin`): then the session ends.
+ */
 async function attempt(op, fields = {}, where = undefined) {
-  if (!client) return undefined;
+  const asked = client;
+  if (!asked) return undefined;
   try {
-    return await client.request(op, fields);
+    return await asked.request(op, fields);
   } catch (error) {
+    const refused = error instanceof CairnError && error.code === "forbidden" && op.startsWith("admin.");
+    if (refused && !(await stillAdmin(asked))) return undefined;
     showError(error, where ? { where, sticky: true } : {});
     return undefined;
+  }
+}
+
+/**
+ * Whether the account still has the admin role, asked of the hub. Without it the console's session ends at once:
+ * its token is revoked and nothing of what it showed stays on the page. A lost connection is not a lost role.
+ */
+async function stillAdmin(asked = client) {
+  if (!asked || asked !== client) return false;
+  try {
+    await asked.request("admin.settings.get");
+    return true;
+  } catch (error) {
+    if (asked !== client) return false;
+    if (!(error instanceof CairnError) || error.code !== "forbidden") return true;
+    client = null;
+    endSession("This account no longer has the admin role: you were signed out of the console.", asked);
+    asked.request("logout", {}, { timeoutMs: 5000 }).catch(() => {}).finally(() => asked.close());
+    return false;
   }
 }
 
@@ -308,6 +333,8 @@ function show(page) {
   if (!loaded.has(page)) {
     loaded.add(page);
     load(page);
+  } else {
+    stillAdmin(); // a page read before is shown again only while the account is an admin
   }
 }
 
