@@ -11,8 +11,9 @@ resolves its reports and shows it again, removing another hides it for good; an 
 saved setting is in force for the next request, and a refused one is shown as the hub words it; a member without the
 role is kept out and sees no data; an admin whose role is revoked while the console is open is signed out by its
 next request (or on going back to a page read before), its token revoked, and a refusal that is not about the
-caller's role leaves the console signed in; no request leaves the hub's origin; no console errors. Screenshots of
-every page at 1024 and 768 pixels wide go to a folder the test prints (CAIRN_SCREENSHOTS, or a temporary one).
+caller's role leaves the console signed in; the admin's token is in the console's tab only (another tab of the
+origin finds none, a reload keeps it); no request leaves the hub's origin; no console errors. Screenshots of every
+page at 1024 and 768 pixels wide go to a folder the test prints (CAIRN_SCREENSHOTS, or a temporary one).
 
 Run: python3 Tests/Web/test_admin.py (needs `swift build`, chromium, chromium-driver, selenium==4.51.0 and
 websockets from PyPI).
@@ -203,7 +204,7 @@ class AdminConsoleTests(common.BrowserTest):
         self.assertFalse(self.driver.find_element(By.CSS_SELECTOR, "nav.pages").is_displayed())
         self.assertTrue(all(text in ("", "–") for text in self.figures().values()))
         self.assertEqual(self.driver.find_elements(By.CSS_SELECTOR, "[data-user], [data-picture]"), [])
-        self.assertIsNone(self.driver.execute_script("return localStorage.getItem('cairn.admin.token')"))
+        self.assertIsNone(self.driver.execute_script("return sessionStorage.getItem('cairn.admin.token')"))
         self.shots_at_both_widths("member-refused")
         self.driver.get(self.origin + "/admin/#users")  # a deep link does not get a member in either
         self.wait(lambda d: d.find_element(By.CSS_SELECTOR, ".sign-in").is_displayed(), "the sign-in form again")
@@ -414,6 +415,35 @@ class AdminConsoleTests(common.BrowserTest):
         for member in (ada, bob, carol, *reporters):
             member.close()
 
+    def test_the_admins_token_stays_in_the_consoles_tab(self):
+        Member(self.hub, "ada", "Ada Admin").close()
+        subprocess.run([common.binary(), "user", "grant-admin", "ada", "--data", self.hub.data], check=True,
+                       capture_output=True)
+        self.sign_in("ada")
+        self.wait(lambda d: self.connection() == "connected" and d.find_element(
+            By.CSS_SELECTOR, "[data-page=dashboard]").is_displayed(), "the dashboard")
+        token = self.driver.execute_script("return sessionStorage.getItem('cairn.admin.token')")
+        self.assertTrue(token)
+        console = self.driver.current_window_handle
+
+        # Another page of the same origin (the web app, whatever runs in it) in another tab finds no admin token.
+        stored = "return [localStorage, sessionStorage].flatMap(s => Object.keys(s).map(k => s.getItem(k)))"
+        self.driver.switch_to.new_window("tab")
+        self.driver.get(self.origin + "/")
+        self.assertNotIn(token, self.driver.execute_script(stored))
+        # Nor does the console opened afresh in another tab: it asks to sign in.
+        self.driver.get(self.origin + "/admin/")
+        self.wait(lambda d: d.find_element(By.CSS_SELECTOR, ".sign-in").is_displayed(), "the sign-in form")
+        self.assertNotIn(token, self.driver.execute_script(stored))
+
+        # The console's own tab stays signed in across a reload.
+        self.driver.switch_to.window(console)
+        self.driver.refresh()
+        self.wait(lambda d: self.connection() == "connected" and d.find_element(
+            By.CSS_SELECTOR, "[data-page=dashboard]").is_displayed(), "the dashboard after a reload")
+        self.assertEqual(self.driver.execute_script("return sessionStorage.getItem('cairn.admin.token')"), token)
+        self.assertNotIn(token, self.driver.execute_script("return Object.values(localStorage)"))
+
     def test_an_admin_whose_role_is_revoked_is_signed_out_and_shown_nothing_more(self):
         ada = Member(self.hub, "ada", "Ada Admin")
         bob = Member(self.hub, "bob", "Bob")
@@ -428,7 +458,7 @@ class AdminConsoleTests(common.BrowserTest):
             self.assertFalse(self.driver.find_element(By.CSS_SELECTOR, "nav.pages").is_displayed())
             self.assertEqual(self.driver.find_elements(By.CSS_SELECTOR, "[data-user], [data-audit], [data-setting]"),
                              [])
-            self.assertIsNone(self.driver.execute_script("return localStorage.getItem('cairn.admin.token')"))
+            self.assertIsNone(self.driver.execute_script("return sessionStorage.getItem('cairn.admin.token')"))
 
         def console():
             self.wait(lambda d: self.connection() == "connected" and d.find_element(
@@ -439,7 +469,7 @@ class AdminConsoleTests(common.BrowserTest):
         console()
         users = self.nav("Users")
         self.wait(lambda d: self.user_row(bob.id), "the accounts")
-        token = self.driver.execute_script("return localStorage.getItem('cairn.admin.token')")
+        token = self.driver.execute_script("return sessionStorage.getItem('cairn.admin.token')")
 
         # A refusal that is not about the caller's role (bob was made an admin after the list was read, and admins
         # cannot be suspended) is shown as the hub words it, and the console stays signed in.
@@ -452,7 +482,7 @@ class AdminConsoleTests(common.BrowserTest):
         self.wait(lambda d: dialog_alert.is_displayed() and "revoke the role" in dialog_alert.text, "the refusal")
         self.button("Cancel", dialog).click()
         self.assertTrue(self.user_row(bob.id).is_displayed())
-        self.assertEqual(self.driver.execute_script("return localStorage.getItem('cairn.admin.token')"), token)
+        self.assertEqual(self.driver.execute_script("return sessionStorage.getItem('cairn.admin.token')"), token)
 
         # The role taken away while the console is open: its next request signs it out, and its token is revoked.
         role("revoke-admin", "ada")

@@ -6,6 +6,8 @@
 // draws the charts.
 import { CairnClient, CairnError } from "/cairn.js";
 
+// The admin's token is kept in this tab's session storage: it survives a reload, but no other page of the origin
+// (the web app, in another tab) can read it, and it is gone when the tab is closed.
 const TOKEN_KEY = "cairn.admin.token";
 const PAGE_SIZE = 25;
 const PAGES = ["dashboard", "users", "pictures", "events", "settings"];
@@ -188,7 +190,7 @@ async function signIn(form) {
     if (made !== client) return;
     form.password.value = "";
     if (await admitted(made, session.user)) {
-      localStorage.setItem(TOKEN_KEY, session.token);
+      sessionStorage.setItem(TOKEN_KEY, session.token);
       await start(session.user);
     }
   } catch (error) {
@@ -214,7 +216,7 @@ async function admitted(made, user) {
     if (!(error instanceof CairnError) || error.code !== "forbidden") throw error;
     client = null;
     made.request("logout", {}, { timeoutMs: 5000 }).catch(() => {}).finally(() => made.close());
-    localStorage.removeItem(TOKEN_KEY);
+    sessionStorage.removeItem(TOKEN_KEY);
     setConnection("offline");
     showSignIn();
     showError(new Error(`${user.username} is not an admin: this console is for accounts with the admin role. ` +
@@ -237,7 +239,7 @@ async function resume(token) {
     client = null;
     setConnection("offline");
     if (error instanceof CairnError && (error.code === "unauthorized" || error.code === "suspended")) {
-      localStorage.removeItem(TOKEN_KEY);
+      sessionStorage.removeItem(TOKEN_KEY);
     }
     showSignIn();
     showError(error, { sticky: true });
@@ -258,7 +260,7 @@ function endSession(message, keepOpen = null) {
   client = null;
   me = null;
   if (closing !== keepOpen) closing?.close();
-  localStorage.removeItem(TOKEN_KEY);
+  sessionStorage.removeItem(TOKEN_KEY);
   loaded.clear();
   for (const chart of Object.values(charts)) chart.destroy();
   for (const key of Object.keys(charts)) delete charts[key];
@@ -989,6 +991,6 @@ function wire() {
 }
 
 wire();
-const saved = localStorage.getItem(TOKEN_KEY);
+const saved = sessionStorage.getItem(TOKEN_KEY);
 if (saved) resume(saved);
 else showSignIn();
