@@ -463,6 +463,7 @@ async function downloadCSV(button) {
     const response = await fetch(`/v1/admin/stats.csv?days=${days}`, {
       headers: { Authorization: `Bearer ${client?.token ?? ""}` }, cache: "no-store",
     });
+    if (response.status === 403 && !(await stillAdmin())) return;
     if (!response.ok) {
       const text = (await response.text()).trim();
       throw new Error(`The hub refused the CSV (${response.status}${text ? `: ${text}` : ""}).`);
