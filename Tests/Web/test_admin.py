@@ -192,8 +192,9 @@ class AdminConsoleTests(common.BrowserTest):
                                       caption="Boats in the harbour", event="market")["picture"]
         reporters[0].request("picture.report", picture=sunset_picture["id"], reason="spam")
         reporters[1].request("picture.report", picture=sunset_picture["id"], reason="nudity")
+        # (Its text ends in a right-to-left override, U+202E, that would turn the rest of the line around.)
         self.assertTrue(reporters[2].request("picture.report", picture=sunset_picture["id"], reason="other",
-                                             text="Not taken here")["hidden"])
+                                             text="Not taken here \u202e")["hidden"])
         reporters[0].request("picture.report", picture=harbour_picture["id"], reason="violence")
         reporters[1].request("picture.like", picture=harbour_picture["id"])
         self.assertIn("not_found", ada.refusal("picture.get", picture=sunset_picture["id"]))
@@ -322,6 +323,13 @@ class AdminConsoleTests(common.BrowserTest):
         for reason in ("Spam", "Nudity", "Other", "Not taken here"):
             self.assertIn(reason, sunset_entry.text)
         self.assertIn("Violence", harbour_entry.text)
+        # A report's text turns nothing after it around: who reported it, and when, are laid out after the text.
+        spans = self.driver.execute_script(
+            "return [...arguments[0].querySelectorAll('.report q')].map(q => [q.getBoundingClientRect().right,"
+            " q.nextElementSibling.getBoundingClientRect().left, q.nextElementSibling.textContent])", sunset_entry)
+        self.assertEqual(len(spans), 1)
+        self.assertGreaterEqual(spans[0][1], spans[0][0] - 1, spans)
+        self.assertIn(" by frank, ", spans[0][2])
         self.wait(lambda d: all(d.execute_script("return arguments[0].complete && arguments[0].naturalWidth", img)
                                 == 160 for img in d.find_elements(By.CSS_SELECTOR, ".queue img")), "the images")
         self.shots_at_both_widths("pictures")

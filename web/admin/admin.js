@@ -32,6 +32,12 @@ const el = (tag, attributes = {}, ...children) => {
   return node;
 };
 
+/**
+ * A member's own words (a caption, a report's text, a reason, a title), set apart for display: a bidirectional
+ * control inside (U+202E, say) reorders nothing outside it, so the text after it (who reported, when) reads as written.
+ */
+const own = (text) => `\u2068${text}\u2069`;
+
 let client = null;
 let me = null;
 let current = null; // the page shown
@@ -524,7 +530,7 @@ function userRow(row) {
   const state = suspended
     ? el("p", { class: "state suspended" },
       `Suspended ${suspended.until ? `until ${when(suspended.until)}` : "until lifted"} (since ${day(suspended.since)})`,
-      el("br"), el("span", { class: "why", text: `Reason: ${suspended.reason}` }))
+      el("br"), el("span", { class: "why", text: `Reason: ${own(suspended.reason)}` }))
     : el("p", { class: "state", text: `Joined ${day(row.created)} · last seen ${when(row.last_seen)}` });
   const action = suspended
     ? el("button", { type: "button", class: "unsuspend", text: "Unsuspend", onclick: (e) => unsuspend(row, e.target) })
@@ -537,7 +543,7 @@ function userRow(row) {
     el("div", { class: "who" },
       el("p", { class: "names" }, el("strong", { class: "username", text: row.username }), ...tags),
       el("p", { class: "hint", text: [row.name !== row.username ? row.name : null, row.email].filter(Boolean)
-        .join(" · ") || "\u00a0" }),
+        .map(own).join(" · ") || "\u00a0" }),
       state),
     el("dl", { class: "counts" }, ...counts.flatMap(([label, value]) => [
       el("div", { class: label === "Open reports" && value > 0 ? "count warn" : "count" },
@@ -606,7 +612,7 @@ async function loadAudit(before = undefined) {
   body.replaceChildren(...audit.entries.map((entry) => {
     const target = entry.target ?? {};
     const name = target.name ?? `${target.kind} ${target.id}`;
-    const why = [entry.reason, entry.detail].filter(Boolean).join(" · ");
+    const why = [entry.reason, entry.detail].filter(Boolean).map(own).join(" · ");
     return el("tr", { "data-audit": entry.id },
       el("td", { text: when(entry.ts) }),
       el("td", { text: entry.admin?.username ?? entry.admin?.user?.username ?? "–" }),
@@ -667,13 +673,13 @@ function reportedPicture(picture, reports) {
     el("img", { src: picture.url, alt: picture.caption ? `Picture: ${picture.caption}` : "Reported picture",
       loading: "lazy" })),
     el("div", { class: "details" },
-      el("p", { class: "names" }, el("strong", { text: picture.caption || "(no caption)" }),
+      el("p", { class: "names" }, el("strong", { text: picture.caption ? own(picture.caption) : "(no caption)" }),
         outcomeTag(picture, open),
         open ? el("span", { class: "tag warn", text: `${open} open report${open === 1 ? "" : "s"}` }) : null),
       pictureFacts(picture),
       el("ul", { class: "reports" }, ...reports.map((report) => el("li", { class: "report" },
         el("span", { class: `reason reason-${report.reason}`, text: REASONS[report.reason] ?? report.reason }),
-        report.text ? el("q", { text: report.text }) : null,
+        report.text ? el("q", { text: own(report.text) }) : null,
         el("span", { class: "hint",
           text: ` by ${report.reporter?.username ?? "?"}, ${when(report.created)}` +
             (report.resolved ? " · resolved" : "") })))),
@@ -682,7 +688,7 @@ function reportedPicture(picture, reports) {
 
 async function decide(picture, action, reason, button) {
   if (action === "remove") {
-    const what = picture.caption ? `“${picture.caption}”` : `picture ${picture.id}`;
+    const what = picture.caption ? `“${own(picture.caption)}”` : `picture ${picture.id}`;
     const sure = await confirmDialog(`Remove ${what}?`,
       "It is hidden from everyone for good, its poster included, and its open reports are resolved.", "Remove");
     if (!sure) return;
@@ -692,7 +698,7 @@ async function decide(picture, action, reason, button) {
     if (reason.trim()) fields.reason = reason.trim();
     const reply = await attempt(`admin.picture.${action}`, fields);
     if (!reply) return;
-    const name = picture.caption ? `“${picture.caption}”` : `Picture ${picture.id}`;
+    const name = picture.caption ? `“${own(picture.caption)}”` : `Picture ${picture.id}`;
     notify(action === "restore" ? `${name} is restored and visible again; its reports are resolved.`
       : `${name} is removed: nobody sees it any more.`);
     await loadReports();
@@ -714,7 +720,7 @@ async function searchPictures(q) {
     el("a", { class: "thumb", href: picture.url, target: "_blank", rel: "noopener",
       "aria-label": `Open picture ${picture.id} in full` },
     el("img", { src: picture.url, alt: picture.caption || "Picture", loading: "lazy" })),
-    el("p", { class: "caption", text: picture.caption || "(no caption)" }),
+    el("p", { class: "caption", text: picture.caption ? own(picture.caption) : "(no caption)" }),
     pictureFacts(picture))));
   note.hidden = false;
   note.textContent = reply.pictures.length
@@ -759,7 +765,7 @@ function eventRow(event) {
     el("div", { class: "who" },
       el("p", { class: "names" }, el("strong", { text: `#${event.tag}` }),
         el("span", { class: event.private ? "tag warn" : "tag", text: event.private ? "private" : "public" })),
-      el("p", { class: "title", text: event.title || "(no title)" }),
+      el("p", { class: "title", text: event.title ? own(event.title) : "(no title)" }),
       el("p", { class: "hint", text: `by ${event.owner?.username ?? "?"} · created ${day(event.created)} · ` +
         `${event.pictures} picture${event.pictures === 1 ? "" : "s"}` })),
     form);
