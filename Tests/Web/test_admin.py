@@ -6,14 +6,15 @@ What it proves, through the console's page contract (the pages Dashboard, Users,
 data-stat figures; data-user rows with Suspend / Unsuspend and a dialog with Reason and Confirm; data-picture
 entries with their reports' reasons, Restore and Remove; one input per setting labelled by its key and Save): the
 dashboard's figures are admin.stats' and the CSV downloads with the admin's token; suspending a member closes the
-member's open WebSocket with 4503 (and Cancel suspends nobody); unsuspending lets them back; restoring a picture
-resolves its reports and shows it again, removing another hides it for good; an event gets a title and a password; a
-saved setting is in force for the next request, and a refused one is shown as the hub words it; a member without the
-role is kept out and sees no data; an admin whose role is revoked while the console is open is signed out by its
-next request (or on going back to a page read before), its token revoked, and a refusal that is not about the
-caller's role leaves the console signed in; the admin's token is in the console's tab only (another tab of the
-origin finds none, a reload keeps it); no request leaves the hub's origin; no console errors. Screenshots of every
-page at 1024 and 768 pixels wide go to a folder the test prints (CAIRN_SCREENSHOTS, or a temporary one).
+member's open WebSocket with 4503 (and Cancel suspends nobody); unsuspending lets them back; a report's text (one
+ending in a right-to-left override) turns nothing after it around; restoring a picture resolves its reports and
+shows it again, removing another hides it for good; an event gets a title and a password; a saved setting is in
+force for the next request, and a refused one is shown as the hub words it; a member without the role is kept out
+and sees no data; an admin whose role is revoked while the console is open is signed out by its next request (or on
+going back to a page read before), its token revoked, and a refusal that is not about the caller's role leaves the
+console signed in; the admin's token is in the console's tab only (another tab of the origin finds none, a reload
+keeps it); no request leaves the hub's origin; no console errors. Screenshots of every page at 1024 and 768 pixels
+wide go to a folder the test prints (CAIRN_SCREENSHOTS, or a temporary one).
 
 Run: python3 Tests/Web/test_admin.py (needs `swift build`, chromium, chromium-driver, selenium==4.51.0 and
 websockets from PyPI).
