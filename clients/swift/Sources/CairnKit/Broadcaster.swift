@@ -25,7 +25,7 @@ final class Broadcaster<Element: Sendable>: @unchecked Sendable {
     /// A new subscriber's stream; it ends when the broadcaster finishes.
     func stream() -> AsyncStream<Element> {
         AsyncStream(bufferingPolicy: .bufferingNewest(buffer)) { continuation in
-            let id: UInt64? = lock.withLock {
+            let id: UInt64? = lock.locked {
                 if replaysLatest, let latest { continuation.yield(latest) }
                 if finished { return nil }
                 nextID += 1
@@ -38,14 +38,14 @@ final class Broadcaster<Element: Sendable>: @unchecked Sendable {
             }
             continuation.onTermination = { [weak self] _ in
                 guard let self else { return }
-                self.lock.withLock { _ = self.subscribers.removeValue(forKey: id) }
+                self.lock.locked { _ = self.subscribers.removeValue(forKey: id) }
             }
         }
     }
 
     /// Passes `value` to every subscriber.
     func yield(_ value: Element) {
-        let targets = lock.withLock {
+        let targets = lock.locked {
             if replaysLatest { latest = value }
             return finished ? [] : Array(subscribers.values)
         }
@@ -54,11 +54,20 @@ final class Broadcaster<Element: Sendable>: @unchecked Sendable {
 
     /// Ends every subscriber's stream, and those of later subscribers at once.
     func finish() {
-        let targets = lock.withLock {
+        let targets = lock.locked {
             finished = true
             defer { subscribers.removeAll() }
             return Array(subscribers.values)
         }
         for continuation in targets { continuation.finish() }
+    }
+}
+
+extension NSLock {
+    /// Runs `body` holding the lock (Foundation's own `withLock` is newer than the platforms this package supports).
+    func locked<T>(_ body: () throws -> T) rethrows -> T {
+        lock()
+        defer { unlock() }
+        return try body()
     }
 }

@@ -69,7 +69,7 @@ final class URLSessionSocket: CairnSocket, @unchecked Sendable {
     }
 
     private func end(reason: String, code: UInt16? = nil) {
-        let first = lock.withLock {
+        let first = lock.locked {
             defer { ended = true }
             return !ended
         }

@@ -8,6 +8,10 @@ import Logging
 import NIOWebSocket
 import WSClient
 
+#if canImport(Network)
+import Network
+#endif
+
 /// Opens sockets with swift-websocket's `WebSocketClient` (ws:// and wss://).
 public struct WSClientTransport: CairnTransport {
     /// Headers added to the upgrade request (e.g. `Authorization: Bearer …`, which signs in on the upgrade).
@@ -73,30 +77,37 @@ final class WSClientSocket: CairnSocket {
             maxFrameSize: maxMessageBytes, additionalHeaders: headers, closeTimeout: .seconds(5), validateUTF8: true)
         var logger = Logger(label: "CairnKit.WSClient")
         logger.logLevel = .critical
-        do {
-            let frame = try await WebSocketClient.connect(
-                url: url.absoluteString, configuration: configuration, logger: logger
-            ) { inbound, outbound, _ in
-                opened.set()
-                events.yield(.opened)
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    group.addTask {
-                        for await item in outbox {
-                            switch item {
-                            case .text(let text):
-                                try await outbound.write(.text(text))
-                            case .close(let code, let reason):
-                                try await outbound.close(.init(codeNumber: Int(code)), reason: reason)
-                                return
-                            }
+        let handler: WebSocketDataHandler<WebSocketClient.Context> = { inbound, outbound, _ in
+            opened.set()
+            events.yield(.opened)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    for await item in outbox {
+                        switch item {
+                        case .text(let text):
+                            try await outbound.write(.text(text))
+                        case .close(let code, let reason):
+                            try await outbound.close(.init(codeNumber: Int(code)), reason: reason)
+                            return
                         }
                     }
-                    for try await message in inbound.messages(maxSize: maxMessageBytes) {
-                        if case .text(let text) = message { events.yield(.text(text)) }
-                    }
-                    group.cancelAll()
                 }
+                for try await message in inbound.messages(maxSize: maxMessageBytes) {
+                    if case .text(let text) = message { events.yield(.text(text)) }
+                }
+                group.cancelAll()
             }
+        }
+        do {
+            #if canImport(Network)
+            // Apple platforms: Network.framework through NIOTransportServices (TLS for wss:// by the system).
+            let frame = try await WebSocketClient.connect(
+                url: url.absoluteString, configuration: configuration,
+                transportServicesTLSOptions: TSTLSOptions(NWProtocolTLS.Options()), logger: logger, handler: handler)
+            #else
+            let frame = try await WebSocketClient.connect(
+                url: url.absoluteString, configuration: configuration, logger: logger, handler: handler)
+            #endif
             let code = frame.map { UInt16(webSocketErrorCode: $0.closeCode) } ?? 1006
             events.yield(.closed(code: code, reason: frame?.reason ?? ""))
         } catch {
@@ -111,7 +122,7 @@ final class OpenedFlag: @unchecked Sendable {
     private let lock = NSLock()
     private var opened = false
 
-    var value: Bool { lock.withLock { opened } }
+    var value: Bool { lock.locked { opened } }
 
-    func set() { lock.withLock { opened = true } }
+    func set() { lock.locked { opened = true } }
 }

@@ -44,14 +44,14 @@ final class ConnectionCoreTests: XCTestCase {
         XCTAssertTrue(loginEffects.contains(.state(.connecting)))
     }
 
-    func testRepliesAreMatchedToTheirRequestsById() {
+    func testRepliesAreMatchedToTheirRequestsById() throws {
         var core = makeCore()
         _ = core.connect()
         _ = core.socketOpened(generation: 1, now: .now)
         let (first, a) = core.request("user.search", fields: ["q": "al"])
         let (second, b) = core.request("friend.list", fields: [:])
-        let idA = sentLines(a)[0]["id"]
-        let idB = sentLines(b)[0]["id"]
+        let idA = try XCTUnwrap(sentLines(a).first)["id"]
+        let idB = try XCTUnwrap(sentLines(b).first)["id"]
         XCTAssertNotEqual(idA, idB)
         let effects = core.received(generation: 1, text: reply(idB, ["friends": []]) + "\n" + reply(idA), now: .now)
         let resolved = resolutions(effects)
@@ -72,22 +72,22 @@ final class ConnectionCoreTests: XCTestCase {
         let (waitingKey, queued) = core.request("friend.list", fields: [:])
         XCTAssertTrue(sentLines(queued).isEmpty, "waits for the connection")
 
-        let auth = sentLines(core.socketOpened(generation: 1, now: .now))
-        XCTAssertEqual(auth.count, 1)
-        XCTAssertEqual(auth[0]["op"], "auth")
-        XCTAssertEqual(auth[0]["token"], "tok")
+        let auth = try XCTUnwrap(sentLines(core.socketOpened(generation: 1, now: .now)).first)
+        XCTAssertEqual(auth["op"], "auth")
+        XCTAssertEqual(auth["token"], "tok")
 
         let userReply = ["user": JSONValue.object(["id": 1, "username": "a", "name": "A"])]
-        let afterAuth = core.received(generation: 1, text: reply(auth[0]["id"], userReply), now: .now)
+        let afterAuth = core.received(generation: 1, text: reply(auth["id"], userReply), now: .now)
         let watch = sentLines(afterAuth)
         XCTAssertEqual(watch.map { $0["op"] }, ["friends.watch"])
         XCTAssertEqual(core.state, .connecting, "not connected before the watches are back")
 
-        let done = core.received(generation: 1, text: reply(watch[0]["id"], ["positions": []]), now: .now)
+        let watchID = try XCTUnwrap(watch.first)["id"]
+        let done = core.received(generation: 1, text: reply(watchID, ["positions": []]), now: .now)
         let lines = sentLines(done)
         XCTAssertEqual(lines.map { $0["op"] }, ["pos", "friend.list"])
-        XCTAssertEqual(lines[0]["lat"], 3, "only the latest held position is sent")
-        XCTAssertNil(lines[0]["id"], "a position is sent without an id")
+        XCTAssertEqual(lines.first?["lat"], 3, "only the latest held position is sent")
+        XCTAssertNil(lines.first?["id"], "a position is sent without an id")
         XCTAssertTrue(done.contains(.state(.connected)))
         XCTAssertTrue(done.contains { if case .watchRenewed("friends.watch", _) = $0 { true } else { false } })
         guard case .success? = resolutions(done)[connectKey] else { return XCTFail("connect() not resolved") }
@@ -95,13 +95,13 @@ final class ConnectionCoreTests: XCTestCase {
         XCTAssertEqual(core.state, .connected)
     }
 
-    func testRefusedTokenSignsOutAndConnectFails() {
+    func testRefusedTokenSignsOutAndConnectFails() throws {
         var core = makeCore(token: "old")
         core.addWatch("friends.watch", fields: [:])
         let (key, _) = core.connect()
-        let auth = sentLines(core.socketOpened(generation: 1, now: .now))
+        let auth = try XCTUnwrap(sentLines(core.socketOpened(generation: 1, now: .now)).first)
         let refusal = FakeSocket.encode([
-            "id": auth[0]["id"] ?? nil, "ok": false, "error": ["code": "unauthorized", "message": "Invalid token"],
+            "id": auth["id"] ?? nil, "ok": false, "error": ["code": "unauthorized", "message": "Invalid token"],
         ])
         let effects = core.received(generation: 1, text: refusal, now: .now)
         XCTAssertTrue(effects.contains { if case .signedOut = $0 { true } else { false } })
@@ -174,7 +174,7 @@ final class ConnectionCoreTests: XCTestCase {
         XCTAssertTrue(effects.contains(.startTimer(.reconnect, .seconds(30))))
     }
 
-    func testRequestTimesOutWhetherWaitingOrInFlight() {
+    func testRequestTimesOutWhetherWaitingOrInFlight() throws {
         var core = makeCore()
         _ = core.connect()
         let (waiting, _) = core.request("friend.list", fields: [:])
@@ -189,7 +189,7 @@ final class ConnectionCoreTests: XCTestCase {
             return XCTFail("no timeout")
         }
         XCTAssertEqual(late.code, CairnError.timeout)
-        let id = sentLines(sent)[0]["id"]
+        let id = try XCTUnwrap(sentLines(sent).first)["id"]
         XCTAssertTrue(resolutions(core.received(generation: 1, text: reply(id), now: .now)).isEmpty, "late reply")
     }
 

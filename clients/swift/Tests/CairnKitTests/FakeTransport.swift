@@ -20,13 +20,13 @@ final class FakeTransport: CairnTransport, @unchecked Sendable {
 
     func open(url: URL, subprotocol: String, maxMessageBytes: Int) -> any CairnSocket {
         let socket = FakeSocket(url: url, subprotocol: subprotocol)
-        lock.withLock { made.append(socket) }
+        lock.locked { made.append(socket) }
         openedSink.yield(socket)
         return socket
     }
 
     /// How many sockets the client has opened.
-    var count: Int { lock.withLock { made.count } }
+    var count: Int { lock.locked { made.count } }
 
     /// The next socket the client opens.
     func nextSocket() async throws -> FakeSocket {
@@ -59,12 +59,12 @@ final class FakeSocket: CairnSocket, @unchecked Sendable {
     }
 
     func close(code: UInt16, reason: String) {
-        lock.withLock { closes.append(code) }
+        lock.locked { closes.append(code) }
         drop(code: code, reason: reason)
     }
 
     /// The close codes the client asked for.
-    var closeCodes: [UInt16] { lock.withLock { closes } }
+    var closeCodes: [UInt16] { lock.locked { closes } }
 
     /// The handshake succeeds.
     func accept() { sink.yield(.opened) }

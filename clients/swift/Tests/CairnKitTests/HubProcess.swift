@@ -4,6 +4,8 @@
 import Foundation
 import XCTest
 
+@testable import CairnKit
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -50,20 +52,20 @@ final class HubProcess: @unchecked Sendable {
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe
-        lock.withLock { output = "" }
+        lock.locked { output = "" }
         pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
             let chunk = handle.availableData
             guard let self, !chunk.isEmpty else { return }
-            self.lock.withLock { self.output += String(decoding: chunk, as: UTF8.self) }
+            self.lock.locked { self.output += String(decoding: chunk, as: UTF8.self) }
         }
         try process.run()
         self.process = process
         let deadline = ContinuousClock.now + .seconds(30)
-        while port == 0 || !(lock.withLock { output.contains("listening on") }) {
+        while port == 0 || !(lock.locked { output.contains("listening on") }) {
             if let found = listeningPort() { port = found }
-            if port != 0, lock.withLock({ output.contains("listening on") }) { break }
+            if port != 0, lock.locked({ output.contains("listening on") }) { break }
             guard process.isRunning, ContinuousClock.now < deadline else {
-                throw HubError(message: "hub did not start:\n" + lock.withLock { output })
+                throw HubError(message: "hub did not start:\n" + lock.locked { output })
             }
             try await Task.sleep(for: .milliseconds(20))
         }
@@ -71,7 +73,7 @@ final class HubProcess: @unchecked Sendable {
     }
 
     private func listeningPort() -> Int? {
-        let text = lock.withLock { output }
+        let text = lock.locked { output }
         guard let range = text.range(of: #"listening on [^\s:]+:(\d+)"#, options: .regularExpression) else {
             return nil
         }

@@ -140,7 +140,7 @@ final class IntegrationTests: XCTestCase {
 
         let nearby = try await bob.nearbyRelics()
         XCTAssertEqual(nearby.map(\.id), [left.id])
-        XCTAssertNil(nearby[0].text, "a marker carries no text")
+        XCTAssertNil(nearby.first?.text, "a marker carries no text")
         let opened = try await bob.openRelic(left.id)
         XCTAssertEqual(opened.text, "look up")
         XCTAssertEqual(opened.creatorUser?.id, a.user.id)
@@ -191,7 +191,7 @@ final class Counter: @unchecked Sendable {
     private var value = 0
 
     func next() -> Int {
-        lock.withLock {
+        lock.locked {
             value += 1
             return value
         }
