@@ -7,50 +7,55 @@
 import CairnKit
 import Foundation
 
+/// Prints a line at once, also into a pipe or a file (`print` would buffer it there).
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
 let arguments = CommandLine.arguments
 guard arguments.count >= 3, let url = URL(string: arguments[1]) else {
-    print("usage: cairn-friends WS_URL USERNAME [PASSWORD]   (or the password in CAIRN_PASSWORD)")
+    say("usage: cairn-friends WS_URL USERNAME [PASSWORD]   (or the password in CAIRN_PASSWORD)")
     exit(2)
 }
 let username = arguments[2]
 guard let password = arguments.count > 3 ? arguments[3] : ProcessInfo.processInfo.environment["CAIRN_PASSWORD"] else {
-    print("no password: give it as the third argument or in CAIRN_PASSWORD")
+    say("no password: give it as the third argument or in CAIRN_PASSWORD")
     exit(2)
 }
 
 let client = CairnClient(url: url)
 do {
     let session = try await client.login(username: username, password: password)
-    print("signed in as \(session.user.name) (@\(session.user.username), id \(session.user.id))")
+    say("signed in as \(session.user.name) (@\(session.user.username), id \(session.user.id))")
     let names = Dictionary(uniqueKeysWithValues: try await client.friends().map { ($0.id, $0.name) })
     func label(_ user: Int64) -> String { names[user] ?? "user \(user)" }
     for position in try await client.watchFriends() {
-        print("\(label(position.user)) is at \(position.latitude), \(position.longitude)")
+        say("\(label(position.user)) is at \(position.latitude), \(position.longitude)")
     }
     Task {
-        for await state in client.states { print("[\(state)]") }
+        for await state in client.states { say("[\(state)]") }
     }
     for await event in client.events {
         switch event {
         case .position(let p):
             let accuracy = p.accuracy.map { " ±\(Int($0)) m" } ?? ""
-            print("\(label(p.user)) moved to \(p.latitude), \(p.longitude)\(accuracy)")
+            say("\(label(p.user)) moved to \(p.latitude), \(p.longitude)\(accuracy)")
         case .positionHidden(let user):
-            print("\(label(user)) is hidden")
+            say("\(label(user)) is hidden")
         case .presence(let user, let online):
-            print("\(label(user)) is \(online ? "online" : "offline")")
+            say("\(label(user)) is \(online ? "online" : "offline")")
         case .friendPositions(let positions):
-            print("watching again: \(positions.count) friends placed")
+            say("watching again: \(positions.count) friends placed")
         case .closed(let info):
-            print("connection closed (\(info.code) \(info.reason))\(info.willReconnect ? ", reconnecting" : "")")
+            say("connection closed (\(info.code) \(info.reason))\(info.willReconnect ? ", reconnecting" : "")")
         case .signedOut(let error):
-            print("signed out: \(error?.message ?? "token refused")")
+            say("signed out: \(error?.message ?? "token refused")")
             exit(1)
         default:
             break
         }
     }
 } catch let error as CairnError {
-    print("error: \(error.code): \(error.message)")
+    say("error: \(error.code): \(error.message)")
     exit(1)
 }
