@@ -78,6 +78,32 @@ final class IntegrationTests: XCTestCase {
         }
     }
 
+    func testSignOutEverywhereEndsTheOtherConnectionsSession() async throws {
+        let name = username("fay")
+        let phone = client()
+        let session = try await phone.register(username: name, password: "fay password")
+        let laptop = client()
+        try await laptop.login(username: name, password: "fay password")
+        let events = Inbox(laptop.events)
+        try await phone.logout(all: true)
+        let phoneToken = await phone.token
+        XCTAssertNil(phoneToken, "logout forgets the token")
+
+        let signedOut = try await events.next(where: { if case .signedOut = $0 { true } else { false } })
+        guard case .signedOut(let error?) = signedOut else { return XCTFail("no reason") }
+        XCTAssertEqual(error.closeCode, 4500)
+        let laptopToken = await laptop.token
+        XCTAssertNil(laptopToken)
+        let state = await laptop.state
+        XCTAssertEqual(state, .disconnected, "4500 is not retried")
+        do {
+            try await phone.authenticate(token: session.token)
+            XCTFail("a revoked token must not sign in")
+        } catch let error as CairnError {
+            XCTAssertEqual(error.code, "unauthorized")
+        }
+    }
+
     func testFriendsMoveArrivesAsTypedEvent() async throws {
         let (alice, _, bob, b) = try await friends()
         let events = Inbox(alice.events)
