@@ -3,7 +3,7 @@
 // devices) and read marks (`chat.read` when a conversation is on screen; other devices' marks update the counts).
 // A friend's row in the friends panel gets a Chat button; friends without a conversation can be chosen here too.
 import { CairnError } from "/cairn.js";
-import { $, attempt, displayName, el, feature, initial, live, session, showError, when } from "./shared.js";
+import { $, attempt, displayName, el, feature, initial, live, once, session, showError, when } from "./shared.js";
 import { currentTab, showTab } from "./tabs.js";
 
 let client = null;
@@ -368,7 +368,7 @@ $(".chat-start").addEventListener("submit", (event) => {
 });
 $(".chat-form").addEventListener("submit", (event) => {
   event.preventDefault();
-  send(event.target);
+  once(event.target, () => send(event.target));
 });
 $("#chat-text").addEventListener("keydown", (event) => {
   if (event.key !== "Enter" || event.shiftKey || event.altKey || event.ctrlKey || event.isComposing) return;

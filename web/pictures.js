@@ -4,7 +4,7 @@
 // holds is what the hub lets this user see: a reported picture leaves it, a private event's pictures need joining.
 import { CairnError } from "/cairn.js";
 import {
-  $, age, attempt, clearError, displayName, distanceText, el, feature, live, session, showError, uploadFile,
+  $, age, attempt, clearError, displayName, distanceText, el, feature, live, once, session, showError, uploadFile,
 } from "./shared.js";
 
 const REASONS = [
@@ -388,7 +388,7 @@ async function createEvent(form) {
   const fields = { tag };
   if (form.elements.title.value.trim()) fields.title = form.elements.title.value.trim();
   if (form.password.value) fields.password = form.password.value;
-  const reply = await attempt("event.create", fields);
+  const reply = await once(form, () => attempt("event.create", fields));
   if (!reply) return;
   form.reset();
   form.closest("details").open = false;
@@ -453,6 +453,8 @@ function forget() {
   $(".event-search").reset();
   $(".event-create").reset();
   resetPostForm();
+  $(".picture-post-box").open = false;
+  $(".event-create-box").open = false;
 }
 
 feature({

@@ -84,15 +84,37 @@ export function clearError() {
   $(".alert").hidden = true;
 }
 
-/** Runs a request and shows its refusal instead of swallowing it; resolves to the reply or undefined. */
+/**
+ * Runs a request and shows its refusal instead of swallowing it; resolves to the reply or undefined. A reply that
+ * arrives after its session ended (signed out, or another account signed in on the page meanwhile) is dropped too:
+ * what one account was told is never drawn for the next.
+ */
 export async function attempt(op, fields = {}) {
   const client = session.client;
   if (!client) return undefined;
   try {
-    return await client.request(op, fields);
+    const reply = await client.request(op, fields);
+    return client === session.client ? reply : undefined;
   } catch (error) {
     if (client === session.client) showError(error);
     return undefined;
+  }
+}
+
+/** What is being done now, by what started it (a form, a list row). */
+const running = new WeakSet();
+
+/**
+ * Runs `work` unless the same `key` (a form, a row) is running it already: a double click or a second Enter while
+ * the first request is on its way does not send it twice. Resolves to what `work` resolves to, or undefined.
+ */
+export async function once(key, work) {
+  if (running.has(key)) return undefined;
+  running.add(key);
+  try {
+    return await work();
+  } finally {
+    running.delete(key);
   }
 }
 
