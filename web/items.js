@@ -4,7 +4,8 @@
 // notifications; and the user's safe zones drawn on the map. Who may see what is the hub's to decide: a viewer is
 // sent no position of a hidden item, and the controls an owner has are shown only to owners.
 import {
-  $, fill, age, attempt, displayName, distanceText, el, feature, live, notice, once, session, showError, uploadFile,
+  $, fill, age, attempt, displayName, distanceText, el, feature, live, notice, once, paced, session, showError,
+  uploadFile,
 } from "./shared.js";
 
 /** Buckets by id: {bucket, items: Map(id → item)}. */
@@ -63,6 +64,7 @@ async function loadBuckets() {
 /** Reads one bucket and its items again (after `bucket.changed`, or to open it). */
 async function loadBucket(id) {
   const client = session.client;
+  if (!client) return;
   try {
     const reply = await client.request("bucket.get", { bucket: id });
     if (client !== session.client) return;
@@ -82,6 +84,12 @@ async function loadBucket(id) {
     else showError(error);
   }
 }
+
+/** A bucket read again after `bucket.changed`: at once, then at most once a second however often it changes. */
+const reloadBucket = paced(async (id) => {
+  await loadBucket(id);
+  if (session.client) renderBuckets();
+}, 1000);
 
 function forgetBucket(id) {
   const known = buckets.get(id);
@@ -518,10 +526,7 @@ feature({
     }));
     client.on("item.left_behind", live(client, alertLeftBehind));
     client.on("item.reunited", live(client, reunited));
-    client.on("bucket.changed", live(client, async (event) => {
-      await loadBucket(event.bucket);
-      renderBuckets();
-    }));
+    client.on("bucket.changed", live(client, (event) => reloadBucket(event.bucket)));
     client.on("bucket.removed", live(client, (event) => {
       forgetBucket(event.bucket);
       renderBuckets();

@@ -118,6 +118,39 @@ export async function once(key, work) {
   }
 }
 
+/**
+ * Makes `work(key)` run at most once every `ms` for each key, one run at a time: calls meanwhile are merged into one
+ * run after. A flood of events from the hub (a friend's messages, a bucket's changes) then costs the page a request
+ * a while rather than a request each, so another user cannot push the page over the hub's request rate.
+ */
+export function paced(work, ms) {
+  const keys = new Map();
+  const run = (key) => {
+    const state = keys.get(key) ?? { busy: false, again: false, last: -Infinity, timer: null };
+    keys.set(key, state);
+    if (state.busy || state.timer) {
+      state.again = true;
+      return;
+    }
+    const wait = state.last + ms - Date.now();
+    if (wait > 0) {
+      state.timer = setTimeout(() => {
+        state.timer = null;
+        run(key);
+      }, wait);
+      return;
+    }
+    state.busy = true;
+    state.again = false;
+    state.last = Date.now();
+    Promise.resolve().then(() => work(key)).catch((error) => showError(error)).finally(() => {
+      state.busy = false;
+      if (state.again) run(key);
+    });
+  };
+  return run;
+}
+
 // MARK: Words for numbers
 
 export function distanceText(metres) {

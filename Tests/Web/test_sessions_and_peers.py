@@ -6,10 +6,13 @@ message and password, a place search), the notices it was told and where its map
 in; an item its owner hides, or deletes, leaves a viewer's map; a message or a bucket submitted twice at once (a
 double click, Enter pressed twice) is sent once; names and texts other people write as one long word (or as markup)
 are shown as text and do not widen the page; a tab whose session ends (signed out everywhere) does not take away the
-token another tab of the same browser keeps for another account. No console errors.
+token another tab of the same browser keeps for another account; a flood of a friend's messages (or of changes to a
+bucket the user views) costs the page a few requests, not one each, so it stays under the hub's request rate. No
+console errors.
 
 Run: python3 Tests/Web/test_sessions_and_peers.py (needs what harness.py needs).
 """
+import json
 import time
 import unittest
 import urllib.request
@@ -87,9 +90,9 @@ class SessionsAndPeersTests(BrowserTest):
             ".some(e => e.scrollWidth > e.clientWidth + 1)")
 
     def test_a_reply_after_signing_out_is_not_drawn_nor_kept_for_the_next_account(self):
-        alice = Peer(self.hub, "alice", "Alice")
-        bob = Peer(self.hub, "bob", "Bob")
-        Peer(self.hub, "carol", "Carol").close()
+        alice = self.peer("alice", "Alice")
+        bob = self.peer("bob", "Bob")
+        self.peer("carol", "Carol").close()
         self.befriend(alice, bob)
         alice.close()
         self.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": HOLD})
@@ -123,9 +126,9 @@ class SessionsAndPeersTests(BrowserTest):
         # No geolocation: each map shows what its own account knows, nothing placed from the browser.
         self.driver.execute_cdp_cmd("Browser.setPermission", {
             "origin": self.origin, "permission": {"name": "geolocation"}, "setting": "denied"})
-        alice = Peer(self.hub, "alice", "Alice")
-        bob = Peer(self.hub, "bob", "Bob")
-        Peer(self.hub, "carol", "Carol").close()
+        alice = self.peer("alice", "Alice")
+        bob = self.peer("bob", "Bob")
+        self.peer("carol", "Carol").close()
         self.befriend(alice, bob)
         alice.close()
         bob.request("pos", lat=35.6812, lon=139.7671)  # bob in Tokyo: alice's map goes there
@@ -154,8 +157,8 @@ class SessionsAndPeersTests(BrowserTest):
         self.assert_clean()
 
     def test_an_item_hidden_or_deleted_by_its_owner_leaves_a_viewers_map(self):
-        alice = Peer(self.hub, "alice", "Alice")
-        bob = Peer(self.hub, "bob", "Bob")
+        alice = self.peer("alice", "Alice")
+        bob = self.peer("bob", "Bob")
         self.befriend(alice, bob)
         alice.close()
         bucket = bob.request("bucket.create", name="Bob's gear")["bucket"]["id"]
@@ -189,8 +192,8 @@ class SessionsAndPeersTests(BrowserTest):
         self.assert_clean()
 
     def test_a_message_or_a_bucket_submitted_twice_at_once_is_sent_once(self):
-        alice = Peer(self.hub, "alice", "Alice")
-        bob = Peer(self.hub, "bob", "Bob")
+        alice = self.peer("alice", "Alice")
+        bob = self.peer("bob", "Bob")
         self.befriend(alice, bob)
         self.sign_in("alice")
         self.wait(lambda d: d.find_elements(By.CSS_SELECTOR, "button[aria-label='Chat with Bob']"), "bob's row")
@@ -217,9 +220,70 @@ class SessionsAndPeersTests(BrowserTest):
         self.assertEqual(names, ["Gear", "Later"])
         self.assert_clean()
 
+    def count_requests(self):
+        """From now on the page counts the requests it writes to the hub (`window.__requests`)."""
+        self.driver.execute_script("""
+            window.__requests = 0;
+            const send = WebSocket.prototype.send;
+            WebSocket.prototype.send = function (data) {
+              window.__requests += String(data).split("\\n").length;
+              return send.call(this, data);
+            };""")
+
+    def flood(self, peer, lines):
+        """Sends `lines` (requests) as `peer` on connections of its own, 150 in one frame each, all at once, and waits
+        for their answers (each connection also hears its user's own events, which are not answers)."""
+        from websockets.sync.client import connect
+        batches = []
+        for start in range(0, len(lines), 150):
+            ws = connect(f"ws://127.0.0.1:{self.hub.port}/ws", subprotocols=["cairn.v1"], open_timeout=10)
+            ws.send(json.dumps({"id": 1_000_000, "op": "auth", "token": peer.token}))
+            signed_in = []
+            while not signed_in:
+                signed_in = [m for m in map(json.loads, ws.recv(timeout=WAIT).split("\n")) if m.get("id") == 1_000_000]
+            self.assertTrue(signed_in[0]["ok"])
+            batch = lines[start:start + 150]
+            ws.send("\n".join(json.dumps({"id": n + 1, **line}) for n, line in enumerate(batch)))
+            batches.append((ws, len(batch)))
+        for ws, count in batches:
+            answers = []
+            while len(answers) < count:
+                answers += [m for m in map(json.loads, ws.recv(timeout=WAIT).split("\n")) if "ev" not in m]
+            self.assertTrue(all(answer["ok"] for answer in answers))
+            ws.close()
+
+    def test_a_flood_of_events_from_a_peer_is_not_a_flood_of_requests_from_the_page(self):
+        alice = self.peer("alice", "Alice")
+        bob = self.peer("bob", "Bob")
+        self.befriend(alice, bob)
+        alice.close()
+        bucket = bob.request("bucket.create", name="Bob's gear")["bucket"]["id"]
+        bob.request("bucket.share", bucket=bucket, user=alice.id, role="viewer")
+        self.sign_in("alice")
+        self.wait(lambda d: d.find_elements(By.CSS_SELECTOR, "button[aria-label='Chat with Bob']"), "bob's row")
+        self.driver.find_element(By.CSS_SELECTOR, "button[aria-label='Chat with Bob']").click()
+        self.wait(lambda d: d.find_element(By.CSS_SELECTOR, ".no-messages").is_displayed(), "the conversation")
+        self.count_requests()
+
+        # 300 messages while the conversation is on screen: all shown, read on the hub, with a few read marks.
+        self.flood(bob, [{"op": "chat.send", "to": alice.id, "text": f"spam {n}"} for n in range(300)])
+        self.wait(lambda d: len(d.find_elements(By.CSS_SELECTOR, ".messages [data-message]")) == 300, "300 messages")
+        phone = self.login("alice")
+        self.wait(lambda d: phone.request("chat.list")["conversations"][0]["unread"] == 0, "all read on the hub")
+        phone.close()
+        self.assertLess(self.driver.execute_script("return window.__requests"), 30)
+
+        # 300 changes to a bucket alice views: read again a few times, and shown as it is in the end.
+        self.flood(bob, [{"op": "bucket.update", "bucket": bucket, "name": f"Gear {n}"} for n in range(300)])
+        self.tab("Items")
+        self.wait(lambda d: "Gear 299" in d.find_element(By.CSS_SELECTOR, ".bucket-list").text, "the last name")
+        self.assertLess(self.driver.execute_script("return window.__requests"), 60)
+        self.assertFalse(self.driver.find_element(By.CSS_SELECTOR, "[role=alert]").is_displayed())
+        self.assert_clean()
+
     def test_what_others_write_shows_as_text_and_does_not_widen_the_page(self):
-        Peer(self.hub, "alice", "Alice").close()
-        bob = Peer(self.hub, "bob", (EVIL + "W" * 64)[:64])
+        self.peer("alice", "Alice").close()
+        bob = self.peer("bob", (EVIL + "W" * 64)[:64])
         alice = self.login("alice")
         self.befriend(alice, bob)
         bob.request("pos", lat=48.8585, lon=2.2946)
@@ -247,8 +311,14 @@ class SessionsAndPeersTests(BrowserTest):
         self.assertIsNone(self.driver.execute_script("return window.__pwned"))
         self.assert_clean()
 
+    def peer(self, username, name):
+        """A new user played over the WebSocket, closed when the test ends."""
+        made = Peer(self.hub, username, name)
+        self.addCleanup(made.close)
+        return made
+
     def login(self, username):
-        """A peer signed in to an existing account."""
+        """A peer signed in to an existing account, closed when the test ends."""
         from websockets.sync.client import connect
         peer = Peer.__new__(Peer)
         peer.hub = self.hub
@@ -257,11 +327,12 @@ class SessionsAndPeersTests(BrowserTest):
         reply = peer.request("login", username=username, password="password1")
         peer.id = reply["user"]["id"]
         peer.token = reply["token"]
+        self.addCleanup(peer.close)
         return peer
 
     def test_a_tab_whose_session_ends_leaves_the_token_another_tab_keeps(self):
         for username, name in (("alice", "Alice"), ("carol", "Carol")):
-            Peer(self.hub, username, name).close()
+            self.peer(username, name).close()
         self.driver.get(self.origin + "/")
         self.sign_in_here("alice", "Alice")
         first = self.driver.current_window_handle
