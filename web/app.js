@@ -233,7 +233,7 @@ async function start(user) {
   notify("start", made);
   if (navigator.geolocation && navigator.permissions) {
     navigator.permissions.query({ name: "geolocation" }).then((status) => {
-      if (status.state === "granted") locate();
+      if (status.state === "granted" && current()) locate();
     }).catch(() => {});
   }
   fitAll();

@@ -223,25 +223,30 @@ function reportForm(id) {
     el("div", { class: "actions" },
       el("button", { type: "submit", class: "danger", text: "Send report" }),
       el("button", { type: "button", text: "Cancel", onclick: () => form.remove() })));
-  form.addEventListener("submit", async (event) => {
+  form.addEventListener("submit", (event) => {
     event.preventDefault();
-    const fields = { picture: id, reason: reason.value };
-    if (reason.value === "other") {
-      if (!text.value.trim()) {
-        showError(new Error("Say what is wrong with the picture."));
-        text.focus();
-        return;
-      }
-      fields.text = text.value.trim();
-    }
-    if (await attempt("picture.report", fields)) {
-      // Reported pictures are hidden from their reporter at once.
-      remove(id);
-      $(".pictures-title").focus();
-    }
+    once(form, () => sendReport(id, reason, text));
   });
   $(".picture-body", entry.card).append(form);
   reason.focus();
+}
+
+/** Sends a report from a picture's form (a reason, and words for "something else"). */
+async function sendReport(id, reason, text) {
+  const fields = { picture: id, reason: reason.value };
+  if (reason.value === "other") {
+    if (!text.value.trim()) {
+      showError(new Error("Say what is wrong with the picture."));
+      text.focus();
+      return;
+    }
+    fields.text = text.value.trim();
+  }
+  if (await attempt("picture.report", fields)) {
+    // Reported pictures are hidden from their reporter at once.
+    remove(id);
+    $(".pictures-title").focus();
+  }
 }
 
 // MARK: Posting

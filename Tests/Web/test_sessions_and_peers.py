@@ -13,6 +13,7 @@ console errors.
 Run: python3 Tests/Web/test_sessions_and_peers.py (needs what harness.py needs).
 """
 import json
+import subprocess
 import time
 import unittest
 import urllib.request
@@ -20,7 +21,7 @@ import urllib.request
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
-from harness import WAIT, BrowserTest, Peer
+from harness import WAIT, BrowserTest, Peer, binary
 
 # Installed before the page's own scripts: from the first frame `window.__hold(text)` picks, the page's WebSocket
 # holds back every frame (as a slow network would) until `window.__release(done)` hands them over, in order, one task
@@ -310,6 +311,39 @@ class SessionsAndPeersTests(BrowserTest):
         self.shot("long-words-relic")
         self.assertIsNone(self.driver.execute_script("return window.__pwned"))
         self.assert_clean()
+
+    def test_a_suspended_account_is_signed_out_for_good(self):
+        alice = self.peer("alice", "Alice")
+        bob = self.peer("bob", "Bob")
+        admin = self.peer("admin", "Admin")
+        self.befriend(alice, bob)
+        bob.request("pos", lat=48.85, lon=2.35)
+        subprocess.run([binary(), "user", "grant-admin", "admin", "--data", self.hub.data], check=True,
+                       capture_output=True)
+        admin = self.login("admin")  # a new session, as an admin
+        # The page counts the WebSockets it opens.
+        self.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": """
+            window.__sockets = 0;
+            const Native = window.WebSocket;
+            window.WebSocket = class extends Native {
+              constructor(...args) { super(...args); window.__sockets += 1; }
+            };"""})
+        self.sign_in("alice")
+        self.wait(lambda d: self.marker(bob.id), "bob on the map")
+        opened = self.driver.execute_script("return window.__sockets")
+
+        admin.request("admin.user.suspend", user=alice.id, reason="testing")
+        self.wait(lambda d: d.find_element(By.CSS_SELECTOR, ".sign-in").is_displayed(), "the sign-in form again")
+        self.assertIn("suspended", self.driver.find_element(By.CSS_SELECTOR, "[role=alert]").text)
+        self.assertIsNone(self.marker(bob.id))
+        self.assertEqual(self.friend_rows(), [])
+        self.assertIsNone(self.driver.execute_script("return localStorage.getItem('cairn.token')"))
+        self.assertEqual(self.connection(), "offline")
+        # Well past the client's first reconnect delays: no new connection was tried.
+        self.driver.execute_async_script("setTimeout(arguments[0], 3000)")
+        self.assertEqual(self.driver.execute_script("return window.__sockets"), opened)
+        self.assertEqual(self.connection(), "offline")
+        self.shot("suspended")
 
     def peer(self, username, name):
         """A new user played over the WebSocket, closed when the test ends."""
