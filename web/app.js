@@ -5,10 +5,17 @@
 // offline basemap of the world's countries, or over tiles when the operator configured a tile server.
 import { CairnClient, CairnError } from "/cairn.js";
 import {
-  $, age, attempt, clearError, el, feature, fillAvatar, initial, notify, session, showError,
+  $, age, attempt, clearError, el, feature, fillAvatar, initial, notify, once, session, showError,
 } from "./shared.js";
 
 const TOKEN_KEY = "cairn.token";
+/** The token this page signed in with. The browser keeps one for every tab of the origin: a page forgets it only if
+ * it is still its own, not one another tab kept since for another account. */
+let myToken = null;
+
+function forgetToken(token) {
+  if (token && localStorage.getItem(TOKEN_KEY) === token) localStorage.removeItem(TOKEN_KEY);
+}
 /** What the page knows of each friend: who they are, whether they are online, their last position as sent. */
 const friends = session.friends;
 let client = null;
@@ -96,6 +103,7 @@ async function signIn(action, form) {
       signedIn = await made.register({ username, password, ...(name ? { name } : {}) });
     } else signedIn = await made.guest();
     if (made !== client) return;
+    myToken = signedIn.token;
     localStorage.setItem(TOKEN_KEY, signedIn.token);
     form.password.value = "";
     await start(signedIn.user);
@@ -113,6 +121,7 @@ async function signIn(action, form) {
 async function resume(token) {
   const made = newClient(token);
   setClient(made);
+  myToken = token;
   try {
     // A client given a token signs in with it as it connects.
     await made.connect();
@@ -124,7 +133,7 @@ async function resume(token) {
     setClient(null);
     setConnection("offline");
     if (error instanceof CairnError && (error.code === "unauthorized" || error.code === "suspended")) {
-      localStorage.removeItem(TOKEN_KEY);
+      forgetToken(token);
     }
     $(".boot").hidden = true;
     $(".sign-in").hidden = false;
@@ -151,13 +160,21 @@ function endSession(message, keepOpen = null) {
   $(".request-list").replaceChildren();
   $(".requests").hidden = true;
   $("#people-search").value = "";
-  localStorage.removeItem(TOKEN_KEY);
+  forgetToken(myToken);
+  myToken = null;
   if (geolocationWatch !== null) navigator.geolocation.clearWatch(geolocationWatch);
   geolocationWatch = null;
   for (const id of [...friends.keys()]) forget(id);
   myMarker?.remove();
   myAccuracy?.remove();
   myMarker = myAccuracy = null;
+  // The map goes back to the whole world: where this user and their friends were is not shown to whoever signs in
+  // next, nor are the notices said to this user.
+  map?.closePopup();
+  map?.setView([30, 0], 2, { animate: false });
+  following = false;
+  $(".notice").replaceChildren();
+  $(".notice").hidden = true;
   pausedUntil = undefined;
   session.viewTouched = false;
   session.position = null;
@@ -180,30 +197,43 @@ async function start(user) {
   $(".whoami").textContent = `Signed in as ${user.name || user.username}`;
   $(".whoami").hidden = false;
   $(".sign-out").hidden = false;
+  const made = client;
+  // Each wait below may outlast the session (signed out, or another account signed in meanwhile): what comes back
+  // then is not this page's any more, and the start goes no further.
+  const current = () => made === client && me === user;
   await showMap();
+  if (!current()) return;
   const list = await attempt("friend.list");
+  if (!current()) return;
   for (const friend of list?.friends ?? []) {
     friends.set(friend.id, { ...friend, ...(friends.get(friend.id) ?? {}), online: friend.online });
   }
   await loadSharing();
+  if (!current()) return;
   renderFriends();
   loadRequests();
   loadPhotos();
   // The watch is sent again after every reconnect; each answer lists every position visible now, so a friend
   // missing from it is no longer shown (hidden, or gone while this page was away).
-  await client.watch("friends.watch", {}, (reply) => {
-    const visible = new Set((reply.positions ?? []).map((p) => p.user));
-    for (const friend of [...friends.values()]) if (friend.pos && !visible.has(friend.id)) hide(friend.id);
-    for (const position of reply.positions ?? []) moved(position);
-  });
-  const made = client;
+  try {
+    await made.watch("friends.watch", {}, (reply) => {
+      if (made !== client) return;
+      const visible = new Set((reply.positions ?? []).map((p) => p.user));
+      for (const friend of [...friends.values()]) if (friend.pos && !visible.has(friend.id)) hide(friend.id);
+      for (const position of reply.positions ?? []) moved(position);
+    });
+  } catch (error) {
+    if (!current()) return;
+    throw error;
+  }
+  if (!current()) return;
   made.on("state", (state) => {
     if (state === "connected" && made === client) refreshAfterReconnect();
   });
   notify("start", made);
   if (navigator.geolocation && navigator.permissions) {
     navigator.permissions.query({ name: "geolocation" }).then((status) => {
-      if (status.state === "granted") locate();
+      if (status.state === "granted" && current()) locate();
     }).catch(() => {});
   }
   fitAll();
@@ -699,21 +729,25 @@ async function loadRequests() {
   list.replaceChildren();
   for (const user of reply.incoming) {
     const name = user.name || user.username;
-    list.append(el("li", {},
+    // One answer per request: a second click while the first is on its way does nothing.
+    const row = el("li", {},
       el("span", { class: "avatar", "aria-hidden": "true", text: initial(user) }),
       el("span", { text: `${name} (@${user.username}) asks to be friends` }),
       el("div", { class: "controls" },
         el("button", { type: "button", class: "primary", text: "Accept", "aria-label": `Accept ${name}`,
-          onclick: async () => {
+          onclick: () => once(row, async () => {
             const accepted = await attempt("friend.accept", { user: user.id });
             if (accepted) {
               friends.set(user.id, { ...accepted.friend, ...(friends.get(user.id) ?? {}) });
               renderFriends();
-              loadRequests();
+              await loadRequests();
             }
-          } }),
+          }) }),
         el("button", { type: "button", text: "Decline", "aria-label": `Decline ${name}`,
-          onclick: async () => { if (await attempt("friend.decline", { user: user.id })) loadRequests(); } }))));
+          onclick: () => once(row, async () => {
+            if (await attempt("friend.decline", { user: user.id })) await loadRequests();
+          }) })));
+    list.append(row);
   }
   for (const user of reply.outgoing) {
     const name = user.name || user.username;

@@ -3,7 +3,9 @@
 // devices) and read marks (`chat.read` when a conversation is on screen; other devices' marks update the counts).
 // A friend's row in the friends panel gets a Chat button; friends without a conversation can be chosen here too.
 import { CairnError } from "/cairn.js";
-import { $, attempt, displayName, el, feature, initial, live, session, showError, when } from "./shared.js";
+import {
+  $, attempt, displayName, el, feature, initial, live, once, paced, session, showError, when,
+} from "./shared.js";
 import { currentTab, showTab } from "./tabs.js";
 
 let client = null;
@@ -237,8 +239,15 @@ function closeConversation() {
   else $("#chat-friend").focus();
 }
 
-/** Marks the shown conversation read, when it is really on screen (its tab shown, the page visible). */
-async function markRead() {
+/** Marks the shown conversation read, when it is really on screen (its tab shown, the page visible): at once, and
+ * then at most once a second however fast messages come (a flood of them is not a flood of read marks). */
+const pacedRead = paced(markReadNow, 1000);
+
+function markRead() {
+  pacedRead("read");
+}
+
+async function markReadNow() {
   if (open === null || currentTab() !== "chat" || document.visibilityState !== "visible") return;
   const id = open;
   let upto = 0;
@@ -368,7 +377,7 @@ $(".chat-start").addEventListener("submit", (event) => {
 });
 $(".chat-form").addEventListener("submit", (event) => {
   event.preventDefault();
-  send(event.target);
+  once(event.target, () => send(event.target));
 });
 $("#chat-text").addEventListener("keydown", (event) => {
   if (event.key !== "Enter" || event.shiftKey || event.altKey || event.ctrlKey || event.isComposing) return;

@@ -4,7 +4,8 @@
 // notifications; and the user's safe zones drawn on the map. Who may see what is the hub's to decide: a viewer is
 // sent no position of a hidden item, and the controls an owner has are shown only to owners.
 import {
-  $, fill, age, attempt, displayName, distanceText, el, feature, live, notice, session, showError, uploadFile,
+  $, fill, age, attempt, displayName, distanceText, el, feature, live, notice, once, paced, session, showError,
+  uploadFile,
 } from "./shared.js";
 
 /** Buckets by id: {bucket, items: Map(id → item)}. */
@@ -63,17 +64,32 @@ async function loadBuckets() {
 /** Reads one bucket and its items again (after `bucket.changed`, or to open it). */
 async function loadBucket(id) {
   const client = session.client;
+  if (!client) return;
   try {
     const reply = await client.request("bucket.get", { bucket: id });
     if (client !== session.client) return;
+    const before = buckets.get(id);
     buckets.set(id, { bucket: reply.bucket, items: new Map(reply.items.map((item) => [item.id, item])) });
-    for (const item of reply.items) labelMarker(item.id);
+    // An item gone from the bucket, no longer tracked, or hidden from this viewer leaves the map: its last position
+    // is not this user's to see any more (the hub sends them no more of it).
+    const kept = new Set(reply.items.map((item) => item.id));
+    for (const itemId of before?.items.keys() ?? []) if (!kept.has(itemId)) dropPosition(itemId);
+    for (const item of reply.items) {
+      if (!item.tracker || (item.hidden && reply.bucket.role !== "owner")) dropPosition(item.id);
+      else labelMarker(item.id);
+    }
   } catch (error) {
     if (client !== session.client) return;
     if (error.code === "not_found") forgetBucket(id);
     else showError(error);
   }
 }
+
+/** A bucket read again after `bucket.changed`: at once, then at most once a second however often it changes. */
+const reloadBucket = paced(async (id) => {
+  await loadBucket(id);
+  if (session.client) renderBuckets();
+}, 1000);
 
 function forgetBucket(id) {
   const known = buckets.get(id);
@@ -112,7 +128,7 @@ async function createBucket(event) {
   const form = event.target;
   const name = form.name.value.trim();
   if (!name) return showError(new Error("Name the bucket."));
-  const reply = await attempt("bucket.create", { name, privacy: form.privacy.value });
+  const reply = await once(form, () => attempt("bucket.create", { name, privacy: form.privacy.value }));
   if (!reply) return;
   form.name.value = "";
   buckets.set(reply.bucket.id, { bucket: reply.bucket, items: new Map() });
@@ -458,7 +474,8 @@ async function addZone(event) {
     : null);
   if (!name) return showError(new Error("Name the safe zone."));
   if (!here) return showError(new Error("Place yourself on the map first."));
-  const reply = await attempt("safe_zone.add", { name, lat: here.lat, lon: here.lon, radius: Number(form.radius.value) });
+  const reply = await once(form,
+    () => attempt("safe_zone.add", { name, lat: here.lat, lon: here.lon, radius: Number(form.radius.value) }));
   if (!reply) return;
   form.name.value = "";
   drawZone(reply.zone);
@@ -509,10 +526,7 @@ feature({
     }));
     client.on("item.left_behind", live(client, alertLeftBehind));
     client.on("item.reunited", live(client, reunited));
-    client.on("bucket.changed", live(client, async (event) => {
-      await loadBucket(event.bucket);
-      renderBuckets();
-    }));
+    client.on("bucket.changed", live(client, (event) => reloadBucket(event.bucket)));
     client.on("bucket.removed", live(client, (event) => {
       forgetBucket(event.bucket);
       renderBuckets();
@@ -520,6 +534,7 @@ feature({
     await loadBuckets();
     // The watch is sent again after every reconnect; each answer holds the latest position of every item visible now.
     await client.watch("items.watch", {}, (reply) => {
+      if (client !== session.client) return;
       const visible = new Set((reply.positions ?? []).map((p) => p.item));
       for (const id of [...positions.keys()]) if (!visible.has(id)) dropPosition(id);
       for (const fix of reply.positions ?? []) drawPosition(fix);

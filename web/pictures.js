@@ -4,7 +4,7 @@
 // holds is what the hub lets this user see: a reported picture leaves it, a private event's pictures need joining.
 import { CairnError } from "/cairn.js";
 import {
-  $, age, attempt, clearError, displayName, distanceText, el, feature, live, session, showError, uploadFile,
+  $, age, attempt, clearError, displayName, distanceText, el, feature, live, once, session, showError, uploadFile,
 } from "./shared.js";
 
 const REASONS = [
@@ -223,25 +223,30 @@ function reportForm(id) {
     el("div", { class: "actions" },
       el("button", { type: "submit", class: "danger", text: "Send report" }),
       el("button", { type: "button", text: "Cancel", onclick: () => form.remove() })));
-  form.addEventListener("submit", async (event) => {
+  form.addEventListener("submit", (event) => {
     event.preventDefault();
-    const fields = { picture: id, reason: reason.value };
-    if (reason.value === "other") {
-      if (!text.value.trim()) {
-        showError(new Error("Say what is wrong with the picture."));
-        text.focus();
-        return;
-      }
-      fields.text = text.value.trim();
-    }
-    if (await attempt("picture.report", fields)) {
-      // Reported pictures are hidden from their reporter at once.
-      remove(id);
-      $(".pictures-title").focus();
-    }
+    once(form, () => sendReport(id, reason, text));
   });
   $(".picture-body", entry.card).append(form);
   reason.focus();
+}
+
+/** Sends a report from a picture's form (a reason, and words for "something else"). */
+async function sendReport(id, reason, text) {
+  const fields = { picture: id, reason: reason.value };
+  if (reason.value === "other") {
+    if (!text.value.trim()) {
+      showError(new Error("Say what is wrong with the picture."));
+      text.focus();
+      return;
+    }
+    fields.text = text.value.trim();
+  }
+  if (await attempt("picture.report", fields)) {
+    // Reported pictures are hidden from their reporter at once.
+    remove(id);
+    $(".pictures-title").focus();
+  }
 }
 
 // MARK: Posting
@@ -388,7 +393,7 @@ async function createEvent(form) {
   const fields = { tag };
   if (form.elements.title.value.trim()) fields.title = form.elements.title.value.trim();
   if (form.password.value) fields.password = form.password.value;
-  const reply = await attempt("event.create", fields);
+  const reply = await once(form, () => attempt("event.create", fields));
   if (!reply) return;
   form.reset();
   form.closest("details").open = false;
@@ -453,6 +458,8 @@ function forget() {
   $(".event-search").reset();
   $(".event-create").reset();
   resetPostForm();
+  $(".picture-post-box").open = false;
+  $(".event-create-box").open = false;
 }
 
 feature({

@@ -59,6 +59,7 @@ async function findPlaces(q) {
 
 function forgetPlaces() {
   $(".place-list").replaceChildren();
+  $(".place-search").reset();
   for (const marker of placeMarkers.values()) marker.remove();
   placeMarkers.clear();
 }

@@ -10,6 +10,7 @@ import {
 } from "./shared.js";
 
 const NEARBY_RADIUS = 2000;
+const HINT = "Relics open only where they were left: walk into one's circle.";
 const LIFETIMES = [["3600", "1 hour"], ["86400", "1 day"], ["604800", "1 week"], ["2592000", "30 days"],
   ["", "for good"]];
 
@@ -30,7 +31,7 @@ function build() {
   lifetime.value = "86400";
   fill(section,
     el("h2", { text: "Relics nearby" }),
-    el("p", { class: "hint relic-hint", text: "Relics open only where they were left: walk into one's circle." }),
+    el("p", { class: "hint relic-hint", text: HINT }),
     el("div", { class: "actions" }, el("button", { type: "button", class: "relic-look", text: "Look around",
       onclick: () => nearby({ force: true }) })),
     el("ul", { class: "relic-list", "aria-live": "polite" }),
@@ -283,9 +284,18 @@ async function mine() {
 function forget() {
   for (const id of [...relics.keys()]) drop(id);
   askedAt = null;
+  truncated = false;
   $(".relic-list")?.replaceChildren();
   $(".my-relics")?.replaceChildren();
   if ($(".relic-view")?.open) $(".relic-view").close();
+  // What this user was writing (a message, a relic's password) is not left for whoever signs in next.
+  const form = $(".relic-form");
+  if (form) {
+    form.reset();
+    form.ttl.value = "86400";
+  }
+  const hint = $(".relic-hint");
+  if (hint) hint.textContent = HINT;
 }
 
 feature({

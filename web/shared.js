@@ -84,16 +84,71 @@ export function clearError() {
   $(".alert").hidden = true;
 }
 
-/** Runs a request and shows its refusal instead of swallowing it; resolves to the reply or undefined. */
+/**
+ * Runs a request and shows its refusal instead of swallowing it; resolves to the reply or undefined. A reply that
+ * arrives after its session ended (signed out, or another account signed in on the page meanwhile) is dropped too:
+ * what one account was told is never drawn for the next.
+ */
 export async function attempt(op, fields = {}) {
   const client = session.client;
   if (!client) return undefined;
   try {
-    return await client.request(op, fields);
+    const reply = await client.request(op, fields);
+    return client === session.client ? reply : undefined;
   } catch (error) {
     if (client === session.client) showError(error);
     return undefined;
   }
+}
+
+/** What is being done now, by what started it (a form, a list row). */
+const running = new WeakSet();
+
+/**
+ * Runs `work` unless the same `key` (a form, a row) is running it already: a double click or a second Enter while
+ * the first request is on its way does not send it twice. Resolves to what `work` resolves to, or undefined.
+ */
+export async function once(key, work) {
+  if (running.has(key)) return undefined;
+  running.add(key);
+  try {
+    return await work();
+  } finally {
+    running.delete(key);
+  }
+}
+
+/**
+ * Makes `work(key)` run at most once every `ms` for each key, one run at a time: calls meanwhile are merged into one
+ * run after. A flood of events from the hub (a friend's messages, a bucket's changes) then costs the page a request
+ * a while rather than a request each, so another user cannot push the page over the hub's request rate.
+ */
+export function paced(work, ms) {
+  const keys = new Map();
+  const run = (key) => {
+    const state = keys.get(key) ?? { busy: false, again: false, last: -Infinity, timer: null };
+    keys.set(key, state);
+    if (state.busy || state.timer) {
+      state.again = true;
+      return;
+    }
+    const wait = state.last + ms - Date.now();
+    if (wait > 0) {
+      state.timer = setTimeout(() => {
+        state.timer = null;
+        run(key);
+      }, wait);
+      return;
+    }
+    state.busy = true;
+    state.again = false;
+    state.last = Date.now();
+    Promise.resolve().then(() => work(key)).catch((error) => showError(error)).finally(() => {
+      state.busy = false;
+      if (state.again) run(key);
+    });
+  };
+  return run;
 }
 
 // MARK: Words for numbers
