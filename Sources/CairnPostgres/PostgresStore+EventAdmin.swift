@@ -1,4 +1,5 @@
-// An admin's change to an event (`admin.event.update`) in one transaction of the shared store: the event's title
+// An admin's deletion of an event (`admin.event.delete`, with its pictures, memberships and audit line), and an
+// admin's change to an event (`admin.event.update`) in one transaction of the shared store: the event's title
 // and password hash, the `private_event` copy in each of its pictures (what pages read visibility from), the
 // posters made members when it becomes private, and the audit line, as the SQLite store does.
 import CairnDomain
@@ -48,6 +49,16 @@ extension PostgresStore {
                 ? Set(try db.scalars("SELECT user_id FROM event_members WHERE event_id = ?", [id], as: Int64.self))
                 : nil
             return (info, members)
+        }
+    }
+
+    /// Deletes an event as an admin, with its pictures (open reports or not) and memberships, and its audit line.
+    public func deleteEventAsAdmin(id: Int64, audit: AuditEntry) async throws -> Bool {
+        try await pool.write { db in
+            try db.execute("DELETE FROM pictures WHERE event_id = ?", [id])
+            guard try db.execute("DELETE FROM events WHERE id = ?", [id]) > 0 else { return false }
+            try Self.appendPictureAudit(audit, db)
+            return true
         }
     }
 }

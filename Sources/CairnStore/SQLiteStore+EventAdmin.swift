@@ -1,4 +1,5 @@
-// An admin's change to an event (`admin.event.update`) in one transaction: the event's title and password hash, the
+// An admin's deletion of an event (`admin.event.delete`: the event, its pictures and memberships, the audit line), and
+// an admin's change to an event (`admin.event.update`) in one transaction: the event's title and password hash, the
 // `private_event` copy in each of its pictures (what pages read visibility from), the posters made members when it
 // becomes private, and the audit line. No migration: every column it writes exists since v19-pictures-events.
 import CairnDomain
@@ -52,6 +53,20 @@ extension SQLiteStore {
                 )
                 : nil
             return (info, members)
+        }
+    }
+
+    /// Deletes an event as an admin, with its pictures (open reports or not) and memberships, and its audit line.
+    public func deleteEventAsAdmin(id: Int64, audit: AuditEntry) async throws -> Bool {
+        try await pool.write { db in
+            guard
+                try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM events WHERE id = ?)", arguments: [id])
+                    == true
+            else { return false }
+            try db.execute(sql: "DELETE FROM pictures WHERE event_id = ?", arguments: [id])
+            try db.execute(sql: "DELETE FROM events WHERE id = ?", arguments: [id])
+            try Self.append(audit, db)
+            return true
         }
     }
 }

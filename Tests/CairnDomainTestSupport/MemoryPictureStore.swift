@@ -252,6 +252,16 @@ public final class MemoryPictureStore: PictureStore {
         }
     }
 
+    public func deleteEventAsAdmin(id: Int64, audit: AuditEntry) async throws -> Bool {
+        state.withLock { s in
+            guard s.events.values.contains(where: { $0.id == id }) else { return false }
+            s.pictures = s.pictures.filter { $0.value.event?.id != id }
+            s.events = s.events.filter { $0.value.id != id }
+            s.audit.append(audit)
+            return true
+        }
+    }
+
     public func resolveReports(picture: Int64, remove: Bool, audit: AuditEntry) async throws -> Bool {
         state.withLock { s in
             guard s.pictures[picture] != nil else { return false }

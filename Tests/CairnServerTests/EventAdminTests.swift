@@ -1,8 +1,9 @@
-// `admin.event.update` and the PicShare figures of `admin.users` over real sockets: an admin makes a public event
-// private (a non-member loses its pictures by every route and stops hearing of new ones, nearby or by watching the
-// event), changes its password (members stay, joins need the new one), and opens it again; every change is in the
-// audit log without the password; non-admins are forbidden whatever they send, admins' mistakes are `not_found` or
-// `bad_request` naming the field; the user list counts pictures posted, likes received and open reports.
+// `admin.event.update`, `admin.event.delete` and the PicShare figures of `admin.users` over real sockets: an admin
+// makes a public event private (a non-member loses its pictures by every route and stops hearing of new ones, nearby
+// or by watching the event), changes its password (members stay, joins need the new one), and opens it again; every
+// change is in the audit log without the password; non-admins are forbidden whatever they send, admins' mistakes are
+// `not_found` or `bad_request` naming the field; an admin deletes an event under review with its pictures (audited);
+// the user list counts pictures posted, likes received and open reports.
 import CairnTestSupport
 import Foundation
 import Testing
@@ -87,6 +88,45 @@ extension ServerIntegration {
             #expect((updates.last?["target"] as? [String: Any])?["name"] as? String == "party")
             let written = String(decoding: try JSONSerialization.data(withJSONObject: audit), as: UTF8.self)
             #expect(!written.contains("secret") && !written.contains("\"changed\""))
+        }
+
+        @Test func anAdminDeletesAnEventUnderReviewWithItsPictures() throws {
+            let hub = try RunningHub()
+            defer { hub.removeData() }
+            let (root, _) = try hub.member("root")
+            try AdminTests().grantAdmin("root", in: hub)
+            let alice = try p.poster(hub, "alice")
+            let bob = try p.poster(hub, "bob")
+            let first = try #require(try p.post(alice, caption: "one", event: "party")["id"] as? Int)
+            let second = try #require(try p.post(bob, caption: "two", event: "party")["id"] as? Int)
+            _ = try bob.client.requestOK("picture.report", ["picture": first, "reason": "spam"])
+            _ = try bob.client.requestOK("pictures.watch", ["event": "party"])
+            // Its creator may not delete it while it is under review; a member may not as an admin.
+            #expect(errorCode(try alice.client.request("event.delete", ["tag": "party"])) == "forbidden")
+            #expect(errorCode(try bob.client.request("admin.event.delete", ["tag": "party"])) == "forbidden")
+            // Admins' mistakes.
+            #expect(errorCode(try root.request("admin.event.delete", ["tag": "nothere"])) == "not_found")
+            #expect(errorCode(try root.request("admin.event.delete", ["tag": "no spaces"])) == "bad_request")
+            let long = try root.request(
+                "admin.event.delete", ["tag": "party", "reason": String(repeating: "x", count: 501)])
+            #expect(errorCode(long) == "bad_request" && errorMessage(long).contains("'reason'"))
+
+            let deleted = try root.requestOK("admin.event.delete", ["tag": "#Party", "reason": "spam ring"])
+            #expect(deleted["tag"] as? String == "party")
+            #expect(errorCode(try alice.client.request("event.get", ["tag": "party"])) == "not_found")
+            for picture in [first, second] {
+                #expect(errorCode(try alice.client.request("picture.get", ["picture": picture])) == "not_found")
+            }
+            let queue = try #require(try root.requestOK("admin.reports")["pictures"] as? [[String: Any]])
+            #expect(queue.isEmpty)
+            // Bob's watch of the event is gone with it: a new event of the same name is not pushed to him.
+            _ = try p.post(alice, caption: "again", event: "party")
+            _ = try bob.client.requestOK("event.get", ["tag": "party"])
+            #expect(!bob.client.queuedObjects.contains { $0["ev"] as? String == "picture.new" })
+            let audit = try #require(try root.requestOK("admin.audit")["entries"] as? [[String: Any]])
+            let line = try #require(audit.first { $0["action"] as? String == "event.delete" })
+            #expect(line["reason"] as? String == "spam ring")
+            #expect(line["detail"] as? String == "pictures=2")
         }
 
         @Test func theUserListCountsPicturesLikesReceivedAndOpenReports() throws {

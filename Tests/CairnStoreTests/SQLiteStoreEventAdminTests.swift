@@ -118,4 +118,33 @@ struct SQLiteStoreEventAdminTests {
             #expect(rows.first?.openReports == 1 && rows.first?.likesReceived == 3)
         }
     }
+
+    @Test(arguments: StoreEngine.available)
+    func anAdminDeletesAnEventUnderReviewWithItsPicturesAndItsAuditLine(engine: StoreEngine) async throws {
+        try await pictures.withStore(engine) { store, u in
+            let (anna, bob, cleo) = (u[0], u[1], u[2])
+            let a = try await store.postPicture(pictures.new(anna, event: "party", at: 10)).record.id
+            let b = try await store.postPicture(pictures.new(bob, event: "party", at: 20)).record.id
+            let kept = try await store.postPicture(pictures.new(bob, at: 30)).record.id
+            let party = try #require(try await store.event(tag: "party", viewer: cleo.id)).info
+            _ = try await store.report(
+                NewReport(picture: a, reporter: cleo, reason: .spam, text: nil, at: 40, threshold: 5))
+            // Its creator may not delete it while it is under review; an admin may.
+            await #expect(throws: PictureStoreError.underReview) { try await store.deleteEvent(id: party.id) }
+            let gone = AuditEntry(
+                at: 50, admin: cleo, action: "event.delete", targetKind: "event", targetID: party.id,
+                targetName: "party", reason: "spam ring", detail: "pictures=2")
+            #expect(try await store.deleteEventAsAdmin(id: party.id, audit: gone))
+            #expect(try await store.event(tag: "party", viewer: cleo.id) == nil)
+            #expect(try await store.picture(id: a, viewer: cleo.id) == nil)
+            #expect(try await store.picture(id: b, viewer: cleo.id) == nil)
+            #expect(try await store.picture(id: kept, viewer: cleo.id) != nil)
+            #expect(try await store.reportedPictures(open: true, limit: 10).isEmpty)
+            #expect(try await rows(store).audit.map(\.0) == ["event.delete"])
+            #expect(try await rows(store).audit.first?.1 == "pictures=2")
+            // None left to delete: false, and no audit line.
+            #expect(try await store.deleteEventAsAdmin(id: party.id, audit: gone) == false)
+            #expect(try await rows(store).audit.count == 1)
+        }
+    }
 }

@@ -378,6 +378,24 @@ class AdminConsoleTests(common.BrowserTest):
         self.assertIn("forbidden", reporters[2].refusal("event.pictures", tag="market"))
         self.shots_at_both_widths("events")
 
+        # Deleting #market (seed 004's "delete event"): Cancel keeps it; Delete, confirmed, takes it and its pictures.
+        row = events.find_element(By.CSS_SELECTOR, "[data-event='market']")
+        self.driver.find_element(By.CSS_SELECTOR, "button[aria-label='Delete #market']").click()
+        dialog = self.wait(lambda d: d.find_element(By.CSS_SELECTOR, ".confirm-dialog[open]"), "the confirmation")
+        self.assertIn("#market", dialog.text)
+        self.shots_at_both_widths("event-delete-dialog")
+        self.button("Cancel", dialog).click()
+        self.wait(lambda d: not d.find_elements(By.CSS_SELECTOR, ".confirm-dialog[open]"), "the dialog closed")
+        self.assertEqual(ada.request("event.get", tag="market")["event"]["tag"], "market")
+        self.driver.find_element(By.CSS_SELECTOR, "button[aria-label='Delete #market']").click()
+        dialog = self.wait(lambda d: d.find_element(By.CSS_SELECTOR, ".confirm-dialog[open]"), "the confirmation")
+        self.button("Delete", dialog).click()
+        self.wait(lambda d: not d.find_elements(By.CSS_SELECTOR, "[data-event='market']"), "the event gone")
+        self.assertIn("not_found", reporters[2].refusal("event.get", tag="market"))
+        self.assertIn("not_found", reporters[2].refusal("picture.get", picture=sunset_picture["id"]))
+        audit = ada.request("admin.audit")["entries"]
+        self.assertTrue(any(e["action"] == "event.delete" and e["target"]["name"] == "market" for e in audit), audit)
+
         # Settings: posts_per_hour lowered to 1 is in force for carol's next post; a refused value is worded by
         # the hub; Reset puts the default back.
         settings = self.nav("Settings")

@@ -756,7 +756,9 @@ function eventRow(event) {
     el("label", { for: `${id}-password`, text: event.private ? "New password" : "Password" }),
     el("input", { id: `${id}-password`, name: "password", type: "password", autocomplete: "new-password",
       placeholder: event.private ? "Leave empty to keep it" : "Needed to make it private" }),
-    el("div", { class: "actions" }, el("button", { type: "submit", class: "primary", text: "Update" })));
+    el("div", { class: "actions" }, el("button", { type: "submit", class: "primary", text: "Update" }),
+      el("button", { type: "button", class: "danger", text: "Delete", "aria-label": `Delete #${event.tag}`,
+        onclick: (e) => deleteEvent(event, e.currentTarget) })));
   form.addEventListener("submit", (e) => {
     e.preventDefault();
     updateEvent(event, form, e.submitter ?? $("button", form));
@@ -791,6 +793,20 @@ async function updateEvent(event, form, button) {
     form.closest("[data-event]").replaceWith(row);
     $("button", row).focus();
     notify(`#${reply.event.tag} is updated.`);
+  });
+}
+
+/** Deletes an event with its pictures (seed 004's "delete event"), after a confirmation: Ok deletes, Cancel keeps. */
+async function deleteEvent(event, button) {
+  const count = `${event.pictures} picture${event.pictures === 1 ? "" : "s"}`;
+  const sure = await confirmDialog(`Delete #${event.tag}?`,
+    `The event goes for good with its ${count}, their likes and their reports (open ones too).`, "Delete");
+  if (!sure) return;
+  await busy(button, async () => {
+    const reply = await attempt("admin.event.delete", { tag: event.tag });
+    if (!reply) return;
+    button.closest("[data-event]")?.remove();
+    notify(`#${reply.tag} is deleted with its ${count}.`);
   });
 }
 

@@ -1,4 +1,5 @@
-// An admin's change to an event (issue 14, `admin.event.update`): its title, its password (set or changed, hashed
+// An admin's change to an event (issue 14, `admin.event.update`), or its deletion (`admin.event.delete`, seed 004's
+// "delete event" course for admins). A change: its title, its password (set or changed, hashed
 // with scrypt off the loop like `event.create`), or its visibility. Whether an event is private is copied into each
 // of its pictures (so pages read visibility from the indexes alone): the store rewrites those copies in the same
 // transaction as the event and its audit line (never the password). Members stay members when the password
@@ -123,6 +124,48 @@ extension PictureEvents {
                 case .success(let updated):
                     if let members = updated.members { self.pictures.eventPrivate(updated.info.id, members: members) }
                     done(.success(updated.info))
+                }
+            })
+    }
+
+    /// Deletes the event `tag` as an admin (seed 004's "delete event", `admin.event.delete`): the event, its
+    /// memberships and its pictures with their likes and reports, whatever reports are open (the admin's decision is
+    /// the review), audited with `reason` and the number of pictures deleted. Answers the canonical tag.
+    public func deleteAsAdmin(
+        _ caller: Caller, tag rawTag: String, reason rawReason: String?, _ done: @escaping Outcome<String>
+    ) {
+        guard let store, let administration = pictures.administration else {
+            return done(.failure(Administration.notAdmin))
+        }
+        let tag: String
+        do { tag = try EventTag.canonical(rawTag) } catch { return administration.refuse(caller, error, done) }
+        let trimmed = rawReason?.trimmingWhitespace()
+        let reason = trimmed?.isEmpty == true ? nil : trimmed
+        if let reason, reason.utf8.count > Administration.maxReasonBytes {
+            let message = "field 'reason' must be at most \(Administration.maxReasonBytes) bytes"
+            return administration.refuse(caller, .badRequest(message), done)
+        }
+        let now = clock.now()
+        let admin = caller.user
+        administration.asAdmin(
+            caller,
+            { _ async throws(DomainError) -> Int64 in
+                guard let found = try await Pictures.call({ try await store.event(tag: tag, viewer: admin.id) }) else {
+                    throw DomainError(.notFound, "no event #\(tag)")
+                }
+                let audit = AuditEntry(
+                    at: now, admin: admin, action: "event.delete", targetKind: "event", targetID: found.info.id,
+                    targetName: tag, reason: reason, detail: "pictures=\(found.info.pictures)")
+                guard try await Pictures.call({ try await store.deleteEventAsAdmin(id: found.info.id, audit: audit) })
+                else { throw DomainError(.notFound, "no event #\(tag)") }
+                return found.info.id
+            },
+            then: { result in
+                switch result {
+                case .failure(let error): done(.failure(error))
+                case .success(let event):
+                    self.pictures.eventGone(event)
+                    done(.success(tag))
                 }
             })
     }

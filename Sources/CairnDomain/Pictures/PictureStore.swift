@@ -213,4 +213,7 @@ public protocol PictureStore: Sendable {
     /// posted to it a member when it becomes private, and appends `audit`, in one transaction. Answers the event as
     /// the audit's admin sees it, with its members when it is private; nil when there is no such event.
     func updateEvent(_ update: EventUpdate, audit: AuditEntry) async throws -> (info: EventInfo, members: Set<Int64>?)?
+    /// Deletes an event with its pictures (their likes and reports, open ones included) and memberships, and appends
+    /// `audit`, in one transaction. False when there is no such event.
+    func deleteEventAsAdmin(id: Int64, audit: AuditEntry) async throws -> Bool
 }

@@ -1,6 +1,7 @@
 // Event ops (seed 004): create, join, get, search, delete, and an event's pictures. An event is named by its
-// hashtag in `tag`. `admin.event.update` is the admins' (forbidden to others whatever they send, `OpTable.admin`):
-// an absent `title` or `password` leaves it as it is, null clears it (no title; a public event).
+// hashtag in `tag`. `admin.event.update` and `admin.event.delete` are the admins' (forbidden to others whatever they
+// send, `OpTable.admin`): an absent `title` or `password` leaves it as it is, null clears it (no title; a public
+// event); an admin deletes any event, open reports or not.
 import CairnDomain
 import CairnWire
 
@@ -49,6 +50,11 @@ enum EventOps {
                 )
             },
             handle: { caller, r, done in events.update(caller.member, tag: r.0, r.1, done) }, encode: writeEvent)
+        table.admin(
+            "admin.event.delete", gate: administration.admits,
+            decode: { m throws(WireError) in (try m.requireString("tag"), try m.string("reason")) },
+            handle: { caller, r, done in events.deleteAsAdmin(caller.member, tag: r.0, reason: r.1, done) },
+            encode: { tag, w in w.field("tag", tag) })
     }
 
     private static func change(_ m: Message, _ key: String) throws(WireError) -> FieldChange<String> {
