@@ -83,7 +83,8 @@ public final class CairnApp: Sendable {
             if let problem = StorageConfiguration.problem(url: url) { throw StorageStartError(problem) }
             let shared = try PostgresStore(
                 url: url, connections: configuration.storage.connections,
-                mediaCache: configuration.dataDirectory + "/media-cache")
+                mediaCache: configuration.dataDirectory + "/media-cache",
+                timeouts: PostgresTimeouts(statement: configuration.storage.statementTimeout))
             secret = try shared.sharedSecret(name: "media", length: MediaSecret.length, random: random)
             // Likewise the key the nodes sign their Redis messages with, unless the operator gave one.
             if clusterEndpoint != nil && clusterKey == nil {
