@@ -60,6 +60,8 @@ public final class CairnApp: Sendable {
     private let lock: DataDirectoryLock
     /// Reads the places again from the store, on the loop; safe from any thread (SIGHUP).
     public let reloadPlaces: @Sendable () -> Void
+    /// Why the hub stopped by itself (another running hub uses its `cluster.node`); nil otherwise.
+    private let refusal = Mutex<String?>(nil)
 
     /// Locks the data directory, opens the store and builds the hub; nothing listens until `start`. Throws
     /// `DataDirectoryLockError.held` when another process (a hub, `cairn seed`) holds the directory.
@@ -201,7 +203,11 @@ public final class CairnApp: Sendable {
             }
             Self.attachCluster(
                 configuration.cluster, endpoint: clusterEndpoint, key: clusterKey, sharedStore: shared, hub: hub,
-                router: router, server: server, logger: logger)
+                router: router, server: server, logger: logger
+            ) { [weak self] reason in
+                self?.refusal.withLock { $0 = reason }
+                self?.requestShutdown()
+            }
         }
     }
 
@@ -219,13 +225,14 @@ public final class CairnApp: Sendable {
     /// before the loop goes. A single node attaches nothing.
     private static func attachCluster(
         _ configuration: ClusterConfiguration, endpoint: RedisEndpoint, key: [UInt8], sharedStore: Bool, hub: Hub,
-        router: Router, server: TransportServer, logger: Logger
+        router: Router, server: TransportServer, logger: Logger, nameTaken: @escaping @Sendable (String) -> Void
     ) {
         nonisolated(unsafe) var node: ClusterNode?  // touched only on the service thread
         server.loopStarted = { loop in
             node = ClusterNode(
                 configuration: configuration, endpoint: endpoint, key: key, sharedStore: sharedStore, hub: hub,
                 router: router, loop: loop, logger: logger)
+            node?.nameTaken = nameTaken
         }
         server.loopStopping = {
             node?.stop()
@@ -249,12 +256,14 @@ public final class CairnApp: Sendable {
     /// Begins a graceful shutdown; safe from any thread (signal handlers included).
     public func requestShutdown() { server.requestShutdown() }
 
-    /// Waits for the transport to stop, then commits and closes the store.
+    /// Waits for the transport to stop, then commits and closes the store. Throws `ClusterStartError` when the
+    /// hub stopped by itself because another running hub uses its `cluster.node` (after closing everything).
     public func waitUntilStopped() throws {
         server.waitUntilStopped()
         collector.withLock { $0 }?.stop()
         defer { lock.release() }
         try store.closeStorage()
+        if let reason = refusal.withLock({ $0 }) { throw ClusterStartError(reason) }
         logger.info("stopped cleanly")
     }
 
