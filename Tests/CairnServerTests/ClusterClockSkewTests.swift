@@ -1,8 +1,10 @@
 // Clock skew between nodes: three real `cairn serve` processes on one PostgreSQL and one redis-server, node b's clock
 // ten minutes behind and node c's ten minutes ahead (`CAIRN_TEST_CLOCK_OFFSET_MS`, the hub's injected clock read
-// off). Rule versions and presence expiry come from node clocks. A hide through the slow node b, after a reveal
-// through a and after one through c (twenty minutes ahead of b), is answered and holds: node a, where alice's
-// positions arrive, delivers nothing more to bob on c; friends on the skewed nodes are seen online.
+// off). Rule versions and presence expiry come from node clocks. A hide through the slow node b, once b applied a
+// change made through a and then one made through c (twenty minutes ahead of b), is answered and holds on every node:
+// alice's moves through a reach bob on c no more (b's versions continue above every version it has seen, not from
+// its clock). (A hide through b before b heard a change made through a node ahead within the skew is
+// ordered by the clocks: the documented gap, ARCHITECTURE.md, "Known gaps in the control channel".)
 import CairnTestSupport
 import Foundation
 import Testing
@@ -15,7 +17,29 @@ extension ServerIntegration {
         typealias Node = ControlChannelTests.Node
         static let tenMinutesMs = 600_000
 
-        @Test func aHideThroughANodeTenMinutesBehindHoldsAfterRevealsThroughNodesAhead() throws {
+        /// The next `pos` of `owner` within 0.1° of latitude `lat` (an approximate cell is about 2 km) that arrives
+        /// within `seconds`, skipping other events and positions elsewhere (nil when none came).
+        static func position(_ client: WebSocketClient, of owner: Int, near lat: Double, within seconds: Double) throws
+            -> [String: Any]?
+        {
+            let deadline = Date().addingTimeInterval(seconds)
+            while Date() < deadline {
+                guard
+                    let found = try ControlChannelTests.nextPosition(
+                        client, of: owner, within: deadline.timeIntervalSinceNow)
+                else { return nil }
+                if let at = found["lat"] as? Double, abs(at - lat) < 0.1 { return found }
+            }
+            return nil
+        }
+
+        /// The level `client`'s user gives `viewer` as share.list tells it (nil: no rule).
+        static func level(_ client: WebSocketClient, for viewer: Int) throws -> String? {
+            let levels = try #require(try client.requestOK("share.list")["levels"] as? [[String: Any]])
+            return levels.first { $0["user"] as? Int == viewer }?["level"] as? String
+        }
+
+        @Test func aHideThroughANodeTenMinutesBehindHoldsAfterChangesThroughNodesAhead() throws {
             let url = try PostgresServerProcess.freshURL()
             let redis = try RedisServerProcess()
             let a = try Node("a", url: url, redis: redis)
@@ -38,24 +62,30 @@ extension ServerIntegration {
             #expect(ClusterPresenceTests.eventually { ControlChannelTests.seesOnline(aliceOnA, bob) })
             #expect(ClusterPresenceTests.eventually { ControlChannelTests.seesOnline(aliceOnB, bob) })
 
-            for revealedThrough in [aliceOnA, try c.login("alice")] {
-                _ = try revealedThrough.requestOK("share.set", ["user": bob, "level": "precise"])
-                #expect(
-                    ClusterPresenceTests.eventually(5) {
-                        _ = try? aliceOnA.requestOK("pos", ["lat": 52.52, "lon": 13.405])
-                        return (try? ControlChannelTests.nextPosition(bobOnC, of: alice, within: 0.3)) != nil
-                    }, "the reveal did not take")
-                // Hidden through b, whose clock is behind the reveal's: answered once a and c applied it.
-                _ = try aliceOnB.requestOK("share.set", ["user": bob, "level": "hidden"])
-                _ = try aliceOnA.requestOK("pos", ["lat": 52.53, "lon": 13.41])
-                #expect(try ControlChannelTests.nextPosition(bobOnC, of: alice, within: 1.5) == nil)
-            }
+            // Each round: a change through a node ahead of b (a, then c: twenty minutes ahead of b), seen applied on b
+            // (share.list through b), then a hide through b and a move through a to another city, which must not reach
+            // bob (positions from before the hide may still arrive: only one near the new city counts).
+            _ = try aliceOnA.requestOK("share.set", ["user": bob, "level": "approximate"])
+            #expect(ClusterPresenceTests.eventually(5) { (try? Self.level(aliceOnB, for: bob)) == "approximate" })
+            _ = try aliceOnB.requestOK("share.set", ["user": bob, "level": "hidden"])
+            _ = try aliceOnA.requestOK("pos", ["lat": 48.8566, "lon": 2.3522])
+            #expect(try Self.position(bobOnC, of: alice, near: 48.8566, within: 1.5) == nil)
+
+            _ = try c.login("alice").requestOK("share.set", ["user": bob, "level": "approximate"])
+            // Shown again, approximately, once a applied it: a move to Berlin reaches bob.
+            #expect(
+                ClusterPresenceTests.eventually(5) {
+                    _ = try? aliceOnA.requestOK("pos", ["lat": 52.52, "lon": 13.405])
+                    return (try? Self.position(bobOnC, of: alice, near: 52.52, within: 0.5)) != nil
+                }, "the change through c did not reach a")
+            #expect(ClusterPresenceTests.eventually(5) { (try? Self.level(aliceOnB, for: bob)) == "approximate" })
+            _ = try aliceOnB.requestOK("share.set", ["user": bob, "level": "hidden"])
+            _ = try aliceOnA.requestOK("pos", ["lat": 41.9028, "lon": 12.4964])
+            #expect(try Self.position(bobOnC, of: alice, near: 41.9028, within: 1.5) == nil)
             // And the rule that stays is the hide, on every node: read back through a fresh session on each.
             for node in [a, b, c] {
                 let session = try node.login("alice")
-                let levels = try #require(try session.requestOK("share.list")["levels"] as? [[String: Any]])
-                let entry = try #require(levels.first { $0["user"] as? Int == bob })
-                #expect(entry["level"] as? String == "hidden", "\(entry)")
+                #expect(try Self.level(session, for: bob) == "hidden")
             }
             withExtendedLifetime((a, b, c, redis)) {}
         }
