@@ -60,6 +60,8 @@ public final class CairnApp: Sendable {
     private let lock: DataDirectoryLock
     /// Reads the places again from the store, on the loop; safe from any thread (SIGHUP).
     public let reloadPlaces: @Sendable () -> Void
+    /// Why the hub stopped by itself (another running hub uses its `cluster.node`); nil otherwise.
+    private let refusal = Mutex<String?>(nil)
 
     /// Locks the data directory, opens the store and builds the hub; nothing listens until `start`. Throws
     /// `DataDirectoryLockError.held` when another process (a hub, `cairn seed`) holds the directory.
@@ -69,6 +71,7 @@ public final class CairnApp: Sendable {
     ) throws {
         self.configuration = configuration
         self.logger = logger
+        let clock = Self.skewed(clock, logger: logger)
         let clusterEndpoint = try Self.clusterEndpoint(configuration)  // refused before anything is opened
         if clusterEndpoint != nil && configuration.cluster.key == nil && configuration.storage.url == nil {
             throw ClusterStartError(ClusterConfiguration.missingKey)
@@ -83,7 +86,8 @@ public final class CairnApp: Sendable {
             if let problem = StorageConfiguration.problem(url: url) { throw StorageStartError(problem) }
             let shared = try PostgresStore(
                 url: url, connections: configuration.storage.connections,
-                mediaCache: configuration.dataDirectory + "/media-cache")
+                mediaCache: configuration.dataDirectory + "/media-cache",
+                timeouts: PostgresTimeouts(statement: configuration.storage.statementTimeout))
             secret = try shared.sharedSecret(name: "media", length: MediaSecret.length, random: random)
             // Likewise the key the nodes sign their Redis messages with, unless the operator gave one.
             if clusterEndpoint != nil && clusterKey == nil {
@@ -200,7 +204,25 @@ public final class CairnApp: Sendable {
             }
             Self.attachCluster(
                 configuration.cluster, endpoint: clusterEndpoint, key: clusterKey, sharedStore: shared, hub: hub,
-                router: router, server: server, logger: logger)
+                router: router, server: server, logger: logger
+            ) { [weak self] reason in
+                self?.refusal.withLock { $0 = reason }
+                self?.requestShutdown()
+            }
+        }
+    }
+
+    /// `clock`, read off by `CAIRN_TEST_CLOCK_OFFSET_MS` when that is set (tests only; logged).
+    private static func skewed(_ clock: any Clock, logger: Logger) -> any Clock {
+        switch ClockSkew.setting() {
+        case .off:
+            return clock
+        case .invalid(let problem):
+            logger.warning("\(problem)")
+            return clock
+        case .milliseconds(let ms):
+            logger.warning("\(ClockSkew.variable)=\(ms): this hub's clock reads \(ms) ms off (for tests only)")
+            return SkewedClock(base: clock, offsetMs: ms)
         }
     }
 
@@ -218,13 +240,14 @@ public final class CairnApp: Sendable {
     /// before the loop goes. A single node attaches nothing.
     private static func attachCluster(
         _ configuration: ClusterConfiguration, endpoint: RedisEndpoint, key: [UInt8], sharedStore: Bool, hub: Hub,
-        router: Router, server: TransportServer, logger: Logger
+        router: Router, server: TransportServer, logger: Logger, nameTaken: @escaping @Sendable (String) -> Void
     ) {
         nonisolated(unsafe) var node: ClusterNode?  // touched only on the service thread
         server.loopStarted = { loop in
             node = ClusterNode(
                 configuration: configuration, endpoint: endpoint, key: key, sharedStore: sharedStore, hub: hub,
                 router: router, loop: loop, logger: logger)
+            node?.nameTaken = nameTaken
         }
         server.loopStopping = {
             node?.stop()
@@ -248,12 +271,14 @@ public final class CairnApp: Sendable {
     /// Begins a graceful shutdown; safe from any thread (signal handlers included).
     public func requestShutdown() { server.requestShutdown() }
 
-    /// Waits for the transport to stop, then commits and closes the store.
+    /// Waits for the transport to stop, then commits and closes the store. Throws `ClusterStartError` when the
+    /// hub stopped by itself because another running hub uses its `cluster.node` (after closing everything).
     public func waitUntilStopped() throws {
         server.waitUntilStopped()
         collector.withLock { $0 }?.stop()
         defer { lock.release() }
         try store.closeStorage()
+        if let reason = refusal.withLock({ $0 }) { throw ClusterStartError(reason) }
         logger.info("stopped cleanly")
     }
 

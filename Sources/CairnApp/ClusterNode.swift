@@ -15,6 +15,10 @@
 // Every message the link publishes is sealed with HMAC-SHA-256 under the cluster's key (`MessageSeal`), and every
 // message heard is opened before anything parses it: one that does not verify is dropped, counted with the cluster's
 // dropped messages and logged (at most once a minute, with how many since).
+//
+// The node's name is claimed at every presence refresh (`NodeNameClaim`): another running process found using it
+// is logged and counted at every refresh that finds it, and the process that started later stops (`nameTaken`)
+// without touching the presence entries it shares with the other one.
 import CairnCluster
 import CairnCrypto
 import CairnDomain
@@ -29,6 +33,11 @@ final class ClusterNode {
     let channels: SubjectChannels
     let delivery: ClusterDelivery
     let control: ControlChannel
+    let claim: NodeNameClaim
+    /// Another running process holds this node's name and started first: this one must stop (the message says why).
+    var nameTaken: ((String) -> Void)?
+    /// Set once this node gave its name up: it leaves the shared entries (the other process's too) as they are.
+    private var yielded = false
     /// News for users connected to other nodes, and this node's inbox for theirs (set at start).
     private(set) var news: ClusterNews?
     private(set) var inbox: NodeInbox?
@@ -59,6 +68,10 @@ final class ClusterNode {
             link: link, loop: loop, node: node, prefix: configuration.prefix,
             refreshSeconds: Double(configuration.presenceRefreshSeconds),
             now: { [clock = hub.clock] in clock.now() })
+        claim = NodeNameClaim(
+            link: link, node: node, prefix: configuration.prefix,
+            holder: .init(
+                instance: Base64URL.encode(SecureRandom().bytes(12)), startedAtMs: hub.clock.now()))
         let channels = SubjectChannels(link: link, prefix: configuration.prefix)
         let delivery = router.attachClusterDelivery()
         self.channels = channels
@@ -149,6 +162,8 @@ final class ClusterNode {
         }
         control.presenceKnown = { [unowned presence] in presence.isCurrent }
         presence.rebuilt = { [unowned control] in control.flush() }
+        presence.refreshing = { [unowned claim] in claim.claim() }
+        claim.conflict = { [unowned self] other, yields in self.nameConflict(with: other, yields: yields) }
         let link = self.link
         link.refused = { [unowned self] channel in self.refused(on: channel) }
         link.observeState { [unowned delivery] up in
@@ -167,12 +182,13 @@ final class ClusterNode {
         }
         presence.remoteChanged = { [unowned hub] user, online in hub.remotePresenceChanged(user, online: online) }
         hub.remotePresence = RedisPresence(presence)
-        hub.clusterReading = {
+        hub.clusterReading = { [claim] in
             ClusterReading(
                 redisUp: link.isUp, reconnects: link.reconnects,
                 published: channels.publishedCount &+ control.publishedCount,
                 received: channels.receivedCount &+ control.receivedCount,
-                dropped: channels.droppedCount &+ control.droppedCount &+ link.refusedCount)
+                dropped: channels.droppedCount &+ control.droppedCount &+ link.refusedCount,
+                nodeNameConflicts: claim.conflicts)
         }
         attachItems(prefix: configuration.prefix)
         // User ids mean the same on every node only with one shared store.
@@ -197,8 +213,30 @@ final class ClusterNode {
         logger.warning("\(text)")
     }
 
+    /// Another running process uses this node's name: logged every time it is found; the one that started later
+    /// stops (as a hub that refuses to start), the other keeps serving.
+    private func nameConflict(with other: NodeNameClaim.Holder, yields: Bool) {
+        let name = claim.node
+        let who = "instance \(other.instance), started at \(other.startedAtMs) ms"
+        guard yields else {
+            let text =
+                "cluster: another running hub uses this node's name \"\(name)\" (\(who)); it started later and stops "
+                + "itself; give every hub its own cluster.node (conflicts: \(claim.conflicts))"
+            logger.error("\(text)")
+            return
+        }
+        guard !yielded else { return }
+        yielded = true
+        let text =
+            "cluster.node \"\(name)\" is in use by another running hub (\(who), before this one): this hub stops; "
+            + "give every hub its own cluster.node"
+        logger.critical("\(text)")
+        nameTaken?(text)
+    }
+
     /// Detaches from the hub, takes this node's users out of the shared presence and closes the link (writing
-    /// what is queued first); on the loop thread, after the last connection closed and before the loop goes.
+    /// what is queued first); on the loop thread, after the last connection closed and before the loop goes. A node
+    /// that gave its name up leaves presence as it is: the entries under that name are the other process's too.
     func stop() {
         catchUp?.stop()
         applyDelay?.stop()
@@ -214,7 +252,8 @@ final class ClusterNode {
         hub.remoteBuckets = nil
         hub.remoteSettings = nil
         control.stop()
-        presence.stop(leaving: true)
+        presence.stop(leaving: !yielded)
+        if !yielded { claim.release() }
         link.stop(flush: true)
     }
 }

@@ -92,7 +92,7 @@ public final class Maintenance: Sendable {
         if let problem = StorageConfiguration.problem(url: url) { throw StorageStartError(problem) }
         dataDirectory = nil
         lock = nil
-        store = try PostgresStore(url: url, connections: 1)
+        store = try PostgresStore(url: url, connections: 1, timeouts: .none)
     }
 
     /// Commits what is pending, closes the database and gives up the lock, if held.
@@ -143,7 +143,7 @@ public final class Maintenance: Sendable {
     /// data directory's lock does for SQLite. Throws `MaintenanceError.usernameTaken` as `seed` does.
     public static func seed(_ plan: FixturePlan, storageURL url: String) async throws -> FixtureFile {
         if let problem = StorageConfiguration.problem(url: url) { throw StorageStartError(problem) }
-        let store = try PostgresStore(url: url, connections: 1)
+        let store = try PostgresStore(url: url, connections: 1, timeouts: .none)
         defer { store.close() }
         do {
             return try await Fixtures.generate(plan, into: store, random: SecureRandom(), clock: SystemClock())

@@ -9,6 +9,8 @@ public struct StorageConfiguration: Sendable, Equatable {
     public var url: String?
     /// How many connections to PostgreSQL this hub keeps (each on its own thread).
     public var connections = 4
+    /// PostgreSQL's statement timeout in seconds (0: none); the client gives up 2 s later (PostgresTimeouts).
+    public var statementTimeout: Double = 10
 
     /// The defaults: SQLite.
     public init() {}

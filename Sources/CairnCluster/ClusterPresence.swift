@@ -122,6 +122,9 @@ public final class ClusterPresence {
     public static let keptAfterExpiryMs: Int64 = 600_000
     /// The mirror was rebuilt (a refresh's reply was applied): who is alive may have changed.
     public var rebuilt: (() -> Void)?
+    /// A refresh is being sent (this node's entry in `P:nodes` was just written): the node's name is claimed again
+    /// beside it (`NodeNameClaim`).
+    public var refreshing: (() -> Void)?
 
     /// The other nodes alive as last read, or whose entry expired less than `graceMs` ago (a node refreshes its
     /// entry in `P:nodes` every refresh; one that stops refreshing drops out when its entry expires), and those the
@@ -185,6 +188,7 @@ public final class ClusterPresence {
             link.command(["ZADD", key] + chunk.flatMap { [expiry, "\($0)/\(node)"] })
         }
         link.command(["HSET", nodesKey, node, expiry])
+        refreshing?()
         link.command(["HGETALL", nodesKey]) { [weak self] reply in
             guard let self, case .success(.array(let fields)) = reply else { return }
             var live: [String: Int64] = [:]

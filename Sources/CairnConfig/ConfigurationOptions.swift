@@ -107,6 +107,11 @@ public enum ConfigurationOptions {
             help: "Connections to PostgreSQL (storage.url) each hub keeps, each on a thread of its own."
         ) { $0.storage.connections = $1 },
         .decimal(
+            "storage.statement_timeout", flag: "storage-statement-timeout", default: 10, range: 0...3600,
+            unit: "seconds",
+            help: "Longest wait on PostgreSQL (storage.url) for a statement or request (0: none); then 'unavailable'."
+        ) { $0.storage.statementTimeout = $1 },
+        .decimal(
             "storage.snapshot_interval", flag: "snapshot-interval", default: 5, range: 0.1...3600,
             unit: "seconds", help: "Time between position snapshots to SQLite; kill -9 loses at most this much."
         ) {

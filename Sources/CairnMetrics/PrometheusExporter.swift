@@ -315,7 +315,7 @@ public final class PrometheusExporter: TelemetrySink, @unchecked Sendable {
             counter.increment(by: Int64(clamping: cluster.reconnects - lastReconnects))
         }
         lastReconnects = max(lastReconnects, cluster.reconnects)
-        updateClusterMessages([cluster.published, cluster.received, cluster.dropped])
+        updateClusterMessages([cluster.published, cluster.received, cluster.dropped, cluster.nodeNameConflicts])
     }
 
     private func updateClusterMessages(_ readings: [UInt64]) {
@@ -324,6 +324,10 @@ public final class PrometheusExporter: TelemetrySink, @unchecked Sendable {
                 ("cairn_cluster_messages_published_total", "Cross-node position messages this node published."),
                 ("cairn_cluster_messages_received_total", "Cross-node position messages received for viewers here."),
                 ("cairn_cluster_messages_dropped_total", "Cross-node messages dropped: malformed or misaddressed."),
+                (
+                    "cairn_cluster_node_name_conflicts_total",
+                    "Times another running hub was found using this node's name (cluster.node must be unique)."
+                ),
             ]
             clusterMessages = described.map { name, help in
                 let counter = CoreMetrics.Counter(

@@ -1,26 +1,36 @@
 // One libpq connection, used by one pool thread at a time. Statements are written with `?` placeholders, as the
 // SQLite store writes them, and numbered (`$1`, `$2`, ...) here before they are sent, outside quoted text; parameters
-// go as text (see PostgresValue). A connection that breaks (the server restarted) is reset by the pool before its
-// next job; the statement that met the break fails with `PostgresError.connection`.
+// go as text (see PostgresValue). Every wait on the server is bounded (PostgresTimeouts): the connection is made and
+// each statement answered through libpq's non-blocking calls, polling the socket against a deadline, so a server
+// that stopped answering (a frozen process, a stalled disk, a half-open path) cannot hold the calling thread. A
+// connection that timed out is closed at once (its state is unknown) and remade before its next job; one that broke
+// (the server restarted) is too; the statement that met either fails (`PostgresError.timeout` / `.connection`).
 import CPostgres
 import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A connection to PostgreSQL.
 public final class PostgresConnection {
     private var conn: OpaquePointer?
     private var numbered: [String: String] = [:]
+    private let url: String
+    /// The bounds of every wait on the server.
+    public let timeouts: PostgresTimeouts
+    /// When the job in hand must be over (monotonic seconds, `PostgresTimeouts.now`); set by the pool for the
+    /// requests' jobs, nil for startup and maintenance. Statements and reconnects give up at the earlier of this and
+    /// their own bound.
+    var jobDeadline: Double?
+    /// True while `withoutTimeouts` runs: no bound at all (migrations wait for each other's lock).
+    private var unbounded = false
 
     /// Connects with a libpq connection string or URI (`postgres://user@host:port/db?options=...`).
-    public init(url: String) throws {
-        conn = PQconnectdb(url)
-        guard let conn, PQstatus(conn) == CONNECTION_OK else {
-            let message = conn.map { String(cString: PQerrorMessage($0)) } ?? "out of memory"
-            if let conn { PQfinish(conn) }
-            self.conn = nil
-            throw PostgresError.connection(message.trimmingCharacters(in: .whitespacesAndNewlines))
-        }
-        cairn_pq_silence_notices(conn)
-        try configureSession()
+    public init(url: String, timeouts: PostgresTimeouts = .standard) throws {
+        self.url = url
+        self.timeouts = timeouts
+        try connect()
     }
 
     deinit { if let conn { PQfinish(conn) } }
@@ -28,32 +38,100 @@ public final class PostgresConnection {
     /// True while the connection is usable.
     public var isHealthy: Bool { conn.map { PQstatus($0) == CONNECTION_OK } ?? false }
 
-    /// Reconnects with the same parameters; throws when the server still cannot be reached.
+    /// Closes the connection and makes a new one with the same parameters; throws when the server still cannot be
+    /// reached, or did not answer in time.
     public func reset() throws {
-        guard let conn else { throw PostgresError.connection("closed") }
-        PQreset(conn)
-        guard PQstatus(conn) == CONNECTION_OK else {
-            throw PostgresError.connection(
-                String(cString: PQerrorMessage(conn)).trimmingCharacters(in: .whitespacesAndNewlines))
+        drop()
+        try connect()
+    }
+
+    /// Runs `body` with no bound on the server's answers and no statement timeout (migrations, which may wait for
+    /// another node's); the session's timeout is set again after.
+    public func withoutTimeouts<T>(_ body: () throws -> T) throws -> T {
+        let saved = (jobDeadline, unbounded)
+        jobDeadline = nil
+        unbounded = true
+        defer { (jobDeadline, unbounded) = saved }
+        try execute("SET statement_timeout = 0")
+        let value = try body()
+        try execute("SET statement_timeout = \(timeouts.statementMilliseconds)")
+        return value
+    }
+
+    /// The parameters every connection is made with, before the URL's (which may override any of them): TCP
+    /// keepalives and a user timeout, so the kernel gives up on a dead peer; libpq's own connect timeout (whole
+    /// seconds; the poll below is the exact bound); UTF-8 both ways.
+    private var parameters: [(String, String)] {
+        var list: [(String, String)] = [
+            ("keepalives", "1"), ("keepalives_idle", "10"), ("keepalives_interval", "5"),
+            ("keepalives_count", "3"), ("client_encoding", "UTF8"),
+        ]
+        if let bound = timeouts.clientBound {
+            list.append(("connect_timeout", "\(max(2, Int(bound.rounded(.up))))"))
+            list.append(("tcp_user_timeout", "\(Int(bound * 1000))"))
         }
-        cairn_pq_silence_notices(conn)
-        try configureSession()
+        return list
+    }
+
+    /// Makes the connection: libpq's non-blocking connect, polled until the deadline.
+    private func connect() throws {
+        let pairs = parameters + [("dbname", url)]
+        let keys = pairs.map { strdup($0.0) } + [nil]
+        let values = pairs.map { strdup($0.1) } + [nil]
+        defer { for pointer in keys + values { free(pointer) } }
+        let made = keys.map { $0.map { UnsafePointer($0) } }.withUnsafeBufferPointer { k in
+            values.map { $0.map { UnsafePointer($0) } }.withUnsafeBufferPointer { v in
+                PQconnectStartParams(k.baseAddress, v.baseAddress, 1)
+            }
+        }
+        guard let made else { throw PostgresError.connection("out of memory") }
+        conn = made
+        let deadline = deadline(for: timeouts.clientBound)
+        var state = PGRES_POLLING_WRITING
+        while PQstatus(made) != CONNECTION_BAD {
+            switch state {
+            case PGRES_POLLING_OK:
+                cairn_pq_silence_notices(made)
+                do {
+                    try configureSession()
+                } catch {
+                    drop()
+                    throw error
+                }
+                return
+            case PGRES_POLLING_READING: try wait(for: Int16(POLLIN), until: deadline, what: "connecting")
+            case PGRES_POLLING_WRITING: try wait(for: Int16(POLLOUT), until: deadline, what: "connecting")
+            default: break
+            }
+            state = PQconnectPoll(made)
+            if state == PGRES_POLLING_FAILED { break }
+        }
+        let message = String(cString: PQerrorMessage(made)).trimmingCharacters(in: .whitespacesAndNewlines)
+        drop()
+        throw PostgresError.connection(message)
+    }
+
+    /// Closes the connection (nothing is sent: a frozen server must not hold us). The server rolls back whatever
+    /// transaction it held once it notices.
+    private func drop() {
+        if let conn { PQfinish(conn) }
+        conn = nil
     }
 
     /// Fixes what the text format relies on, whatever the server's or role's defaults: UTF-8 both ways (and a UTF-8
     /// database: another encoding would store Swift's UTF-8 as something else), bytea in hex, doubles to the last
-    /// digit, and backslashes in literals as plain characters (`ESCAPE '\'`).
+    /// digit, backslashes in literals as plain characters (`ESCAPE '\'`), and the statement timeout.
     private func configureSession() throws {
-        guard let conn, PQsetClientEncoding(conn, "UTF8") == 0 else {
-            throw PostgresError.connection("cannot set client_encoding to UTF8")
-        }
         try executeScript(
-            "SET bytea_output = 'hex'; SET extra_float_digits = 3; SET standard_conforming_strings = on")
+            "SET bytea_output = 'hex'; SET extra_float_digits = 3; SET standard_conforming_strings = on; "
+                + "SET statement_timeout = \(timeouts.statementMilliseconds)")
         let encoding: String? = try scalar("SHOW server_encoding")
         guard encoding == "UTF8" else {
             throw PostgresError.connection(
                 "the database's encoding is \(encoding ?? "unknown"), not UTF8 (create it with ENCODING 'UTF8')")
         }
+        let client: String? = try scalar("SHOW client_encoding")
+        guard client == "UTF8" else { throw PostgresError.connection("cannot set client_encoding to UTF8") }
     }
 
     /// Runs a statement; returns the number of rows it affected (0 for statements that affect none).
@@ -64,8 +142,7 @@ public final class PostgresConnection {
 
     /// Runs several statements without parameters (schema scripts).
     public func executeScript(_ sql: String) throws {
-        guard let conn else { throw PostgresError.connection("closed") }
-        let result = PQexec(conn, sql)
+        let result = try exchange { PQsendQuery($0, sql) }
         defer { PQclear(result) }
         try check(result)
     }
@@ -117,7 +194,7 @@ public final class PostgresConnection {
     // MARK: Internals
 
     private func run<T>(_ sql: String, _ arguments: PostgresArguments, _ read: (OpaquePointer) -> T) throws -> T {
-        guard let conn else { throw PostgresError.connection("closed") }
+        guard conn != nil else { throw PostgresError.connection("closed") }
         let text = numberedPlaceholders(sql)
         let texts = arguments.values.map { $0?.postgresText }
         // A parameter goes as a C string: a NUL would silently cut it short. PostgreSQL's text cannot hold one
@@ -129,20 +206,102 @@ public final class PostgresConnection {
         let values: [UnsafeMutablePointer<CChar>?] = texts.map { $0.flatMap { strdup($0) } }
         defer { for value in values { free(value) } }
         let pointers: [UnsafePointer<CChar>?] = values.map { $0.map { UnsafePointer($0) } }
-        let result = pointers.withUnsafeBufferPointer { buffer in
-            PQexecParams(conn, text, Int32(buffer.count), nil, buffer.baseAddress, nil, nil, 0)
+        let result = try exchange { conn in
+            pointers.withUnsafeBufferPointer { buffer in
+                PQsendQueryParams(conn, text, Int32(buffer.count), nil, buffer.baseAddress, nil, nil, 0)
+            }
         }
         defer { PQclear(result) }
         try check(result)
-        return read(result!)
+        return read(result)
     }
 
-    private func check(_ result: OpaquePointer?) throws {
+    /// Sends one query string and reads every result it gives, waiting on the socket no longer than the deadline;
+    /// returns the first failed result, else the last (as `PQexec` does). A wait that runs out closes the connection.
+    private func exchange(_ send: (OpaquePointer) -> Int32) throws -> OpaquePointer {
         guard let conn else { throw PostgresError.connection("closed") }
-        guard let result else {
-            throw PostgresError.connection(
-                String(cString: PQerrorMessage(conn)).trimmingCharacters(in: .whitespacesAndNewlines))
+        let deadline = deadline(for: timeouts.clientBound)
+        guard PQsetnonblocking(conn, 1) == 0, send(conn) == 1 else { throw brokenConnection(conn) }
+        while true {
+            let left = PQflush(conn)
+            if left == 0 { break }
+            if left < 0 { throw brokenConnection(conn) }
+            try wait(for: Int16(POLLIN | POLLOUT), until: deadline, what: "sending a statement")
+            guard PQconsumeInput(conn) == 1 else { throw brokenConnection(conn) }
         }
+        var kept: OpaquePointer?
+        while true {
+            while PQisBusy(conn) == 0 {
+                guard let result = PQgetResult(conn) else {
+                    guard let kept else { throw brokenConnection(conn) }
+                    return kept
+                }
+                if let held = kept {
+                    if Self.failed(held) {  // the first failure is the answer; later results are dropped
+                        PQclear(result)
+                        continue
+                    }
+                    PQclear(held)
+                }
+                kept = result
+            }
+            do {
+                try wait(for: Int16(POLLIN), until: deadline, what: "waiting for an answer")
+            } catch {
+                PQclear(kept)
+                throw error
+            }
+            guard PQconsumeInput(conn) == 1 else {
+                PQclear(kept)
+                throw brokenConnection(conn)
+            }
+        }
+    }
+
+    private static func failed(_ result: OpaquePointer) -> Bool {
+        let status = PQresultStatus(result)
+        return status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK && status != PGRES_EMPTY_QUERY
+    }
+
+    private func brokenConnection(_ conn: OpaquePointer) -> PostgresError {
+        .connection(String(cString: PQerrorMessage(conn)).trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
+    /// The moment a wait bounded by `bound` seconds from now must end: the earlier of that and the job's deadline;
+    /// nil for none.
+    private func deadline(for bound: Double?) -> Double? {
+        if unbounded { return nil }
+        let own = bound.map { PostgresTimeouts.now() + $0 }
+        guard let job = jobDeadline else { return own }
+        return min(own ?? job, job)
+    }
+
+    /// Waits until the socket is ready for `events`; past the deadline closes the connection and throws `timeout`.
+    private func wait(for events: Int16, until deadline: Double?, what: String) throws {
+        guard let conn else { throw PostgresError.connection("closed") }
+        let socket = PQsocket(conn)
+        guard socket >= 0 else { throw brokenConnection(conn) }
+        while true {
+            var milliseconds: Int32 = -1
+            if let deadline {
+                let left = deadline - PostgresTimeouts.now()
+                if left <= 0 {
+                    drop()
+                    throw PostgresError.timeout("no answer from PostgreSQL in time (\(what)); connection closed")
+                }
+                milliseconds = Int32(min((left * 1000).rounded(.up), 3_600_000))
+            }
+            var entry = pollfd(fd: socket, events: events, revents: 0)
+            let ready = poll(&entry, 1, milliseconds)
+            if ready > 0 { return }
+            if ready < 0 && errno != EINTR {
+                throw PostgresError.connection("poll: " + String(cString: strerror(errno)))
+            }
+        }
+    }
+
+    private func check(_ result: OpaquePointer) throws {
+        guard let conn else { throw PostgresError.connection("closed") }
         switch PQresultStatus(result) {
         case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY: return
         default:

@@ -4,29 +4,43 @@
 // snapshot, as a GRDB read does. Writes run SERIALIZABLE: several nodes may write at once, and SERIALIZABLE gives
 // the store's read-then-write transactions the meaning they have under SQLite's single writer; a transaction the
 // server refuses as a serialization failure or deadlock is run again from the start (its body is only database work,
-// so rerunning it is safe). A connection found broken (the server restarted) is reset before its next job.
+// so rerunning it is safe). A connection found broken (the server restarted) or closed after a timeout is made
+// again before its next job. Nothing waits on the server without a bound (PostgresTimeouts): a request's job, queued
+// or running, fails with `PostgresError.timeout` once `clientBound` has passed since it was queued, and after a
+// reconnect failed the pool answers jobs at once with that failure for a second rather than queueing them behind
+// another attempt, so a frozen server costs each request at most the bound and others much less.
 import Foundation
 import Logging
 
 /// A fixed pool of PostgreSQL connections on their own threads.
 public final class PostgresPool: @unchecked Sendable {
     private typealias Job = (PostgresConnection?, Error?) -> Void
+    /// A job, when it was queued (monotonic seconds), and whether a request waits for it (bounded as a whole).
+    private typealias Queued = (run: Job, queued: Double, bounded: Bool)
 
     private let condition = NSCondition()
-    private var jobs: [Job] = []
+    private var jobs: [Queued] = []
+    /// Until when a connection that needs remaking fails its jobs at once (a reconnect failed), and why.
+    private var retryAt: Double = 0
+    private var lastFailure: Error?
     private var head = 0
     private var stopping = false
     private var running = 0
     private let logger: Logger
     /// How many times a write transaction is attempted before a serialization failure is returned.
     public let attempts = 40
+    /// The bounds on every wait.
+    public let timeouts: PostgresTimeouts
 
     /// Opens `size` connections to `url` (failing at once if the server cannot be reached) and starts their threads.
-    public init(url: String, size: Int, logger: Logger = Logger(label: "cairn.postgres")) throws {
+    public init(
+        url: String, size: Int, timeouts: PostgresTimeouts = .standard, logger: Logger = Logger(label: "cairn.postgres")
+    ) throws {
         precondition(size > 0)
         self.logger = logger
+        self.timeouts = timeouts
         var connections: [PostgresConnection] = []
-        for _ in 0..<size { connections.append(try PostgresConnection(url: url)) }
+        for _ in 0..<size { connections.append(try PostgresConnection(url: url, timeouts: timeouts)) }
         running = size
         for (index, connection) in connections.enumerated() {
             nonisolated(unsafe) let owned = connection
@@ -143,7 +157,7 @@ public final class PostgresPool: @unchecked Sendable {
         _ body: @escaping @Sendable (PostgresConnection) throws -> T
     ) async throws -> T {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, Error>) in
-            enqueue { connection, failure in
+            enqueue(bounded: true) { connection, failure in
                 guard let connection else {
                     continuation.resume(throwing: failure ?? PostgresError.connection("the store is closed"))
                     return
@@ -157,7 +171,7 @@ public final class PostgresPool: @unchecked Sendable {
         try withoutActuallyEscaping(body) { body in
             let pending = Pending(body)
             let done = DispatchSemaphore(value: 0)
-            enqueue { connection, failure in
+            enqueue(bounded: false) { connection, failure in
                 pending.run(on: connection, failure: failure)
                 done.signal()
             }
@@ -185,14 +199,14 @@ public final class PostgresPool: @unchecked Sendable {
         }
     }
 
-    private func enqueue(_ job: @escaping Job) {
+    private func enqueue(bounded: Bool, _ job: @escaping Job) {
         condition.lock()
         if stopping {
             condition.unlock()
             job(nil, PostgresError.connection("the store is closed"))
             return
         }
-        jobs.append(job)
+        jobs.append((job, PostgresTimeouts.now(), bounded))
         condition.signal()
         condition.unlock()
     }
@@ -214,17 +228,35 @@ public final class PostgresPool: @unchecked Sendable {
                 head = 0
             }
             condition.unlock()
+            let deadline = job.bounded ? timeouts.clientBound.map { job.queued + $0 } : nil
+            if let deadline, PostgresTimeouts.now() >= deadline {
+                job.run(nil, PostgresError.timeout("the database did not take the request in time"))
+                continue
+            }
+            connection.jobDeadline = deadline
+            defer { connection.jobDeadline = nil }
             if connection.isHealthy {
-                job(connection, nil)
+                job.run(connection, nil)
+            } else if let failure = recentFailure() {
+                job.run(nil, failure)
             } else {
                 do {
                     try connection.reset()
                     logger.info("PostgreSQL connection re-established")
-                    job(connection, nil)
+                    job.run(connection, nil)
                 } catch {
-                    job(nil, error)
+                    condition.withLock {
+                        retryAt = PostgresTimeouts.now() + 1
+                        lastFailure = error
+                    }
+                    job.run(nil, error)
                 }
             }
         }
+    }
+
+    /// The failure of a reconnect made less than a second ago, if any.
+    private func recentFailure() -> Error? {
+        condition.withLock { PostgresTimeouts.now() < retryAt ? lastFailure : nil }
     }
 }

@@ -20,6 +20,10 @@ enum PostgresSchema {
             "p3-event-pictures-unplaced",
             "UPDATE pictures SET lat = NULL, lon = NULL, strip = NULL WHERE event_id IS NOT NULL;"
         ),
+        // The admin user list and the user search sort and page by username byte by byte (`COLLATE "C"`, SQLite's
+        // order); the unique index on username is in the database's collation, so they needed one in "C". SQLite's
+        // own unique index already is in that order (BINARY): no SQLite migration.
+        ("p4-username-c-index", #"CREATE INDEX users_username_c ON users (username COLLATE "C");"#),
     ]
 
     /// Applies what is missing; returns the names applied so far, in order. The lock is a session lock taken before
@@ -27,10 +31,14 @@ enum PostgresSchema {
     /// node before it committed, so it sees what that node applied (a lock taken inside the transaction would wait
     /// with a snapshot from before the other commit, and migrate again).
     static func migrate(_ pool: PostgresPool) throws -> [String] {
+        // Unbounded: a node waits for another's migration however long it takes, and a migration may rewrite a
+        // large table.
         try pool.withoutTransaction { db in
-            _ = try db.rows("SELECT pg_advisory_lock(?)", [migrationLock])
-            defer { _ = try? db.rows("SELECT pg_advisory_unlock(?)", [migrationLock]) }
-            return try PostgresPool.inWrite(db, attempts: pool.attempts) { db in try apply(db) }
+            try db.withoutTimeouts {
+                _ = try db.rows("SELECT pg_advisory_lock(?)", [migrationLock])
+                defer { _ = try? db.rows("SELECT pg_advisory_unlock(?)", [migrationLock]) }
+                return try PostgresPool.inWrite(db, attempts: pool.attempts) { db in try apply(db) }
+            }
         }
     }
 

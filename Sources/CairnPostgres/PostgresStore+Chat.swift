@@ -2,17 +2,30 @@
 // pair (low id, high id), so both directions share one index and a page is one range scan. Read marks are one row
 // per (reader, peer): "messages from peer with id ≤ upto are read", which only moves forward, so unread counts are a
 // range count. The conversation list is one statement (last message and unread count per peer), not one per peer.
+// Identity ids are handed out at INSERT but become visible at COMMIT, so two writers could commit a conversation's
+// ids out of order: a reader paging with `id < before`, or marking read up to the newest id it saw, would then skip
+// the lower id committed later. Each insert therefore holds the conversation's advisory lock until it commits, so
+// within a conversation ids are committed in id order (SQLite's single writer gives the same).
 import CairnDomain
 
 extension PostgresStore: ChatStore {
     /// Stores a message.
     public func saveMessage(from: Int64, to: Int64, text: String, at ts: Int64) async throws -> ChatMessage {
         try await pool.write { db in
+            _ = try db.rows("SELECT pg_advisory_xact_lock(?)", [Self.conversationLock(from, to)])
             let id: Int64 = try db.scalar(
                 "INSERT INTO chat_messages (user_a, user_b, from_id, text, ts) VALUES (?, ?, ?, ?, ?) RETURNING id",
                 [min(from, to), max(from, to), from, text, ts])!
             return ChatMessage(id: id, from: from, to: to, text: text, ts: ts)
         }
+    }
+
+    /// The advisory lock key of the conversation between `a` and `b` (either order): the pair's ids mixed into 63
+    /// bits. Two conversations sharing a key only take turns.
+    static func conversationLock(_ a: Int64, _ b: Int64) -> Int64 {
+        let (low, high) = (UInt64(bitPattern: min(a, b)), UInt64(bitPattern: max(a, b)))
+        let mixed = (low &* 0x9E37_79B9_7F4A_7C15) ^ (high &+ 0x6368_6174)  // "chat"
+        return Int64(bitPattern: mixed & 0x7FFF_FFFF_FFFF_FFFF) | 0x4000_0000_0000_0000
     }
 
     /// Conversations, most recently active first.

@@ -23,13 +23,14 @@ public final class PostgresStore: Sendable {
 
     /// Connects `connections` pool connections to `url` (a libpq URI, `postgres://user:pw@host:port/db`) and applies
     /// pending migrations. `mediaCache` is the directory of this node's media copies (created private; nil: one per
-    /// user under the system's temporary directory).
+    /// user under the system's temporary directory); `timeouts` bound every wait on the server.
     public init(
-        url: String, connections: Int = 4, mediaCache: String? = nil, logger: Logger = Logger(label: "cairn.store")
+        url: String, connections: Int = 4, mediaCache: String? = nil, timeouts: PostgresTimeouts = .standard,
+        logger: Logger = Logger(label: "cairn.store")
     ) throws {
         self.url = url
         self.mediaCache = try MediaCache(root: mediaCache ?? MediaCache.defaultRoot)
-        let pool = try PostgresPool(url: url, size: connections, logger: logger)
+        let pool = try PostgresPool(url: url, size: connections, timeouts: timeouts, logger: logger)
         do {
             migrations = try PostgresSchema.migrate(pool)
         } catch {

@@ -36,4 +36,6 @@ public enum ErrorCode: String, Sendable, CaseIterable {
     case deviceTaken = "device_taken"
     /// The hub failed; the request may be retried.
     case `internal`
+    /// The hub's database is away or did not answer in time; the request may be retried shortly.
+    case unavailable
 }

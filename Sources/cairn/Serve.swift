@@ -2,7 +2,8 @@
 // see CairnConfig), starts the hub, prints the address it listens on, and shuts down gracefully on SIGINT/SIGTERM
 // (clients get 1001, pending writes are committed, the process exits 0). Signals are taken synchronously by a
 // sigwait thread, not by handlers. A configuration that cannot be used exits with 78 (EX_CONFIG) after listing
-// every problem, so a service manager can tell it from a crash and not restart in a loop.
+// every problem, so a service manager can tell it from a crash and not restart in a loop; so does a hub that finds
+// its `cluster.node` used by another running hub (it stops by itself within a few presence refreshes).
 import ArgumentParser
 import CairnApp
 import CairnConfig
@@ -60,7 +61,13 @@ struct Serve: ParsableCommand {
         print("cairn listening on \(config.server.host):\(boundPort)" + (config.server.usesTLS ? " (tls)" : ""))
         fflush(nil)  // all streams: stdout may be a pipe (tests read this line)
 
-        try app.waitUntilStopped()
+        do {
+            try app.waitUntilStopped()
+        } catch let refused as ClusterStartError {
+            // Another running hub uses this cluster.node: a configuration a restart cannot fix.
+            FileHandle.standardError.write(Data("cairn: \(refused)\n".utf8))
+            throw SettingsLoader.configErrorExit
+        }
     }
 }
 

@@ -48,4 +48,16 @@ struct ClusterMetricsTests {
         #expect(text.value("cairn_cluster_messages_received_total") == 2)
         #expect(text.value("cairn_cluster_messages_dropped_total") == 3)
     }
+
+    @Test func theNodeNameConflictsCounterFollowsTheReadings() throws {
+        let exporter = PrometheusExporter()
+        var s = StatsSnapshot(ts: 1000)
+        s.cluster = ClusterReading(redisUp: true, reconnects: 0)
+        var text = try parse(exporter.render(s))
+        #expect(text.types["cairn_cluster_node_name_conflicts_total"] == "counter")
+        #expect(text.value("cairn_cluster_node_name_conflicts_total") == 0)
+        s.cluster = ClusterReading(redisUp: true, reconnects: 0, nodeNameConflicts: 2)
+        text = try parse(exporter.render(s))
+        #expect(text.value("cairn_cluster_node_name_conflicts_total") == 2)
+    }
 }

@@ -44,10 +44,12 @@ struct ClusterStatsTests {
         cluster = try #require(stats(h)?["cluster"] as? [String: Any])
         #expect(cluster["redis"] as? String == "down")
         #expect(h.router.health.cluster == "degraded")
-        reading = ClusterReading(redisUp: true, reconnects: 1, published: 5, received: 3, dropped: 1)
+        reading = ClusterReading(
+            redisUp: true, reconnects: 1, published: 5, received: 3, dropped: 1, nodeNameConflicts: 2)
         cluster = try #require(stats(h)?["cluster"] as? [String: Any])
         #expect(cluster["redis"] as? String == "up" && cluster["reconnects_total"] as? Int == 1)
         #expect(cluster["published_total"] as? Int == 5 && cluster["received_total"] as? Int == 3)
         #expect(cluster["dropped_total"] as? Int == 1)
+        #expect(cluster["node_name_conflicts_total"] as? Int == 2)
     }
 }

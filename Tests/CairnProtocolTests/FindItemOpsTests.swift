@@ -93,8 +93,7 @@ struct FindItemOpsTests {
         let (h, item, key) = try await setting { $0.leftBehindGraceMs = 0 }
         try await report(h, key: key, lat: 48.8)
         h.stand(1, lat: 48.8, lon: 2.3)
-        _ = try await op(h, 1, #""item.update","item":\#(item),"alert":true"#, jobs: 1)
-        try await h.scheduler.run()  // bucket.changed's read
+        _ = try await op(h, 1, #""item.update","item":\#(item),"alert":true"#, jobs: 1)  // bucket.changed's read too
         _ = h.outbound.take(1)
         h.move(1, lat: 48.802, lon: 2.3)  // about 222 m north, both fixes within 5 m
         let left = try #require(h.outbound.take(1).first { $0["ev"] as? String == "item.left_behind" })

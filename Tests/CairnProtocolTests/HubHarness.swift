@@ -39,10 +39,30 @@ final class HubHarness {
         router.outbound = outbound
     }
 
-    /// Sends a frame and runs `jobs` completions.
+    /// Sends a frame; with `completions` above 0, plays the loop until the slow work it started has finished.
     func send(_ connection: ConnectionID, _ text: String, completions jobs: Int = 0) async throws {
         router.receive(connection, text)
-        for _ in 0..<jobs { try await scheduler.run() }
+        if jobs > 0 { try await settle() }
+    }
+
+    /// Plays the loop until the hub has no slow work in flight: every job started so far, and every job those
+    /// started, has run. Counting jobs instead depends on how many an op takes and on the order in which jobs from
+    /// different threads (the hasher, the stores) arrive: a job left over from one step would be taken for the next
+    /// step's, and a reply looked for too early.
+    func settle() async throws {
+        var waited = 0
+        while hub.operationsInFlight > 0 || scheduler.pending > 0 {
+            if scheduler.pending > 0 {
+                try await scheduler.run()
+                continue
+            }
+            try await Task.sleep(nanoseconds: 1_000_000)
+            waited += 1
+            if waited > 10_000 {
+                Issue.record("\(hub.operationsInFlight) operation(s) still in flight after 10 s")
+                return
+            }
+        }
     }
 
     func registerAndToken(_ connection: ConnectionID, _ username: String) async throws -> String {

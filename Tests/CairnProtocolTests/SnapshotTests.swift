@@ -68,7 +68,7 @@ struct HubSnapshotTests {
         var done = false
         h.hub.beginShutdown { done = true }
         #expect(!done)
-        try await h.scheduler.run()
+        try await h.settle()  // the final flush and whatever else is in flight (not one job: see `settle`)
         #expect(done)
         #expect(h.store.state.withLock { $0.positions[alice]?.lat } == 2)
     }
@@ -80,7 +80,7 @@ struct HubSnapshotTests {
         h.store.state.withLock { $0.failWrites = true }
         var done = false
         h.hub.beginShutdown { done = true }
-        try await h.scheduler.run()
+        try await h.settle()
         #expect(done)
         #expect(h.store.state.withLock { $0.positions.isEmpty })
     }

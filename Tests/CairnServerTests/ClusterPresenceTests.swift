@@ -1,5 +1,6 @@
 // Two real `cairn serve` processes sharing one real redis-server: presence across nodes, the degraded state while
-// Redis is away (/healthz still 200, the metrics gauge at 0) and the return (reconnect counted, presence back).
+// Redis is away or frozen (/healthz still 200, the metrics gauge at 0) and the return (reconnect counted, presence
+// back).
 // Accounts and friendships live in each node's own SQLite today (docs/ARCHITECTURE.md, "Several nodes"), so the
 // test registers the same two accounts in the same order on both nodes (ids 1 and 2 on each) and befriends them on
 // each, through the real ops; sharing one data directory is not possible (the directory lock) nor honest.
@@ -126,6 +127,42 @@ extension ServerIntegration {
             #expect(try Self.eventually { try Self.listsOnline(alice, 2) == true })  // a reconnects on its own
             #expect(try b.metrics().contains("cairn_cluster_redis_reconnects_total 1"))
             #expect(a.process.isRunning && b.process.isRunning)
+        }
+
+        /// A frozen Redis (SIGSTOP: connections stay open, nothing answers) is noticed within the documented bound
+        /// (three heartbeats 2 s apart, counted from the first beat after the freeze: 8 s), local users are served
+        /// throughout, and once Redis runs again (SIGCONT) the node is back without a restart.
+        @Test func aFrozenRedisIsDegradedWithinTheBoundWhileLocalUsersAreServed() throws {
+            let redis = try RedisServerProcess()
+            let a = try Node("a", redis: redis)
+            let b = try Node("b", redis: redis)
+            try a.seed()
+            try b.seed()
+            let alice = try a.login("alice")
+            let bob = try b.login("bob")
+            #expect(try Self.eventually { try Self.listsOnline(bob, 1) == true })
+
+            redis.pause()
+            var paused = true
+            defer { if paused { redis.resume() } }
+            let frozenAt = Date()
+            // Nothing on the loop waits for Redis: bob is answered at once, before the freeze is even noticed.
+            #expect(try bob.requestOK("pos", ["lat": 48.85, "lon": 2.35])["ok"] as? Bool == true)
+            #expect(try b.health().body["cluster"] as? String == "ok")
+            // The bound is 8 s; 7 s of slack for a loaded machine (polled every 50 ms).
+            #expect(try Self.eventually(15) { try b.health().body["cluster"] as? String == "degraded" })
+            let noticedAfter = Date().timeIntervalSince(frozenAt)
+            #expect(noticedAfter < 15, "noticed after \(noticedAfter) s")
+            #expect(try b.health().status == 200)
+            #expect((try bob.requestOK("whoami")["user"] as? [String: Any])?["username"] as? String == "bob")
+            #expect(try Self.listsOnline(bob, 1) == false)  // unknown while away: shown offline rather than stale
+
+            redis.resume()
+            paused = false
+            #expect(try Self.eventually(20) { try b.health().body["cluster"] as? String == "ok" })
+            #expect(try Self.eventually(20) { try Self.listsOnline(bob, 1) == true })
+            #expect(try Self.eventually(20) { try Self.listsOnline(alice, 2) == true })
+            #expect(try PrometheusText(b.metrics()).value("cairn_cluster_redis_reconnects_total") ?? 0 >= 1)
         }
 
         @Test func aNodeShuttingDownTakesItsUsersOffline() throws {

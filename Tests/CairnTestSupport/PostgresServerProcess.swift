@@ -3,7 +3,9 @@
 // (fsync) because tests do not survive power loss. Each test takes a schema of its own (`freshURL`), so tests run in
 // parallel without seeing each other's rows and without the cost of a database each. PostgreSQL refuses to run as
 // root: under root (CI) both programs run as the `postgres` account the Debian package creates. A small shell
-// watchdog stops the server when the test process is gone, however it ended.
+// watchdog stops the server when the test process is gone, however it ended. A test that freezes its server (SIGSTOP
+// on the postmaster and every backend: a stalled disk or a paused VM, as clients see it) starts one of its own
+// (`dedicated`), so no other test waits on it.
 import Foundation
 
 #if canImport(Glibc)
@@ -38,6 +40,9 @@ public final class PostgresServerProcess: @unchecked Sendable {
     /// The server, started on first use.
     public static let shared: Result<PostgresServerProcess, Error> = Result { try PostgresServerProcess() }
 
+    /// A server of the caller's own, for a test that freezes it; stopped when the test process ends.
+    public static func dedicated() throws -> PostgresServerProcess { try PostgresServerProcess() }
+
     /// A URL to a new, empty schema of the shared server (the search path of every connection made with it).
     public static func freshURL() throws -> String { try shared.get().freshURL() }
 
@@ -70,6 +75,7 @@ public final class PostgresServerProcess: @unchecked Sendable {
             \(start) > '\(directory)/server.log' 2>&1 &
             child=$!
             while kill -0 \(getpid()) 2>/dev/null && kill -0 $child 2>/dev/null; do sleep 1; done
+            for p in $(ps -o pid= --ppid $child) $child; do kill -CONT $p 2>/dev/null; done
             kill -INT $child 2>/dev/null; wait $child; rm -rf '\(directory)'
             """
         let watchdog = Process()
@@ -85,6 +91,44 @@ public final class PostgresServerProcess: @unchecked Sendable {
         }
         let log = (try? String(contentsOfFile: directory + "/server.log", encoding: .utf8)) ?? ""
         throw TestServerError.launchFailed(executable: bin + "/postgres", reason: log)
+    }
+
+    /// Freezes the server (SIGSTOP to the postmaster, then to every process it started): connections stay open and
+    /// the kernel still accepts new ones and takes their bytes, but nothing answers.
+    public func pause() throws {
+        let postmaster = try self.postmaster()
+        kill(postmaster, SIGSTOP)
+        for child in Self.children(of: postmaster) { kill(child, SIGSTOP) }
+    }
+
+    /// Lets a frozen server run again (its backends first, then the postmaster).
+    public func resume() throws {
+        let postmaster = try self.postmaster()
+        for child in Self.children(of: postmaster) { kill(child, SIGCONT) }
+        kill(postmaster, SIGCONT)
+    }
+
+    /// The postmaster's process id, from its pid file.
+    private func postmaster() throws -> pid_t {
+        let text = try String(contentsOfFile: directory + "/data/postmaster.pid", encoding: .utf8)
+        guard let first = text.split(separator: "\n").first, let pid = pid_t(first), pid > 0 else {
+            throw TestServerError.launchFailed(executable: "postgres", reason: "no postmaster.pid")
+        }
+        return pid
+    }
+
+    /// The processes whose parent is `parent` (from /proc).
+    private static func children(of parent: pid_t) -> [pid_t] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap { entry -> pid_t? in
+            guard let pid = pid_t(entry),
+                let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                let close = stat.lastIndex(of: ")")
+            else { return nil }
+            // After "pid (name) ": the state, then the parent's id.
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            return fields.count > 1 && pid_t(fields[1]) == parent ? pid : nil
+        }
     }
 
     /// A new schema and a URL whose connections use it.

@@ -50,6 +50,44 @@ public final class RedisServerProcess: @unchecked Sendable {
         return count
     }
 
+    /// Runs one command over a connection of its own and answers its reply when it is a string or an integer (as
+    /// text), nil for a nil reply. Throws on an error reply or a reply of another kind.
+    public func command(_ arguments: [String]) throws -> String? {
+        let deadline = Deadline(seconds: 5)
+        let socket = try LoopbackSocket(host: "127.0.0.1", port: port, deadline: deadline)
+        defer { socket.close() }
+        var request = "*\(arguments.count)\r\n"
+        for argument in arguments { request += "$\(argument.utf8.count)\r\n\(argument)\r\n" }
+        try socket.write(Array(request.utf8), deadline: deadline)
+        var reply: [UInt8] = []
+        while true {
+            if let parsed = try Self.parseSimpleReply(reply) { return parsed }
+            guard let bytes = try socket.read(deadline: deadline) else {
+                throw TestClientError.ioFailed("\(arguments.first ?? ""): the reply ended early")
+            }
+            reply += bytes
+        }
+    }
+
+    /// A complete RESP reply of kind `+`, `:` or `$` in `bytes` (`.some(nil)` for a nil reply; nil while
+    /// incomplete).
+    static func parseSimpleReply(_ bytes: [UInt8]) throws -> String?? {
+        let text = String(decoding: bytes, as: UTF8.self)
+        guard let end = text.range(of: "\r\n") else { return nil }
+        let head = String(text[..<end.lowerBound])
+        switch head.first {
+        case "+", ":": return .some(String(head.dropFirst()))
+        case "$":
+            guard let length = Int(head.dropFirst()) else { break }
+            if length < 0 { return .some(nil) }
+            let body = text[end.upperBound...]
+            guard body.utf8.count >= length + 2 else { return nil }
+            return .some(String(decoding: Array(body.utf8.prefix(length)), as: UTF8.self))
+        default: break
+        }
+        throw TestClientError.ioFailed("unexpected Redis reply: \(text)")
+    }
+
     /// Kills it at once (SIGKILL) and waits for it to exit.
     public func kill() {
         guard let process else { return }

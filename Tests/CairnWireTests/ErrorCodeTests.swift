@@ -8,7 +8,7 @@ import Testing
         let contract = [
             "bad_request", "unauthorized", "invalid_credentials", "username_taken", "forbidden",
             "not_owner", "not_friends", "not_found", "too_far", "wrong_password", "expired",
-            "rate_limited", "too_large", "suspended", "device_taken", "internal",
+            "rate_limited", "too_large", "suspended", "device_taken", "internal", "unavailable",
         ]
         #expect(ErrorCode.allCases.map(\.rawValue) == contract)
         #expect(ErrorCode(rawValue: "internal") == .internal)

@@ -643,7 +643,7 @@ public final class Buckets {
             throw DomainError.badRequest("this bucket already holds \(limit) items, the most allowed; delete one first")
         } catch {
             hubLogger.error("storage failure: \(error)")
-            throw DomainError.storageFailure
+            throw DomainError.storage(error)
         }
     }
 

@@ -39,6 +39,8 @@ public struct DomainError: Error, Equatable, Sendable, CustomStringConvertible {
         case deviceTaken = "device_taken"
         /// The server failed; nothing was applied.
         case `internal`
+        /// The database is away or did not answer in time; nothing was applied (try again shortly).
+        case unavailable
     }
 
     /// One numeric fact a client can act on (e.g. `distance`, `retry_after_ms`).

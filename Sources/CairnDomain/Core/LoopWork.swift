@@ -79,11 +79,12 @@ public final class LoopWork: @unchecked Sendable {
         if inFlight == 0 { idle?() }
     }
 
-    /// Runs a store call, turning any storage error into `internal`; the detail is logged, not sent.
+    /// Runs a store call, turning any storage error into `internal` (`unavailable` when the database was away); the
+    /// detail is logged, not sent.
     static func storage<T>(_ body: () async throws -> T) async throws(DomainError) -> T {
         do { return try await body() } catch {
             Logger(label: "cairn.hub.storage").error("storage failure: \(error)")
-            throw DomainError.storageFailure
+            throw DomainError.storage(error)
         }
     }
 }

@@ -231,7 +231,7 @@ public final class Places {
                         "another place already has source '\(draft.source)' and id '\(draft.externalID ?? "")'")
                 } catch {
                     hubLogger.error("storage failure: \(error)")
-                    throw DomainError.storageFailure
+                    throw DomainError.storage(error)
                 }
                 guard let stored = written else { throw DomainError(.notFound, "no such place") }
                 return stored

@@ -81,7 +81,7 @@ public final class Profiles {
                     throw DomainError(.notFound, "no media '\((request.photo ?? nil) ?? "")' was uploaded by you")
                 } catch {
                     hubLogger.error("storage failure: \(error)")
-                    throw DomainError.storageFailure
+                    throw DomainError.storage(error)
                 }
                 guard let stored else { throw DomainError(.notFound, "no user \(me)") }
                 return stored

@@ -314,7 +314,7 @@ public final class Accounts: Sendable {
 
     private func storageFailure(_ error: any Error, _ what: String) -> DomainError {
         logger.error("storage failure during \(what): \(error)")
-        return DomainError(.internal, "Storage failure; the request was not applied")
+        return DomainError.storage(error)
     }
 }
 

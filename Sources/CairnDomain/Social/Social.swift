@@ -258,7 +258,7 @@ public final class Social {
                     throw DomainError(.notFound, "no friend request from user \(target)")
                 } catch {
                     hubLogger.error("storage failure: \(error)")
-                    throw DomainError.storageFailure
+                    throw DomainError.storage(error)
                 }
                 return try await LoopWork.storage { try await store.user(id: target) }
             },

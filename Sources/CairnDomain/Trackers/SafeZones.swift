@@ -59,7 +59,7 @@ public final class SafeZones {
                         "you already have \(limit) safe zones, the most allowed; remove one first")
                 } catch {
                     hubLogger.error("storage failure: \(error)")
-                    throw DomainError.storageFailure
+                    throw DomainError.storage(error)
                 }
             },
             then: { result in

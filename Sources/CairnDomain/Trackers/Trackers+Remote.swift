@@ -101,7 +101,7 @@ extension Trackers {
                         }
                     } catch {
                         hubLogger.error("storage failure: \(error)")
-                        throw DomainError.storageFailure
+                        throw DomainError.storage(error)
                     }
                 }
                 return fixes

@@ -249,7 +249,7 @@ public final class Trackers {
             throw DomainError(.notFound, "no item \(item)")
         } catch {
             hubLogger.error("storage failure: \(error)")
-            throw DomainError.storageFailure
+            throw DomainError.storage(error)
         }
     }
 

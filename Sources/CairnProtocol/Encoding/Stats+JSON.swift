@@ -82,6 +82,7 @@ extension StatsSnapshot {
             w.field("published_total", Int64(clamping: cluster.published))
             w.field("received_total", Int64(clamping: cluster.received))
             w.field("dropped_total", Int64(clamping: cluster.dropped))
+            w.field("node_name_conflicts_total", Int64(clamping: cluster.nodeNameConflicts))
             w.endObject()
         } else {
             w.null()
