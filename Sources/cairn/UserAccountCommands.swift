@@ -75,8 +75,10 @@ struct UserList: ParsableCommand {
                     row.suspension.map { s in "suspended " + (s.until.map { "until \(iso($0))" } ?? "until lifted") }
                     ?? "active"
                 let seen = row.lastSeenAt.map(iso) ?? "never"
-                return [String(row.user.id), row.user.username, row.user.name, roles, suspended, iso(row.createdAt), seen]
-                    .joined(separator: "\t")
+                return [
+                    String(row.user.id), row.user.username, row.user.name, roles, suspended, iso(row.createdAt), seen,
+                ]
+                .joined(separator: "\t")
             }
             return (["id\tusername\tname\troles\tstate\tcreated\tlast seen"] + lines).joined(separator: "\n")
         }
