@@ -38,19 +38,19 @@ extension Maintenance {
         store: NoAccounts(), hasher: hasher, random: SecureRandom(), clock: SystemClock())
 
     /// Creates an account with `password` (checked as `register` checks it); throws `invalid` for a bad username,
-    /// password or name, `usernameTaken` when the name exists. Committed on return.
+    /// password or name, or a username that is taken. Committed on return.
     public func createUser(username: String, password: String, name: String?) async throws -> User {
-        let name: String
+        let displayName: String
         do throws(DomainError) {
             try Self.rules.validateUsername(username)
             try Self.rules.validatePassword(password)
-            name = try Self.rules.normalizedName(name, username: username)
+            displayName = try Self.rules.normalizedName(name, username: username)
         } catch { throw MaintenanceError.invalid(error.message) }
         let hash = await Self.hasher.hash(password)
         do {
             return try await store.createUser(
                 NewUser(
-                    username: username, name: name, passwordHash: hash, isGuest: false,
+                    username: username, name: displayName, passwordHash: hash, isGuest: false,
                     createdAt: SystemClock().now()))
         } catch AccountStoreError.usernameTaken {
             throw MaintenanceError.invalid("username '\(username)' is taken")
