@@ -10,9 +10,15 @@ libwebsockets dlopens, its libev plugin), must belong to a package the stage has
 binary links directly must have its development package (the `.so` link) among the build stage's packages. Then the
 binary must answer /healthz. Exits 1 naming each problem.
 
-Usage: python3 .ci/image-replay.py [Dockerfile]   (from anywhere; run as root to let it install packages)
+With --debug-build the build stage's `swift build -c release` runs as `-c debug` (everything else as written: the
+same files, packages, flags and static Swift runtime). The libraries a binary links and loads come from the
+package's link settings, which do not depend on the configuration, so every check above means the same; only the
+optimiser's time is saved, and with it most of the replay's (docs/OPERATIONS.md, "Container").
+
+Usage: python3 .ci/image-replay.py [--debug-build] [Dockerfile]   (from anywhere; as root to install packages)
 """
 
+import functools
 import glob
 import os
 import re
@@ -77,20 +83,35 @@ def output(command):
     return subprocess.run(command, capture_output=True, text=True).stdout
 
 
+def candidates(path):
+    """`path` and its other spellings under merged /usr (dpkg knows each file under the name its package gave)."""
+    spellings = []
+    for p in (path, os.path.realpath(path)):  # a link's own name first: a `.so` link is the -dev package's
+        spellings += [p, p[4:] if p.startswith("/usr/") else "/usr" + p]
+    return list(dict.fromkeys(spellings))
+
+
+OWNERS = {}
+
+
+def learn_owners(paths):
+    """Asks dpkg once which packages hold `paths` (in all their spellings), for `owner`."""
+    wanted = [c for path in paths for c in candidates(path) if c not in OWNERS]
+    if not wanted:
+        return
+    for c in wanted:
+        OWNERS[c] = None
+    for line in output(["dpkg-query", "--search", "--"] + wanted).splitlines():
+        if line.startswith("diversion ") or ": " not in line:
+            continue
+        packages, _, found = line.partition(": ")
+        OWNERS[found.strip()] = packages.split(",")[0].split(":")[0].strip()
+
+
 def owner(path):
     """The Debian package holding `path`, trying the merged-/usr spellings; None if no package does."""
-    real = os.path.realpath(path)
-    candidates = [path, real]
-    for p in (path, real):
-        if p.startswith("/usr/"):
-            candidates.append(p[4:])
-        else:
-            candidates.append("/usr" + p)
-    for candidate in candidates:
-        found = output(["dpkg", "-S", candidate]).strip()
-        if found:
-            return found.split(":")[0].split(",")[0].strip()
-    return None
+    learn_owners([path])
+    return next((OWNERS[c] for c in candidates(path) if OWNERS.get(c)), None)
 
 
 def closure(packages):
@@ -102,8 +123,15 @@ def closure(packages):
     return {n.split(":")[0] for n in names if not n.startswith("<")}
 
 
+@functools.lru_cache(maxsize=None)
+def base_image():
+    """What a minimal Debian image such as bookworm-slim holds: Debian's Priority: required packages and apt, with
+    their dependencies (libc6 itself is only `optional`, pulled in by them)."""
+    return frozenset(closure(sorted(required_packages() | {"apt"})))
+
+
 def required_packages():
-    """Debian's Priority: required packages (with apt, what a minimal Debian image such as bookworm-slim holds)."""
+    """Debian's Priority: required packages."""
     names, name = set(), None
     for line in output(["apt-cache", "dumpavail"]).splitlines():
         if line.startswith("Package: "):
@@ -129,8 +157,18 @@ def free_port():
         return s.getsockname()[1]
 
 
+STARTED = time.monotonic()
+
+
+def phase(text):
+    print(f"image-replay: [{time.monotonic() - STARTED:6.0f} s] {text}", flush=True)
+
+
 def main():
-    dockerfile = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "deploy/Dockerfile"))
+    arguments = sys.argv[1:]
+    debug_build = "--debug-build" in arguments
+    arguments = [a for a in arguments if a != "--debug-build"]
+    dockerfile = os.path.abspath(arguments[0] if arguments else os.path.join(ROOT, "deploy/Dockerfile"))
     all_stages = stages(dockerfile)
     if len(all_stages) < 2:
         sys.exit(f"image-replay: {dockerfile} has {len(all_stages)} stage(s); expected a build and a runtime stage")
@@ -176,10 +214,16 @@ def main():
                         stdout=subprocess.DEVNULL)
                 else:
                     command = rest.replace("/out/", out_dir + "/")
+                    if debug_build and "swift build" in command:
+                        if "-c release" not in command:
+                            problems.append(f"build stage: --debug-build, but no `-c release` in RUN {rest}")
+                        command = command.replace("-c release", "-c debug")
+                    phase("RUN " + command)
                     run(["bash", "-c", "set -e; " + command], cwd=workdir)
             elif keyword in ("ENV", "ARG", "LABEL"):
                 problems.append(f"build stage: {keyword} is not replayed; teach .ci/image-replay.py")
 
+        phase("build stage done")
         # Runtime stage: what it installs and copies.
         runtime_packages, binary = [], None
         for keyword, rest in runtime:
@@ -204,9 +248,10 @@ def main():
 
         missing = [p for p in runtime_packages if not output(["apt-cache", "show", "--no-all-versions", p])]
         problems += [f"runtime stage: apt-get install {p}: no such Debian package" for p in missing]
-        allowed = closure(runtime_packages + ["apt"]) | required_packages()
+        allowed = closure(runtime_packages) | base_image()
 
         def check(paths, how):
+            learn_owners(paths)
             for path in sorted(paths):
                 package = owner(path)
                 if package is None:
@@ -228,8 +273,8 @@ def main():
             if not loaded:
                 continue
             runtime_package = owner(loaded.group(1))
-            if runtime_package in required_packages():
-                continue  # libc and friends: in every build image
+            if runtime_package in base_image():
+                continue  # libc and friends: in every image, their -dev packages in every build image
             stem = needed.split(".so")[0]
             dev = owner(os.path.join(os.path.dirname(loaded.group(1)), stem + ".so"))
             if dev and dev not in build_packages:
@@ -265,7 +310,7 @@ def main():
             print("image-replay:", problem)
     if problems:
         sys.exit(1)
-    print("image-replay: the build stage builds, and the runtime stage installs every library the binary loads")
+    phase("the build stage builds, and the runtime stage installs every library the binary loads")
 
 
 if __name__ == "__main__":

@@ -59,8 +59,14 @@ extension ServerIntegration {
             #expect(try cairn(["user", "unsuspend", "ada"] + storage).output.contains("'ada' was not suspended"))
             #expect(try login(port: port, "ada", first) == "ok")
 
+            // A device signed in before the new password is signed out by it.
+            let device = try WebSocketClient(port: port, timeout: 10)
+            let signedIn = try device.request("login", ["username": "ada", "password": first])
+            let token = try #require(signedIn["token"] as? String)
             let reset = try cairn(["user", "set-password", "ada"] + storage)
             #expect(reset.status == 0 && reset.output.contains("signed out its"), "\(reset.output)")
+            let again = try WebSocketClient(port: port, timeout: 10).request("auth", ["token": token])
+            #expect(again["ok"] as? Bool == false, "the old token still signs in: \(again)")
             let second = try password(in: reset.output)
             #expect(try login(port: port, "ada", first).hasPrefix("invalid_credentials"))
             #expect(try login(port: port, "ada", second) == "ok")
