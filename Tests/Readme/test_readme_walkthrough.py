@@ -5,7 +5,7 @@ The README marks what it asks a reader to do by the info string of its fenced bl
                      for its reply)
   ```text alice      lines alice's client prints: each `< {...}` must arrive, in this order; `…` stands for any
                      value, for the rest of a string, or (as `,…}` / `,…]` / `{…}`) for further members
-  ```sh walkthrough  shell commands, run with bash from a directory whose `./data` is the hub's data directory and
+  ```sh walkthrough  shell commands, run with bash from the directory the hub runs in (its `--data` relative to it),
                      whose `web/` is the repository's, `cairn` on the PATH, and TOKEN and KEY set to alice's token
                      and the tracker's key (`tracker.key`) as the replies gave them
 and each line of a `json` block may use `<media id>`, replaced by the id the upload printed. The hub is started with
@@ -162,9 +162,9 @@ class ReadmeWalkthroughTest(unittest.TestCase):
         os.symlink(os.path.join(ROOT, "web"), os.path.join(self.place, "web"))
         self.port = free_port()
         self.log = open(os.path.join(self.place, "hub.log"), "ab")
+        flags = shlex.split(launch.group(1))  # its --data is relative to the place the commands run from
         self.hub = subprocess.Popen(
-            [binary(), "serve", "--host", "127.0.0.1", "--port", str(self.port), "--data",
-             os.path.join(self.place, "data"), *shlex.split(launch.group(1))],
+            [binary(), "serve", "--host", "127.0.0.1", "--port", str(self.port), *flags],
             cwd=self.place, stdout=self.log, stderr=self.log)
         deadline = time.time() + 60
         while True:
