@@ -136,9 +136,8 @@ let package = Package(
 
         // The load tester (loadtest/): thousands of simulated users against Cairn over libwebsockets' client, or
         // the same workload against Mosquitto through libmosquitto. A client only: it links no server module.
-        .systemLibrary(
-            name: "CMosquitto", path: "loadtest/Sources/CMosquitto", pkgConfig: "libmosquitto",
-            providers: [.apt(["libmosquitto-dev"])]),
+        // libmosquitto is loaded at run time (dlopen), not linked: no build of Cairn needs an MQTT library.
+        .target(name: "CMosquitto", path: "loadtest/Sources/CMosquitto", linkerSettings: [.linkedLibrary("dl")]),
         .target(
             name: "CairnLoadTest",
             dependencies: [

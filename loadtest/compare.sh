@@ -47,7 +47,7 @@ if [ "$RT" = 1 ]; then
 fi
 
 # 1. Packages: what the build needs, plus the broker itself.
-bash deploy/install-deps.sh libmosquitto-dev mosquitto
+bash deploy/install-deps.sh libmosquitto1 mosquitto
 
 # 2. Release build of the hub and the load tester.
 swift build -c release --product cairn

@@ -31,6 +31,10 @@ public protocol HubStorage: AccountStore, SocialStore, RelicStore, ChatStore, Pr
     /// Takes `role` from the account named `username`; false when it did not have it. Throws
     /// `RoleStoreError.noSuchUser`.
     func revokeRole(_ role: UserRole, username: String) throws -> Bool
+    /// Replaces a non-guest account's password record and deletes its tokens; how many tokens went, nil: no account.
+    func setPassword(userID: Int64, hash: String) async throws -> Int?
+    /// Deletes an account and what hangs off it (schema cascades); false when there was none.
+    func deleteAccount(userID: Int64) async throws -> Bool
     /// Where the data lives, for the log (a path, or a database without its password).
     var location: String { get }
     /// Waits for queued writes, then closes.

@@ -24,6 +24,8 @@ public enum MaintenanceError: Error, Equatable, Sendable, CustomStringConvertibl
     case needsExclusiveAccess
     /// A file to read could not be read.
     case unreadableFile(String)
+    /// What the operator asked for breaks a rule (a bad username, a short password, an admin to suspend, ...).
+    case invalid(String)
 
     /// A readable explanation.
     public var description: String {
@@ -33,6 +35,7 @@ public enum MaintenanceError: Error, Equatable, Sendable, CustomStringConvertibl
         case .noDatabase(let directory): "no database in \(directory) (is this the hub's data directory?)"
         case .needsExclusiveAccess: "this needs the data directory to itself (open it with exclusive access)"
         case .unreadableFile(let path): "cannot read \(path)"
+        case .invalid(let message): message
         }
     }
 }
@@ -69,6 +72,8 @@ public final class Maintenance: Sendable {
     public var location: String { store.location }
     /// True for the PostgreSQL database several hubs share.
     public var isShared: Bool { dataDirectory == nil }
+    /// True when this opening holds the data directory's lock (no hub runs on it).
+    var hasLock: Bool { lock != nil }
 
     /// Opens the database in `dataDirectory` with `access`.
     public init(dataDirectory: String, access: MaintenanceAccess) throws {

@@ -117,6 +117,12 @@ public enum ConfigurationOptions {
         ) {
             $0.hub.snapshotIntervalMs = Int64(($1 * 1000).rounded())
         },
+        .boolean(
+            "storage.durable_positions", flag: "durable-positions", default: false,
+            help: "Answer a pos only once it is written (a snapshot at once, shared by the fixes arriving meanwhile)."
+        ) {
+            $0.hub.durablePositions = $1
+        },
 
         // [connections]
         .integer(

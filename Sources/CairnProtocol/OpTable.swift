@@ -69,6 +69,39 @@ public struct OpTable {
         }
     }
 
+    /// Registers an op handled at once like a fast one, but answered only when `confirm` calls back (nil: confirmed,
+    /// else the error to answer), e.g. once its change is on disk; the connection's next requests wait for that. A
+    /// request without an id has no answer to hold back and is not waited for.
+    public mutating func confirmed<Request, Response>(
+        _ name: String, access: OpAccess = .member,
+        decode: @escaping (borrowing Message) throws(WireError) -> Request,
+        handle: @escaping (OpCaller, Request) throws(DomainError) -> Response,
+        confirm: @escaping (@escaping (DomainError?) -> Void) -> Void,
+        encode: @escaping (Response, inout JSONWriter) -> Void
+    ) {
+        precondition(entries[name] == nil, "op '\(name)' registered twice")
+        entries[name] = OpEntry(access: access, slow: true) {
+            message, connection, user, answer, done throws(WireError) in
+            let request = try decode(message)
+            let response: Response
+            do throws(DomainError) {
+                response = try handle(OpCaller(connection: connection, user: user), request)
+            } catch {
+                answer.fail(error.wire)
+                done?()
+                return
+            }
+            guard answer.id != nil else {
+                done?()
+                return
+            }
+            confirm { error in
+                if let error { answer.fail(error.wire) } else { answer.ok { w in encode(response, &w) } }
+                done?()
+            }
+        }
+    }
+
     /// Registers an op that answers through an outcome, possibly later.
     public mutating func slow<Request, Response>(
         _ name: String, access: OpAccess = .member,

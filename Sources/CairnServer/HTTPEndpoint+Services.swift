@@ -340,6 +340,7 @@ extension HTTPEndpoint {
             var p: UnsafeMutablePointer<UInt8>? = start
             let end = b.baseAddress! + b.count - body.count - 1
             guard lws_add_http_header_status(wsi, status, &p, end) == 0,
+                HTTPStatusLine.addMissingPhrase(status: status, start: start, p: &p, end: end),
                 addHeader(wsi, "content-type", contentType, &p, end),
                 addHeader(wsi, "content-length", "\(body.count)", &p, end),
                 all.allSatisfy({ addHeader(wsi, $0.0, $0.1, &p, end) }),
@@ -365,6 +366,7 @@ extension HTTPEndpoint {
                 lws_add_http_common_headers(
                     wsi, UInt32(reply.status), reply.contentType,
                     lws_filepos_t(reply.body.count), &p, end) == 0,
+                HTTPStatusLine.addMissingPhrase(status: UInt32(reply.status), start: start, p: &p, end: end),
                 reply.headers.allSatisfy({ addHeader(wsi, $0.name, $0.value, &p, end) })
             else { return -1 }
             return lws_finalize_write_http_header(wsi, start, &p, end) == 0 ? 0 : -1

@@ -96,7 +96,9 @@ final class HTTPEndpoint: @unchecked Sendable {
             let start = b.baseAddress! + pre
             var p: UnsafeMutablePointer<UInt8>? = start
             let end = b.baseAddress! + b.count - 1
-            if lws_add_http_common_headers(wsi, status, contentType, lws_filepos_t(body.count), &p, end) != 0 {
+            if lws_add_http_common_headers(wsi, status, contentType, lws_filepos_t(body.count), &p, end) != 0
+                || !HTTPStatusLine.addMissingPhrase(status: status, start: start, p: &p, end: end)
+            {
                 return true
             }
             for (name, value) in extraHeaders

@@ -74,7 +74,7 @@ public struct Message: Sendable {
         if let index = find("id") {
             let field = buffers.fields[index]
             guard field.kind == .number, case .exact(let value) = integer(field), value >= 1 else {
-                throw .badRequest("field 'id' must be a positive integer")
+                throw .badRequest("field 'id' must be an integer from 1 to 2^53 (9007199254740992)")
             }
             idValue = value
         }

@@ -22,7 +22,9 @@ struct Backup: ParsableCommand {
 
     func run() throws {
         // Whatever else names a data directory, a storage URL in force means there is nothing here to copy.
-        let settings = try storage.settings().app
+        let resolved = try storage.settings()
+        try StorageOptions.requireHubData(resolved)
+        let settings = resolved.app
         let directory = settings.dataDirectory
         if settings.storage.url != nil {
             FileHandle.standardError.write(

@@ -104,6 +104,10 @@ struct PlacesImport: ParsableCommand {
             throw CommandFailure(
                 "\(report.problems.count) bad row(s); nothing imported (--strict)")
         }
+        // A file with no good row (a wrong header, an empty file, every row bad) is a failed import, not zero places.
+        if report.read == 0 && !report.problems.isEmpty {
+            throw CommandFailure("no place could be read from \(file); nothing imported")
+        }
         let seconds = Date().timeIntervalSince(started)
         print(
             "imported \(report.read) place(s) from \(file) as source '\(source)': \(report.inserted) new, "

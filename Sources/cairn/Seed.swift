@@ -67,7 +67,7 @@ struct Seed: ParsableCommand {
         CommandLogging.bootstrap()
         let plan = FixturePlan(users: users, friends: friends, graph: graph, seed: seed, prefix: prefix)!
         let directory: String
-        switch try storage.resolve() {
+        switch try storage.resolve(creating: true) {
         case .shared(let url):
             try seedShared(plan, url: url)
             return

@@ -2,10 +2,13 @@
 // database several hubs share (`storage.url`) or a data directory's SQLite (`storage.directory`). Both are resolved
 // as `serve` resolves them (`SettingsLoader`): a flag wins over its CAIRN_* variable, which wins over the
 // configuration file (--config, CAIRN_CONFIG), which wins over the default (./data). So a command run with the hub's
-// own configuration works on the hub's data, and never on a new ./data made beside it.
+// own configuration works on the hub's data, and never on a new ./data made beside it. The default, ./data of
+// wherever the command runs, is used only where it holds a hub's database: a command run from elsewhere without
+// naming the data is refused, naming --data and --config, rather than work on (or make) data no hub reads.
 import ArgumentParser
 import CairnApp
 import CairnConfig
+import Foundation
 
 /// The data a maintenance command works on.
 enum MaintenanceStorage: Equatable {
@@ -40,9 +43,13 @@ struct StorageOptions: ParsableArguments {
 
     /// The database to work on: PostgreSQL when a storage URL is in force, else the data directory. A `--data` flag
     /// beside a storage URL is refused: whichever was meant, the other would change data no hub reads.
-    func resolve() throws -> MaintenanceStorage {
+    /// `creating`: the command may make a new data directory (`seed`), so the default needs no database in it.
+    func resolve(creating: Bool = false) throws -> MaintenanceStorage {
         let resolved = try settings()
-        guard let url = resolved.app.storage.url else { return .dataDirectory(resolved.app.dataDirectory) }
+        guard let url = resolved.app.storage.url else {
+            if !creating { try Self.requireHubData(resolved) }
+            return .dataDirectory(resolved.app.dataDirectory)
+        }
         if data != nil {
             let source =
                 switch resolved.setting("storage.url")?.source {
@@ -56,6 +63,25 @@ struct StorageOptions: ParsableArguments {
                     + "give only that one")
         }
         return .shared(url: url)
+    }
+
+    /// Refuses the default data directory (nothing named one) when it holds no hub database: the command runs from
+    /// somewhere else than the hub's data, and says how to name it.
+    static func requireHubData(_ resolved: ResolvedConfiguration) throws {
+        guard resolved.app.storage.url == nil, resolved.setting("storage.directory")?.source == .defaultValue else {
+            return
+        }
+        let directory = resolved.app.dataDirectory
+        let fileManager = FileManager.default
+        guard !fileManager.fileExists(atPath: (directory as NSString).appendingPathComponent("cairn.sqlite")) else {
+            return
+        }
+        let installed = "/etc/cairn/cairn.toml"
+        throw CommandFailure(
+            "no hub data in \(directory) (the default, relative to \(fileManager.currentDirectoryPath)): name the "
+                + "hub's data directory with --data DIR (or CAIRN_DATA), or its configuration with --config FILE "
+                + "(or CAIRN_CONFIG)"
+                + (fileManager.fileExists(atPath: installed) ? "; the installed hub's is --config \(installed)" : ""))
     }
 
     /// Opens the shared database when a storage URL is in force, else the data directory with `access`; any failure

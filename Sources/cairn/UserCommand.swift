@@ -8,8 +8,12 @@ import CairnApp
 struct UserCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "user",
-        abstract: "Administer accounts in a data directory (safe while the hub runs).",
-        subcommands: [GrantOps.self, RevokeOps.self, GrantAdmin.self, RevokeAdmin.self])
+        abstract:
+            "Administer accounts in a data directory or the shared database (all but delete safe while hubs run).",
+        subcommands: [
+            UserCreate.self, UserList.self, UserSetPassword.self, UserSuspend.self, UserUnsuspend.self,
+            UserDelete.self, GrantOps.self, RevokeOps.self, GrantAdmin.self, RevokeAdmin.self,
+        ])
 }
 
 extension StorageOptions {

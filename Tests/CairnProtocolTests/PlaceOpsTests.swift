@@ -55,6 +55,8 @@ struct PlaceOpsTests {
         #expect(names(mine) == ["Matterhorn", "Zermatt", "Sion"])
         let distances = (mine["places"] as? [[String: Any]] ?? []).compactMap { $0["distance"] as? Double }
         #expect(distances == distances.sorted() && distances.count == 3)
+        // Metres to a tenth: ten times each distance is a whole number (up to the double nearest the decimal).
+        #expect(distances.allSatisfy { abs($0 * 10 - ($0 * 10).rounded()) < 1e-6 && $0 > 0 })
         let there = try await h.request(1, #"{"id":4,"op":"places.nearest","lat":45.4,"lon":7.0,"limit":1}"#, id: 4)
         #expect(names(there) == ["Val d'Isère"])
         let first = try #require((there["places"] as? [[String: Any]])?.first)

@@ -2,7 +2,9 @@ import CairnDomainTestSupport
 import CairnLoop
 import Testing
 
-// Position snapshots: only changed positions are written, on the interval, and a failed flush is retried.
+// Position snapshots: only changed positions are written, on the interval, and a failed flush is retried. With
+// durable positions a `pos` is answered only once a snapshot has written it, and fixes arriving meanwhile share the
+// next one.
 @testable import CairnDomain
 
 @MainActor
@@ -94,5 +96,45 @@ struct HubSnapshotTests {
         let restored = HubHarness()
         restored.hub.restore(try h.store.loadSocial())
         #expect(restored.hub.liveMap.fixes[alice]?.lon == 4)
+    }
+
+    /// The replies on `connection` so far, by id.
+    func replies(_ h: HubHarness, _ connection: ConnectionID) -> [Int: [String: Any]] {
+        Dictionary(h.outbound.take(connection).compactMap { r in (r["id"] as? Int).map { ($0, r) } }) { a, _ in a }
+    }
+
+    @Test func durablePositionsAreAnsweredOnceWrittenAndShareTheNextSnapshot() async throws {
+        let h = HubHarness { $0.durablePositions = true }
+        let alice = try await h.user(1, "alice")
+        let bob = try await h.user(2, "bob")
+        try await h.send(1, #"{"id":5,"op":"pos","lat":1,"lon":1}"#)
+        #expect(replies(h, 1)[5] == nil)  // not before it is written
+        #expect(h.hub.liveMap.isFlushing)  // a snapshot started at once, not at the interval
+        try await h.send(2, #"{"id":6,"op":"pos","lat":2,"lon":2}"#)  // arrives while that one is written
+        try await h.scheduler.run()  // the first write ends: alice is answered, bob's snapshot starts
+        #expect(replies(h, 1)[5]?["ok"] as? Bool == true)
+        #expect(h.store.state.withLock { $0.positions[alice]?.lat } == 1)
+        #expect(replies(h, 2)[6] == nil && h.store.state.withLock { $0.positions[bob] } == nil)
+        try await h.scheduler.run()
+        #expect(replies(h, 2)[6]?["ok"] as? Bool == true)
+        #expect(h.store.state.withLock { ($0.positions[bob]?.lat, $0.flushes.count) } == (2, 2))
+    }
+
+    @Test func aDurablePositionWhoseWriteFailsIsAnsweredWithAnError() async throws {
+        let h = HubHarness { $0.durablePositions = true }
+        let alice = try await h.user(1, "alice")
+        h.store.state.withLock { $0.failWrites = true }
+        try await h.send(1, #"{"id":5,"op":"pos","lat":1,"lon":1}"#)
+        // A `pos` without an id has no answer to hold back: the connection's next request is not kept waiting.
+        try await h.send(1, #"{"op":"pos","lat":1.5,"lon":1.5}"#)
+        try await h.scheduler.run()
+        let failed = replies(h, 1)[5]
+        #expect(failed?["ok"] as? Bool == false && errorCode(failed ?? [:]) == "internal")
+        #expect(h.hub.liveMap.dirty.contains(alice))  // kept for the next snapshot
+        h.store.state.withLock { $0.failWrites = false }
+        try await h.send(1, #"{"id":7,"op":"pos","lat":2,"lon":2}"#)
+        try await h.scheduler.run()
+        #expect(replies(h, 1)[7]?["ok"] as? Bool == true)
+        #expect(h.store.state.withLock { $0.positions[alice]?.lat } == 2)
     }
 }

@@ -29,7 +29,8 @@ extension ServerIntegration {
             _ = try root.requestOK("admin.user.suspend", ["user": alice.1, "reason": "abuse"])
             let refused = try osmand(now - 30)
             #expect(refused.status == 403)
-            #expect(refused.text.hasPrefix("suspended"))
+            #expect(refused.headers["content-type"] == "application/json")
+            #expect((try refused.jsonObject()["error"] as? String)?.hasPrefix("suspended") == true, "\(refused.text)")
             let basic = OwnTracksIngestTests.basic("bike-1", tracker.key)
             let location = #"{"_type":"location","lat":48.86,"lon":2.35,"tst":\#(now - 20),"acc":10}"#
             #expect(try OwnTracksIngestTests.post(hub, location, basic).status == 403)

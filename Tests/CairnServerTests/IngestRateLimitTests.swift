@@ -47,7 +47,7 @@ extension ServerIntegration {
                 #expect(try send().status == 200)
                 let stored = try await hub.app.store.trackerFix(tracker: Int64(tracker))
                 let refused = try send()
-                #expect(refused.status == 429)
+                #expect(refused.status == 429 && refused.reason == "Too Many Requests")
                 #expect(refused.headers["retry-after"] == "2")  // a token every 2 s
                 #expect(try await hub.app.store.trackerFix(tracker: Int64(tracker)) == stored)
             }

@@ -63,6 +63,7 @@ extension ServerIntegration {
             let (_, token) = try hub.registered("alice")
             let response = try upload(hub, token: token, body: Self.png)
             #expect(response.status == 201)
+            #expect(response.reason == "Created")
             #expect(response.headers["content-type"] == "application/json")
             let id = try #require(try response.jsonObject()["media"] as? String)
             #expect(id == Self.hex(Digest.sha256(Self.png)))

@@ -13,6 +13,21 @@ extension ServerIntegration {
             (reply["places"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
         }
 
+        /// A file of which no row could be read (here: a header without `lat`) fails the command, imports nothing.
+        @Test func aWrongHeaderFailsTheImport() throws {
+            let data = NSTemporaryDirectory() + "cairn-places-\(UUID().uuidString)"
+            let csv = data + ".csv"
+            defer { for path in [data, csv] { try? FileManager.default.removeItem(atPath: path) } }
+            try "latitude_deg,lon,name\n46.02,7.75,Zermatt\n".write(toFile: csv, atomically: true, encoding: .utf8)
+            let run = try TestServerProcess(arguments: ["places", "import", csv, "--data", data])
+            #expect(try run.waitForExit(timeout: 60) == 1, "output: \(run.output)")
+            #expect(run.output.contains("the header must name the columns lat, lon and name"), "\(run.output)")
+            #expect(run.output.contains("nothing imported"), "\(run.output)")
+            let list = try TestServerProcess(arguments: ["places", "list", "--data", data])
+            #expect(try list.waitForExit(timeout: 60) == 0)
+            #expect(!list.output.contains("Zermatt") && !list.output.contains("\tplace\t1"), "\(list.output)")
+        }
+
         @Test func importedPlacesAreServedAndAReimportReachesARunningHub() throws {
             let data = NSTemporaryDirectory() + "cairn-places-\(UUID().uuidString)"
             let csv = data + ".csv"

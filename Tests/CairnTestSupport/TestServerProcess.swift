@@ -72,16 +72,23 @@ public final class TestServerProcess: @unchecked Sendable {
         throw TestServerError.executableNotFound(searched: searched)
     }
 
-    /// Launches `cairn` (see `executableURL()`) with `arguments`; `environment` is added to the test's own.
-    public convenience init(arguments: [String], environment: [String: String] = [:]) throws {
-        try self.init(executable: Self.executableURL(), arguments: arguments, environment: environment)
+    /// Launches `cairn` (see `executableURL()`) with `arguments`; `environment` is added to the test's own. It runs
+    /// in `directory`, else in the test's own working directory.
+    public convenience init(
+        arguments: [String], environment: [String: String] = [:], in directory: String? = nil
+    ) throws {
+        try self.init(
+            executable: Self.executableURL(), arguments: arguments, environment: environment, in: directory)
     }
 
     /// Launches `executable` with `arguments`; `environment` is added to the test's own. Stdin is /dev/null.
-    public init(executable: URL, arguments: [String], environment: [String: String] = [:]) throws {
+    public init(
+        executable: URL, arguments: [String], environment: [String: String] = [:], in directory: String? = nil
+    ) throws {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory, isDirectory: true) }
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
         process.standardInput = FileHandle.nullDevice
         let pipe = Pipe()

@@ -34,7 +34,8 @@ import Testing
 
     @Test(arguments: ["0", "-1", "1.5", "\"7\"", "true", "null", "{}", "9007199254740993", "1e16"])
     func idMustBeAPositiveInteger(_ value: String) {
-        expectRefused(#"{"id":\#(value),"op":"x"}"#, "field 'id' must be a positive integer")
+        expectRefused(
+            #"{"id":\#(value),"op":"x"}"#, "field 'id' must be an integer from 1 to 2^53 (9007199254740992)")
     }
 
     @Test(arguments: ["5", "null", "true", "[]", "{\"a\":1}"])

@@ -21,6 +21,10 @@ import shapefile  # pyshp
 DATASET = "geopandas/datasets/naturalearth_lowres/naturalearth_lowres"
 CITIES = "geopandas/datasets/naturalearth_cities/naturalearth_cities"
 # The files are written where the hub serves them from: web/basemap/ of the repository.
+# The capitals' .dbf was written as ISO-8859-1 (its .cpg says so), and the names with letters that encoding lacks
+# were written with '?' in their place: the file cannot give them back. Natural Earth's own names for them, by the
+# damaged spelling; a damaged name not listed here stops the script rather than ship a '?'.
+LOST_LETTERS = {"?saka": "Ōsaka", "Chi?in?u": "Chișinău"}
 HERE = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "web", "basemap")
 
 
@@ -63,14 +67,22 @@ def main(wheel):
         with zipfile.ZipFile(wheel) as archive:
             for extension in ("shp", "shx", "dbf", "prj", "cpg"):
                 archive.extract(f"{CITIES}.{extension}", scratch)
-        reader = shapefile.Reader(os.path.join(scratch, CITIES), encoding="latin-1")
+        with open(os.path.join(scratch, f"{CITIES}.cpg")) as cpg:
+            encoding = cpg.read().strip()  # ISO-8859-1
+        reader = shapefile.Reader(os.path.join(scratch, CITIES), encoding=encoding)
         names = [field[0] for field in reader.fields[1:]]
         cities = []
         for record in reader.shapeRecords():
             point = record.shape.points[0]
+            name = dict(zip(names, record.record)).get("name")
+            if "?" in name:
+                if name not in LOST_LETTERS:
+                    sys.exit(f"make-countries.py: {name!r}: letters lost in the source's {encoding}; add its "
+                             "real spelling to LOST_LETTERS")
+                name = LOST_LETTERS[name]
             cities.append({
                 "type": "Feature",
-                "properties": {"name": dict(zip(names, record.record)).get("name")},
+                "properties": {"name": name},
                 "geometry": {"type": "Point", "coordinates": [round(point[0], 2), round(point[1], 2)]},
             })
     cities.sort(key=lambda f: f["properties"]["name"] or "")

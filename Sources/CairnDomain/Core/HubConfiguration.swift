@@ -56,6 +56,9 @@ public struct HubConfiguration: Sendable {
     public var guestSeenIntervalMs: Int64 = 3600 * 1000
     /// Positions are flushed to the store this often (ms).
     public var snapshotIntervalMs: Int64 = 5_000
+    /// A `pos` with an id is answered only once it is written: a snapshot starts at once, shared by the fixes that
+    /// arrive while one is being written (`LiveMap.afterWrite`). Off: answered at once, written by the next snapshot.
+    public var durablePositions = false
     /// Cell size of the approximate-sharing grid (m).
     public var approximateCellSize: Double = 2_000
     /// How far (m) beyond the edge of the cell approximate viewers see a user must go before they see the next

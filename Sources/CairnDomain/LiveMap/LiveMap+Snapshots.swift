@@ -8,6 +8,10 @@
 // and goes out with the next flush. If a write fails, its users are marked dirty again. `kill -9` therefore loses
 // at most about one interval of positions; a graceful stop flushes once more at the end.
 //
+// With `durablePositions`, a `pos` is answered only once it is written (`afterWrite`): it starts a snapshot at once,
+// or, while one is being written, waits for the next, which starts as soon as that one ends. So every fix that
+// arrives during a write shares the next one's transaction (a group commit), and a crash loses nothing answered.
+//
 // Late fixes go to the position history with the same batch. Nothing in the hub reads the history back: it is kept
 // for operators (the user's own track, audits), bounded as it enters (`LateFixes`) and by age: every
 // `positionHistoryPurgeIntervalMs` a background job deletes rows older than `positionHistoryRetentionMs`, off the
@@ -19,6 +23,8 @@ struct FlushInProgress {
     var next = 0
     var batch = PositionBatch()
     var startedAt: Int64
+    /// Durable acknowledgements this flush answers once it is written (true) or failed (false).
+    var waiters: [(Bool) -> Void] = []
     var loopMicros: Int64 = 0
     var longestChunkMicros: Int64 = 0
 }
@@ -47,6 +53,30 @@ extension LiveMap {
         lastFlush.map { SnapshotReading(ageMs: now - $0.at, durationMs: $0.durationMs, rows: $0.rows) }
     }
 
+    /// Calls `done` on the loop once every position change made so far is written (true) or its write failed
+    /// (false): at once when nothing is unwritten, else after a snapshot started now, or after the next one when
+    /// one is being written (it may have been collected before the change).
+    public func afterWrite(_ done: @escaping (Bool) -> Void) {
+        if !flushing && dirty.isEmpty && late.isEmpty {
+            done(true)
+            return
+        }
+        writeWaiters.append(done)
+        if !flushing { flushPositions(now: clock.now()) }
+    }
+
+    /// Answers or starts a flush for the acknowledgements that waited for the last one to end.
+    private func serveWriteWaiters() {
+        guard !writeWaiters.isEmpty, !flushing else { return }
+        if dirty.isEmpty && late.isEmpty {
+            let waiters = writeWaiters  // their changes went out with the flush that just ended
+            writeWaiters = []
+            for done in waiters { done(true) }
+        } else {
+            flushPositions(now: clock.now())
+        }
+    }
+
     /// Starts handing every position changed since the last flush to the store (no-op while one is running).
     func flushPositions(now: Int64) {
         guard !flushing, !dirty.isEmpty || !late.isEmpty else { return }
@@ -54,6 +84,8 @@ extension LiveMap {
         lastFlushAt = now
         work.hold()  // the collection counts as work in flight, so a shutdown waits for it
         var flush = FlushInProgress(users: Array(dirty), startedAt: now)
+        flush.waiters = writeWaiters
+        writeWaiters = []
         dirty.removeAll()
         flush.batch.history = late.takeAll()
         flush.batch.latest.reserveCapacity(flush.users.count)
@@ -107,6 +139,9 @@ extension LiveMap {
                     // Back into the rings, within their bounds (fixes that arrived meanwhile may push some out).
                     for item in batch.history { self.late.keep(item.fix, for: item.userID) }
                 }
+                let written = if case .success = result { true } else { false }
+                for done in flush.waiters { done(written) }
+                self.serveWriteWaiters()
             })
     }
 }

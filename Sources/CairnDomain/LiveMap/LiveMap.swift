@@ -19,7 +19,7 @@ public final class LiveMap {
     let sessions: Sessions
     let social: Social
     let telemetry: Telemetry
-    let configuration: HubConfiguration
+    public let configuration: HubConfiguration
     var events: (any HubEvents)?
     /// Viewers on other nodes (nil: a single node; see `LiveMap+Remote`).
     var remote: (any RemoteFanOut)?
@@ -43,6 +43,8 @@ public final class LiveMap {
     var flushing = false
     var lastFlushAt: Int64 = 0
     var collecting: FlushInProgress?
+    /// Durable acknowledgements (`durablePositions`) waiting for the next snapshot to start.
+    var writeWaiters: [(Bool) -> Void] = []
     /// The last flush's start, row count and duration, for operators.
     public internal(set) var lastFlush: (at: Int64, rows: Int, durationMs: Int64)?
     /// How long the last flush spent on the loop in all (copying the changed fixes), in microseconds.

@@ -3,22 +3,25 @@
 // 400 with the reason, 401 with a `WWW-Authenticate` challenge in the scheme the app speaks, 403 for an inactive
 // tracker or one whose owners are all suspended, 429 with `Retry-After` (whole seconds, rounded up) when the tracker
 // reports faster than its budget, 503 with `Retry-After` when the store failed, 405 for a method the endpoint does
-// not take. Bodies of refusals are plain text, one line. An unknown device and a known one with a wrong key get the
-// same 401, word for word: the answer never says whether a device id is taken.
+// not take. Every refusal's body is JSON, `{"error":"<one line>"}`, as the transport's own refusals (411, 413, 429
+// for too many connections, 503 while shutting down) and the media API's are, so a client reads one format. An
+// unknown device and a known one with a wrong key get the same 401, word for word: the answer never says whether a
+// device id is taken.
 import CairnDomain
 import CairnLoop
+import CairnWire
 
 enum IngestReplies {
     /// The answer to a refusal; `challenge` is the `WWW-Authenticate` value sent with a 401.
     static func reply(_ refusal: IngestRefusal, challenge: String = #"Basic realm="cairn""#) -> HTTPReply {
         switch refusal {
-        case .malformed(let reason): text(400, reason + "\n")
-        case .badCredentials: text(401, "unknown device or wrong key\n", headers: [("WWW-Authenticate", challenge)])
-        case .inactive: text(403, "this tracker is not active\n")
-        case .suspended: text(403, "suspended: every owner of this tracker's bucket is suspended\n")
-        case .unavailable: text(503, "could not store the report; retry\n", headers: [("Retry-After", "5")])
+        case .malformed(let reason): text(400, reason)
+        case .badCredentials: text(401, "unknown device or wrong key", headers: [("WWW-Authenticate", challenge)])
+        case .inactive: text(403, "this tracker is not active")
+        case .suspended: text(403, "suspended: every owner of this tracker's bucket is suspended")
+        case .unavailable: text(503, "could not store the report; retry", headers: [("Retry-After", "5")])
         case .rateLimited(let ms):
-            text(429, "too many reports from this tracker; slow down\n", headers: [("Retry-After", seconds(ms))])
+            text(429, "too many reports from this tracker; slow down", headers: [("Retry-After", seconds(ms))])
         }
     }
 
@@ -29,12 +32,20 @@ enum IngestReplies {
 
     /// 405, naming the methods the endpoint takes.
     static func methodNotAllowed(_ allow: String) -> HTTPReply {
-        text(405, "method not allowed\n", headers: [("Allow", allow)])
+        text(405, "method not allowed", headers: [("Allow", allow)])
     }
 
-    /// A plain-text answer.
-    static func text(_ status: Int, _ body: String, headers: [(name: String, value: String)] = []) -> HTTPReply {
-        .plainText(status, body, headers: headers)
+    /// A refusal: `{"error": message}`.
+    static func text(_ status: Int, _ message: String, headers: [(name: String, value: String)] = []) -> HTTPReply {
+        var w = JSONWriter(capacity: 64 + message.utf8.count)
+        w.beginObject()
+        w.key("error")
+        w.string(message)
+        w.endObject()
+        return HTTPReply(
+            status: status, contentType: "application/json",
+            headers: headers + [("Cache-Control", "no-store"), ("X-Content-Type-Options", "nosniff")],
+            body: .bytes(w.bytes))
     }
 
     /// A 200 with a JSON body.

@@ -5,20 +5,22 @@ import CairnWire
 
 enum LiveMapOps {
     static func register(in table: inout OpTable, liveMap: LiveMap) {
-        table.fast(
-            "pos", decode: decodePosition,
-            handle: { caller, report throws(DomainError) in try liveMap.report(caller.member, report) },
-            encode: { outcome, w in
-                switch outcome {
-                case .stale:
-                    w.key("stale")
-                    w.bool(true)
-                case .flagged:
-                    w.key("flagged")
-                    w.bool(true)
-                case .accepted: break
-                }
-            })
+        let handle = { (caller: OpCaller, report: PositionReport) throws(DomainError) -> FixOutcome in
+            try liveMap.report(caller.member, report)
+        }
+        if liveMap.configuration.durablePositions {
+            // Answered once written (storage.durable_positions): the snapshot started for it is shared by the fixes
+            // that arrive meanwhile.
+            table.confirmed(
+                "pos", decode: decodePosition, handle: handle,
+                confirm: { confirmed in
+                    liveMap.afterWrite { written in
+                        confirmed(written ? nil : DomainError(.internal, "the position could not be written; retry"))
+                    }
+                }, encode: encodeOutcome)
+        } else {
+            table.fast("pos", decode: decodePosition, handle: handle, encode: encodeOutcome)
+        }
         table.fast(
             "friends.watch", decode: Fields.none,
             handle: { caller, _ throws(DomainError) in liveMap.watch(caller.member) },
@@ -35,6 +37,18 @@ enum LiveMapOps {
         table.fast(
             "friends.unwatch", decode: Fields.none,
             handle: { caller, _ throws(DomainError) in liveMap.unwatch(caller.member) }, encode: Fields.empty)
+    }
+
+    private static func encodeOutcome(_ outcome: FixOutcome, _ w: inout JSONWriter) {
+        switch outcome {
+        case .stale:
+            w.key("stale")
+            w.bool(true)
+        case .flagged:
+            w.key("flagged")
+            w.bool(true)
+        case .accepted: break
+        }
     }
 
     private static func decodePosition(_ m: borrowing Message) throws(WireError) -> PositionReport {

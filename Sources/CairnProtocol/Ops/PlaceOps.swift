@@ -22,8 +22,8 @@ enum PlaceOps {
                     w.beginObject()
                     // Each place's members as rendered once when the catalog was built, then its distance.
                     if !found.withWire(at: i, { w.rawMembers($0) }) { found[i].place.write(to: &w) }
-                    w.key("distance")
-                    w.computedDouble(found.distance(at: i))
+                    w.key("distance")  // metres to a tenth, as docs/PROTOCOL.md shows it
+                    w.double((found.distance(at: i) * 10).rounded() / 10)
                     w.endObject()
                 }
                 w.endArray()

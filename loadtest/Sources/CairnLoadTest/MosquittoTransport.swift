@@ -38,6 +38,11 @@ public final class MosquittoTransport: LoadTransport {
 
     /// Runs the whole session on the calling thread and returns its report.
     public func run() -> LoadReport {
+        // libmosquitto is loaded here, not linked (see CMosquitto.h): a tester without it says so and stops.
+        if let missing = cairn_mosquitto_load() {
+            session.abort(.unreachable, String(cString: missing))
+            return session.report()
+        }
         mosquitto_lib_init()
         defer { mosquitto_lib_cleanup() }
         epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
