@@ -177,6 +177,18 @@ final class IntegrationTests: XCTestCase {
         XCTAssertTrue(watching)
     }
 
+    func testCancellingADownloadEndsItAtOnce() async throws {
+        let configuration = CairnClient.Configuration(transferTimeout: .seconds(20))
+        let alice = CairnClient(url: hub.url, configuration: configuration)
+        clients.append(alice)
+        hub.freeze()  // the hub takes the connection but never answers
+        defer { hub.thaw() }
+        let downloading = Task { try await alice.download("/healthz") }
+        downloading.cancel()
+        let outcome = await downloading.result
+        XCTAssertThrowsError(try outcome.get()) { XCTAssertTrue($0 is CancellationError, "\($0)") }
+    }
+
     func testRelicWithPictureLeftAndOpened() async throws {
         let (alice, a, bob, _) = try await friends()
         // Two reports at the same place confirm each other: relics trust a position only then.
