@@ -125,7 +125,8 @@ public actor CairnClient {
     }
 
     /// Sends a watch op (`friends.watch`, `items.watch`, `pictures.watch`, `stats.watch`) and keeps sending it again
-    /// after every reconnect, until ``unwatch(_:)`` or a sign-out. A watch the hub refuses is not kept. Watching the
+    /// after every reconnect, until ``unwatch(_:)`` or a sign-out. A watch the hub refuses, or whose task is cancelled,
+    /// is not kept. Watching the
     /// same op again replaces its fields. After a reconnect, the fresh answers of `friends.watch` and `items.watch`
     /// arrive as ``CairnEvent/friendPositions(_:)`` and ``CairnEvent/itemPositions(_:)``.
     public func watch<Reply: Decodable>(
@@ -136,6 +137,10 @@ public actor CairnClient {
             return try await request(op, fields, as: Reply.self)
         } catch let error as CairnError {
             if !error.isLocal { core.removeWatch(op) }
+            throw error
+        } catch {
+            // Cancelled: the caller gave up on the watch, so it is not sent again after reconnects either.
+            core.removeWatch(op)
             throw error
         }
     }

@@ -208,6 +208,24 @@ final class CairnClientTests: XCTestCase {
         XCTAssertEqual(users.map(\.id), [1])
     }
 
+    func testCancelledWatchIsNotKept() async throws {
+        let transport = FakeTransport()
+        let client = makeClient(transport, token: "tok")
+        async let connected: Void = client.connect()
+        let first = try await transport.nextSocket()
+        first.accept()
+        first.reply(to: try await first.nextSent(), ["user": alice])
+        try await connected
+        let watching = Task { try await client.watchFriends() }
+        let watch = try await first.nextSent()
+        XCTAssertEqual(watch["op"], "friends.watch")
+        watching.cancel()
+        let outcome = await watching.result
+        XCTAssertThrowsError(try outcome.get()) { XCTAssertTrue($0 is CancellationError, "\($0)") }
+        let kept = await client.isWatching("friends.watch")
+        XCTAssertFalse(kept, "a watch given up on is not sent again after reconnects")
+    }
+
     func testLogoutForgetsTheSessionEvenWhenTheRequestFails() async throws {
         let transport = FakeTransport()
         let client = makeClient(transport, token: "tok")
