@@ -24,6 +24,7 @@ guard let password = arguments.count > 3 ? arguments[3] : ProcessInfo.processInf
 }
 
 let client = CairnClient(url: url)
+let events = client.events  // taken before the watch: no move between its reply and the loop below is missed
 do {
     let session = try await client.login(username: username, password: password)
     say("signed in as \(session.user.name) (@\(session.user.username), id \(session.user.id))")
@@ -35,7 +36,7 @@ do {
     Task {
         for await state in client.states { say("[\(state)]") }
     }
-    for await event in client.events {
+    for await event in events {
         switch event {
         case .position(let p):
             let accuracy = p.accuracy.map { " ±\(Int($0)) m" } ?? ""

@@ -53,9 +53,13 @@ extension CairnClient {
 
     /// Signs out (`logout`): revokes this token (`all: true`: every token of the account, "sign out everywhere") and
     /// forgets the token, the watches and any held position. The connection stays open, signed out.
+    ///
+    /// The client forgets the session even when the request fails (no connection within the timeout, the task
+    /// cancelled): it never signs in again with a token the user signed out of. The error then says that the hub may
+    /// not have revoked the token.
     public func logout(all: Bool = false) async throws {
+        defer { forgetSession() }
         try await request("logout", all ? ["all": true] : [:])
-        forgetSession()
     }
 
     /// The signed-in user as the hub knows it now (`whoami`).

@@ -58,7 +58,8 @@ extension CairnClient {
     ///   - heading: degrees, [0, 360).
     ///   - battery: percent.
     ///   - timestamp: ms since the epoch; the hub's clock when `nil`.
-    /// - Throws: ``CairnError`` `bad_request` for a coordinate out of range (checked here, before sending), `closed`
+    /// - Throws: ``CairnError`` `bad_request` for a coordinate out of range or a NaN or infinite value (checked here,
+    ///   before sending), `closed`
     ///   after ``close()``. What the hub refuses later arrives as a ``CairnEvent/error(op:_:)`` event.
     public func report(
         latitude: Double, longitude: Double, accuracy: Double? = nil, altitude: Double? = nil, speed: Double? = nil,
@@ -74,7 +75,12 @@ extension CairnClient {
         let optional: [(String, Double?)] = [
             ("acc", accuracy), ("alt", altitude), ("spd", speed), ("hdg", heading), ("bat", battery),
         ]
-        for case (let key, let value?) in optional { fields[key] = .double(value) }
+        for case (let key, let value?) in optional {
+            guard value.isFinite else {
+                throw CairnError(code: "bad_request", message: "field '\(key)' must be a finite number", op: "pos")
+            }
+            fields[key] = .double(value)
+        }
         if let timestamp { fields["ts"] = .int(timestamp) }
         try send(position: fields)
     }

@@ -95,27 +95,38 @@ extension CairnClient {
         return try await transfer(URLRequest(url: url), op: "download").0
     }
 
-    /// One HTTP exchange; a status outside 2xx becomes a ``CairnError`` named after it.
+    /// One HTTP exchange; a status outside 2xx becomes a ``CairnError`` named after it. Cancelling the calling task
+    /// cancels the exchange (`CancellationError`).
     private func transfer(_ request: URLRequest, op: String) async throws -> (Data, HTTPURLResponse) {
         var request = request
         let timeout = configuration.transferTimeout
         request.timeoutInterval = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
-        let outcome: Result<(Data, HTTPURLResponse), CairnError> = await withCheckedContinuation { continuation in
-            let task = URLSession.shared.dataTask(with: request) { data, response, error in
-                if let error {
-                    let timedOut = (error as? URLError)?.code == .timedOut
-                    let failure = CairnError(
-                        code: timedOut ? CairnError.timeout : CairnError.disconnected,
-                        message: "\(op) failed: \(error.localizedDescription)", op: op)
-                    continuation.resume(returning: .failure(failure))
-                } else if let response = response as? HTTPURLResponse {
-                    continuation.resume(returning: .success((data ?? Data(), response)))
-                } else {
-                    let failure = CairnError(code: CairnError.disconnected, message: "\(op): no HTTP answer", op: op)
-                    continuation.resume(returning: .failure(failure))
+        let exchange = HTTPExchange()
+        let outcome: Result<(Data, HTTPURLResponse), any Error> = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let task = URLSession.shared.dataTask(with: request) { data, response, error in
+                    if let error {
+                        if exchange.isCancelled {
+                            continuation.resume(returning: .failure(CancellationError()))
+                            return
+                        }
+                        let timedOut = (error as? URLError)?.code == .timedOut
+                        let failure = CairnError(
+                            code: timedOut ? CairnError.timeout : CairnError.disconnected,
+                            message: "\(op) failed: \(error.localizedDescription)", op: op)
+                        continuation.resume(returning: .failure(failure))
+                    } else if let response = response as? HTTPURLResponse {
+                        continuation.resume(returning: .success((data ?? Data(), response)))
+                    } else {
+                        let failure = CairnError(
+                            code: CairnError.disconnected, message: "\(op): no HTTP answer", op: op)
+                        continuation.resume(returning: .failure(failure))
+                    }
                 }
+                exchange.start(task)
             }
-            task.resume()
+        } onCancel: {
+            exchange.cancel()
         }
         let (body, response) = try outcome.get()
         guard (200..<300).contains(response.statusCode) else {
@@ -141,5 +152,35 @@ extension CairnClient {
         case 429, 503: return "rate_limited"
         default: return "internal"
         }
+    }
+}
+
+/// The URLSession task of one HTTP exchange, which a cancellation handler on any thread may cancel, before or after it
+/// started.
+final class HTTPExchange: @unchecked Sendable {
+    private let lock = NSLock()
+    private var task: URLSessionDataTask?
+    private var cancelled = false
+
+    /// Whether the exchange was cancelled.
+    var isCancelled: Bool { lock.locked { cancelled } }
+
+    /// Starts `task`, or cancels it at once when the exchange was cancelled already.
+    func start(_ task: URLSessionDataTask) {
+        let cancelled = lock.locked {
+            self.task = task
+            return self.cancelled
+        }
+        task.resume()
+        if cancelled { task.cancel() }
+    }
+
+    /// Cancels the exchange.
+    func cancel() {
+        let task = lock.locked {
+            cancelled = true
+            return self.task
+        }
+        task?.cancel()
     }
 }

@@ -76,7 +76,8 @@ public actor CairnClient {
 
     /// Opens the connection (and signs in with the token, if the client has one) and returns once connected.
     /// Failed attempts are retried with back-off. Throws on a terminal close, on ``close()``, or when the hub refuses
-    /// the token (`unauthorized` or `suspended`; the connection then stays open, signed out).
+    /// the token (`unauthorized` or `suspended`; the connection then stays open, signed out); throws
+    /// `CancellationError` when its task is cancelled (the client keeps trying; ``close()`` stops it).
     public func connect() async throws {
         _ = try await wait { $0.connect() }
     }
@@ -94,7 +95,9 @@ public actor CairnClient {
     ///
     /// This is the way to every op the typed API does not cover (the `admin.*` ops, `place.upsert`, …):
     /// `try await client.request("admin.users", ["q": "al"])["users"]`.
-    /// - Throws: ``CairnError``: the hub's code, or `timeout`, `disconnected`, `closed`, `too_large`.
+    /// - Throws: ``CairnError``: the hub's code, or `timeout`, `disconnected`, `closed`, `too_large`, `bad_request`
+    ///   (a NaN or infinite number in `fields`); `CancellationError` when the task is cancelled (a request already
+    ///   sent is not withdrawn: the hub may still carry it out).
     @discardableResult
     public func request(_ op: String, _ fields: [String: JSONValue] = [:], timeout: Duration? = nil) async throws
         -> JSONValue
@@ -122,7 +125,8 @@ public actor CairnClient {
     }
 
     /// Sends a watch op (`friends.watch`, `items.watch`, `pictures.watch`, `stats.watch`) and keeps sending it again
-    /// after every reconnect, until ``unwatch(_:)`` or a sign-out. A watch the hub refuses is not kept. Watching the
+    /// after every reconnect, until ``unwatch(_:)`` or a sign-out. A watch the hub refuses, or whose task is cancelled,
+    /// is not kept. Watching the
     /// same op again replaces its fields. After a reconnect, the fresh answers of `friends.watch` and `items.watch`
     /// arrive as ``CairnEvent/friendPositions(_:)`` and ``CairnEvent/itemPositions(_:)``.
     public func watch<Reply: Decodable>(
@@ -133,6 +137,10 @@ public actor CairnClient {
             return try await request(op, fields, as: Reply.self)
         } catch let error as CairnError {
             if !error.isLocal { core.removeWatch(op) }
+            throw error
+        } catch {
+            // Cancelled: the caller gave up on the watch, so it is not sent again after reconnects either.
+            core.removeWatch(op)
             throw error
         }
     }
@@ -166,14 +174,30 @@ public actor CairnClient {
 
     // MARK: - Driving the core
 
+    /// Runs a step of the core that makes a caller wait, and waits for it to be resolved. A cancelled task stops
+    /// waiting at once with `CancellationError` (its request is forgotten; one already sent is not withdrawn).
     private func wait(_ step: (inout ConnectionCore) -> (ConnectionCore.Key, [ConnectionCore.Effect])) async throws
         -> Data?
     {
-        try await withCheckedThrowingContinuation { continuation in
-            let (key, effects) = step(&core)
-            waiters[key] = continuation
-            perform(effects)
+        try Task.checkCancellation()
+        let ticket = CancelTicket()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let (key, effects) = step(&core)
+                waiters[key] = continuation
+                perform(effects)
+                if ticket.bind(key) { giveUp(key) }
+            }
+        } onCancel: {
+            if let key = ticket.cancel() { Task { await self.giveUp(key) } }
         }
+    }
+
+    /// A waiting caller's task was cancelled: forget what it waits for and resume it with `CancellationError`.
+    private func giveUp(_ key: ConnectionCore.Key) {
+        guard let continuation = waiters.removeValue(forKey: key) else { return }
+        perform(core.cancel(key))
+        continuation.resume(throwing: CancellationError())
     }
 
     private func perform(_ effects: [ConnectionCore.Effect]) {
@@ -297,6 +321,29 @@ public actor CairnClient {
         parts.query = nil
         parts.fragment = nil
         return parts.url ?? url
+    }
+}
+
+/// Tells a waiting caller's cancellation handler, which may run on any thread at any time, which key it waits on.
+final class CancelTicket: @unchecked Sendable {
+    private let lock = NSLock()
+    private var key: ConnectionCore.Key?
+    private var cancelled = false
+
+    /// Records the key; whether the task was cancelled already (then the caller gives up at once).
+    func bind(_ key: ConnectionCore.Key) -> Bool {
+        lock.locked {
+            self.key = key
+            return cancelled
+        }
+    }
+
+    /// Records the cancellation; the key to give up on, if it is known yet.
+    func cancel() -> ConnectionCore.Key? {
+        lock.locked {
+            cancelled = true
+            return key
+        }
     }
 }
 

@@ -54,3 +54,25 @@ extension CairnClient {
         }
     }
 }
+
+extension CairnClient.Configuration: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// The settings, with the token left out so that printing or logging a configuration does not leak it.
+    public var description: String {
+        "Configuration(token: \(token == nil ? "nil" : "<redacted>"), transport: \(type(of: transport)), "
+            + "requestTimeout: \(requestTimeout), connectTimeout: \(connectTimeout), reconnect: \(reconnect))"
+    }
+    /// Same as ``description``: the token is left out.
+    public var debugDescription: String { description }
+    /// The settings, the token redacted.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "token": token == nil ? "nil" : "<redacted>", "transport": "\(type(of: transport))",
+                "requestTimeout": requestTimeout, "connectTimeout": connectTimeout, "reconnect": reconnect,
+                "reconnectPolicy": reconnectPolicy, "maxMessageBytes": maxMessageBytes,
+                "maxInboundMessageBytes": maxInboundMessageBytes, "httpURL": httpURL as Any,
+                "transferTimeout": transferTimeout, "eventBuffer": eventBuffer,
+            ])
+    }
+}

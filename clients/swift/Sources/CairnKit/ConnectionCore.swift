@@ -193,10 +193,23 @@ struct ConnectionCore {
     mutating func report(_ fields: [String: JSONValue]) -> [Effect] {
         if closedForGood { return [] }
         if phase == .connected, hasSocket {
-            return [.send(generation: generation, line: Self.line(op: "pos", id: nil, fields: fields))]
+            guard let line = Self.line(op: "pos", id: nil, fields: fields) else { return [] }
+            return [.send(generation: generation, line: line)]
         }
         heldPosition = fields
         return []
+    }
+
+    /// The caller of `key` gave up (its task was cancelled): forgets its request, whether it waits for the connection
+    /// or for its reply (a request already sent is not withdrawn from the hub; its reply is ignored), or its wait in
+    /// `connect()`. The driver resumes the caller itself.
+    mutating func cancel(_ key: Key) -> [Effect] {
+        waiting.removeAll { $0.key == key }
+        for (id, entry) in inFlight where entry.key == key {
+            if case .caller = entry.purpose { inFlight[id] = nil }
+        }
+        connectWaiters.removeAll { $0 == key }
+        return [.cancelTimer(.request(key))]
     }
 
     /// Starts re-sending `op` after every reconnect (replacing its fields if it is watched already).
@@ -394,7 +407,12 @@ struct ConnectionCore {
     private mutating func transmit(_ entry: Pending) -> [Effect] {
         let id = nextID
         nextID += 1
-        let line = Self.line(op: entry.op, id: id, fields: entry.fields)
+        guard let line = Self.line(op: entry.op, id: id, fields: entry.fields) else {
+            let error = CairnError(
+                code: "bad_request", message: "request fields hold a number JSON cannot carry (NaN or infinity)",
+                op: entry.op)
+            return [.cancelTimer(.request(entry.key)), .resolve(entry.key, .failure(error))]
+        }
         if line.utf8.count > options.maxMessageBytes {
             let error = CairnError(
                 code: CairnError.tooLarge, message: "request over \(options.maxMessageBytes) bytes", op: entry.op)
@@ -467,8 +485,8 @@ struct ConnectionCore {
 
     private mutating func becomeConnected(now: ContinuousClock.Instant) -> [Effect] {
         var effects: [Effect] = []
-        if user != nil, let heldPosition {
-            effects.append(.send(generation: generation, line: Self.line(op: "pos", id: nil, fields: heldPosition)))
+        if user != nil, let heldPosition, let line = Self.line(op: "pos", id: nil, fields: heldPosition) {
+            effects.append(.send(generation: generation, line: line))
         }
         heldPosition = nil
         connectedAt = now
@@ -507,14 +525,15 @@ struct ConnectionCore {
         return [.state(new)]
     }
 
-    /// One request line: the fields with `op` and, for a request with a reply, `id`.
-    static func line(op: String, id: Int64?, fields: [String: JSONValue]) -> String {
+    /// One request line: the fields with `op` and, for a request with a reply, `id`; `nil` when a field cannot be
+    /// written as JSON (a NaN or an infinite number).
+    static func line(op: String, id: Int64?, fields: [String: JSONValue]) -> String? {
         var object = fields
         object["op"] = .string(op)
         if let id { object["id"] = .int(id) }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        guard let data = try? encoder.encode(JSONValue.object(object)) else { return "{}" }
+        guard let data = try? encoder.encode(JSONValue.object(object)) else { return nil }
         return String(decoding: data, as: UTF8.self)
     }
 }

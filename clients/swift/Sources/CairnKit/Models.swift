@@ -33,6 +33,16 @@ public struct Session: Sendable, Hashable, Codable {
     }
 }
 
+extension Session: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// The user without the token, so that printing or logging a session (`print`, `dump`, string interpolation, the
+    /// debugger) does not leak the credential.
+    public var description: String { "Session(user: \(user), token: <redacted>)" }
+    /// Same as ``description``: the token is left out.
+    public var debugDescription: String { description }
+    /// The user, and the token redacted.
+    public var customMirror: Mirror { Mirror(self, children: ["user": user, "token": "<redacted>"]) }
+}
+
 /// A friend's position, from `friends.watch` and the `pos` event.
 public struct FriendPosition: Sendable, Hashable, Codable {
     /// The friend's user id.

@@ -16,10 +16,16 @@ import Network
 public struct WSClientTransport: CairnTransport {
     /// Headers added to the upgrade request (e.g. `Authorization: Bearer …`, which signs in on the upgrade).
     public var additionalHeaders: [String: String]
+    /// How often the socket pings the hub (30 s); a ping still unanswered when the next is due drops the connection,
+    /// which the client then reconnects. Without it a connection whose network went away silently (a phone changing
+    /// networks, a NAT forgetting it) would look open for as long as TCP takes to give up, often many minutes, and
+    /// nothing would arrive. `nil` turns pings off.
+    public var pingInterval: Duration?
 
     /// A transport; `additionalHeaders` go with every upgrade request.
-    public init(additionalHeaders: [String: String] = [:]) {
+    public init(additionalHeaders: [String: String] = [:], pingInterval: Duration? = .seconds(30)) {
         self.additionalHeaders = additionalHeaders
+        self.pingInterval = pingInterval
     }
 
     /// Starts opening a socket.
@@ -29,7 +35,7 @@ public struct WSClientTransport: CairnTransport {
         for (name, value) in additionalHeaders {
             if let field = HTTPField.Name(name) { headers[field] = value }
         }
-        return WSClientSocket(url: url, headers: headers, maxMessageBytes: maxMessageBytes)
+        return WSClientSocket(url: url, headers: headers, maxMessageBytes: maxMessageBytes, pingInterval: pingInterval)
     }
 }
 
@@ -45,7 +51,7 @@ final class WSClientSocket: CairnSocket {
     private let opened: OpenedFlag
     private let task: Task<Void, Never>
 
-    init(url: URL, headers: HTTPFields, maxMessageBytes: Int) {
+    init(url: URL, headers: HTTPFields, maxMessageBytes: Int, pingInterval: Duration?) {
         let (events, eventSink) = AsyncStream.makeStream(of: CairnSocketEvent.self)
         let (outbox, outgoing) = AsyncStream.makeStream(of: Outgoing.self)
         self.events = events
@@ -54,8 +60,8 @@ final class WSClientSocket: CairnSocket {
         self.opened = opened
         task = Task {
             await Self.run(
-                url: url, headers: headers, maxMessageBytes: maxMessageBytes, events: eventSink, outbox: outbox,
-                opened: opened)
+                url: url, headers: headers, maxMessageBytes: maxMessageBytes, pingInterval: pingInterval,
+                events: eventSink, outbox: outbox, opened: opened)
         }
     }
 
@@ -70,11 +76,12 @@ final class WSClientSocket: CairnSocket {
     }
 
     private static func run(
-        url: URL, headers: HTTPFields, maxMessageBytes: Int, events: AsyncStream<CairnSocketEvent>.Continuation,
-        outbox: AsyncStream<Outgoing>, opened: OpenedFlag
+        url: URL, headers: HTTPFields, maxMessageBytes: Int, pingInterval: Duration?,
+        events: AsyncStream<CairnSocketEvent>.Continuation, outbox: AsyncStream<Outgoing>, opened: OpenedFlag
     ) async {
         let configuration = WebSocketClientConfiguration(
-            maxFrameSize: maxMessageBytes, additionalHeaders: headers, closeTimeout: .seconds(5), validateUTF8: true)
+            maxFrameSize: maxMessageBytes, additionalHeaders: headers, closeTimeout: .seconds(5),
+            autoPing: pingInterval.map { .enabled(timePeriod: $0) } ?? .disabled, validateUTF8: true)
         var logger = Logger(label: "CairnKit.WSClient")
         logger.logLevel = .critical
         let handler: WebSocketDataHandler<WebSocketClient.Context> = { inbound, outbound, _ in

@@ -173,6 +173,142 @@ final class CairnClientTests: XCTestCase {
         }
     }
 
+    func testCancellingTheTaskEndsConnectAndARequestAtOnce() async throws {
+        let transport = FakeTransport()
+        let client = makeClient(transport)
+        // A deadline: should a cancelled call go on waiting, closing the client ends it (with `closed`, which fails
+        // the test) rather than hanging the suite.
+        let deadline = Task {
+            try await Task.sleep(for: .seconds(10))
+            await client.close()
+        }
+        defer { deadline.cancel() }
+        // A hub that never answers the handshake: connect() waits (and retries) until its task is cancelled.
+        let connecting = Task { try await client.connect() }
+        let socket = try await transport.nextSocket()
+        connecting.cancel()
+        let connectOutcome = await connecting.result
+        XCTAssertThrowsError(try connectOutcome.get()) { XCTAssertTrue($0 is CancellationError, "\($0)") }
+
+        socket.accept()
+        let asking = Task { try await client.friends() }
+        let sent = try await socket.nextSent()
+        XCTAssertEqual(sent["op"], "friend.list")
+        asking.cancel()
+        let askOutcome = await asking.result
+        XCTAssertThrowsError(try askOutcome.get()) { XCTAssertTrue($0 is CancellationError, "\($0)") }
+
+        // The late reply is ignored, and the client goes on.
+        socket.reply(to: sent, ["friends": []])
+        async let searched = client.searchUsers("al")
+        let search = try await socket.nextSent()
+        XCTAssertEqual(search["op"], "user.search")
+        socket.reply(to: search, ["users": [alice]])
+        let users = try await searched
+        XCTAssertEqual(users.map(\.id), [1])
+    }
+
+    func testCancelledWatchIsNotKept() async throws {
+        let transport = FakeTransport()
+        let client = makeClient(transport, token: "tok")
+        async let connected: Void = client.connect()
+        let first = try await transport.nextSocket()
+        first.accept()
+        first.reply(to: try await first.nextSent(), ["user": alice])
+        try await connected
+        let watching = Task { try await client.watchFriends() }
+        let watch = try await first.nextSent()
+        XCTAssertEqual(watch["op"], "friends.watch")
+        watching.cancel()
+        let outcome = await watching.result
+        XCTAssertThrowsError(try outcome.get()) { XCTAssertTrue($0 is CancellationError, "\($0)") }
+        let kept = await client.isWatching("friends.watch")
+        XCTAssertFalse(kept, "a watch given up on is not sent again after reconnects")
+    }
+
+    func testLogoutForgetsTheSessionEvenWhenTheRequestFails() async throws {
+        let transport = FakeTransport()
+        let client = makeClient(transport, token: "tok")
+        async let connected: Void = client.connect()
+        let first = try await transport.nextSocket()
+        first.accept()
+        first.reply(to: try await first.nextSent(), ["user": alice])
+        try await connected
+        async let watched = client.watchFriends()
+        first.reply(to: try await first.nextSent(), ["positions": []])
+        _ = try await watched
+
+        // The connection goes before the hub answers the logout.
+        async let loggedOut: Void = client.logout()
+        let logout = try await first.nextSent()
+        XCTAssertEqual(logout["op"], "logout")
+        first.drop(code: 1006)
+        do {
+            try await loggedOut
+            XCTFail("the logout had no reply")
+        } catch let error as CairnError {
+            XCTAssertEqual(error.code, CairnError.disconnected)
+        }
+        let token = await client.token
+        XCTAssertNil(token, "a user who signed out is not signed in again with the old token")
+        let watching = await client.isWatching("friends.watch")
+        XCTAssertFalse(watching)
+
+        // The reconnect neither signs in nor watches: the first line on the new socket is the app's own request.
+        let second = try await transport.nextSocket()
+        second.accept()
+        async let session = client.login(username: "bob", password: "bob password")
+        let line = try await second.nextSent()
+        XCTAssertEqual(line["op"], "login")
+        second.reply(to: line, ["user": ["id": 2, "username": "bob", "name": "Bob"], "token": "tok2"])
+        _ = try await session
+    }
+
+    func testNonFiniteNumbersAreRefusedBeforeSending() async throws {
+        let transport = FakeTransport()
+        let client = makeClient(transport)
+        async let connected: Void = client.connect()
+        let socket = try await transport.nextSocket()
+        socket.accept()
+        try await connected
+        do {
+            try await client.request("relic.nearby", ["radius": .double(.nan)])
+            XCTFail("NaN cannot be sent")
+        } catch let error as CairnError {
+            XCTAssertEqual(error.code, "bad_request")
+            XCTAssertEqual(error.op, "relic.nearby")
+        }
+        do {
+            try await client.report(latitude: 1, longitude: 2, accuracy: .infinity)
+            XCTFail("an infinite accuracy cannot be sent")
+        } catch let error as CairnError {
+            XCTAssertEqual(error.code, "bad_request")
+            XCTAssertEqual(error.message, "field 'acc' must be a finite number")
+        }
+        // Nothing went out for either: the next line is the next request's.
+        async let listed = client.friends()
+        let next = try await socket.nextSent()
+        XCTAssertEqual(next["op"], "friend.list")
+        socket.reply(to: next, ["friends": []])
+        _ = try await listed
+    }
+
+    func testPrintingASessionOrConfigurationLeavesTheTokenOut() {
+        let token = "q0Gm0zJ2sEcReT"
+        let session = Session(user: CairnUser(id: 1, username: "alice", name: "Alice"), token: token)
+        let configuration = CairnClient.Configuration(token: token)
+        var dumped = ""
+        dump(session, to: &dumped)
+        dump(configuration, to: &dumped)
+        let printed = [
+            "\(session)", String(reflecting: session), "\(configuration)", String(reflecting: configuration), dumped,
+        ]
+        for text in printed {
+            XCTAssertFalse(text.contains(token), text)
+        }
+        XCTAssertTrue("\(session)".contains("alice"))
+    }
+
     func testHTTPBaseIsDerivedFromTheWebSocketURL() {
         XCTAssertEqual(
             CairnClient.httpBase(of: URL(string: "ws://127.0.0.1:7681/ws")!).absoluteString, "http://127.0.0.1:7681")

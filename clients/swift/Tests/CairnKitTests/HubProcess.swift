@@ -95,6 +95,18 @@ final class HubProcess: @unchecked Sendable {
         process.waitUntilExit()
     }
 
+    /// Stops the hub (SIGSTOP): its sockets stay open but nothing is answered, as when a network silently goes away.
+    func freeze() {
+        guard let process, process.isRunning else { return }
+        Foundation.kill(process.processIdentifier, SIGSTOP)
+    }
+
+    /// Lets a frozen hub run again (SIGCONT).
+    func thaw() {
+        guard let process, process.isRunning else { return }
+        Foundation.kill(process.processIdentifier, SIGCONT)
+    }
+
     /// Kills the hub and removes its data directory.
     func dispose() {
         kill()

@@ -150,6 +150,45 @@ final class IntegrationTests: XCTestCase {
         XCTAssertNotNil(event)
     }
 
+    func testFrozenHubIsNoticedByPingsAndTheClientComesBackWhenItThaws() async throws {
+        let policy = ReconnectPolicy(initialDelay: .milliseconds(50), maximumDelay: .milliseconds(500))
+        let configuration = CairnClient.Configuration(
+            transport: WSClientTransport(pingInterval: .milliseconds(500)), connectTimeout: .seconds(2),
+            reconnectPolicy: policy)
+        let alice = CairnClient(url: hub.url, configuration: configuration)
+        clients.append(alice)
+        let session = try await alice.register(username: username("gus"), password: "gus password")
+        try await alice.watchFriends()
+        let states = Inbox(alice.states)
+        let connected = try await states.next()
+        XCTAssertEqual(connected, .connected)
+
+        // The hub stops answering without closing anything, as when the network silently goes away.
+        hub.freeze()
+        defer { hub.thaw() }
+        let lost = try await states.next(where: { $0 == .disconnected })
+        XCTAssertEqual(lost, .disconnected, "an unanswered ping drops the connection")
+        hub.thaw()
+        let back = try await states.next(where: { $0 == .connected })
+        XCTAssertEqual(back, .connected)
+        let me = try await alice.whoami()
+        XCTAssertEqual(me.id, session.user.id)
+        let watching = await alice.isWatching("friends.watch")
+        XCTAssertTrue(watching)
+    }
+
+    func testCancellingADownloadEndsItAtOnce() async throws {
+        let configuration = CairnClient.Configuration(transferTimeout: .seconds(20))
+        let alice = CairnClient(url: hub.url, configuration: configuration)
+        clients.append(alice)
+        hub.freeze()  // the hub takes the connection but never answers
+        defer { hub.thaw() }
+        let downloading = Task { try await alice.download("/healthz") }
+        downloading.cancel()
+        let outcome = await downloading.result
+        XCTAssertThrowsError(try outcome.get()) { XCTAssertTrue($0 is CancellationError, "\($0)") }
+    }
+
     func testRelicWithPictureLeftAndOpened() async throws {
         let (alice, a, bob, _) = try await friends()
         // Two reports at the same place confirm each other: relics trust a position only then.
