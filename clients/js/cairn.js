@@ -293,14 +293,18 @@ export class CairnClient {
 
     /**
      * Signs out: revokes this token (`all: true`: every token of the account) and forgets the token and watches.
+     * The session is forgotten whatever the answer: a logout that fails (offline, timed out) still leaves this client
+     * signed out, so no reconnect signs it back in; the token may then stay valid on the hub until it expires.
      * @param {{all?: boolean}} [options]
      * @returns {Promise<{}>}
      */
     async logout(options = {}) {
-        const reply = await this.request("logout", options.all ? { all: true } : {});
-        this.#forgetSession();
-        this.#emit("auth", /** @type {CairnAuthInfo} */ ({ user: null, token: null }));
-        return reply;
+        try {
+            return await this.request("logout", options.all ? { all: true } : {});
+        } finally {
+            this.#forgetSession();
+            this.#emit("auth", /** @type {CairnAuthInfo} */ ({ user: null, token: null }));
+        }
     }
 
     /**

@@ -184,6 +184,17 @@ test("a pos sent while offline is kept, latest wins, and sent once after the rec
     assert.equal(hers?.lat, 40.2);
 });
 
+test("a logout that fails still signs the client out: the reconnect does not sign it back in", T, async (t) => {
+    const c = await client(t, { requestTimeoutMs: 300 });
+    await c.register({ username: username("leaving"), password: "password1" });
+    await killHub(c);
+    await assert.rejects(c.logout(), { code: "timeout" });
+    assert.equal(c.token, null);
+    assert.equal(c.user, null);
+    await restartHub(c);
+    await assert.rejects(c.request("whoami"), { code: "unauthorized" });
+});
+
 test("a terminal close (4500 after logout everywhere) is not retried", T, async (t) => {
     const reconnectDelayMs = 20;
     const c = await client(t, { reconnectDelayMs });
