@@ -147,6 +147,7 @@ function closeBucket() {
   if (view) {
     view.hidden = true;
     view.replaceChildren();
+    delete view.dataset.signature;
   }
   $(".locate-result").hidden = true;
   renderBuckets();
@@ -158,6 +159,12 @@ function renderBucket() {
   const known = buckets.get(openBucket);
   if (!view || !known) return;
   const { bucket, items } = known;
+  // Drawn again only when something it shows changed: a redraw takes what is typed into its forms and the element
+  // under the user's pointer away.
+  const signature = JSON.stringify([bucket, [...items.values()], [...leftBehind], [...session.friends.keys()],
+    [...items.keys()].map((id) => [positions.get(id)?.ts, positions.get(id)?.bat])]);
+  if (!view.hidden && view.dataset.signature === signature) return;
+  view.dataset.signature = signature;
   const owner = bucket.role === "owner";
   const rows = [...items.values()].map((item) => itemRow(bucket, item));
   view.hidden = false;
@@ -522,7 +529,10 @@ feature({
     if (!section) build();
     client.on("item.pos", live(client, (event) => {
       drawPosition(event);
-      if (openBucket !== null && buckets.get(openBucket)?.items.has(event.item)) renderBucket();
+      // Only that item's row is drawn again (its age and battery), not the forms around it.
+      const known = openBucket !== null ? buckets.get(openBucket) : null;
+      const row = known?.items.has(event.item) ? $(`.bucket-view li[data-item="${event.item}"]`) : null;
+      if (row) row.replaceWith(itemRow(known.bucket, known.items.get(event.item)));
     }));
     client.on("item.left_behind", live(client, alertLeftBehind));
     client.on("item.reunited", live(client, reunited));

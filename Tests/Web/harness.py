@@ -190,6 +190,14 @@ class BrowserTest(unittest.TestCase):
             raise NoSuchElementException(f"no field labelled {label!r}")
         return (shown or fields)[0]
 
+    def click(self, by, selector, what):
+        """Clicks an element found afresh until the click lands: a live list may redraw it between finding and
+        clicking (a tracker's report arriving redraws its item's row)."""
+        def attempt(driver):
+            driver.find_element(by, selector).click()
+            return True
+        self.wait(attempt, what)
+
     def button(self, name):
         return self.driver.find_element(By.XPATH, f"//button[normalize-space(.)='{name}']")
 

@@ -120,7 +120,7 @@ class RelicsAndItemsTests(BrowserTest):
         item = int(self.driver.find_element(By.CSS_SELECTOR, ".bucket-items li[data-item]").get_attribute("data-item"))
 
         # Pairing a tracker shows its key once, with the address to report to.
-        self.driver.find_element(By.CSS_SELECTOR, "button[aria-label='Pair a tracker with Bike']").click()
+        self.click(By.CSS_SELECTOR, "button[aria-label='Pair a tracker with Bike']", "the Pair tracker button")
         prompt = self.wait(lambda d: d.switch_to.alert, "the device id prompt")
         prompt.send_keys("bike-tag-1")
         prompt.accept()
@@ -148,7 +148,7 @@ class RelicsAndItemsTests(BrowserTest):
                   "the battery in the item's row")
 
         # Locating: the distance from alice and directions links to the fix.
-        self.driver.find_element(By.CSS_SELECTOR, "button[aria-label='Locate Bike']").click()
+        self.click(By.CSS_SELECTOR, "button[aria-label='Locate Bike']", "the Locate button")
         self.wait(lambda d: "from you" in d.find_element(By.CSS_SELECTOR, ".locate-result").text, "the distance")
         google = self.driver.find_element(By.LINK_TEXT, "Google Maps").get_attribute("href")
         self.assertIn("destination=48.862000,2.289000", google)
@@ -156,8 +156,8 @@ class RelicsAndItemsTests(BrowserTest):
         self.shot("items-located")
 
         # Alert on: the tracker reports again, far from alice, and she is told; then it comes back to her.
-        self.driver.find_element(By.XPATH, f"//li[@data-item='{item}']//label[contains(., 'Alert if left behind')]"
-                                           "/input").click()
+        self.click(By.XPATH, f"//li[@data-item='{item}']//label[contains(., 'Alert if left behind')]/input",
+                   "the alert checkbox")
         self.wait(lambda d: "told if you leave Bike behind" in self.notice_text(), "the alert turned on")
         report(48.8625, 2.2880, 5)
         self.wait(lambda d: "You left Bike behind" in self.notice_text(), "the left-behind notification")
