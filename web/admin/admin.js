@@ -5,6 +5,7 @@
 // the hub answers, and shows a refusal as the hub words it. Chart.js (Debian's libjs-chart.js, served by the hub)
 // draws the charts.
 import { CairnClient, CairnError } from "/cairn.js";
+import { $, el } from "/shared.js";
 
 // The admin's token is kept in this tab's session storage: it survives a reload, but no other page of the origin
 // (the web app, in another tab) can read it, and it is gone when the tab is closed.
@@ -17,20 +18,7 @@ const REASONS = {
   privacy: "Privacy", other: "Other",
 };
 
-const $ = (selector, root = document) => root.querySelector(selector);
 const $$ = (selector, root = document) => [...root.querySelectorAll(selector)];
-const el = (tag, attributes = {}, ...children) => {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(attributes)) {
-    if (value === undefined || value === null || value === false) continue;
-    if (key === "class") node.className = value;
-    else if (key === "text") node.textContent = value;
-    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
-    else node.setAttribute(key, value === true ? "" : String(value));
-  }
-  for (const child of children) if (child !== null && child !== undefined && child !== false) node.append(child);
-  return node;
-};
 
 /**
  * A member's own words (a caption, a report's text, a reason, a title), set apart for display: a bidirectional
