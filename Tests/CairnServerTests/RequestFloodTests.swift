@@ -14,7 +14,9 @@ extension ServerIntegration {
                 $0.hub.messageBurst = 5
             }
             defer { hub.removeData() }
-            let flooder = try hub.client()
+            // A fixed 8 KiB send buffer: the kernel would otherwise grow it to megabytes, and a client slowed by a
+            // busy machine could still be filling it when the hub closes the socket after its grace.
+            let flooder = try hub.client(sendBufferSize: 8192)
             flooder.defaultTimeout = 1
             // One request per frame, as a misbehaving app sends them, and on well past the close: 5 are answered,
             // 5 refused, the 11th closes the connection. From then on the hub reads nothing, so the sends stall once

@@ -37,11 +37,11 @@ final class RunningHub {
 
     func client(
         path: String = "/ws", subprotocol: String? = "cairn.v1", headers: [String: String] = [:],
-        receiveBufferSize: Int? = nil
+        receiveBufferSize: Int? = nil, sendBufferSize: Int? = nil
     ) throws -> WebSocketClient {
         try WebSocketClient(
             port: port, path: path, subprotocol: subprotocol, headers: headers, timeout: 10,
-            receiveBufferSize: receiveBufferSize)
+            receiveBufferSize: receiveBufferSize, sendBufferSize: sendBufferSize)
     }
 
     /// Registers `username` on a new client and returns the client and the user id.

@@ -32,9 +32,10 @@ final class LoopbackSocket {
 
     /// Connects to `host:port`, failing with `.timeout` if the connection is not established by `deadline`.
     /// With `tls`, also completes a verified TLS handshake before returning.
-    init(host: String, port: Int, deadline: Deadline, receiveBufferSize: Int? = nil, tls options: TLSOptions? = nil)
-        throws
-    {
+    init(
+        host: String, port: Int, deadline: Deadline, receiveBufferSize: Int? = nil, sendBufferSize: Int? = nil,
+        tls options: TLSOptions? = nil
+    ) throws {
         let address = try Self.loopbackAddress(host)
         guard (1...65535).contains(port) else {
             throw TestClientError.invalidArgument("port \(port) is outside 1...65535")
@@ -62,6 +63,12 @@ final class LoopbackSocket {
             // Set before connect so the advertised window is small: lets a test play a client that reads slowly.
             var size = Int32(receiveBufferSize)
             _ = setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
+        if let sendBufferSize {
+            // A fixed SO_SNDBUF (the kernel then grows it no more): a client that floods a peer which stops reading
+            // stalls after a known number of bytes, however fast or slow this process runs.
+            var size = Int32(sendBufferSize)
+            _ = setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
         }
 
         var sin = sockaddr_in()

@@ -60,16 +60,18 @@ public final class WebSocketClient {
     /// - Throws: `TestClientError.handshakeRejected` (with the HTTP status) when the server does not answer 101,
     ///   `.handshakeInvalid` when its 101 is wrong, `.connectFailed`, `.timeout`.
     /// - `receiveBufferSize`: a small SO_RCVBUF (set before connecting) makes this client a slow reader.
+    /// - `sendBufferSize`: a fixed SO_SNDBUF: sends to a server that stops reading stall after a known amount.
     /// - `tls`: connect with `wss://` (a verified TLS handshake first); the negotiated ALPN protocol is in
     ///   `tlsProtocol`.
     public init(
         host: String = "127.0.0.1", port: Int, path: String = "/ws", subprotocol: String? = "cairn.v1",
-        headers: [String: String] = [:], timeout: Double = 5, receiveBufferSize: Int? = nil, tls: TLSOptions? = nil
+        headers: [String: String] = [:], timeout: Double = 5, receiveBufferSize: Int? = nil,
+        sendBufferSize: Int? = nil, tls: TLSOptions? = nil
     ) throws {
         let deadline = Deadline(seconds: timeout)
         let socket = try LoopbackSocket(
             host: host, port: port, deadline: deadline, receiveBufferSize: receiveBufferSize,
-            tls: tls)
+            sendBufferSize: sendBufferSize, tls: tls)
         tlsProtocol = socket.tls?.negotiatedProtocol
         let key = headers.first { $0.key.lowercased() == "sec-websocket-key" }?.value ?? WebSocketHandshake.makeKey()
         try socket.write(
