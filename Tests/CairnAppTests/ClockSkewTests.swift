@@ -5,6 +5,7 @@ import Testing
 
 @testable import CairnApp
 
+@Suite(.timeLimit(.minutes(5)))
 struct ClockSkewTests {
     @Test func readsAnIntegerOfMillisecondsOfEitherSignAndNothingElse() {
         let name = ClockSkew.variable

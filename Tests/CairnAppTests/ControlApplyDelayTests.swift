@@ -4,6 +4,7 @@ import Testing
 
 @testable import CairnApp
 
+@Suite(.timeLimit(.minutes(5)))
 struct ControlApplyDelayTests {
     @Test func readsAPositiveIntegerOfMillisecondsAndNothingElse() {
         let name = ControlApplyDelay.variable

@@ -3,7 +3,7 @@
 import CairnWire
 import Testing
 
-@Suite struct ErrorCodeTests {
+@Suite(.timeLimit(.minutes(5))) struct ErrorCodeTests {
     @Test func codesAreExactlyTheContractList() {
         let contract = [
             "bad_request", "unauthorized", "invalid_credentials", "username_taken", "forbidden",
