@@ -1,5 +1,6 @@
 // The error codes are exactly the contract's list, and WireError's conveniences.
 
+import CairnErrorCodes
 import CairnWire
 import Testing
 
