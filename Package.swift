@@ -38,14 +38,16 @@ let package = Package(
         .target(name: "CairnLoop"),
         .target(name: "CairnGeo"),
         .target(name: "CairnSpatial", dependencies: ["CairnGeo"]),
-        .target(name: "CairnWire"),
+        // The contract's error codes, the one list both the domain and the wire use; knows neither.
+        .target(name: "CairnErrorCodes"),
+        .target(name: "CairnWire", dependencies: ["CairnErrorCodes"]),
         .target(name: "CairnCrypto", dependencies: ["COpenSSL"]),
         // Seeded randomness and the generated friend graph, shared by `cairn seed` and the load tester.
         .target(name: "CairnSeed"),
         .target(
             name: "CairnDomain",
             dependencies: [
-                "CairnLoop", "CairnCrypto", "CairnGeo", "CairnSpatial",
+                "CairnLoop", "CairnCrypto", "CairnGeo", "CairnSpatial", "CairnErrorCodes",
                 .product(name: "Logging", package: "swift-log"),
             ]),
 
@@ -155,7 +157,7 @@ let package = Package(
         .target(name: "CairnTestSupport", dependencies: ["COpenSSL", "CLibSSL"], path: "Tests/CairnTestSupport"),
         .testTarget(name: "CairnGeoTests", dependencies: ["CairnGeo"]),
         .testTarget(name: "CairnSpatialTests", dependencies: ["CairnSpatial", "CairnGeo"]),
-        .testTarget(name: "CairnWireTests", dependencies: ["CairnWire"]),
+        .testTarget(name: "CairnWireTests", dependencies: ["CairnWire", "CairnErrorCodes"]),
         .testTarget(name: "CairnCryptoTests", dependencies: ["CairnCrypto"]),
         .testTarget(name: "CairnSeedTests", dependencies: ["CairnSeed"]),
         // In-memory stores, a collecting scheduler and seeded randomness for the domain's and protocol's tests.

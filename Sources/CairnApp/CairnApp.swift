@@ -71,7 +71,6 @@ public final class CairnApp: Sendable {
     ) throws {
         self.configuration = configuration
         self.logger = logger
-        let clock = Self.skewed(clock, logger: logger)
         let clusterEndpoint = try Self.clusterEndpoint(configuration)  // refused before anything is opened
         if clusterEndpoint != nil && configuration.cluster.key == nil && configuration.storage.url == nil {
             throw ClusterStartError(ClusterConfiguration.missingKey)
@@ -209,20 +208,6 @@ public final class CairnApp: Sendable {
                 self?.refusal.withLock { $0 = reason }
                 self?.requestShutdown()
             }
-        }
-    }
-
-    /// `clock`, read off by `CAIRN_TEST_CLOCK_OFFSET_MS` when that is set (tests only; logged).
-    private static func skewed(_ clock: any Clock, logger: Logger) -> any Clock {
-        switch ClockSkew.setting() {
-        case .off:
-            return clock
-        case .invalid(let problem):
-            logger.warning("\(problem)")
-            return clock
-        case .milliseconds(let ms):
-            logger.warning("\(ClockSkew.variable)=\(ms): this hub's clock reads \(ms) ms off (for tests only)")
-            return SkewedClock(base: clock, offsetMs: ms)
         }
     }
 

@@ -19,6 +19,9 @@ public struct ClusterConfiguration: Sendable, Equatable {
     public var ackTimeoutMs = 2000
     /// The secret every node signs its Redis messages with; nil: the one kept in the shared store (`storage.url`).
     public var key: String?
+    /// For tests only, and not an option of the table: each control message from another node is handled this many
+    /// milliseconds after it arrives (0: at once). Set by `cairn serve`'s hidden `--cluster-apply-delay-ms`.
+    public var applyDelayMs: Int64 = 0
     /// The fewest characters `key` may have.
     public static let minimumKeyLength = 32
     /// Why a node without a shared store cannot start without `key`.

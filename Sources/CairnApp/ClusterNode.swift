@@ -43,7 +43,7 @@ final class ClusterNode {
     private(set) var inbox: NodeInbox?
     /// With a shared store: the reads that make up for missed control messages, and the position fence.
     private var catchUp: ClusterCatchUp?
-    /// Holds control messages back before they are handled (tests only: `CAIRN_TEST_CLUSTER_APPLY_DELAY_MS`).
+    /// Holds control messages back before they are handled (tests only: `serve --cluster-apply-delay-ms`).
     private var applyDelay: ControlApplyDelay?
     private let hub: Hub
     private let logger: Logger
@@ -116,21 +116,18 @@ final class ClusterNode {
             else { return }
             control.acknowledge(message)
         }
-        switch ControlApplyDelay.setting() {
-        case .off:
-            control.received = handle
-        case .invalid(let problem):
-            logger.warning("cluster: \(problem)")
-            control.received = handle
-        case .milliseconds(let ms):
+        if configuration.applyDelayMs > 0 {
+            let ms = configuration.applyDelayMs
             let warning =
-                "\(ControlApplyDelay.variable)=\(ms): every control message is handled \(ms) ms after it arrives "
+                "--cluster-apply-delay-ms \(ms): every control message is handled \(ms) ms after it arrives "
                 + "(for tests only; never in production)"
             logger.warning("cluster: \(warning)")
             let delay = ControlApplyDelay(
                 delayMs: ms, loop: loop, now: { [clock = hub.clock] in clock.now() }, handle: handle)
             applyDelay = delay
             control.received = { [unowned delay] message in delay.hold(message) }
+        } else {
+            control.received = handle
         }
         hub.remoteSocial = SocialControl(control: control, presence: presence)
         hub.remoteSessions = SessionControl(control: control)

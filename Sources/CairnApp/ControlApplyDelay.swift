@@ -1,35 +1,13 @@
-// A test-only knob: with `CAIRN_TEST_CLUSTER_APPLY_DELAY_MS` set (an integer of milliseconds), a node handles each
-// control message from another node that long after it arrived, in arrival order, and so acknowledges it that late.
-// It lets an integration test prove that a hide or an unfriend is answered only after every other node applied it
-// (the answer cannot come before the slow node's acknowledgement), not merely that the outcome is right. Read once
-// when the node starts, never a configuration option; the node logs a warning when it is set. Loop thread only.
+// A test-only knob: with `cairn serve --cluster-apply-delay-ms=N` (a hidden flag; `ClusterConfiguration.applyDelayMs`),
+// a node handles each control message from another node N ms after it arrived, in arrival order, and so
+// acknowledges it that late. It lets an integration test prove that a hide or an unfriend is answered only after
+// every other node applied it (the answer cannot come before the slow node's acknowledgement), not merely that the
+// outcome is right. Never a configuration option, never read from the environment; the node logs a warning when it
+// is set. Loop thread only.
 import CairnCluster
-import Foundation
 
 /// Control messages held back for a fixed time, then handed on in the order they arrived.
 final class ControlApplyDelay {
-    /// The environment variable that turns it on.
-    static let variable = "CAIRN_TEST_CLUSTER_APPLY_DELAY_MS"
-
-    /// What the environment asks for.
-    enum Setting: Equatable {
-        /// Unset: messages are handled as they arrive.
-        case off
-        /// Each message is handled this many milliseconds after it arrives.
-        case milliseconds(Int64)
-        /// Set to something that is not a positive integer (ignored, with this warning).
-        case invalid(String)
-    }
-
-    /// The delay `environment` asks for.
-    static func setting(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> Setting {
-        guard let raw = environment[variable] else { return .off }
-        guard let ms = Int64(raw), ms > 0 else {
-            return .invalid("\(variable)=\(raw) is not a positive number of milliseconds; ignored")
-        }
-        return .milliseconds(ms)
-    }
-
     private let delayMs: Int64
     private let now: () -> Int64
     private let handle: (ControlMessage) -> Void

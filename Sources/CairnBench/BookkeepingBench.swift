@@ -1,7 +1,6 @@
 // `cairn-bench bookkeeping`: the transport's per-delivery bookkeeping without sockets (connection look-up,
 // latest-wins slot, flush list, gathering into the frame buffer), the dense connection table and flat slots
-// against the dictionaries they replaced, in the same run. See CairnServer's `BookkeepingBenchmark`.
-import CairnServer
+// against the dictionaries they replaced, in the same run. The measurement is `BookkeepingBenchmark`.
 
 func runBookkeepingBenchmark(arguments: [String]) throws {
     var connections = 2000

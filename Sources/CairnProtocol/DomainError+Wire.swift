@@ -1,12 +1,12 @@
-// The domain refuses with `DomainError`; the wire speaks `WireError`. The codes are the same strings, so the
-// mapping is one lookup and a refusal reads on the wire exactly as the domain worded it.
+// The domain refuses with `DomainError`; the wire speaks `WireError`. Both carry the one list of codes
+// (CairnErrorCodes), so a refusal reads on the wire exactly as the domain worded it.
 import CairnDomain
 import CairnWire
 
 extension DomainError {
     /// The same refusal as the wire writes it.
     var wire: WireError {
-        var error = WireError(ErrorCode(rawValue: code.rawValue) ?? .internal, message)
+        var error = WireError(code, message)
         error.details = details.map { WireError.Detail($0.name, $0.value) }
         return error
     }

@@ -9,33 +9,34 @@
 import CLws
 import CairnLoop
 
-final class ConnectionState {
-    static let pre = Int(cairn_lws_pre())
+/// One connection's buffers. Loop thread only. (`package` for `cairn-bench bookkeeping`.)
+package final class ConnectionState {
+    package static let pre = Int(cairn_lws_pre())
     /// Buffers that grew past this are released after use rather than kept per connection.
-    static let retainedCapacity = 16 * 1024
+    package static let retainedCapacity = 16 * 1024
 
-    let id: ConnectionID
+    package let id: ConnectionID
     let wsi: OpaquePointer
     var inbound: [UInt8] = []
     var inboundIsBinary = false
-    @exclusivity(unchecked) var outbound: [UInt8]
+    @exclusivity(unchecked) package var outbound: [UInt8]
     /// Latest-wins slots (e.g. one pending position per friend); written after `outbound`, in the same frame.
-    @exclusivity(unchecked) var latest = LatestSlots()
+    @exclusivity(unchecked) package var latest = LatestSlots()
     var pendingClose: (code: UInt16, reason: String)?
-    var closing = false
+    package var closing = false
     /// Closed for flooding (4429): the client's frames are no longer read, and the close frame is written by us and
     /// followed by the end of our side of the stream (`WebSocketEndpoint.drainingClose`).
     var drainsOnClose = false
     /// The draining close frame has been handed to lws (its last bytes may still be buffered there).
     var closeFrameWritten = false
     /// On the endpoint's list of connections to flush at the end of this loop turn.
-    @exclusivity(unchecked) var isQueued = false
+    @exclusivity(unchecked) package var isQueued = false
     /// A writable callback was requested for the pending bytes; until it comes, nothing is written directly.
     var awaitingWritable = false
     /// The connection is gone (CLOSED): a flush still holding it skips it.
     var isGone = false
 
-    init(id: ConnectionID, wsi: OpaquePointer) {
+    package init(id: ConnectionID, wsi: OpaquePointer) {
         self.id = id
         self.wsi = wsi
         outbound = [UInt8](repeating: 0, count: Self.pre)
@@ -51,7 +52,7 @@ final class ConnectionState {
 
     /// Moves the latest-wins slots into the outbound buffer (in the order their keys first appeared), ready for one
     /// write, and appends each one's receipt time to `receivedAt` (the caller's reused scratch array).
-    func collectLatest(receivedAt: inout [UInt64]) {
+    package func collectLatest(receivedAt: inout [UInt64]) {
         guard !latest.isEmpty else { return }
         latest.drain { bytes, time in
             if hasOutbound { outbound.append(0x0A) }
@@ -67,7 +68,7 @@ final class ConnectionState {
     }
 
     /// Forgets what was written, keeping the headroom (and a modest capacity).
-    func resetOutbound() {
+    package func resetOutbound() {
         if outbound.capacity > Self.retainedCapacity {
             outbound = [UInt8](repeating: 0, count: Self.pre)
         } else {

@@ -5,8 +5,8 @@
 // rather than reused, so an id is never handed out twice in a process's lifetime (as `ConnectionID` promises).
 import CairnLoop
 
-/// Open connections by dense id. Loop thread only.
-struct ConnectionTable {
+/// Open connections by dense id. Loop thread only. (`package` for `cairn-bench bookkeeping`.)
+package struct ConnectionTable {
     fileprivate struct Entry {
         /// The generation of the id that may use this slot now (or of the next one, while the slot is free).
         var generation: UInt32
@@ -21,7 +21,7 @@ struct ConnectionTable {
     /// Open connections.
     private(set) var count = 0
 
-    init(firstGeneration: UInt32 = 1) {
+    package init(firstGeneration: UInt32 = 1) {
         precondition(firstGeneration != 0, "generation 0 would make id 0 possible")
         self.firstGeneration = firstGeneration
     }
@@ -41,7 +41,7 @@ struct ConnectionTable {
     }
 
     /// Gives a new connection an id and a slot; `make` builds the state with that id.
-    mutating func insert(_ make: (ConnectionID) -> ConnectionState) -> ConnectionState {
+    package mutating func insert(_ make: (ConnectionID) -> ConnectionState) -> ConnectionState {
         let id = allocate()
         let state = make(id)
         entries[Self.index(of: id)].state = state
@@ -50,7 +50,7 @@ struct ConnectionTable {
     }
 
     /// The open connection with this id; nil for an id that is closed, stale or never handed out.
-    subscript(id: ConnectionID) -> ConnectionState? {
+    package subscript(id: ConnectionID) -> ConnectionState? {
         let index = Self.index(of: id)
         guard index < entries.count, entries[index].generation == Self.generation(of: id) else { return nil }
         return entries[index].state
@@ -81,16 +81,16 @@ struct ConnectionTable {
 
 /// Every open connection, in slot order.
 extension ConnectionTable: Sequence {
-    struct Iterator: IteratorProtocol {
+    package struct Iterator: IteratorProtocol {
         fileprivate var entries: IndexingIterator<[Entry]>
 
-        mutating func next() -> ConnectionState? {
+        package mutating func next() -> ConnectionState? {
             while let entry = entries.next() { if let state = entry.state { return state } }
             return nil
         }
     }
 
-    func makeIterator() -> Iterator { Iterator(entries: entries.makeIterator()) }
+    package func makeIterator() -> Iterator { Iterator(entries: entries.makeIterator()) }
 
-    var underestimatedCount: Int { count }
+    package var underestimatedCount: Int { count }
 }

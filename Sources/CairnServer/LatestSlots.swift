@@ -8,8 +8,8 @@
 // same object (an array is copy-on-write and nobody writes to it after encoding), never copied until they are
 // written into the connection's frame.
 
-/// Pending latest-wins objects of one connection. Loop thread only.
-struct LatestSlots {
+/// Pending latest-wins objects of one connection. Loop thread only. (`package` for `cairn-bench bookkeeping`.)
+package struct LatestSlots {
     /// Beyond this many keys the slots keep an index rather than scan.
     static let linearLimit = 16
     /// Slots whose room is kept for reuse once emptied (about twice the keys of a connection that watches many
@@ -54,7 +54,7 @@ struct LatestSlots {
     }
 
     /// Puts `json` under `key`, replacing what is pending there (which keeps its place in the order).
-    mutating func set(_ key: Int64, _ json: [UInt8], receivedAt: UInt64) {
+    package mutating func set(_ key: Int64, _ json: [UInt8], receivedAt: UInt64) {
         if let i = position(of: key) {
             slots[i].bytes = json
             slots[i].receivedAt = receivedAt

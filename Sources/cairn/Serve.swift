@@ -22,9 +22,27 @@ struct Serve: ParsableCommand {
     @Option(help: "Configuration file (TOML); see `cairn config example`. [env: CAIRN_CONFIG]")
     var config: String?
 
+    /// Runs the hub on a clock this many milliseconds off the machine's (negative: behind): for tests of clock
+    /// skew between nodes, hidden from the help and logged as a warning. Never for production.
+    @Option(
+        name: .customLong("clock-offset-ms"),
+        help: ArgumentHelp("For tests: the hub's clock reads this many ms off the machine's.", visibility: .hidden))
+    var clockOffsetMs: Int64 = 0
+
+    /// Handles each control message from another node this many milliseconds after it arrives: for tests that a
+    /// change is answered only once every node applied it, hidden from the help and logged as a warning.
+    @Option(
+        name: .customLong("cluster-apply-delay-ms"),
+        help: ArgumentHelp("For tests: handle each control message this many ms late.", visibility: .hidden))
+    var clusterApplyDelayMs: Int64 = 0
+
     @Argument(
         parsing: .allUnrecognized, help: ArgumentHelp("Settings as --flag value; see SETTINGS.", visibility: .hidden))
     var settings: [String] = []
+
+    func validate() throws {
+        guard clusterApplyDelayMs >= 0 else { throw ValidationError("--cluster-apply-delay-ms cannot be negative") }
+    }
 
     func run() throws {
         // Block SIGINT and SIGTERM before any thread exists: every thread inherits the mask, so a signal can only
@@ -37,7 +55,9 @@ struct Serve: ParsableCommand {
         sigaddset(&shutdownSignals, SIGTERM)
         sigaddset(&shutdownSignals, SIGHUP)
         pthread_sigmask(SIG_BLOCK, &shutdownSignals, nil)
-        let config = try SettingsLoader.resolve(configFile: config, arguments: settings).app
+        var resolved = try SettingsLoader.resolve(configFile: config, arguments: settings).app
+        resolved.cluster.applyDelayMs = clusterApplyDelayMs
+        let config = resolved
 
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
@@ -46,7 +66,11 @@ struct Serve: ParsableCommand {
         }
         signal(SIGPIPE, SIG_IGN)
 
-        let app = try CairnApp(configuration: config)
+        if clockOffsetMs != 0 {
+            Logger(label: "cairn").warning(
+                "--clock-offset-ms \(clockOffsetMs): this hub's clock reads \(clockOffsetMs) ms off (for tests only)")
+        }
+        let app = try CairnApp(configuration: config, clock: CairnApp.machineClock(offsetMs: clockOffsetMs))
         let signals = shutdownSignals
         let waiter = Thread {
             var set = signals

@@ -6,6 +6,7 @@ import CairnStore
 import Foundation
 import Testing
 
+@Suite(.timeLimit(.minutes(5)))
 struct FixturesTests {
     @Test func generatesUsersTokensAndFriendships() async throws {
         let dir = NSTemporaryDirectory() + "cairn-fixtures-\(UUID().uuidString)"

@@ -5,6 +5,7 @@ import Testing
 
 @testable import CairnApp
 
+@Suite(.timeLimit(.minutes(5)))
 struct PlaceFileParserTests {
     @Test func csvRowsAttributesAndBadLines() {
         let text =

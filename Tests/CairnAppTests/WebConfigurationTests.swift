@@ -6,7 +6,7 @@ import Testing
 
 @testable import CairnApp
 
-@Suite struct WebConfigurationTests {
+@Suite(.timeLimit(.minutes(5))) struct WebConfigurationTests {
     /// A tree `base/` with `base/opt/bin/cairn`, to be given web folders.
     final class Tree {
         let base = NSTemporaryDirectory() + "cairn-webconf-\(UUID().uuidString)"

@@ -9,7 +9,8 @@ import Testing
 
 @testable import CairnCluster
 
-@Suite(.serialized, .enabled(if: RedisServerProcess.isAvailable, "redis-server is not installed"))
+@Suite(
+    .serialized, .enabled(if: RedisServerProcess.isAvailable, "redis-server is not installed"), .timeLimit(.minutes(5)))
 struct ClusterPresenceTests {
     final class Node {
         let link: RedisLink

@@ -6,7 +6,7 @@ import Testing
 
 @testable import CairnCluster
 
-@Suite struct ControlChannelTests {
+@Suite(.timeLimit(.minutes(5))) struct ControlChannelTests {
     static let sample = ControlMessage(
         kind: 4, subject: 7, other: -9, changeVersion: 1_700_000_000_123, otherVersion: 42, code: 3,
         time: 1_700_000_060_000, ackID: 77, node: "hub-a")

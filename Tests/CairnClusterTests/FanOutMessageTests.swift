@@ -6,7 +6,7 @@ import Testing
 
 @testable import CairnCluster
 
-@Suite struct FanOutMessageTests {
+@Suite(.timeLimit(.minutes(5))) struct FanOutMessageTests {
     static let sample = FanOutMessage(
         kind: 1, subject: 42,
         sections: [

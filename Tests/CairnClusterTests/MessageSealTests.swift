@@ -20,7 +20,8 @@ func testSeal(key: UInt8) -> MessageSeal {
     }
 }
 
-@Suite(.serialized, .enabled(if: RedisServerProcess.isAvailable, "redis-server is not installed"))
+@Suite(
+    .serialized, .enabled(if: RedisServerProcess.isAvailable, "redis-server is not installed"), .timeLimit(.minutes(5)))
 struct MessageSealTests {
     @Test func aSealOpensOnlyItsOwnPayloadOnItsOwnChannel() {
         let seal = testSeal(key: 7)

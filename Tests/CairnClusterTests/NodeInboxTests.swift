@@ -5,7 +5,7 @@ import Testing
 
 @testable import CairnCluster
 
-@Suite struct NodeInboxTests {
+@Suite(.timeLimit(.minutes(5))) struct NodeInboxTests {
     static let message = FanOutMessage(
         kind: 5, subject: 0, sections: [.init(tag: 1, recipients: [2, 3], payload: Array("{}".utf8))])
 

@@ -4,6 +4,7 @@ import Testing
 
 @testable import CairnCluster
 
+@Suite(.timeLimit(.minutes(5)))
 struct NodeNameClaimTests {
     @Test func theProcessThatStartedLaterYieldsAndOnlyThatOne() {
         let older = NodeNameClaim.Holder(instance: "zzz", startedAtMs: 1_000)

@@ -4,7 +4,7 @@ import Testing
 
 @testable import CairnCluster
 
-@Suite struct ReconnectBackoffTests {
+@Suite(.timeLimit(.minutes(5))) struct ReconnectBackoffTests {
     @Test func doublesUpToTheCapWithoutJitterAtZero() {
         var backoff = ReconnectBackoff(base: 0.1, cap: 1)
         let delays = (0..<6).map { _ in backoff.next(random: 0) }

@@ -9,7 +9,8 @@ import Testing
 
 @testable import CairnCluster
 
-@Suite(.serialized, .enabled(if: RedisServerProcess.isAvailable, "redis-server is not installed"))
+@Suite(
+    .serialized, .enabled(if: RedisServerProcess.isAvailable, "redis-server is not installed"), .timeLimit(.minutes(5)))
 struct RedisConnectionTests {
     @Test func aConnectionDroppedWhileStillConnectingConnectsAgainAndStopsCleanly() throws {
         let redis = try RedisServerProcess()

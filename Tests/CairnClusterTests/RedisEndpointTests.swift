@@ -3,7 +3,7 @@ import Testing
 
 @testable import CairnCluster
 
-@Suite struct RedisEndpointTests {
+@Suite(.timeLimit(.minutes(5))) struct RedisEndpointTests {
     @Test func acceptsHostAndPortForms() throws {
         #expect(try RedisEndpoint(url: "redis://127.0.0.1:6380") == RedisEndpoint(host: "127.0.0.1", port: 6380))
         #expect(try RedisEndpoint(url: "redis://10.0.0.7") == RedisEndpoint(host: "10.0.0.7", port: 6379))

@@ -7,7 +7,8 @@ import Testing
 
 @testable import CairnCluster
 
-@Suite(.serialized, .enabled(if: RedisServerProcess.isAvailable, "redis-server is not installed"))
+@Suite(
+    .serialized, .enabled(if: RedisServerProcess.isAvailable, "redis-server is not installed"), .timeLimit(.minutes(5)))
 struct RedisLinkTests {
     private func makeLink(_ redis: RedisServerProcess, _ loop: TestLoop) throws -> RedisLink {
         RedisLink(

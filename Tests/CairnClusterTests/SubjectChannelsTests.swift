@@ -47,7 +47,7 @@ final class FakePubSubLink: PubSubLink {
     }
 }
 
-@Suite struct SubjectChannelsTests {
+@Suite(.timeLimit(.minutes(5))) struct SubjectChannelsTests {
     @Test func itemsHaveChannelsOfTheirOwn() {
         let link = FakePubSubLink()
         let items = SubjectChannels(link: link, prefix: "it", letter: "i")
@@ -119,7 +119,8 @@ final class FakePubSubLink: PubSubLink {
     }
 }
 
-@Suite(.serialized, .enabled(if: RedisServerProcess.isAvailable, "redis-server is not installed"))
+@Suite(
+    .serialized, .enabled(if: RedisServerProcess.isAvailable, "redis-server is not installed"), .timeLimit(.minutes(5)))
 struct SubjectChannelsRedisTests {
     @Test func aMessagePublishedOnOneNodeReachesASubscribedNodeOnly() throws {
         let redis = try RedisServerProcess()

@@ -6,7 +6,7 @@ import Testing
 
 @testable import CairnCluster
 
-@Suite struct SubscriptionBarrierTests {
+@Suite(.timeLimit(.minutes(5))) struct SubscriptionBarrierTests {
     @Test func anActionWaitsForEveryConfirmationOfTheSubscribesSentBeforeIt() {
         let barrier = SubscriptionBarrier()
         barrier.connected()

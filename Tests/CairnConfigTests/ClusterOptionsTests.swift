@@ -6,6 +6,7 @@ import CairnConfig
 import Foundation
 import Testing
 
+@Suite(.timeLimit(.minutes(5)))
 struct ClusterOptionsTests {
     @Test func absentMeansASingleNode() throws {
         let resolved = try ConfigurationResolver.resolve()

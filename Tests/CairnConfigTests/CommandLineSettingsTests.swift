@@ -3,6 +3,7 @@
 import CairnConfig
 import Testing
 
+@Suite(.timeLimit(.minutes(5)))
 struct CommandLineSettingsTests {
     @Test func readsBothForms() throws {
         let settings = try CommandLineSettings(["--port", "0", "--data=/tmp/x", "--port", "9"])

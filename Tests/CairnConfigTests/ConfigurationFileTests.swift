@@ -4,6 +4,7 @@ import CairnConfig
 import Foundation
 import Testing
 
+@Suite(.timeLimit(.minutes(5)))
 struct ConfigurationFileTests {
     @Test func readsTablesAndDottedKeys() {
         let file = ConfigurationFile(

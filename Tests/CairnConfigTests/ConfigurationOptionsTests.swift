@@ -5,6 +5,7 @@ import CairnConfig
 import Foundation
 import Testing
 
+@Suite(.timeLimit(.minutes(5)))
 struct ConfigurationOptionsTests {
     static let options = ConfigurationOptions.all
 

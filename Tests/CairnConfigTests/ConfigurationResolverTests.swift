@@ -5,6 +5,7 @@ import CairnConfig
 import Foundation
 import Testing
 
+@Suite(.timeLimit(.minutes(5)))
 struct ConfigurationResolverTests {
     @Test func defaultsMatchTheConfigurationStructs() throws {
         let resolved = try ConfigurationResolver.resolve()

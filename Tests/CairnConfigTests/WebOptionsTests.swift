@@ -7,7 +7,7 @@ import Testing
 
 @testable import CairnConfig
 
-@Suite struct WebOptionsTests {
+@Suite(.timeLimit(.minutes(5))) struct WebOptionsTests {
     @Test func optionsLandInTheWebConfiguration() throws {
         let root = NSTemporaryDirectory()
         let resolved = try ConfigurationResolver.resolve(environment: [

@@ -2,6 +2,7 @@
 import CairnCrypto
 import Testing
 
+@Suite(.timeLimit(.minutes(5)))
 struct Base64URLTests {
     @Test(arguments: [
         ("", ""), ("f", "Zg"), ("fo", "Zm8"), ("foo", "Zm9v"), ("foob", "Zm9vYg"),

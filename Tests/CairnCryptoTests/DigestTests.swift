@@ -2,6 +2,7 @@
 import CairnCrypto
 import Testing
 
+@Suite(.timeLimit(.minutes(5)))
 struct DigestTests {
     @Test func sha256OfABCMatchesFIPSVector() {
         let digits = Array("0123456789abcdef")

@@ -3,6 +3,7 @@
 import CairnCrypto
 import Testing
 
+@Suite(.timeLimit(.minutes(5)))
 struct HMACTests {
     private static func hex(_ bytes: [UInt8]) -> String {
         let digits = Array("0123456789abcdef")

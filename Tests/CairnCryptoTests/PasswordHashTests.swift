@@ -17,6 +17,7 @@ extension String {
     }
 }
 
+@Suite(.timeLimit(.minutes(5)))
 struct PasswordHashTests {
     @Test func scryptMatchesRFC7914Vector() {
         // RFC 7914 §12: scrypt(P="password", S="NaCl", N=1024, r=8, p=16, dkLen=64)

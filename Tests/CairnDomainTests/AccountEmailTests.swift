@@ -7,6 +7,7 @@ import Testing
 
 @testable import CairnDomain
 
+@Suite(.timeLimit(.minutes(5)))
 struct AccountEmailTests {
     let store = MemoryAccountStore()
     let clock = ManualClock()

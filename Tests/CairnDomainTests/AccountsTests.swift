@@ -8,6 +8,7 @@ import Testing
 
 @testable import CairnDomain
 
+@Suite(.timeLimit(.minutes(5)))
 struct AccountsTests {
     let store = MemoryAccountStore()
     let clock = ManualClock()

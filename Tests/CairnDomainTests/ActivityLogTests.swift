@@ -8,6 +8,7 @@ import Testing
 @testable import CairnDomain
 
 @MainActor
+@Suite(.timeLimit(.minutes(5)))
 struct ActivityLogTests {
     @Test func eachAccountIsWrittenOncePerDayAndGuestsNever() async throws {
         let h = DomainHarness()

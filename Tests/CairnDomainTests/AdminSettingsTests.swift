@@ -8,6 +8,7 @@ import Testing
 @testable import CairnDomain
 
 @MainActor
+@Suite(.timeLimit(.minutes(5)))
 struct AdminSettingsTests {
     @Test func aSettingHearsItsDefaultThenItsStoredValueWhicheverComesFirst() {
         let settings = AdminSettings()

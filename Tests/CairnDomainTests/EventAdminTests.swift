@@ -10,6 +10,7 @@ import Testing
 @testable import CairnDomain
 
 @MainActor
+@Suite(.timeLimit(.minutes(5)))
 struct EventAdminTests {
     static let media = String(repeating: "ab", count: 32)
 

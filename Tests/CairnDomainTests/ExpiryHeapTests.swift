@@ -5,6 +5,7 @@ import Testing
 // The expiry heap pops in time order, only what is due, and copes with duplicates.
 @testable import CairnDomain
 
+@Suite(.timeLimit(.minutes(5)))
 struct ExpiryHeapTests {
     @Test func popsDueEntriesInTimeOrder() {
         var heap = ExpiryHeap()

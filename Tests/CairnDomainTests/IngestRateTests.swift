@@ -6,6 +6,7 @@ import Testing
 
 @testable import CairnDomain
 
+@Suite(.timeLimit(.minutes(5)))
 struct IngestRateTests {
     @Test func aBurstThenRefusalsWithTheWaitUntilTheNextToken() {
         let rate = IngestRate(perSecond: 2, burst: 3)

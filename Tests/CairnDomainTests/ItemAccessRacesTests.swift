@@ -10,6 +10,7 @@ import Testing
 @testable import CairnDomain
 
 @MainActor
+@Suite(.timeLimit(.minutes(5)))
 struct ItemAccessRacesTests {
     /// The Bike's tracker, paired and reporting through `Trackers.moved`.
     func bikeTracker(_ f: FindItemHarness) -> TrackerRecord {

@@ -9,6 +9,7 @@ import Testing
 @testable import CairnDomain
 
 @MainActor
+@Suite(.timeLimit(.minutes(5)))
 struct ItemLocateTests {
     func locate(_ f: FindItemHarness, _ caller: Caller, _ item: Int64? = nil) async throws -> Result<
         ItemLocation, DomainError

@@ -5,6 +5,7 @@ import Testing
 // taking them for a snapshot empties the rings.
 @testable import CairnDomain
 
+@Suite(.timeLimit(.minutes(5)))
 struct LateFixesTests {
     @Test func eachUserKeepsTheNewestArrivalsWithinTheBound() {
         var late = LateFixes(perUser: 4, total: 1_000)

@@ -6,6 +6,7 @@ import Testing
 // within one bucket (12.5%) above it, the window resets, and odd input (zero, negative, huge) is safe.
 @testable import CairnDomain
 
+@Suite(.timeLimit(.minutes(5)))
 struct LatencyHistogramTests {
     @Test func emptyHasNoQuantile() {
         #expect(LatencyHistogram().quantile(0.5) == nil)

@@ -9,6 +9,7 @@ import Testing
 @testable import CairnDomain
 
 @MainActor
+@Suite(.timeLimit(.minutes(5)))
 struct LeftBehindTests {
     /// Alice arrives at the Bike, which has `alert` on (defaults: 150 m, 60 s).
     func scene() async throws -> FindItemHarness {

@@ -7,6 +7,7 @@ import Testing
 @testable import CairnDomain
 
 @MainActor
+@Suite(.timeLimit(.minutes(5)))
 struct LiveMapTests {
     /// User 1 with friends: 2 and 6 precise, 3 approximate, 4 hidden, 5 not watching; 7 is no friend.
     func scene() async throws -> (DomainHarness, Caller) {

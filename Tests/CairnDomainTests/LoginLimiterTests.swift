@@ -4,6 +4,7 @@ import CairnDomainTestSupport
 import CairnLoop
 import Testing
 
+@Suite(.timeLimit(.minutes(5)))
 struct LoginLimiterTests {
     @Test func blocksAfterLimitAndReportsTheWait() {
         let limiter = LoginLimiter(limit: 2, windowMs: 1000)
@@ -26,6 +27,7 @@ struct LoginLimiterTests {
 }
 
 /// A flood of distinct keys (an attacker cycling usernames) must not make every attempt walk the whole table.
+@Suite(.timeLimit(.minutes(5)))
 struct LoginLimiterPruningTests {
     @Test func pruningStaysRareUnderAFloodOfFreshKeys() {
         let limiter = LoginLimiter(limit: 5, windowMs: 60_000)

@@ -7,6 +7,7 @@ import Testing
 @testable import CairnDomain
 
 @MainActor
+@Suite(.timeLimit(.minutes(5)))
 struct LoopWorkTests {
     @Test func workIsCountedUntilItsContinuationRanAndIdleFiresAtZero() async throws {
         let scheduler = CollectingScheduler()

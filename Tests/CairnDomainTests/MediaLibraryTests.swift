@@ -5,6 +5,7 @@ import CairnDomain
 import Synchronization
 import Testing
 
+@Suite(.timeLimit(.minutes(5)))
 struct MediaLibraryTests {
     static let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + Array("not really a picture".utf8)
     static let jpeg: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0, 1, 2, 3]

@@ -6,6 +6,7 @@ import CairnLoop
 import Foundation
 import Testing
 
+@Suite(.timeLimit(.minutes(5)))
 struct MediaLinksTests {
     static let id = String(repeating: "ab", count: 32)
     static let other = String(repeating: "cd", count: 32)

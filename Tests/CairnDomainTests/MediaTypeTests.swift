@@ -4,6 +4,7 @@ import CairnDomainTestSupport
 import CairnLoop
 import Testing
 
+@Suite(.timeLimit(.minutes(5)))
 struct MediaTypeTests {
     static let jpeg: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0, 0, 0x10]
     static let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0]

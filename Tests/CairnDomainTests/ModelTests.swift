@@ -5,6 +5,7 @@ import CairnGeo
 import CairnLoop
 import Testing
 
+@Suite(.timeLimit(.minutes(5)))
 struct FriendGraphTests {
     @Test func friendshipIsSymmetricAndClearsRequests() {
         var g = FriendGraph()
@@ -19,6 +20,7 @@ struct FriendGraphTests {
     }
 }
 
+@Suite(.timeLimit(.minutes(5)))
 struct ShareRulesTests {
     @Test func pauseOverridesPerFriendLevelsAndExpires() {
         var r = ShareRules()
@@ -42,6 +44,7 @@ struct ShareRulesTests {
     }
 }
 
+@Suite(.timeLimit(.minutes(5)))
 struct ApproximateGridTests {
     @Test func snapsEveryPointOfACellToOneCentreNearby() throws {
         let grid = ApproximateGrid()

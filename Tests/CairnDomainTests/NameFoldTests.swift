@@ -5,6 +5,7 @@ import Testing
 // through the catalog finds a name from either side of each fold.
 @testable import CairnDomain
 
+@Suite(.timeLimit(.minutes(5)))
 struct NameFoldTests {
     @Test func foldsGreekCaseAccentsAndFinalSigma() {
         #expect(NameFold.fold("ΣΊΦΝΟΣ") == "σιφνοσ")

@@ -5,6 +5,7 @@ import Testing
 // pruned as the table grows.
 @testable import CairnDomain
 
+@Suite(.timeLimit(.minutes(5)))
 struct PasswordBackoffTests {
     @Test func failuresBackOffExponentiallyUpToTheCap() {
         var backoff = PasswordBackoff(free: 3, baseMs: 1_000, maxMs: 8_000, windowMs: 60_000)

@@ -9,6 +9,7 @@ import Testing
 @testable import CairnDomain
 
 @MainActor
+@Suite(.timeLimit(.minutes(5)))
 struct PictureEventsTests {
     /// An owner (user 1) with a private event `#vault` (password "right"), and users 2...`users`.
     func scene(users: Int) async throws -> DomainHarness {

@@ -8,6 +8,7 @@ import Testing
 // Also event hashtags and the settings' bounds.
 @testable import CairnDomain
 
+@Suite(.timeLimit(.minutes(5)))
 struct PictureOrderTests {
     static let origin = GeoPoint(lat: 48.85, lon: 2.35)!
 

@@ -9,6 +9,7 @@ import Testing
 @testable import CairnDomain
 
 @MainActor
+@Suite(.timeLimit(.minutes(5)))
 struct PicturesTests {
     static let media = String(repeating: "ab", count: 32)
 

@@ -6,6 +6,7 @@ import Testing
 // searches; every answer must equal the brute-force one over the places as they are now. And name folding.
 @testable import CairnDomain
 
+@Suite(.timeLimit(.minutes(5)))
 struct PlaceCatalogTests {
     struct Generator: RandomNumberGenerator {
         var state: UInt64

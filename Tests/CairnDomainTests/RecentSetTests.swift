@@ -4,6 +4,7 @@ import Testing
 
 @testable import CairnDomain
 
+@Suite(.timeLimit(.minutes(5)))
 struct RecentSetTests {
     @Test func holdsTheMostRecentAndForgetsTheOldestFirst() {
         var recent = RecentSet<Int64>(limit: 3)

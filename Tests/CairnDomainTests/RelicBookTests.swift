@@ -8,6 +8,7 @@ import Testing
 // user or a connection leaves nothing behind.
 @testable import CairnDomain
 
+@Suite(.timeLimit(.minutes(5)))
 struct RelicBookTests {
     func marker(_ id: Int64, lat: Double = 48.85, radius: Double = 50, expires: Int64? = nil) -> RelicMarker {
         RelicMarker(

@@ -19,6 +19,7 @@ final class RecordingRemoteBuckets: RemoteBuckets {
 }
 
 @MainActor
+@Suite(.timeLimit(.minutes(5)))
 struct RemoteAlertsTests {
     /// The find-item scene on a node of several, the Bike paired (tracker `tracker`) and at home; Alice, its owner,
     /// at home too.

@@ -46,6 +46,7 @@ final class RecordingRemote: RemoteFanOut {
 }
 
 @MainActor
+@Suite(.timeLimit(.minutes(5)))
 struct RemoteFanOutTests {
     /// User 1 with friends 2 (precise), 3 (approximate), 4 (hidden) on another node and 5 watching here.
     static func harness() async throws -> (DomainHarness, RecordingRemote, FakeRemotePresence, Caller) {

@@ -27,6 +27,7 @@ final class RecordingRemoteItems: RemoteItems {
 }
 
 @MainActor
+@Suite(.timeLimit(.minutes(5)))
 struct RemoteItemsTests {
     /// The find-item scene (Alice owns Gear with the Bike, Bob views it, Carol is a stranger, Dan a friend of
     /// Alice's it is not shared with) with a presence mirror and a recording port attached.

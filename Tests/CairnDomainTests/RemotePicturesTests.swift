@@ -16,6 +16,7 @@ final class RecordingRemotePictures: RemotePictures {
 }
 
 @MainActor
+@Suite(.timeLimit(.minutes(5)))
 struct RemotePicturesTests {
     func pushed(_ h: DomainHarness) -> [ConnectionID] {
         h.events.published.filter { $0.name == "picture.new" }.flatMap(\.connections)

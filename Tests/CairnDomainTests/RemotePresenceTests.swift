@@ -16,6 +16,7 @@ final class FakeRemotePresence: RemotePresence {
 }
 
 @MainActor
+@Suite(.timeLimit(.minutes(5)))
 struct RemotePresenceTests {
     @Test func aFriendOnAnotherNodeAppearsOnlineAndIsAnnounced() async throws {
         let h = DomainHarness()

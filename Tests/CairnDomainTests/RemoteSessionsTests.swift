@@ -20,6 +20,7 @@ final class RecordingSessions: RemoteSessions {
 }
 
 @MainActor
+@Suite(.timeLimit(.minutes(5)))
 struct RemoteSessionsTests {
     @Test func aFingerprintIsStableAndTellsTokensApart() {
         #expect(TokenFingerprint(token: "abc") == TokenFingerprint(token: "abc"))
@@ -73,6 +74,7 @@ struct RemoteSessionsTests {
 }
 
 @MainActor
+@Suite(.timeLimit(.minutes(5)))
 struct SessionRecheckTests {
     /// A real token for `user` in the store (base64url of 32 bytes, stored as its digest), and its text.
     static func token(_ h: DomainHarness, _ user: Int64, _ seed: UInt8) async throws -> String {

@@ -16,6 +16,7 @@ final class RecordingRemoteSettings: RemoteSettings {
 }
 
 @MainActor
+@Suite(.timeLimit(.minutes(5)))
 struct RemoteSettingsTests {
     /// What the test's features heard, in order (`limit 10`, `flag true`, ...).
     final class Heard {

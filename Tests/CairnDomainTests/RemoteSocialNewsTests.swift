@@ -9,6 +9,7 @@ import Testing
 @testable import CairnDomain
 
 @MainActor
+@Suite(.timeLimit(.minutes(5)))
 struct RemoteSocialNewsTests {
     /// Users 1 to 4; 1 and 2 friends; 1, 2 and 3 connected here, 4 not.
     static func harness() async throws -> DomainHarness {

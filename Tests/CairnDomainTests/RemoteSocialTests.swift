@@ -41,6 +41,7 @@ final class RecordingSocial: RemoteSocial {
 }
 
 @MainActor
+@Suite(.timeLimit(.minutes(5)))
 struct RemoteSocialTests {
     /// Users 1 and 2 friends, 3 a friend of neither; 2 watches here; 1 connected here and has reported.
     static func harness() async throws -> (DomainHarness, RecordingSocial, Caller) {

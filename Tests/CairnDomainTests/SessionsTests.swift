@@ -7,6 +7,7 @@ import Testing
 @testable import CairnDomain
 
 @MainActor
+@Suite(.timeLimit(.minutes(5)))
 struct SessionsTests {
     @Test func presenceIsToldToFriendsOnTheFirstAndLastConnectionOnly() async throws {
         let h = DomainHarness()
@@ -49,6 +50,7 @@ struct SessionsTests {
 
 /// The counts a health probe reads are kept as sessions change, and always agree with a recount.
 @MainActor
+@Suite(.timeLimit(.minutes(5)))
 struct SessionCountsTests {
     @Test func authenticatedAndWatchingCountsFollowEveryChange() async throws {
         let h = DomainHarness()
@@ -77,6 +79,7 @@ struct SessionCountsTests {
 /// Connections per source address: over the limit a new one is ended at once; closing frees a place; loopback (a
 /// local reverse proxy or load tester) is not counted.
 @MainActor
+@Suite(.timeLimit(.minutes(5)))
 struct ConnectionsPerAddressTests {
     @Test func anAddressOverItsLimitIsTurnedAwayAndLoopbackIsExempt() {
         let h = DomainHarness { $0.connectionsPerAddress = 2 }

@@ -10,6 +10,7 @@ import Testing
 @testable import CairnDomain
 
 @MainActor
+@Suite(.timeLimit(.minutes(5)))
 struct SocialResyncTests {
     private func resync(_ h: DomainHarness) async throws -> ResyncCounts {
         try await outcome(h) { done in h.hub.resyncSocial { done($0) } }.get()

@@ -9,6 +9,7 @@ import Testing
 
 @testable import CairnDomain
 
+@Suite(.timeLimit(.minutes(5)))
 struct TrackerIngestTests {
     static let key = String(repeating: "A", count: 43)
     static let paris = (lat: 48.8566, lon: 2.3522)

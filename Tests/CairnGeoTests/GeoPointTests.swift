@@ -2,6 +2,7 @@
 import CairnGeo
 import Testing
 
+@Suite(.timeLimit(.minutes(5)))
 struct GeoPointTests {
     @Test(arguments: [
         (91.0, 0.0), (-90.0001, 0.0), (0.0, 180.5), (0.0, -181.0), (Double.nan, 0.0),

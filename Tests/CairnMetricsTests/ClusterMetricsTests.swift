@@ -5,6 +5,7 @@ import CairnMetrics
 import CairnTestSupport
 import Testing
 
+@Suite(.timeLimit(.minutes(5)))
 struct ClusterMetricsTests {
     func parse(_ bytes: [UInt8]) throws -> PrometheusText { try PrometheusText(String(decoding: bytes, as: UTF8.self)) }
 

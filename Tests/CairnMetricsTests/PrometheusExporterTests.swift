@@ -6,6 +6,7 @@ import CairnMetrics
 import CairnTestSupport
 import Testing
 
+@Suite(.timeLimit(.minutes(5)))
 struct PrometheusExporterTests {
     func parse(_ bytes: [UInt8]) throws -> PrometheusText { try PrometheusText(String(decoding: bytes, as: UTF8.self)) }
 

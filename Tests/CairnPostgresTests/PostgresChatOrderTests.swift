@@ -9,7 +9,7 @@ import Testing
 
 @testable import CairnPostgres
 
-@Suite(.enabled(if: PostgresServerProcess.isAvailable, "PostgreSQL is not installed"))
+@Suite(.enabled(if: PostgresServerProcess.isAvailable, "PostgreSQL is not installed"), .timeLimit(.minutes(5)))
 struct PostgresChatOrderTests {
     @Test func aMessageWaitsForTheConversationsEarlierInsertToCommit() async throws {
         let url = try PostgresServerProcess.freshURL()

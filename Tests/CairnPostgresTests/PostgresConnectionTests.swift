@@ -9,7 +9,7 @@ import Testing
 
 @testable import CairnPostgres
 
-@Suite(.enabled(if: PostgresServerProcess.isAvailable, "PostgreSQL is not installed"))
+@Suite(.enabled(if: PostgresServerProcess.isAvailable, "PostgreSQL is not installed"), .timeLimit(.minutes(5)))
 struct PostgresConnectionTests {
     @Test func placeholdersAreNumberedOutsideQuotedText() {
         #expect(PostgresConnection.number("SELECT ?, '?', \"a?\", ?") == "SELECT $1, '?', \"a?\", $2")

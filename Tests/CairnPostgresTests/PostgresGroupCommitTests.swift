@@ -9,7 +9,7 @@ import Testing
 
 @testable import CairnPostgres
 
-@Suite(.enabled(if: PostgresServerProcess.isAvailable, "PostgreSQL is not installed"))
+@Suite(.enabled(if: PostgresServerProcess.isAvailable, "PostgreSQL is not installed"), .timeLimit(.minutes(5)))
 struct PostgresGroupCommitTests {
     /// A pool with a table of numbers.
     func pool() throws -> PostgresPool {

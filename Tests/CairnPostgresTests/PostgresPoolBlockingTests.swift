@@ -8,7 +8,7 @@ import Testing
 
 @testable import CairnPostgres
 
-@Suite(.enabled(if: PostgresServerProcess.isAvailable, "PostgreSQL is not installed"))
+@Suite(.enabled(if: PostgresServerProcess.isAvailable, "PostgreSQL is not installed"), .timeLimit(.minutes(5)))
 struct PostgresPoolBlockingTests {
     @Test func blockingCallsFromManyThreadsEachGetTheirOwnResult() throws {
         let pool = try PostgresPool(url: try PostgresServerProcess.freshURL(), size: 2)

@@ -10,7 +10,9 @@ import Testing
 
 @testable import CairnPostgres
 
-@Suite(.serialized, .enabled(if: PostgresServerProcess.isAvailable, "PostgreSQL is not installed"))
+@Suite(
+    .serialized, .enabled(if: PostgresServerProcess.isAvailable, "PostgreSQL is not installed"), .timeLimit(.minutes(5))
+)
 struct PostgresTimeoutsTests {
     static let server = Result { try PostgresServerProcess.dedicated() }
     /// A statement timeout of 1 s: the client gives up 3 s after a wait began.

@@ -11,6 +11,7 @@ import Testing
 @testable import CairnDomain
 
 @MainActor
+@Suite(.timeLimit(.minutes(5)))
 struct AdminOpsTests {
     /// Registers `name` (with an email) on `connection` and returns its id.
     func member(_ h: HubHarness, _ connection: ConnectionID, _ name: String, admin: Bool = false) async throws -> Int64

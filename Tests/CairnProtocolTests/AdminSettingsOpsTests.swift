@@ -12,6 +12,7 @@ import Testing
 @testable import CairnDomain
 
 @MainActor
+@Suite(.timeLimit(.minutes(5)))
 struct AdminSettingsOpsTests {
     func member(_ h: HubHarness, _ connection: ConnectionID, _ name: String, admin: Bool = false) async throws -> Int64
     {

@@ -11,6 +11,7 @@ import Testing
 @testable import CairnDomain
 
 @MainActor
+@Suite(.timeLimit(.minutes(5)))
 struct AdminStatsOpsTests {
     @Test func rowsCountNewAndActiveUsersPerDay() async throws {
         let h = HubHarness()

@@ -13,6 +13,7 @@ private struct TestSigner: MediaSigner {
 }
 
 @MainActor
+@Suite(.timeLimit(.minutes(5)))
 struct BucketOpsTests {
     /// Alice on 1, Bob on 2 and 3 (two devices), friends; Mallory on 4, a stranger.
     func people() async throws -> (HubHarness, Int64, Int64, Int64) {

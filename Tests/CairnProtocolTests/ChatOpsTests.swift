@@ -9,6 +9,7 @@ import Testing
 @testable import CairnDomain
 
 @MainActor
+@Suite(.timeLimit(.minutes(5)))
 struct HubChatTests {
     /// Alice on connection 1, Bob on 2 (and 3, a second device), friends; Mallory on 4, a stranger.
     func people() async throws -> (HubHarness, Int64, Int64, Int64) {

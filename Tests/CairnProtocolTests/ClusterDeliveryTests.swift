@@ -21,6 +21,7 @@ final class SetRemotePresence: RemotePresence {
 }
 
 @MainActor
+@Suite(.timeLimit(.minutes(5)))
 struct ClusterDeliveryTests {
     static func pos(_ owner: Int64, lat: Double) -> [UInt8] {
         Array(#"{"ev":"pos","user":\#(owner),"lat":\#(lat),"lon":1}"#.utf8)

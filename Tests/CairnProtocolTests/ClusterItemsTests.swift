@@ -11,6 +11,7 @@ import Testing
 @testable import CairnProtocol
 
 @MainActor
+@Suite(.timeLimit(.minutes(5)))
 struct ClusterItemsTests {
     static let full = Fix(
         lat: 48.5, lon: -2.25, acc: 4, alt: 31.5, spd: 1.25, hdg: 270, bat: 88, ts: 1_700_000, flagged: true)

@@ -14,6 +14,7 @@ import Testing
 @testable import CairnProtocol
 
 @MainActor
+@Suite(.timeLimit(.minutes(5)))
 struct ClusterNewsTests {
     typealias Sent = (tag: ClusterNews.Tag, subject: Int64, users: [Int64], event: [String: Any])
 

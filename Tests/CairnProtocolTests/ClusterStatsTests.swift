@@ -9,6 +9,7 @@ import Testing
 @testable import CairnDomain
 
 @MainActor
+@Suite(.timeLimit(.minutes(5)))
 struct ClusterStatsTests {
     static let gauges = TransportGauges(
         pendingCoalesced: 0, pendingOutboundBytes: 0, residentBytes: nil, uptimeSeconds: 1)

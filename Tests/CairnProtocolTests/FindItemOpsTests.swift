@@ -10,6 +10,7 @@ import Testing
 @testable import CairnDomain
 
 @MainActor
+@Suite(.timeLimit(.minutes(5)))
 struct FindItemOpsTests {
     /// Alice (1) owns Gear with a Bike whose tracker is active; Bob (2), her friend, views Gear.
     func setting(

@@ -10,6 +10,7 @@ import Testing
 @testable import CairnDomain
 
 @MainActor
+@Suite(.timeLimit(.minutes(5)))
 struct FloodTests {
     func relicID(_ reply: [String: Any]) throws -> Int {
         try #require((reply["relic"] as? [String: Any])?["id"] as? Int, "no relic in \(reply)")

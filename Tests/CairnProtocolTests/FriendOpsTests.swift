@@ -7,6 +7,7 @@ import Testing
 @testable import CairnDomain
 
 @MainActor
+@Suite(.timeLimit(.minutes(5)))
 struct HubFriendsTests {
     @Test func requestAndAcceptMakeFriendsAndPushBothWays() async throws {
         let h = HubHarness()

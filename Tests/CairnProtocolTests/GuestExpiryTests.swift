@@ -10,6 +10,7 @@ import Testing
 @testable import CairnDomain
 
 @MainActor
+@Suite(.timeLimit(.minutes(5)))
 struct GuestExpiryTests {
     static let day: Int64 = 24 * 3600 * 1000
 

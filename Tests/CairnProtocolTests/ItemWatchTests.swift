@@ -13,6 +13,7 @@ import Testing
 @testable import CairnDomain
 
 @MainActor
+@Suite(.timeLimit(.minutes(5)))
 struct ItemWatchTests {
     /// Alice (1) owns Gear with a Bike whose tracker is active; Bob (2) views Gear; Carol (3) is Alice's friend
     /// without a share; Mallory (4) a stranger. Everyone watches items.

@@ -8,6 +8,7 @@ import Testing
 @testable import CairnDomain
 
 @MainActor
+@Suite(.timeLimit(.minutes(5)))
 struct HubPositionsTests {
     func twoFriends() async throws -> (HubHarness, Int64, Int64) {
         let h = HubHarness()

@@ -10,6 +10,7 @@ import Testing
 @testable import CairnProtocol
 
 @MainActor
+@Suite(.timeLimit(.minutes(5)))
 struct OsmAndParsingTests {
     func parse(_ query: String?, body: String = "", type: String? = nil, auth: String? = nil) -> TrackerReport? {
         let request = HTTPRequest(

@@ -12,6 +12,7 @@ import Testing
 @testable import CairnProtocol
 
 @MainActor
+@Suite(.timeLimit(.minutes(5)))
 struct OverlandParsingTests {
     /// Overland's README example, as the app posts it.
     static let readme = AppExamples.overlandReadme

@@ -11,6 +11,7 @@ import Testing
 @testable import CairnDomain
 @testable import CairnProtocol
 
+@Suite(.timeLimit(.minutes(5)))
 struct OwnTracksParsingTests {
     static let basic = "Basic " + Data("phone-1:s3cret".utf8).base64EncodedString()
     static let limits = OwnTracksRequest.limits(maxBodyBytes: OwnTracksEndpoint.maxBodyBytes)

@@ -11,6 +11,7 @@ import Testing
 @testable import CairnDomain
 
 @MainActor
+@Suite(.timeLimit(.minutes(5)))
 struct PlaceOpsTests {
     func seeded(configure: (inout HubConfiguration) -> Void = { _ in }) -> HubHarness {
         let h = HubHarness(configure: configure)

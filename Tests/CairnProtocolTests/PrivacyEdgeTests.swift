@@ -9,6 +9,7 @@ import Testing
 @testable import CairnDomain
 
 @MainActor
+@Suite(.timeLimit(.minutes(5)))
 struct PrivacyEdgeTests {
     /// Alice (connection 1) and bob (connection 2), friends, both standing at the same place.
     func friendsTogether() async throws -> (HubHarness, Int64, Int64) {

@@ -7,6 +7,7 @@ import Testing
 @testable import CairnDomain
 
 @MainActor
+@Suite(.timeLimit(.minutes(5)))
 struct HubPrivacyTests {
     func watchedPair() async throws -> (HubHarness, Int64, Int64) {
         let h = HubHarness()

@@ -15,6 +15,7 @@ private struct FixedSigner: MediaSigner {
 }
 
 @MainActor
+@Suite(.timeLimit(.minutes(5)))
 struct ProfileOpsTests {
     let media = String(repeating: "cd", count: 32)
 

@@ -9,6 +9,7 @@ import Testing
 @testable import CairnDomain
 
 @MainActor
+@Suite(.timeLimit(.minutes(5)))
 struct RateLimitTests {
     @Test func requestsOverTheRateAreRefusedThenTheConnectionIsClosed() async throws {
         let h = HubHarness {

@@ -14,6 +14,7 @@ private struct FixedSigner: MediaSigner {
 }
 
 @MainActor
+@Suite(.timeLimit(.minutes(5)))
 struct HubRelicsTests {
     let media = String(repeating: "ab", count: 32)
 
@@ -347,6 +348,7 @@ struct HubRelicsTests {
 /// deletion brings nothing back, and a resync applies what the messages missed, leaving alone what changed during
 /// its read. Relics created and deleted here are told to the port.
 @MainActor
+@Suite(.timeLimit(.minutes(5)))
 struct HubRelicsAcrossNodesTests {
     final class RecordingRelics: RemoteRelics {
         var log: [String] = []

@@ -10,6 +10,7 @@ import Testing
 @testable import CairnDomain
 
 @MainActor
+@Suite(.timeLimit(.minutes(5)))
 struct RouterTests {
     @Test func registerRepliesWithUserAndToken() async throws {
         let h = HubHarness()

@@ -10,6 +10,7 @@ import Testing
 @testable import CairnDomain
 
 @MainActor
+@Suite(.timeLimit(.minutes(5)))
 struct HubStatsTests {
     static let gauges = TransportGauges(
         pendingCoalesced: 3, pendingOutboundBytes: 120, residentBytes: 50_000_000,

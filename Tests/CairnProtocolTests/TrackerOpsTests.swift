@@ -9,6 +9,7 @@ import Testing
 @testable import CairnDomain
 
 @MainActor
+@Suite(.timeLimit(.minutes(5)))
 struct TrackerOpsTests {
     /// Alice (1) owns a bucket with two items, shared with her friend Bob (2) as viewer; Mallory (4) is a stranger.
     func setting() async throws -> (HubHarness, bucket: Int64, items: [Int64], bob: Int64) {

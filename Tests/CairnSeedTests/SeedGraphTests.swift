@@ -2,6 +2,7 @@
 import CairnSeed
 import Testing
 
+@Suite(.timeLimit(.minutes(5)))
 struct SeedGraphTests {
     @Test func randomGraphIsDeterministicForASeed() {
         let a = SeedGraph(users: 500, friends: 10, shape: .random, seed: 7).pairs()

@@ -1,6 +1,6 @@
 // Clock skew between nodes: three real `cairn serve` processes on one PostgreSQL and one redis-server, node b's clock
-// ten minutes behind and node c's ten minutes ahead (`CAIRN_TEST_CLOCK_OFFSET_MS`, the hub's injected clock read
-// off). Rule versions and presence expiry come from node clocks. A hide through the slow node b, once b applied a
+// ten minutes behind and node c's ten minutes ahead (`cairn serve --clock-offset-ms`, the hub's injected clock
+// read off). Rule versions and presence expiry come from node clocks. A hide through the slow node b, once b applied a
 // change made through a and then one made through c (twenty minutes ahead of b), is answered and holds on every node:
 // alice's moves through a reach bob on c no more (b's versions continue above every version it has seen, not from
 // its clock). (A hide through b before b heard a change made through a node ahead within the skew is
@@ -43,11 +43,10 @@ extension ServerIntegration {
             let url = try PostgresServerProcess.freshURL()
             let redis = try RedisServerProcess()
             let a = try Node("a", url: url, redis: redis)
-            let b = try Node(
-                "b", url: url, redis: redis, environment: ["CAIRN_TEST_CLOCK_OFFSET_MS": "-\(Self.tenMinutesMs)"])
-            let c = try Node(
-                "c", url: url, redis: redis, environment: ["CAIRN_TEST_CLOCK_OFFSET_MS": "\(Self.tenMinutesMs)"])
+            let b = try Node("b", url: url, redis: redis, arguments: ["--clock-offset-ms=-\(Self.tenMinutesMs)"])
+            let c = try Node("c", url: url, redis: redis, arguments: ["--clock-offset-ms=\(Self.tenMinutesMs)"])
             try b.process.waitForLine(containing: "clock reads -600000 ms off", timeout: 10)
+            try c.process.waitForLine(containing: "clock reads 600000 ms off", timeout: 10)
             let (aliceFirst, alice) = try registerMember(port: a.port, "alice")
             let (bobFirst, bob) = try registerMember(port: a.port, "bob")
             _ = try aliceFirst.requestOK("friend.request", ["user": bob])

@@ -49,5 +49,18 @@ extension ServerIntegration {
             #expect(stats.output.contains("give --token"))
             #expect(stats.output.contains("Usage: cairn stats"), "\(stats.output)")
         }
+
+        @Test func theTestOnlyFlagsOfServeRefuseWhatTheyCannotUse() throws {
+            let data = NSTemporaryDirectory() + "cairn-flags-\(UUID().uuidString)"
+            for (flag, problem) in [
+                ("--cluster-apply-delay-ms=-5", "--cluster-apply-delay-ms cannot be negative"),
+                ("--clock-offset-ms=soon", "'soon' is invalid for '--clock-offset-ms'"),
+            ] {
+                let serve = try TestServerProcess(arguments: ["serve", "--data", data, "--port", "0", flag])
+                #expect(try serve.waitForExit(timeout: 30) == 64, "\(flag): \(serve.output)")
+                #expect(serve.output.contains(problem), "\(flag): \(serve.output)")
+            }
+            #expect(!FileManager.default.fileExists(atPath: data))
+        }
     }
 }

@@ -5,6 +5,7 @@ import Testing
 // under a new generation, and an id kept past its connection's close never finds the connection that took the slot.
 @testable import CairnServer
 
+@Suite(.timeLimit(.minutes(5)))
 struct ConnectionTableTests {
     /// Never dereferenced: the table does not reach lws.
     private static var wsi: OpaquePointer { OpaquePointer(bitPattern: 0x1000)! }

@@ -6,7 +6,7 @@
 // unfriend on a is answered only once the other nodes applied it, so after the reply b sends bob nothing more; a
 // hide set through alice's session on b stops node a, where her positions arrive, from delivering them to bob
 // before b answers. That the reply waits, not just that the outcome is right: node a started with
-// `CAIRN_TEST_CLUSTER_APPLY_DELAY_MS` handles each control message 1.5 s late, and a hide or an unfriend through b
+// `--cluster-apply-delay-ms=1500` handles each control message 1.5 s late, and a hide or an unfriend through b
 // is then answered no sooner (a lower bound a slow machine only makes longer). With Redis away, a hide set through
 // node a reaches node b through the shared store (b reads it every second while cut off: bob hears `pos.hidden` and
 // b delivers nothing more), and a is not answered as if every node had applied it: the change waits for the link
@@ -27,7 +27,7 @@ extension ServerIntegration {
             let port: Int
             let data: String
 
-            /// `environment`: added to the node's own (the apply delay); `arguments`: added to `serve`'s.
+            /// `environment`: added to the node's own; `arguments`: to `serve`'s (an apply delay, a clock offset).
             init(
                 _ name: String, url: String, redis: RedisServerProcess, environment: [String: String] = [:],
                 arguments: [String] = []
@@ -77,8 +77,7 @@ extension ServerIntegration {
             let url = try PostgresServerProcess.freshURL()
             let redis = try RedisServerProcess()
             let a = try Node(
-                "a", url: url, redis: redis,
-                environment: delayA.map { ["CAIRN_TEST_CLUSTER_APPLY_DELAY_MS": String($0)] } ?? [:])
+                "a", url: url, redis: redis, arguments: delayA.map { ["--cluster-apply-delay-ms=\($0)"] } ?? [])
             let b = try Node("b", url: url, redis: redis)
             let c = try Node("c", url: url, redis: redis)
             let (alice, aliceID) = try registerMember(port: a.port, "alice")
@@ -280,7 +279,7 @@ extension ServerIntegration {
         @Test func aHideOrAnUnfriendThroughBIsAnsweredOnlyAfterTheSlowNodeAAppliedIt() throws {
             let cluster = try Self.cluster(delayA: 1500)
             let (a, b, c, alice, bob) = (cluster.a, cluster.b, cluster.c, cluster.alice, cluster.bob)
-            try a.process.waitForLine(containing: "CAIRN_TEST_CLUSTER_APPLY_DELAY_MS=1500", timeout: 5)
+            try a.process.waitForLine(containing: "--cluster-apply-delay-ms 1500", timeout: 5)
             let bobOnC = try c.watcher("bob")
             let aliceOnA = try a.login("alice")
             let aliceOnB = try b.login("alice")

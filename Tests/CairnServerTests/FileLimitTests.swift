@@ -4,6 +4,7 @@ import Testing
 // The open-file limit is raised towards the hard limit before libwebsockets sizes its tables.
 @testable import CairnServer
 
+@Suite(.timeLimit(.minutes(5)))
 struct FileLimitTests {
     @Test func raisesTheSoftLimitUpToTheHardLimit() {
         var before = rlimit()

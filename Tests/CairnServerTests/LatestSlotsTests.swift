@@ -4,6 +4,7 @@ import Testing
 // keys first appeared; dropping a key; many keys (past the linear scan, with the index) behave the same.
 @testable import CairnServer
 
+@Suite(.timeLimit(.minutes(5)))
 struct LatestSlotsTests {
     private func drained(_ slots: inout LatestSlots) -> [(String, UInt64)] {
         var out: [(String, UInt64)] = []

@@ -9,6 +9,7 @@ import CairnTestSupport
 import Foundation
 import Testing
 
+@Suite(.timeLimit(.minutes(5)))
 struct LoopConfinementTests {
     @Test func aClaimedConfinementIsOnLoopOnlyOnItsOwnThread() {
         let confinement = LoopConfinement(name: "a test loop")

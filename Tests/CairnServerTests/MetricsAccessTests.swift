@@ -4,6 +4,7 @@ import Testing
 // only local peers once it listens beyond the machine (a container's 0.0.0.0).
 @testable import CairnServer
 
+@Suite(.timeLimit(.minutes(5)))
 struct MetricsAccessTests {
     @Test func aConfiguredTokenMustBePresentedExactly() {
         #expect(
@@ -36,6 +37,7 @@ struct MetricsAccessTests {
 }
 
 /// A reading that walks every connection is taken at most once per interval, however often it is asked for.
+@Suite(.timeLimit(.minutes(5)))
 struct PeriodicReadingTests {
     @Test func aReadingIsReusedWithinItsInterval() {
         var source = 0

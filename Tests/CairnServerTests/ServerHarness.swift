@@ -9,7 +9,7 @@ import Foundation
 import Testing
 
 /// All server integration tests: serialized, as each starts a server and the machine has two cores.
-@Suite(.serialized) enum ServerIntegration {}
+@Suite(.serialized, .timeLimit(.minutes(5))) enum ServerIntegration {}
 
 final class RunningHub {
     let app: CairnApp

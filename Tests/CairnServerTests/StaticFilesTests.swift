@@ -7,7 +7,7 @@ import Testing
 
 @testable import CairnServer
 
-@Suite struct StaticFilesTests {
+@Suite(.timeLimit(.minutes(5))) struct StaticFilesTests {
     @Test func aFIFOIsRefusedAtOnceNotWaitedOn() throws {
         // Opening a FIFO for reading blocks until a writer comes; a FIFO in a served folder must not hold a thread.
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fifo-\(UUID().uuidString)").path

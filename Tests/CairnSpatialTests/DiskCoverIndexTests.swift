@@ -7,6 +7,7 @@ import Testing
 
 @testable import CairnSpatial
 
+@Suite(.timeLimit(.minutes(5)))
 struct DiskCoverIndexTests {
     @Test func matchesBruteForceEverywhere() {
         for cellSize in [200.0, 1_000, 5_000] {

@@ -12,6 +12,7 @@ import Glibc
 import Darwin
 #endif
 
+@Suite(.timeLimit(.minutes(5)))
 struct GridGeometryTests {
     @Test(arguments: [10.0, 50, 500, 5_000, 100_000])
     func rowsSpanPoleToPole(_ cellSize: Double) {

@@ -10,6 +10,7 @@ import Testing
 
 @testable import CairnSpatial
 
+@Suite(.timeLimit(.minutes(5)))
 struct GridIndexPropertyTests {
     private typealias Found = [(id: Int64, distance: Double)]
 

@@ -6,6 +6,7 @@ import Testing
 
 @testable import CairnSpatial
 
+@Suite(.timeLimit(.minutes(5)))
 struct GridIndexTests {
     private func point(_ lat: Double, _ lon: Double) -> GeoPoint { SampleGeography.point(lat, lon) }
 

@@ -6,6 +6,7 @@ import Testing
 
 @testable import CairnSpatial
 
+@Suite(.timeLimit(.minutes(5)))
 struct Int64MapTests {
     @Test func emptyMapFindsNothing() {
         var map = Int64Map()

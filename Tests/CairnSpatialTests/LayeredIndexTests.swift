@@ -5,6 +5,7 @@ import CairnGeo
 import CairnSpatial
 import Testing
 
+@Suite(.timeLimit(.minutes(5)))
 struct LayeredIndexTests {
     private let here = SampleGeography.point(52.52, 13.405)
     private let there = SampleGeography.point(52.53, 13.41)

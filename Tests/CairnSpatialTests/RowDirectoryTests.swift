@@ -5,6 +5,7 @@ import Testing
 
 @testable import CairnSpatial
 
+@Suite(.timeLimit(.minutes(5)))
 struct RowDirectoryTests {
     private struct Cell: Hashable {
         var row: Int

@@ -13,6 +13,7 @@ import Testing
 import Glibc
 #endif
 
+@Suite(.timeLimit(.minutes(5)))
 struct SphereTreeTests {
     private typealias Found = [(id: Int64, distance: Double)]
 

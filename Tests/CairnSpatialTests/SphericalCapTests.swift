@@ -13,6 +13,7 @@ import Glibc
 import Darwin
 #endif
 
+@Suite(.timeLimit(.minutes(5)))
 struct SphericalCapTests {
     /// Checks that every point within `radius` of `center` (by GeoPoint.distance) passes every stage of the cover.
     private func expectCovered(_ point: GeoPoint, center: GeoPoint, radius: Double, grid: GridGeometry) {

@@ -10,6 +10,7 @@ import Testing
 
 @testable import CairnStore
 
+@Suite(.timeLimit(.minutes(5)))
 struct GroupCommitTests {
     /// A pool with a table of numbers.
     func pool(_ dir: String) throws -> DatabasePool {

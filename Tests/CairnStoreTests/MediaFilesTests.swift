@@ -4,6 +4,7 @@ import Testing
 // Content-addressed media files: atomic placement, deduplication, removal, and the sweeps of stale files.
 @testable import CairnStore
 
+@Suite(.timeLimit(.minutes(5)))
 struct MediaFilesTests {
     static let id = String(repeating: "0a", count: 32)
 

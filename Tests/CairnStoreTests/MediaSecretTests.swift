@@ -4,6 +4,7 @@ import CairnStore
 import Foundation
 import Testing
 
+@Suite(.timeLimit(.minutes(5)))
 struct MediaSecretTests {
     struct Fixed: RandomSource {
         let byte: UInt8

@@ -10,7 +10,7 @@ import Testing
 
 @testable import CairnPostgres
 
-@Suite(.enabled(if: PostgresServerProcess.isAvailable))
+@Suite(.enabled(if: PostgresServerProcess.isAvailable), .timeLimit(.minutes(5)))
 struct PostgresStoreMediaTests {
     static let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 7, 8, 9]
 

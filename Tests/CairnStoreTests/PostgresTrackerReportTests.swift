@@ -8,7 +8,7 @@ import Testing
 
 @testable import CairnPostgres
 
-@Suite(.enabled(if: PostgresServerProcess.isAvailable, "PostgreSQL is not installed"))
+@Suite(.enabled(if: PostgresServerProcess.isAvailable, "PostgreSQL is not installed"), .timeLimit(.minutes(5)))
 struct PostgresTrackerReportTests {
     @Test func aBatchWithSeveralReportsOfOneTrackerKeepsArrivalOrder() async throws {
         let store = try PostgresStore(url: try PostgresServerProcess.freshURL(), connections: 2)

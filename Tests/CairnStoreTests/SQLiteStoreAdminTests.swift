@@ -8,6 +8,7 @@ import Testing
 
 @testable import CairnStore
 
+@Suite(.timeLimit(.minutes(5)))
 struct SQLiteStoreAdminTests {
     func newUser(
         _ store: any EngineStore, _ name: String, email: String? = nil, guest: Bool = false
@@ -161,6 +162,7 @@ struct SQLiteStoreAdminTests {
 /// transaction and read back after reopening; activity counted once per (day, account), its marks kept for two days
 /// only; the accounts' daily figures count registrations by UTC day (guests left out) and active accounts; a
 /// tracker's owners count as suspended only while every one of them is, and only until a timed suspension runs out.
+@Suite(.timeLimit(.minutes(5)))
 struct SQLiteStoreAdminSettingsTests {
     @Test(arguments: StoreEngine.available)
     func settingsAreStoredWithTheirAuditAndSurviveReopening(engine: StoreEngine) async throws {

@@ -10,6 +10,7 @@ import Testing
 @testable import CairnPostgres
 @testable import CairnStore
 
+@Suite(.timeLimit(.minutes(5)))
 struct SQLiteStoreEventAdminTests {
     let pictures = SQLiteStorePicturesTests()
 

@@ -9,6 +9,7 @@ import Testing
 
 @testable import CairnStore
 
+@Suite(.timeLimit(.minutes(5)))
 struct SQLiteStoreGuestPurgeTests {
     /// Every table column that names a user.
     static let userColumns: [(table: String, column: String)] = [

@@ -7,6 +7,7 @@ import Testing
 
 @testable import CairnStore
 
+@Suite(.timeLimit(.minutes(5)))
 struct SQLiteStoreItemAlertTests {
     func user(_ store: any EngineStore, _ name: String) async throws -> Int64 {
         try await store.createUser(

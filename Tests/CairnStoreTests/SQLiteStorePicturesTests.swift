@@ -16,6 +16,7 @@ import Testing
 @testable import CairnPostgres
 @testable import CairnStore
 
+@Suite(.timeLimit(.minutes(5)))
 struct SQLiteStorePicturesTests {
     static let jpeg = String(repeating: "1a", count: 32)
     static let video = String(repeating: "2b", count: 32)

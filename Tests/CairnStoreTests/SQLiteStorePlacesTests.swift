@@ -38,6 +38,7 @@ extension StoreEngine {
     }
 }
 
+@Suite(.timeLimit(.minutes(5)))
 struct SQLiteStorePlacesTests {
     @Test(arguments: StoreEngine.available)
     func upsertAttributesAndRemoval(engine: StoreEngine) async throws {

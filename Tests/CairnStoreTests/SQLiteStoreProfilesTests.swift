@@ -5,6 +5,7 @@ import CairnDomain
 import Foundation
 import Testing
 
+@Suite(.timeLimit(.minutes(5)))
 struct SQLiteStoreProfilesTests {
     static let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 4, 5, 6]
 

@@ -6,6 +6,7 @@ import CairnDomain
 import Foundation
 import Testing
 
+@Suite(.timeLimit(.minutes(5)))
 struct SQLiteStoreRelicChatTests {
     /// Runs `body` on a fresh store with three users, and the way to open the same data again (`body` closes the
     /// store itself when it reopens it).

@@ -8,6 +8,7 @@ import Testing
 
 @testable import CairnStore
 
+@Suite(.timeLimit(.minutes(5)))
 struct SQLiteStoreRolesTests {
     func newUser(_ store: any EngineStore, _ name: String) async throws -> User {
         try await store.createUser(NewUser(username: name, name: name, passwordHash: nil, isGuest: false, createdAt: 1))

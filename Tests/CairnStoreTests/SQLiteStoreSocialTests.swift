@@ -6,6 +6,7 @@ import Testing
 
 @testable import CairnStore
 
+@Suite(.timeLimit(.minutes(5)))
 struct SQLiteStoreSocialTests {
     func withStore(_ engine: StoreEngine, _ body: (any EngineStore, [User]) async throws -> Void) async throws {
         try await engine.withStore { store in

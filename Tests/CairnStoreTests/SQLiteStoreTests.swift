@@ -11,6 +11,7 @@ func temporaryDirectory() -> String {
     return path
 }
 
+@Suite(.timeLimit(.minutes(5)))
 struct SQLiteStoreTests {
     @Test func opensInWALModeWithMigrationsApplied() throws {
         let dir = temporaryDirectory()

@@ -11,6 +11,7 @@ import Testing
 @testable import CairnPostgres
 @testable import CairnStore
 
+@Suite(.timeLimit(.minutes(5)))
 struct SQLiteStoreTrackerTests {
     @Test(arguments: StoreEngine.available)
     func pairActivateUnpairAndUniqueness(engine: StoreEngine) async throws {

@@ -7,6 +7,7 @@ import Testing
 
 @testable import CairnStore
 
+@Suite(.timeLimit(.minutes(5)))
 struct StoreFixturesTests {
     func digest(_ n: Int) -> [UInt8] { [UInt8](repeating: UInt8(n), count: 32) }
 

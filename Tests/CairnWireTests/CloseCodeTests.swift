@@ -3,7 +3,7 @@
 import CairnWire
 import Testing
 
-@Suite struct CloseCodeTests {
+@Suite(.timeLimit(.minutes(5))) struct CloseCodeTests {
     @Test func rawValuesMatchTheContract() {
         #expect(CloseCode.normal.rawValue == 1000)
         #expect(CloseCode.goingAway.rawValue == 1001)

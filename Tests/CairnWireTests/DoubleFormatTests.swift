@@ -5,7 +5,7 @@ import Testing
 
 @testable import CairnWire
 
-@Suite struct DoubleFormatTests {
+@Suite(.timeLimit(.minutes(5))) struct DoubleFormatTests {
     private func fast(_ value: Double) -> String? {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: DoubleFormat.maxBytes) { buffer in
             DoubleFormat.shortFixed(value, into: buffer.baseAddress!).map {

@@ -4,7 +4,7 @@ import Testing
 
 @testable import CairnWire
 
-@Suite struct EnvelopeTests {
+@Suite(.timeLimit(.minutes(5))) struct EnvelopeTests {
     private func text(_ w: JSONWriter) -> String { String(decoding: w.bytes, as: UTF8.self) }
 
     @Test func okReply() {

@@ -1,9 +1,10 @@
 // The error codes are exactly the contract's list, and WireError's conveniences.
 
+import CairnErrorCodes
 import CairnWire
 import Testing
 
-@Suite struct ErrorCodeTests {
+@Suite(.timeLimit(.minutes(5))) struct ErrorCodeTests {
     @Test func codesAreExactlyTheContractList() {
         let contract = [
             "bad_request", "unauthorized", "invalid_credentials", "username_taken", "forbidden",

@@ -4,7 +4,7 @@ import Testing
 
 @testable import CairnWire
 
-@Suite struct FrameLinesTests {
+@Suite(.timeLimit(.minutes(5))) struct FrameLinesTests {
     private func lines(_ frame: String) -> [String] {
         var result: [String] = []
         Array(frame.utf8).withUnsafeBytes { raw in

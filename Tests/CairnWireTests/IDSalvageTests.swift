@@ -3,6 +3,7 @@
 import CairnWire
 import Testing
 
+@Suite(.timeLimit(.minutes(5)))
 struct IDSalvageTests {
     private func salvage(_ text: String) -> Int64? {
         Array(text.utf8).withUnsafeBytes { Message.salvageID(from: $0) }

@@ -5,7 +5,7 @@ import Testing
 
 @testable import CairnWire
 
-@Suite struct JSONWriterTests {
+@Suite(.timeLimit(.minutes(5))) struct JSONWriterTests {
     private func text(_ w: JSONWriter) -> String { String(decoding: w.bytes, as: UTF8.self) }
 
     @Test func commasArePlacedAtEveryDepth() {

@@ -6,6 +6,7 @@ import Testing
 
 @testable import CairnWire
 
+@Suite(.timeLimit(.minutes(5)))
 struct MessageArrayTests {
     func message(_ text: String) throws -> Message {
         var m = Message()

@@ -6,7 +6,7 @@ import Testing
 
 @testable import CairnWire
 
-@Suite struct MessageStrictnessTests {
+@Suite(.timeLimit(.minutes(5))) struct MessageStrictnessTests {
     @Test(arguments: ["", " ", "\n\t\r "])
     func emptyInput(_ text: String) {
         expectRefused(text, "empty request")

@@ -5,7 +5,7 @@ import Testing
 
 @testable import CairnWire
 
-@Suite struct MessageTests {
+@Suite(.timeLimit(.minutes(5))) struct MessageTests {
     let pos =
         #"{"op":"pos","lat":37.7749295,"lon":-122.4194155,"acc":5.0,"spd":1.4,"hdg":270.0,"bat":81,"ts":1763740000000}"#
 

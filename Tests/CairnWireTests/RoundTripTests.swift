@@ -5,7 +5,7 @@ import Testing
 
 @testable import CairnWire
 
-@Suite struct RoundTripTests {
+@Suite(.timeLimit(.minutes(5))) struct RoundTripTests {
     /// Writes `{"v": …}` and parses it back.
     private func roundTrip(_ write: (inout JSONWriter) -> Void) throws -> Message {
         var w = JSONWriter()

@@ -152,8 +152,21 @@ class Client:
                                      + "\n".join(self.texts[self.cursor:]))
 
 
+class TimeLimitExceeded(Exception):
+    """The test ran past TEST_LIMIT (its own type: the waits here catch TimeoutError)."""
+
+
+TEST_LIMIT = 300  # seconds for the whole walk-through (it takes a few)
+
+
 class ReadmeWalkthroughTest(unittest.TestCase):
     def setUp(self):
+        # A hang fails the test by name: SIGALRM interrupts even a blocked read. Cleared after the clean-ups.
+        def expire(signum, frame):
+            raise TimeLimitExceeded(f"{self.id()} ran past its time limit of {TEST_LIMIT} s")
+        signal.signal(signal.SIGALRM, expire)
+        signal.alarm(TEST_LIMIT)
+        self.addCleanup(signal.alarm, 0)
         with open(README, encoding="utf-8") as f:
             self.readme = f.read()
         launch = re.search(r"^bash deploy/run\.sh (--auth-timeout [^#\n]*?)\s*(#.*)?$", self.readme, re.M)

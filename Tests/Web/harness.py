@@ -31,6 +31,7 @@ warnings.filterwarnings("ignore", category=DeprecationWarning)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 WAIT = 15  # seconds any one thing may take to show; far above what it takes, bounded so a failure ends
+TEST_LIMIT = 300  # seconds one whole test may take, hub and browser included (one takes about 10)
 
 
 def free_port():
@@ -141,6 +142,21 @@ class Peer:
         self.ws.close()
 
 
+class TimeLimitExceeded(Exception):
+    """A test ran past its time limit (its own type, so no `except TimeoutError` on the way takes it for a wait's
+    timeout)."""
+
+
+def limit_time(test, seconds=TEST_LIMIT):
+    """Fails `test`, by name, once it has run `seconds`: SIGALRM interrupts even a blocked wait (a socket read, a
+    driver call), so a hang ends the test instead of the run. Cleared when the test's clean-ups have run."""
+    def expire(signum, frame):
+        raise TimeLimitExceeded(f"{test.id()} ran past its time limit of {seconds} s")
+    signal.signal(signal.SIGALRM, expire)
+    signal.alarm(seconds)
+    test.addCleanup(signal.alarm, 0)
+
+
 class BrowserTest(unittest.TestCase):
     """A hub and a browser for each test; `prepare_hub(data)` runs before the hub starts (import places, say), and
     `hub_flags` are added to its command line."""
@@ -151,6 +167,7 @@ class BrowserTest(unittest.TestCase):
         pass
 
     def setUp(self):
+        limit_time(self)
         self.hub = Hub(self.hub_flags)
         self.prepare_hub(self.hub.data)
         self.hub.start()

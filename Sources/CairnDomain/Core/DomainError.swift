@@ -1,47 +1,12 @@
 // The one error type of the domain: a refusal the caller can act on, with a code, a sentence for a human, and
-// numeric facts (a distance, a wait). The domain never writes JSON; the protocol layer maps each code to the
-// contract's `error.code` string one to one (the raw values are those strings), so a refusal reads the same on
-// the wire as it did when the domain wrote its own replies.
+// numeric facts (a distance, a wait). The domain never writes JSON; its codes are the contract's (CairnErrorCodes,
+// below both the domain and the wire), so the protocol layer passes a refusal on to the wire as it is.
+import CairnErrorCodes
 
 /// A refusal from the domain: what went wrong, in words and as a code.
 public struct DomainError: Error, Equatable, Sendable, CustomStringConvertible {
-    /// Why a request was refused. The raw value is the contract's error code.
-    public enum Code: String, Sendable, CaseIterable {
-        /// The request was malformed, or a value out of range.
-        case badRequest = "bad_request"
-        /// The connection must authenticate first, or its session ended.
-        case unauthorized
-        /// Wrong username or password.
-        case invalidCredentials = "invalid_credentials"
-        /// The username is taken.
-        case usernameTaken = "username_taken"
-        /// Not allowed for this account.
-        case forbidden
-        /// Only the owner may do this.
-        case notOwner = "not_owner"
-        /// The two users are not friends.
-        case notFriends = "not_friends"
-        /// No such thing.
-        case notFound = "not_found"
-        /// Too far from the place.
-        case tooFar = "too_far"
-        /// The password did not match.
-        case wrongPassword = "wrong_password"
-        /// Its time is up.
-        case expired
-        /// Too many attempts or too much at once.
-        case rateLimited = "rate_limited"
-        /// Too large.
-        case tooLarge = "too_large"
-        /// The account is suspended.
-        case suspended
-        /// The device id is paired with another tracker.
-        case deviceTaken = "device_taken"
-        /// The server failed; nothing was applied.
-        case `internal`
-        /// The database is away or did not answer in time; nothing was applied (try again shortly).
-        case unavailable
-    }
+    /// Why a request was refused: one of the contract's error codes, the one list the wire writes too.
+    public typealias Code = ErrorCode
 
     /// One numeric fact a client can act on (e.g. `distance`, `retry_after_ms`).
     public struct Detail: Equatable, Sendable {

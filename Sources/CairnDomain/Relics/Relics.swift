@@ -18,12 +18,6 @@ import CairnGeo
 import CairnLoop
 import CairnSpatial
 
-/// Signs short-lived media URLs for those allowed to see the media (implemented by the media service).
-public protocol MediaSigner: Sendable {
-    /// A URL path (with its signature) through which `media` can be fetched for a while after `now`.
-    func url(for media: String, now: Int64) -> String
-}
-
 /// What the caller asks to leave.
 public struct RelicRequest: Sendable {
     /// The text (may be empty when media is given).

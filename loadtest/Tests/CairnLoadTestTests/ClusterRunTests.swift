@@ -8,7 +8,7 @@ import Foundation
 import Glibc
 import Testing
 
-@Suite(.serialized) struct ClusterRunTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct ClusterRunTests {
     static var clusterAvailable: Bool { PostgresServerProcess.isAvailable && RedisServerProcess.isAvailable }
 
     @Test(.enabled(if: clusterAvailable, "PostgreSQL or redis-server is not installed"))

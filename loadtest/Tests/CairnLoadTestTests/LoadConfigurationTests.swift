@@ -3,6 +3,7 @@ import CairnLoadTest
 import Glibc
 import Testing
 
+@Suite(.timeLimit(.minutes(5)))
 struct LoadConfigurationTests {
     @Test func onlyLoopbackAddressesAreAccepted() throws {
         var c = LoadConfiguration(server: .cairn, port: 7681)

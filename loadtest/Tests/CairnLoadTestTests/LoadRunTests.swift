@@ -7,7 +7,7 @@ import Foundation
 import Glibc
 import Testing
 
-@Suite(.serialized) struct LoadRunTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct LoadRunTests {
     /// A seeded data directory and its tokens file.
     final class Fixture {
         let data = NSTemporaryDirectory() + "cairn-lt-\(UUID().uuidString)"

@@ -2,6 +2,7 @@
 import CairnLoadTest
 import Testing
 
+@Suite(.timeLimit(.minutes(5)))
 struct MoverTests {
     @Test(arguments: TravelMode.allCases)
     func usersStayInTheBoxAndMoveAtTheirModesSpeed(mode: TravelMode) {

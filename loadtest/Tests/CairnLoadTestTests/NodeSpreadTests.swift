@@ -6,6 +6,7 @@ import CairnLoadTest
 import Foundation
 import Testing
 
+@Suite(.timeLimit(.minutes(5)))
 struct NodeSpreadTests {
     @Test func portListsAreParsed() throws {
         #expect(try LoadConfiguration.parsePorts("7681,7682,7683") == [7681, 7682, 7683])

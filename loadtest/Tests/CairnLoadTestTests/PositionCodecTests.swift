@@ -3,6 +3,7 @@ import CairnLoadTest
 import Foundation
 import Testing
 
+@Suite(.timeLimit(.minutes(5)))
 struct PositionCodecTests {
     @Test(arguments: [
         (48.8566, 2.3522, Int64(1_763_740_000_123)), (-33.8688197, -151.2092955, Int64(1)),

@@ -3,6 +3,7 @@
 import CairnLoadTest
 import Testing
 
+@Suite(.timeLimit(.minutes(5)))
 struct ReportScheduleTests {
     @Test func everyUserReportsOncePerPeriodInTimeOrder() throws {
         let w = try Workload.generate(WorkloadPlan(users: 100, friends: 0, seed: 2))

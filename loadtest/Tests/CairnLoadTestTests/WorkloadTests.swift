@@ -4,6 +4,7 @@ import CairnLoadTest
 import CairnSeed
 import Testing
 
+@Suite(.timeLimit(.minutes(5)))
 struct WorkloadTests {
     /// Positions of every user after a fixed sequence of steps, as comparable numbers.
     static func trace(_ workload: Workload, steps: [Double]) -> [[Double]] {

@@ -1,6 +1,9 @@
-// The error codes of the wire contract (spec "Error codes"), as one closed enum.
-// The raw value is the exact string clients see, so a code can never be misspelt at a call site, and
-// `CaseIterable` lets tests check the set against the contract in one place.
+// The error codes of the contract (docs/PROTOCOL.md, "Error codes"), as one closed enum and the one list of them:
+// the domain refuses with them (`DomainError.Code`) and the wire writes them (`WireError`), and neither knows the
+// other, so the list sits below both, knowing neither. The raw value is the exact string clients see, so a code can
+// never be misspelt at a call site, and `CaseIterable` lets tests check the set against the contract in one place.
+// The wire raises a few on its own (bad_request, rate_limited, too_large, internal); every one may come from the
+// domain.
 
 /// A machine-readable error code of the Cairn protocol; the raw value is what goes on the wire.
 public enum ErrorCode: String, Sendable, CaseIterable {
@@ -34,8 +37,9 @@ public enum ErrorCode: String, Sendable, CaseIterable {
     case suspended
     /// `tracker.pair` named a device id another tracker already has.
     case deviceTaken = "device_taken"
-    /// The hub failed; the request may be retried.
+    /// The hub failed; nothing was applied, and the request may be retried.
     case `internal`
-    /// The hub's database is away or did not answer in time; the request may be retried shortly.
+    /// The hub's database is away or did not answer in time; nothing was applied, and the request may be retried
+    /// shortly.
     case unavailable
 }

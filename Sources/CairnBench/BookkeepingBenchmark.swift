@@ -3,20 +3,22 @@
 // (everything `sendLatest` and `flush` do except `lws_write`). The structures in use (`ConnectionTable`,
 // `LatestSlots`) run against the ones they replaced (a dictionary of connections, a dictionary of slots per
 // connection) on the same workload in the same process, rounds alternating, so the ratio is the result
-// (`cairn-bench bookkeeping`; docs/BENCHMARKS.md). It lives here because it drives the transport's own types.
+// (`cairn-bench bookkeeping`; docs/BENCHMARKS.md). It drives the transport's own types through the few members
+// CairnServer makes `package` for it (`ConnectionTable`, `ConnectionState`, `LatestSlots.set`).
 import CairnLoop
+import CairnServer
 
 /// Side-by-side timing of the delivery bookkeeping, current structures against dictionaries. Loop-free, sockets-free.
-package enum BookkeepingBenchmark {
+enum BookkeepingBenchmark {
     /// One round's figures: nanoseconds per delivery for each structure.
-    package struct Round: Sendable {
-        package let flat: Double
-        package let dictionary: Double
+    struct Round: Sendable {
+        let flat: Double
+        let dictionary: Double
     }
 
     /// `connections` connections; each position goes to `watchers` of them (a fixed random set per owner);
     /// `perTurn` positions per loop turn before the flush; `positions` per round.
-    package static func run(
+    static func run(
         connections: Int, watchers: Int, perTurn: Int, positions: Int, rounds: Int, seed: UInt64 = 1
     ) -> [Round] {
         var random = seed | 1
@@ -55,9 +57,10 @@ package enum BookkeepingBenchmark {
     }
 
     private static func measure(positions: Int, _ body: () -> Void) -> Double {
-        let start = MonotonicTime.now()
+        let start = ContinuousClock.now
         body()
-        return Double(MonotonicTime.now() - start)
+        let (seconds, attoseconds) = (ContinuousClock.now - start).components
+        return Double(seconds) * 1e9 + Double(attoseconds) / 1e9
     }
 
     /// A new array per position, as `LocalDelivery` encodes each move once.
