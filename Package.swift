@@ -42,16 +42,47 @@ let package = Package(
         .target(name: "CairnCrypto", dependencies: ["COpenSSL"]),
         // Seeded randomness and the generated friend graph, shared by `cairn seed` and the load tester.
         .target(name: "CairnSeed"),
+
+        // The domain: one module per feature, each knowing only the features below it (cross-talk upwards goes
+        // through hooks the hub wires). None knows JSON, SQL or sockets.
+        // The core every feature shares: clock, loop work, errors, the hub's events and what they carry, the
+        // configuration, the figures (telemetry, stats readings), the roles port, the logger.
+        .target(
+            name: "CairnCore",
+            dependencies: ["CairnLoop", "CairnGeo", .product(name: "Logging", package: "swift-log")]),
+        // Accounts, sessions, guests, presence, and the limits on guessing passwords.
+        .target(
+            name: "CairnSessions",
+            dependencies: [
+                "CairnCore", "CairnLoop", "CairnCrypto", .product(name: "Logging", package: "swift-log"),
+            ]),
+        // The admin role's ops: browsing and suspending users (audited), live settings, daily figures.
+        .target(name: "CairnAdmin", dependencies: ["CairnCore", "CairnLoop", "CairnSessions"]),
+        // Uploaded media: types, uploads, signed URLs, placeholders, the collection of unreferenced media.
+        .target(
+            name: "CairnMedia",
+            dependencies: [
+                "CairnCore", "CairnSessions", "CairnAdmin", "CairnCrypto",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+        // Places of interest: nearest, search, operators' writes.
+        .target(name: "CairnPlaces", dependencies: ["CairnCore", "CairnLoop", "CairnGeo", "CairnSpatial"]),
         .target(
             name: "CairnDomain",
             dependencies: [
+                "CairnCore", "CairnSessions", "CairnAdmin", "CairnMedia", "CairnPlaces",
                 "CairnLoop", "CairnCrypto", "CairnGeo", "CairnSpatial",
                 .product(name: "Logging", package: "swift-log"),
             ]),
 
         // Protocol: the op table, the router the transport drives, and the local event delivery; maps JSON
         // requests to the domain's features and their answers and events back to JSON.
-        .target(name: "CairnProtocol", dependencies: ["CairnLoop", "CairnDomain", "CairnWire"]),
+        .target(
+            name: "CairnProtocol",
+            dependencies: [
+                "CairnLoop", "CairnDomain", "CairnCore", "CairnSessions", "CairnAdmin", "CairnMedia", "CairnPlaces",
+                "CairnWire",
+            ]),
 
         // What both storage engines share and neither engine's code: the group-commit queue.
         .target(name: "CairnStoreSupport"),
@@ -60,7 +91,8 @@ let package = Package(
         .target(
             name: "CairnStore",
             dependencies: [
-                "CairnDomain", "CairnCrypto", "CairnStoreSupport",
+                "CairnDomain", "CairnCore", "CairnSessions", "CairnAdmin", "CairnMedia", "CairnPlaces", "CairnCrypto",
+                "CairnStoreSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -69,7 +101,8 @@ let package = Package(
         .target(
             name: "CairnPostgres",
             dependencies: [
-                "CairnDomain", "CairnCrypto", "CPostgres", "CairnStoreSupport",
+                "CairnDomain", "CairnCore", "CairnSessions", "CairnAdmin", "CairnMedia", "CairnPlaces", "CairnCrypto",
+                "CPostgres", "CairnStoreSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]),
 
@@ -87,7 +120,7 @@ let package = Package(
         .target(
             name: "CairnMetrics",
             dependencies: [
-                "CairnDomain",
+                "CairnDomain", "CairnCore",
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ]),
@@ -103,7 +136,8 @@ let package = Package(
         .target(
             name: "CairnApp",
             dependencies: [
-                "CairnServer", "CairnStore", "CairnPostgres", "CairnDomain", "CairnProtocol", "CairnLoop",
+                "CairnServer", "CairnStore", "CairnPostgres", "CairnDomain", "CairnCore", "CairnSessions", "CairnAdmin",
+                "CairnMedia", "CairnPlaces", "CairnProtocol", "CairnLoop",
                 "CairnCrypto", "CairnMetrics", "CairnSeed", "CairnCluster",
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -128,7 +162,8 @@ let package = Package(
         .executableTarget(
             name: "cairn-bench",
             dependencies: [
-                "CairnLoop", "CairnWire", "CairnGeo", "CairnSpatial", "CairnDomain", "CairnProtocol", "CairnStore",
+                "CairnLoop", "CairnWire", "CairnGeo", "CairnSpatial", "CairnDomain", "CairnCore", "CairnSessions",
+                "CairnProtocol", "CairnStore",
                 "CairnCrypto",
                 "CairnApp", "CairnSeed",
                 "CairnServer",  // `bookkeeping` times the transport's own structures
@@ -160,30 +195,44 @@ let package = Package(
         .testTarget(name: "CairnSeedTests", dependencies: ["CairnSeed"]),
         // In-memory stores, a collecting scheduler and seeded randomness for the domain's and protocol's tests.
         .target(
-            name: "CairnDomainTestSupport", dependencies: ["CairnLoop", "CairnDomain", "CairnCrypto", "CairnGeo"],
+            name: "CairnDomainTestSupport",
+            dependencies: [
+                "CairnLoop", "CairnDomain", "CairnCore", "CairnSessions", "CairnAdmin", "CairnPlaces", "CairnCrypto",
+                "CairnGeo",
+            ],
             path: "Tests/CairnDomainTestSupport"),
-        .testTarget(name: "CairnDomainTests", dependencies: ["CairnLoop", "CairnDomain", "CairnDomainTestSupport"]),
+        .testTarget(
+            name: "CairnDomainTests",
+            dependencies: [
+                "CairnLoop", "CairnDomain", "CairnCore", "CairnSessions", "CairnAdmin", "CairnMedia", "CairnPlaces",
+                "CairnDomainTestSupport",
+            ]),
         .testTarget(
             name: "CairnProtocolTests",
             dependencies: [
-                "CairnLoop", "CairnGeo", "CairnDomain", "CairnProtocol", "CairnWire", "CairnDomainTestSupport",
+                "CairnLoop", "CairnGeo", "CairnDomain", "CairnCore", "CairnSessions", "CairnAdmin", "CairnMedia",
+                "CairnPlaces", "CairnProtocol", "CairnWire", "CairnDomainTestSupport",
                 "CairnTestSupport",
             ]),
         .testTarget(
             name: "CairnStoreTests",
             dependencies: [
-                "CairnStore", "CairnPostgres", "CairnDomain", "CairnCrypto", "CairnSeed", "CairnTestSupport",
+                "CairnStore", "CairnPostgres", "CairnDomain", "CairnCore", "CairnSessions", "CairnAdmin", "CairnMedia",
+                "CairnPlaces", "CairnCrypto", "CairnSeed", "CairnTestSupport",
             ]),
         .testTarget(name: "CairnPostgresTests", dependencies: ["CairnPostgres", "CairnCrypto", "CairnTestSupport"]),
-        .testTarget(name: "CairnMetricsTests", dependencies: ["CairnMetrics", "CairnDomain", "CairnTestSupport"]),
-        .testTarget(name: "CairnAppTests", dependencies: ["CairnApp", "CairnStore", "CairnDomain", "CairnCrypto"]),
+        .testTarget(name: "CairnMetricsTests", dependencies: ["CairnMetrics", "CairnCore", "CairnTestSupport"]),
+        .testTarget(
+            name: "CairnAppTests",
+            dependencies: ["CairnApp", "CairnStore", "CairnCore", "CairnSessions", "CairnCrypto"]),
         .testTarget(
             name: "CairnClusterTests", dependencies: ["CairnCluster", "CairnLoop", "CLws", "CairnTestSupport"]),
         .testTarget(name: "CairnConfigTests", dependencies: ["CairnConfig", "CairnApp", "CairnServer"]),
         .testTarget(
             name: "CairnServerTests",
             dependencies: [
-                "CairnApp", "CairnServer", "CairnLoop", "CairnStore", "CairnDomain", "CairnWire", "CairnCrypto",
+                "CairnApp", "CairnServer", "CairnLoop", "CairnStore", "CairnCore", "CairnMedia", "CairnWire",
+                "CairnCrypto",
                 "CairnTestSupport", "CairnConfig",
                 // CairnConfig's TOML parser has a C++ core whose module the compiler must see from here too.
                 .product(name: "TOMLKit", package: "TOMLKit"),

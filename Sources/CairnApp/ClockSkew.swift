@@ -3,7 +3,7 @@
 // one machine as if their clocks disagreed (clock skew between nodes: presence expiry, rule versions and every time
 // the hub stamps come from that clock), without root, `date -s` or a preloaded library. Read once when the hub
 // starts, never a configuration option; the hub logs a warning when it is set.
-import CairnDomain
+import CairnCore
 import Foundation
 
 /// The machine's clock read a fixed offset off.

@@ -2,8 +2,13 @@
 // once at start (before its loop runs, so they may block), and the daily figures' providers. `SQLiteStore` (one node,
 // the embedded default) and `PostgresStore` (several nodes sharing one database) both implement it, so the
 // composition below it is written once.
+import CairnAdmin
+import CairnCore
 import CairnDomain
+import CairnMedia
+import CairnPlaces
 import CairnPostgres
+import CairnSessions
 import CairnStore
 
 /// A store a hub can run on.

@@ -1,3 +1,5 @@
+import CairnAdmin
+import CairnCore
 // The operator's account commands (`cairn user create`, `list`, `set-password`, `suspend`, `unsuspend`, `delete`),
 // on a data directory's SQLite or the shared PostgreSQL database alike. They keep the protocol's rules: usernames,
 // passwords and names are checked as `register` checks them (`Accounts`), and a suspension is what `admin.suspend`
@@ -7,7 +9,7 @@
 // at their next use; it keeps a deleted account's friendships in memory until it restarts, so `delete` runs on a
 // data directory only with the hub stopped (it takes the directory's lock).
 import CairnCrypto
-import CairnDomain
+import CairnSessions
 import Foundation
 
 /// An account as `cairn user list` shows it.

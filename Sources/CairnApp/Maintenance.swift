@@ -1,3 +1,4 @@
+import CairnCore
 // What the `cairn` command does to a data directory besides serving it: give or take the ops or admin role
 // (`cairn user grant-ops` / `revoke-ops`, `grant-admin` / `revoke-admin`), write load-test fixtures (`cairn seed`),
 // copy the database (`cairn backup`). It lives in the composition layer so the command line reaches the store, the
@@ -7,8 +8,8 @@
 // only (PostgreSQL has pg_dump). Each SQLite opening says whether it may run beside a hub; the ones that may not hold
 // the data directory's lock (`DataDirectoryLock`). PostgreSQL is always shared with running hubs.
 import CairnCrypto
-import CairnDomain
 import CairnPostgres
+import CairnSessions
 import CairnStore
 import Foundation
 

@@ -1,3 +1,4 @@
+import CairnAdmin
 // The domain's `RemoteSettings` port on the control channel (kind 10), and the way back: a change of admins' settings
 // committed through this node is announced with no content; every other node reads the stored settings again and
 // puts in force what differs (`Hub.remoteSettingsChanged`). With a shared store only: the store is what the others

@@ -1,6 +1,9 @@
 // The hub's side of running as one of several nodes: where the composition plugs in presence on other nodes and
 // the reading of the link to them, and how a change of a user's presence elsewhere reaches friends connected here.
 // A single node sets none of it and behaves exactly as before.
+import CairnAdmin
+import CairnCore
+import CairnSessions
 
 extension Hub {
     /// Presence on other nodes (nil: a single node). Set on the loop before serving.

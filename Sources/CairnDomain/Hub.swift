@@ -23,8 +23,13 @@
 //
 // Everything here runs on the loop thread; `confinement` asserts it in debug builds. The domain knows no JSON,
 // no SQLite and no sockets.
+import CairnAdmin
+import CairnCore
 import CairnCrypto
 import CairnLoop
+import CairnMedia
+import CairnPlaces
+import CairnSessions
 import Logging
 
 /// Builds the features and runs what belongs to none of them: the tick and the shutdown drain.

@@ -12,6 +12,8 @@
 //     cursor (`(likes, id) < (?, ?)`), keeping the rows inside the circle.
 // Every order and page is `PictureOrder`'s (ties broken by id, the highest first), so both stores page alike; the
 // keyset columns are NOT NULL, so no NULL ordering enters the walks.
+import CairnAdmin
+import CairnCore
 import CairnDomain
 import Foundation
 

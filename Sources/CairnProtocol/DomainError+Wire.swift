@@ -1,6 +1,6 @@
 // The domain refuses with `DomainError`; the wire speaks `WireError`. The codes are the same strings, so the
 // mapping is one lookup and a refusal reads on the wire exactly as the domain worded it.
-import CairnDomain
+import CairnCore
 import CairnWire
 
 extension DomainError {

@@ -9,6 +9,7 @@
 //
 // It also owns the local event delivery (`LocalDelivery`): the domain's events, encoded once each and written to
 // this process's connections.
+import CairnCore
 import CairnDomain
 import CairnLoop
 import CairnWire

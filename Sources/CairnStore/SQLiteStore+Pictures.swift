@@ -15,6 +15,8 @@
 //     entries.
 // What the viewer may see (`PictureViewer`) is read once per request: the private events joined and the pictures
 // reported. Rows for the chosen ids are read last.
+import CairnAdmin
+import CairnCore
 import CairnDomain
 import Foundation
 import GRDB

@@ -4,6 +4,7 @@
 // key-only requests find their tracker. Who paired a tracker (v22) is checked against the bucket's owners in every read
 // of the tracker and in the ingest's write, so an unshare committed refuses the next report, whichever connection
 // reads it.
+import CairnCore
 import CairnDomain
 import Foundation
 import GRDB

@@ -1,6 +1,6 @@
 // The test-only clock offset: read from its variable as an integer of milliseconds (either sign), anything else
 // refused with a warning; the skewed clock reads the base clock that far off.
-import CairnDomain
+import CairnCore
 import Testing
 
 @testable import CairnApp

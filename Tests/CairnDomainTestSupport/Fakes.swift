@@ -1,9 +1,12 @@
+import CairnAdmin
+import CairnCore
 // In-memory stand-ins for the domain's ports, so the domain is tested without sockets, SQLite or sleeping:
 // a store kept in a dictionary, a scheduler that collects jobs for the test to run on its own thread (the test
 // thread plays the event loop), and a seeded random source. Shared by the domain's and the protocol layer's tests.
 import CairnCrypto
 import CairnDomain
 import CairnLoop
+import CairnSessions
 import Foundation
 import Synchronization
 import Testing

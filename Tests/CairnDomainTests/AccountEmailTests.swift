@@ -5,7 +5,8 @@ import CairnDomainTestSupport
 import CairnLoop
 import Testing
 
-@testable import CairnDomain
+@testable import CairnCore
+@testable import CairnSessions
 
 struct AccountEmailTests {
     let store = MemoryAccountStore()

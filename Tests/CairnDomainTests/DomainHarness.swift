@@ -4,7 +4,9 @@ import CairnLoop
 // The hub's features without the protocol layer: in-memory stores, a manual clock, a scheduler whose jobs the
 // test runs on the main actor, and an event port that records domain events. Users, friendships and sharing rules
 // are put in the store and restored, and connections bound directly, so each test states only what it is about.
+@testable import CairnCore
 @testable import CairnDomain
+@testable import CairnSessions
 
 @MainActor
 final class DomainHarness {

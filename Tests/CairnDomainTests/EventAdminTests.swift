@@ -7,6 +7,7 @@ import Testing
 // password (members stay members, joins need the new one), renames it and makes it public again; each change is
 // audited without the password. Non-admins are forbidden whatever they send; admins' mistakes are `bad_request`
 // naming the field, or `not_found`, and change nothing.
+@testable import CairnCore
 @testable import CairnDomain
 
 @MainActor

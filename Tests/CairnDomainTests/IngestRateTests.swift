@@ -4,6 +4,7 @@
 import CairnDomainTestSupport
 import Testing
 
+@testable import CairnCore
 @testable import CairnDomain
 
 struct IngestRateTests {

@@ -1,7 +1,7 @@
-// The sliding-window limiter behind failed-login throttling.
-import CairnDomain
 import CairnDomainTestSupport
 import CairnLoop
+// The sliding-window limiter behind failed-login throttling.
+import CairnSessions
 import Testing
 
 struct LoginLimiterTests {

@@ -6,6 +6,7 @@ import Testing
 // pages strictly after the cursor with no duplicates or gaps, visibility (hidden, reported by the viewer, private
 // events not joined), and cursors that survive the round trip through their opaque text and refuse anything else.
 // Also event hashtags and the settings' bounds.
+@testable import CairnCore
 @testable import CairnDomain
 
 struct PictureOrderTests {

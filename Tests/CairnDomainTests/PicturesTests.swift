@@ -6,6 +6,7 @@ import Testing
 // (within their radius, or watching its event; a private event's only its members) and stops when they unwatch or
 // their connection goes; settings replaced at run time take effect on the next request and invalid ones are
 // refused; a refused post leaves nothing stored.
+@testable import CairnCore
 @testable import CairnDomain
 
 @MainActor

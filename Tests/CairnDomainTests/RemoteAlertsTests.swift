@@ -8,6 +8,7 @@ import CairnDomainTestSupport
 import CairnLoop
 import Testing
 
+@testable import CairnCore
 @testable import CairnDomain
 
 /// Records the buckets told to other nodes.

@@ -7,6 +7,7 @@ import CairnDomainTestSupport
 import CairnLoop
 import Testing
 
+@testable import CairnCore
 @testable import CairnDomain
 
 /// Records what the live map handed to other nodes.

@@ -9,6 +9,7 @@ import CairnDomainTestSupport
 import CairnLoop
 import Testing
 
+@testable import CairnCore
 @testable import CairnDomain
 
 /// Records what the trackers handed to other nodes, and counts follows per item.

@@ -6,6 +6,7 @@ import CairnDomainTestSupport
 import CairnLoop
 import Testing
 
+@testable import CairnCore
 @testable import CairnDomain
 
 @MainActor

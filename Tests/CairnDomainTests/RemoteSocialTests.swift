@@ -7,6 +7,7 @@ import CairnDomainTestSupport
 import CairnLoop
 import Testing
 
+@testable import CairnCore
 @testable import CairnDomain
 
 /// Records what Social handed to other nodes; confirmations are released by the test.

@@ -7,7 +7,9 @@ import CairnDomainTestSupport
 import Synchronization
 import Testing
 
+@testable import CairnCore
 @testable import CairnDomain
+@testable import CairnSessions
 
 struct TrackerIngestTests {
     static let key = String(repeating: "A", count: 43)

@@ -9,8 +9,6 @@ import CairnProtocol
 import CairnWire
 import Testing
 
-@testable import CairnDomain
-
 @MainActor
 struct AdminSettingsOpsTests {
     func member(_ h: HubHarness, _ connection: ConnectionID, _ name: String, admin: Bool = false) async throws -> Int64

@@ -3,8 +3,9 @@ import CairnLoop
 import CairnProtocol
 import Testing
 
-// Friend ops through the hub: requests, pushes to the other side, idempotence, mutual requests, refusals.
 @testable import CairnDomain
+
+// Friend ops through the hub: requests, pushes to the other side, idempotence, mutual requests, refusals.
 
 @MainActor
 struct HubFriendsTests {

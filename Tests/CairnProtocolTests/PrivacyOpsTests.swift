@@ -3,8 +3,9 @@ import CairnLoop
 import CairnProtocol
 import Testing
 
-// Privacy on the server: pause, resume, per-friend levels, approximate cells, timed reverts, persistence.
 @testable import CairnDomain
+
+// Privacy on the server: pause, resume, per-friend levels, approximate cells, timed reverts, persistence.
 
 @MainActor
 struct HubPrivacyTests {

@@ -5,6 +5,7 @@ import Testing
 // Position snapshots: only changed positions are written, on the interval, and a failed flush is retried. With
 // durable positions a `pos` is answered only once a snapshot has written it, and fixes arriving meanwhile share the
 // next one.
+@testable import CairnCore
 @testable import CairnDomain
 
 @MainActor

@@ -3,6 +3,7 @@
 // buckets (and items) with them while co-owned buckets stay. Everything is read back from a reopened store, as after
 // a restart. The media collector keeping items' photos is the SQLite store's media port (its own test here).
 import CairnDomain
+import CairnSessions
 import Foundation
 import GRDB
 import Testing

@@ -2,6 +2,8 @@
 // private into every one of its pictures (what pages read), makes its posters members when it becomes private and
 // appends the audit line without the password, in one transaction; and the admin user list counts each account's
 // pictures, the likes they received and the open reports against them, from the real tables. Both on both engines.
+import CairnAdmin
+import CairnCore
 import CairnDomain
 import Foundation
 import GRDB

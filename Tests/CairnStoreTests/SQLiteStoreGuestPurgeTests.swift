@@ -3,6 +3,7 @@
 // with theirs. `markSeen` only moves the last activity forward. On both engines, but buckets on SQLite only until
 // the PostgreSQL store has its BucketStore.
 import CairnDomain
+import CairnSessions
 import Foundation
 import GRDB
 import Testing

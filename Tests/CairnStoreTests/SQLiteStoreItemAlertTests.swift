@@ -2,6 +2,7 @@
 // hub's start, each user's safe zones with the per-user count checked with the insert, and the limits on buckets
 // owned and items per bucket, all read back from a reopened store, as after a restart.
 import CairnDomain
+import CairnSessions
 import Foundation
 import Testing
 

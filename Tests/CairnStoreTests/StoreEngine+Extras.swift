@@ -2,7 +2,10 @@
 // that can be opened again (as after a restart), the start-time loaders the app calls on either store, and raw SQL
 // for setting up rows that belong to ports these tests are not about (media, friendships, roles, relics, pictures),
 // and the bulk inserts of fixtures and benchmarks.
+import CairnAdmin
+import CairnCore
 import CairnDomain
+import CairnSessions
 import CairnTestSupport
 import Foundation
 import GRDB

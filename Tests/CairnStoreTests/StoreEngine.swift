@@ -3,7 +3,12 @@
 // the engines cannot drift apart; tests of one engine's own matters (WAL, fsync, the data directory, migrations'
 // names) stay with that engine. PostgreSQL runs for real (`PostgresServerProcess`), each test in a schema of its own;
 // where it is not installed only SQLite runs.
+import CairnAdmin
+import CairnCore
 import CairnDomain
+import CairnMedia
+import CairnPlaces
+import CairnSessions
 import CairnTestSupport
 import Foundation
 import GRDB

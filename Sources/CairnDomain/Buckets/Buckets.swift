@@ -19,6 +19,8 @@
 // users lost sight of a bucket. Reads of who may see an item are checked against `AccessEpochs` when they come back,
 // so one that an access change overtook is never used.
 // An owner owns at most `bucketsPerUser` buckets they created, a bucket holds at most `itemsPerBucket` items.
+import CairnCore
+import CairnMedia
 
 /// The bucket and item ops. Loop thread only.
 public final class Buckets {

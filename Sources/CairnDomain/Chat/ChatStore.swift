@@ -1,29 +1,7 @@
 // Messages between friends, as stored. A message is committed before `chat.send` replies (it must survive kill -9)
 // and is identified by a store-assigned id that only grows, which is also the order of a conversation and the
 // cursor for paging backwards and for marking read ("everything up to id N").
-
-/// One chat message.
-public struct ChatMessage: Sendable, Equatable {
-    /// Store-assigned, increasing.
-    public var id: Int64
-    /// Sender.
-    public var from: Int64
-    /// Recipient.
-    public var to: Int64
-    /// The text.
-    public var text: String
-    /// When the hub accepted it (ms since the epoch).
-    public var ts: Int64
-
-    /// Creates the value.
-    public init(id: Int64, from: Int64, to: Int64, text: String, ts: Int64) {
-        self.id = id
-        self.from = from
-        self.to = to
-        self.text = text
-        self.ts = ts
-    }
-}
+import CairnCore
 
 /// A conversation as listed: the other person, the last message and how many of theirs are unread.
 public struct ChatConversation: Sendable, Equatable {

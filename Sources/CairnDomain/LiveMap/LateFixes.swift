@@ -3,6 +3,7 @@
 // history table without limit, nor make the loop shift big arrays: each user gets a small ring of the most recent
 // late arrivals (overwriting the oldest is O(1)), and the total across users is capped (beyond it new late fixes
 // are dropped, also O(1)). Taking everything for a snapshot empties the rings but keeps their storage.
+import CairnCore
 
 /// Late fixes per user, bounded per user and in total. Loop thread only.
 struct LateFixes {

@@ -16,6 +16,7 @@
 // for operators (the user's own track, audits), bounded as it enters (`LateFixes`) and by age: every
 // `positionHistoryPurgeIntervalMs` a background job deletes rows older than `positionHistoryRetentionMs`, off the
 // loop, like the relic purge.
+import CairnCore
 
 /// A flush being collected, chunk by chunk.
 struct FlushInProgress {

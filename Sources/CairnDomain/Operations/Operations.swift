@@ -5,7 +5,9 @@
 //
 // A reading (`StatsSnapshot`) gathers figures every feature offers through its API; the transport adds what only
 // it knows (`TransportGauges`).
+import CairnCore
 import CairnLoop
+import CairnSessions
 
 /// The stats channel: its watchers and the previous second's totals. Loop thread only.
 public final class Operations {
@@ -79,24 +81,32 @@ public final class Operations {
     func snapshot(transport: TransportGauges) -> StatsSnapshot {
         let now = clock.now()
         let t = telemetry
-        var reading = StatsSnapshot(
-            ts: now,
-            connections: sessions.connectionCount, authenticated: sessions.authenticatedCount,
-            watching: sessions.watchingCount,
-            statsWatchers: watchers.count,
-            connectionsOpened: t.connectionsOpened,
-            messagesReceived: t.messagesReceived, messagesSent: t.messagesSent,
-            bytesReceived: t.bytesReceived, bytesSent: t.bytesSent,
-            positionsAccepted: t.positionsAccepted, deliveries: t.deliveries,
-            fanoutP50Ns: t.fanoutWindow.quantile(0.5), fanoutP99Ns: t.fanoutWindow.quantile(0.99),
-            fanoutSamples: t.fanoutWindow.count,
-            loopLagP99Ns: t.loopLagWindow.quantile(0.99),
-            loopLagMaxNs: t.loopLagWindow.count > 0 ? t.loopLagWindow.max : nil,
-            pendingCoalesced: transport.pendingCoalesced, pendingOutboundBytes: transport.pendingOutboundBytes,
-            positionsLive: liveMap.count, relicsLive: relicCount?(),
-            lastSnapshot: liveMap.lastSnapshot(now: now),
-            operationsInFlight: work.inFlight, pendingSnapshotRows: liveMap.pendingRows,
-            residentBytes: transport.residentBytes, uptimeSeconds: transport.uptimeSeconds)
+        var reading = StatsSnapshot(ts: now)
+        reading.connections = sessions.connectionCount
+        reading.authenticated = sessions.authenticatedCount
+        reading.watching = sessions.watchingCount
+        reading.statsWatchers = watchers.count
+        reading.connectionsOpened = t.connectionsOpened
+        reading.messagesReceived = t.messagesReceived
+        reading.messagesSent = t.messagesSent
+        reading.bytesReceived = t.bytesReceived
+        reading.bytesSent = t.bytesSent
+        reading.positionsAccepted = t.positionsAccepted
+        reading.deliveries = t.deliveries
+        reading.fanoutP50Ns = t.fanoutWindow.quantile(0.5)
+        reading.fanoutP99Ns = t.fanoutWindow.quantile(0.99)
+        reading.fanoutSamples = t.fanoutWindow.count
+        reading.loopLagP99Ns = t.loopLagWindow.quantile(0.99)
+        reading.loopLagMaxNs = t.loopLagWindow.count > 0 ? t.loopLagWindow.max : nil
+        reading.pendingCoalesced = transport.pendingCoalesced
+        reading.pendingOutboundBytes = transport.pendingOutboundBytes
+        reading.positionsLive = liveMap.count
+        reading.relicsLive = relicCount?()
+        reading.lastSnapshot = liveMap.lastSnapshot(now: now)
+        reading.operationsInFlight = work.inFlight
+        reading.pendingSnapshotRows = liveMap.pendingRows
+        reading.residentBytes = transport.residentBytes
+        reading.uptimeSeconds = transport.uptimeSeconds
         reading.cluster = clusterReading?()
         return reading
     }

@@ -6,6 +6,8 @@
 // changes (the password guards new joins only); an event made private keeps everyone who posted to it as a member,
 // so nobody loses sight of their own pictures. Once committed, watchers of the event who are not members stop
 // watching it; nearby watchers are safe already, since a push is decided from the members the post reads.
+import CairnAdmin
+import CairnCore
 import CairnLoop
 
 /// One field of a change: left as it is, cleared, or set.

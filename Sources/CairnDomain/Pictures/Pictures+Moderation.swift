@@ -3,6 +3,8 @@
 // its reports resolved, its image no longer kept from the media collector). Whether the caller is an admin is asked
 // of the role store off the loop, by `Administration`, at every request; each resolution is committed together with
 // its audit entry (who, what, when, why) before the reply.
+import CairnAdmin
+import CairnCore
 import CairnLoop
 
 /// One report of a picture.

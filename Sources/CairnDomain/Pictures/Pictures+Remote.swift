@@ -6,6 +6,7 @@
 // often the news is heard. Fire and forget: a post missed while a node's link was down is not pushed there (pages and
 // search show it). A single node has no
 // port and nothing changes. Loop thread only.
+import CairnCore
 
 /// Where pictures posted here go for the other nodes.
 public protocol RemotePictures: AnyObject {

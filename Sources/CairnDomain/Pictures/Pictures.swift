@@ -8,8 +8,12 @@
 // those facts in the same read as the pictures; pushes are decided here from the members the post returned.
 //
 // Memory holds only the watchers and the settings in force; every write is committed before its answer.
+import CairnAdmin
+import CairnCore
 import CairnGeo
 import CairnLoop
+import CairnMedia
+import CairnSessions
 
 /// A page of pictures and the cursor of the next one (nil on the last page).
 public struct PicturePage: Sendable, Equatable {

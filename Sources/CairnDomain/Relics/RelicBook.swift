@@ -1,3 +1,4 @@
+import CairnCore
 import CairnGeo
 // The live relics in memory and who is standing in which. The hub keeps relic points in the `.relics` layer of its
 // grid index for browsing ("what is within 2 km"); this book keeps the rest: the markers, a disk-cover index for

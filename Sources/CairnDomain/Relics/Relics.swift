@@ -14,15 +14,12 @@
 // markers (`RelicBook`) and their points (a relics index of their own); text, media and password hashes are read
 // from the store when someone is allowed to open one. Positions come from the live map, who is connected from
 // the sessions.
+import CairnCore
 import CairnGeo
 import CairnLoop
+import CairnMedia
+import CairnSessions
 import CairnSpatial
-
-/// Signs short-lived media URLs for those allowed to see the media (implemented by the media service).
-public protocol MediaSigner: Sendable {
-    /// A URL path (with its signature) through which `media` can be fetched for a while after `now`.
-    func url(for media: String, now: Int64) -> String
-}
 
 /// What the caller asks to leave.
 public struct RelicRequest: Sendable {

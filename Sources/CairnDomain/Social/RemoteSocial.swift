@@ -8,6 +8,7 @@
 // before its reply; when the port gives up (a node neither answered nor left in time, or the node is stopping),
 // the change stays committed and in force here, and the request is answered with an error that says so. A single
 // node has no implementation and nothing changes. Loop thread only.
+import CairnCore
 
 /// Where Social's committed changes go for the other nodes.
 public protocol RemoteSocial: AnyObject {

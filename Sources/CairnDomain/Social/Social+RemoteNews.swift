@@ -6,6 +6,7 @@
 // nothing. By the time the read returns, the change must still hold (a request still pending, a friendship still
 // on or still off); otherwise the news is stale and dropped. A resync (`Social+Resync`) never comes here: it makes up
 // state this node missed, it is not news. Loop thread only.
+import CairnCore
 
 extension Social {
     /// What a change applied from another node tells the user it concerns.

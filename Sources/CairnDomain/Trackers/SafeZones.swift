@@ -2,6 +2,7 @@
 // user's own. The feature keeps every user's zones in memory (restored at start, changed on the loop after the store
 // committed), because the left-behind rule asks about them on every move; listing is answered from memory. A zone of
 // someone else is `not_found`, as if it did not exist.
+import CairnCore
 import CairnGeo
 import CairnLoop
 

@@ -53,17 +53,3 @@ public struct PairedTracker: Sendable, Equatable {
     /// Its secret key (base64url of 32 random bytes).
     public var key: String
 }
-
-/// Where an item is: the latest fix of its tracker.
-public struct ItemPosition: Sendable, Equatable {
-    /// The item.
-    public var item: Int64
-    /// Its tracker's latest fix.
-    public var fix: Fix
-
-    /// Creates the value.
-    public init(item: Int64, fix: Fix) {
-        self.item = item
-        self.fix = fix
-    }
-}

@@ -7,6 +7,7 @@
 // The caller's role is worked out on the loop when the store read comes back, with their friends then; a read that
 // an access change (unshare, demotion, privacy, a friendship's end, hiding) overtook is read again
 // (`Buckets.itemRole`), so a caller who just lost access never gets the position.
+import CairnCore
 import CairnGeo
 
 extension Trackers {

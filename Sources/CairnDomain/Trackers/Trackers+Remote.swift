@@ -7,6 +7,7 @@
 // again whenever its user is told a bucket changed or went (here, or on another node: `Hub.bucketNewsHeard`), so a
 // bucket shared, an item added or a tracker paired after `items.watch` is followed from then on, and access lost is
 // let go. A single node has no `remote`: none of this runs.
+import CairnCore
 import CairnLoop
 
 extension Trackers {

@@ -15,6 +15,8 @@
 //   may have missed such a message reads every alerted item again (`resyncAlerts`, with the catch-up reads).
 //
 // A single node has no `remote`: none of this runs.
+import CairnCore
+
 extension Trackers {
     /// True when this node judges `owner`'s left-behind alerts: it knows where they are (they report here).
     public func judgesAlerts(for owner: Int64) -> Bool { ownerFix?(owner) != nil }

@@ -15,9 +15,11 @@
 // from the caller, and directions. Left behind (`Trackers+LeftBehind`): the alert rule per item and owner. The
 // caller's own position, the owners' trusted positions and their safe zones are asked through hooks the hub wires
 // (`userFix`, `ownerFix`, `shelters`).
+import CairnCore
 import CairnCrypto
 import CairnGeo
 import CairnLoop
+import CairnSessions
 import CairnSpatial
 
 /// The tracker ops. Loop thread only.

@@ -2,6 +2,7 @@
 // likes, liked, created, url}` plus `download_url` (the same signed URL served as an attachment) and `private` for
 // a private event's picture; `by` is the poster as a user object. An event is `{id, tag, title?, owner, private,
 // created, member, pictures}`.
+import CairnCore
 import CairnDomain
 import CairnWire
 

@@ -1,5 +1,6 @@
 // Accounts on the wire: the contract's user object `{id, username, name}`, and a friend as listed, which adds
 // whether they are online.
+import CairnCore
 import CairnDomain
 import CairnWire
 

@@ -1,5 +1,6 @@
 // Privacy ops: share.pause (ghost mode), share.resume, share.set per friend, and share.list (what the caller shares
 // now, for a client that was not there when the rules were set). Enforced by `Social`.
+import CairnCore
 import CairnDomain
 import CairnWire
 

@@ -1,5 +1,6 @@
 // Relic ops (seed 003): create, nearby, open, mine, delete. The request field naming a relic is `relic`, because
 // `id` is the envelope's request id.
+import CairnCore
 import CairnDomain
 import CairnWire
 

@@ -1,4 +1,5 @@
 // The stats channel's ops, for operators: stats.watch and stats.unwatch.
+import CairnCore
 import CairnDomain
 import CairnWire
 
