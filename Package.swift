@@ -43,10 +43,10 @@ let package = Package(
         // Seeded randomness and the generated friend graph, shared by `cairn seed` and the load tester.
         .target(name: "CairnSeed"),
 
-        // The domain: one module per feature, each knowing only the features below it (cross-talk upwards goes
-        // through hooks the hub wires). None knows JSON, SQL or sockets.
-        // The core every feature shares: clock, loop work, errors, the hub's events and what they carry, the
-        // configuration, the figures (telemetry, stats readings), the roles port, the logger.
+        // The domain: one module per feature; `internal` means "this feature". Each knows only the features below it;
+        // a lower feature tells a higher one through a hook (a closure) the hub wires. None knows JSON, SQL or sockets.
+        // The core every feature shares: clock, loop work, errors, configuration, the hub's events and the values they
+        // carry, the figures (telemetry, stats readings), the roles port, the logger.
         .target(
             name: "CairnCore",
             dependencies: ["CairnLoop", "CairnGeo", .product(name: "Logging", package: "swift-log")]),
@@ -67,12 +67,50 @@ let package = Package(
             ]),
         // Places of interest: nearest, search, operators' writes.
         .target(name: "CairnPlaces", dependencies: ["CairnCore", "CairnLoop", "CairnGeo", "CairnSpatial"]),
+        // The friend graph, friend requests and the sharing rules.
+        .target(name: "CairnSocial", dependencies: ["CairnCore", "CairnSessions"]),
+        // Latest positions, watching and the fan-out of moves, late fixes, snapshots.
         .target(
-            name: "CairnDomain",
+            name: "CairnLiveMap",
+            dependencies: ["CairnCore", "CairnLoop", "CairnGeo", "CairnSpatial", "CairnSessions", "CairnSocial"]),
+        // Relics: markers on the map, their expiry, opening them.
+        .target(
+            name: "CairnRelics",
             dependencies: [
-                "CairnCore", "CairnSessions", "CairnAdmin", "CairnMedia", "CairnPlaces",
-                "CairnLoop", "CairnCrypto", "CairnGeo", "CairnSpatial",
-                .product(name: "Logging", package: "swift-log"),
+                "CairnCore", "CairnLoop", "CairnGeo", "CairnSpatial", "CairnSessions", "CairnSocial", "CairnLiveMap",
+                "CairnMedia",
+            ]),
+        // Messages between friends.
+        .target(name: "CairnChat", dependencies: ["CairnCore", "CairnSocial", "CairnAdmin"]),
+        // Display names, bios and photos.
+        .target(name: "CairnProfiles", dependencies: ["CairnCore", "CairnLoop", "CairnSessions", "CairnMedia"]),
+        // Buckets: shared collections of items, and who may see which item.
+        .target(name: "CairnBuckets", dependencies: ["CairnCore", "CairnSocial", "CairnMedia"]),
+        // Trackers bound to items: their reports (ingest), items' live positions, finding an item, safe zones and
+        // left-behind alerts.
+        .target(
+            name: "CairnTrackers",
+            dependencies: [
+                "CairnCore", "CairnLoop", "CairnGeo", "CairnSpatial", "CairnCrypto", "CairnSessions", "CairnLiveMap",
+                "CairnBuckets",
+            ]),
+        // Pictures posted nearby or to events, and the events (hashtags) themselves.
+        .target(
+            name: "CairnPictures",
+            dependencies: [
+                "CairnCore", "CairnLoop", "CairnGeo", "CairnCrypto", "CairnSessions", "CairnSocial", "CairnLiveMap",
+                "CairnAdmin", "CairnMedia",
+            ]),
+        // The stats channel for operators.
+        .target(name: "CairnStats", dependencies: ["CairnCore", "CairnLoop", "CairnSessions", "CairnLiveMap"]),
+        // The hub: builds the features, wires their hooks, runs the tick and the shutdown drain (the one module that
+        // knows every feature).
+        .target(
+            name: "CairnHub",
+            dependencies: [
+                "CairnCore", "CairnLoop", "CairnCrypto", "CairnSessions", "CairnAdmin", "CairnMedia", "CairnPlaces",
+                "CairnSocial", "CairnLiveMap", "CairnRelics", "CairnChat", "CairnProfiles", "CairnBuckets",
+                "CairnTrackers", "CairnPictures", "CairnStats", .product(name: "Logging", package: "swift-log"),
             ]),
 
         // Protocol: the op table, the router the transport drives, and the local event delivery; maps JSON
@@ -80,30 +118,31 @@ let package = Package(
         .target(
             name: "CairnProtocol",
             dependencies: [
-                "CairnLoop", "CairnDomain", "CairnCore", "CairnSessions", "CairnAdmin", "CairnMedia", "CairnPlaces",
-                "CairnWire",
+                "CairnLoop", "CairnCore", "CairnSessions", "CairnAdmin", "CairnMedia", "CairnPlaces", "CairnSocial",
+                "CairnLiveMap", "CairnRelics", "CairnChat", "CairnProfiles", "CairnBuckets", "CairnTrackers",
+                "CairnPictures", "CairnStats", "CairnHub", "CairnWire",
             ]),
 
         // What both storage engines share and neither engine's code: the group-commit queue.
         .target(name: "CairnStoreSupport"),
 
-        // Storage: SQLite through GRDB, behind the domain's storage protocol.
+        // Storage: SQLite through GRDB, behind the features' storage ports.
         .target(
             name: "CairnStore",
             dependencies: [
-                "CairnDomain", "CairnCore", "CairnSessions", "CairnAdmin", "CairnMedia", "CairnPlaces", "CairnCrypto",
-                "CairnStoreSupport",
-                .product(name: "GRDB", package: "GRDB.swift"),
+                "CairnCrypto", "CairnCore", "CairnSessions", "CairnAdmin", "CairnMedia", "CairnPlaces", "CairnSocial",
+                "CairnRelics", "CairnChat", "CairnProfiles", "CairnBuckets", "CairnTrackers", "CairnPictures",
+                "CairnStoreSupport", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
 
-        // Shared storage for several nodes: PostgreSQL through libpq, behind the same domain ports as CairnStore.
+        // Shared storage for several nodes: PostgreSQL through libpq, behind the same ports as CairnStore.
         .target(
             name: "CairnPostgres",
             dependencies: [
-                "CairnDomain", "CairnCore", "CairnSessions", "CairnAdmin", "CairnMedia", "CairnPlaces", "CairnCrypto",
-                "CPostgres", "CairnStoreSupport",
-                .product(name: "Logging", package: "swift-log"),
+                "CairnCrypto", "CairnCore", "CairnSessions", "CairnAdmin", "CairnMedia", "CairnPlaces", "CairnSocial",
+                "CairnRelics", "CairnChat", "CairnProfiles", "CairnBuckets", "CairnTrackers", "CairnPictures",
+                "CPostgres", "CairnStoreSupport", .product(name: "Logging", package: "swift-log"),
             ]),
 
         // Transport: libwebsockets service thread, HTTP and WebSocket on one port. Drives a `ConnectionHandler`
@@ -120,8 +159,7 @@ let package = Package(
         .target(
             name: "CairnMetrics",
             dependencies: [
-                "CairnDomain", "CairnCore",
-                .product(name: "CoreMetrics", package: "swift-metrics"),
+                "CairnCore", "CairnTrackers", .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ]),
 
@@ -132,14 +170,14 @@ let package = Package(
         // A WebSocket client on libwebsockets' client role, for command-line tools (`cairn stats`).
         .target(name: "CairnClient", dependencies: ["CLws"]),
 
-        // Composition: wires store, domain and transport into one running hub (used by the CLI and the tests).
+        // Composition: wires store, hub and transport into one running hub (used by the CLI and the tests).
         .target(
             name: "CairnApp",
             dependencies: [
-                "CairnServer", "CairnStore", "CairnPostgres", "CairnDomain", "CairnCore", "CairnSessions", "CairnAdmin",
-                "CairnMedia", "CairnPlaces", "CairnProtocol", "CairnLoop",
-                "CairnCrypto", "CairnMetrics", "CairnSeed", "CairnCluster",
-                .product(name: "Logging", package: "swift-log"),
+                "CairnServer", "CairnCore", "CairnSessions", "CairnAdmin", "CairnMedia", "CairnPlaces", "CairnSocial",
+                "CairnRelics", "CairnChat", "CairnProfiles", "CairnBuckets", "CairnTrackers", "CairnPictures",
+                "CairnHub", "CairnStore", "CairnPostgres", "CairnProtocol", "CairnLoop", "CairnCrypto", "CairnMetrics",
+                "CairnSeed", "CairnCluster", .product(name: "Logging", package: "swift-log"),
             ]),
 
         // Configuration: the option table, TOML file, environment and flags merged into an AppConfiguration.
@@ -162,10 +200,8 @@ let package = Package(
         .executableTarget(
             name: "cairn-bench",
             dependencies: [
-                "CairnLoop", "CairnWire", "CairnGeo", "CairnSpatial", "CairnDomain", "CairnCore", "CairnSessions",
-                "CairnProtocol", "CairnStore",
-                "CairnCrypto",
-                "CairnApp", "CairnSeed",
+                "CairnLoop", "CairnCore", "CairnSessions", "CairnPictures", "CairnHub", "CairnWire", "CairnGeo",
+                "CairnSpatial", "CairnProtocol", "CairnStore", "CairnCrypto", "CairnApp", "CairnSeed",
                 "CairnServer",  // `bookkeeping` times the transport's own structures
             ], path: "Sources/CairnBench"),
 
@@ -197,43 +233,45 @@ let package = Package(
         .target(
             name: "CairnDomainTestSupport",
             dependencies: [
-                "CairnLoop", "CairnDomain", "CairnCore", "CairnSessions", "CairnAdmin", "CairnPlaces", "CairnCrypto",
+                "CairnLoop", "CairnCore", "CairnSessions", "CairnAdmin", "CairnPlaces", "CairnSocial", "CairnRelics",
+                "CairnChat", "CairnProfiles", "CairnBuckets", "CairnTrackers", "CairnPictures", "CairnCrypto",
                 "CairnGeo",
             ],
             path: "Tests/CairnDomainTestSupport"),
         .testTarget(
             name: "CairnDomainTests",
             dependencies: [
-                "CairnLoop", "CairnDomain", "CairnCore", "CairnSessions", "CairnAdmin", "CairnMedia", "CairnPlaces",
+                "CairnLoop", "CairnCore", "CairnSessions", "CairnAdmin", "CairnMedia", "CairnPlaces", "CairnSocial",
+                "CairnLiveMap", "CairnRelics", "CairnBuckets", "CairnTrackers", "CairnPictures", "CairnHub",
                 "CairnDomainTestSupport",
             ]),
         .testTarget(
             name: "CairnProtocolTests",
             dependencies: [
-                "CairnLoop", "CairnGeo", "CairnDomain", "CairnCore", "CairnSessions", "CairnAdmin", "CairnMedia",
-                "CairnPlaces", "CairnProtocol", "CairnWire", "CairnDomainTestSupport",
-                "CairnTestSupport",
+                "CairnLoop", "CairnCore", "CairnSessions", "CairnAdmin", "CairnMedia", "CairnPlaces", "CairnLiveMap",
+                "CairnRelics", "CairnTrackers", "CairnHub", "CairnGeo", "CairnProtocol", "CairnWire",
+                "CairnDomainTestSupport", "CairnTestSupport",
             ]),
         .testTarget(
             name: "CairnStoreTests",
             dependencies: [
-                "CairnStore", "CairnPostgres", "CairnDomain", "CairnCore", "CairnSessions", "CairnAdmin", "CairnMedia",
-                "CairnPlaces", "CairnCrypto", "CairnSeed", "CairnTestSupport",
+                "CairnStore", "CairnCore", "CairnSessions", "CairnAdmin", "CairnMedia", "CairnPlaces", "CairnSocial",
+                "CairnRelics", "CairnChat", "CairnProfiles", "CairnBuckets", "CairnTrackers", "CairnPictures",
+                "CairnPostgres", "CairnCrypto", "CairnSeed", "CairnTestSupport",
             ]),
         .testTarget(name: "CairnPostgresTests", dependencies: ["CairnPostgres", "CairnCrypto", "CairnTestSupport"]),
         .testTarget(name: "CairnMetricsTests", dependencies: ["CairnMetrics", "CairnCore", "CairnTestSupport"]),
         .testTarget(
             name: "CairnAppTests",
-            dependencies: ["CairnApp", "CairnStore", "CairnCore", "CairnSessions", "CairnCrypto"]),
+            dependencies: ["CairnApp", "CairnCore", "CairnSessions", "CairnStore", "CairnCrypto"]),
         .testTarget(
             name: "CairnClusterTests", dependencies: ["CairnCluster", "CairnLoop", "CLws", "CairnTestSupport"]),
         .testTarget(name: "CairnConfigTests", dependencies: ["CairnConfig", "CairnApp", "CairnServer"]),
         .testTarget(
             name: "CairnServerTests",
             dependencies: [
-                "CairnApp", "CairnServer", "CairnLoop", "CairnStore", "CairnCore", "CairnMedia", "CairnWire",
-                "CairnCrypto",
-                "CairnTestSupport", "CairnConfig",
+                "CairnApp", "CairnCore", "CairnMedia", "CairnServer", "CairnLoop", "CairnStore", "CairnWire",
+                "CairnCrypto", "CairnTestSupport", "CairnConfig",
                 // CairnConfig's TOML parser has a C++ core whose module the compiler must see from here too.
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ]),

@@ -6,7 +6,7 @@
 import CairnCluster
 import CairnCore
 import CairnCrypto
-import CairnDomain
+import CairnHub
 import CairnLoop
 import CairnMedia
 import CairnMetrics

@@ -22,10 +22,11 @@
 import CairnCluster
 import CairnCore
 import CairnCrypto
-import CairnDomain
+import CairnHub
 import CairnLoop
 import CairnProtocol
 import CairnSessions
+import CairnSocial
 import Logging
 
 /// A running node's Redis link and shared presence, attached to the hub.

@@ -3,13 +3,19 @@
 // the embedded default) and `PostgresStore` (several nodes sharing one database) both implement it, so the
 // composition below it is written once.
 import CairnAdmin
+import CairnBuckets
+import CairnChat
 import CairnCore
-import CairnDomain
 import CairnMedia
+import CairnPictures
 import CairnPlaces
 import CairnPostgres
+import CairnProfiles
+import CairnRelics
 import CairnSessions
+import CairnSocial
 import CairnStore
+import CairnTrackers
 
 /// A store a hub can run on.
 public protocol HubStorage: AccountStore, SocialStore, RelicStore, ChatStore, ProfileStore, BucketStore,

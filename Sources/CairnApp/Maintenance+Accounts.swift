@@ -1,5 +1,3 @@
-import CairnAdmin
-import CairnCore
 // The operator's account commands (`cairn user create`, `list`, `set-password`, `suspend`, `unsuspend`, `delete`),
 // on a data directory's SQLite or the shared PostgreSQL database alike. They keep the protocol's rules: usernames,
 // passwords and names are checked as `register` checks them (`Accounts`), and a suspension is what `admin.suspend`
@@ -8,6 +6,8 @@ import CairnCore
 // (its open connections stay until they close), and refuses the deleted account's and the old password's tokens
 // at their next use; it keeps a deleted account's friendships in memory until it restarts, so `delete` runs on a
 // data directory only with the hub stopped (it takes the directory's lock).
+import CairnAdmin
+import CairnCore
 import CairnCrypto
 import CairnSessions
 import Foundation

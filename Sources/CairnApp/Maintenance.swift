@@ -1,4 +1,3 @@
-import CairnCore
 // What the `cairn` command does to a data directory besides serving it: give or take the ops or admin role
 // (`cairn user grant-ops` / `revoke-ops`, `grant-admin` / `revoke-admin`), write load-test fixtures (`cairn seed`),
 // copy the database (`cairn backup`). It lives in the composition layer so the command line reaches the store, the
@@ -7,6 +6,7 @@ import CairnCore
 // several hubs share (`storage.url`, `Maintenance(storageURL:)`); `seed` writes to either too; a backup copies SQLite
 // only (PostgreSQL has pg_dump). Each SQLite opening says whether it may run beside a hub; the ones that may not hold
 // the data directory's lock (`DataDirectoryLock`). PostgreSQL is always shared with running hubs.
+import CairnCore
 import CairnCrypto
 import CairnPostgres
 import CairnSessions

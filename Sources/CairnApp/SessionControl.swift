@@ -4,7 +4,7 @@
 // token (or the suspended account) on every node; the message closes connections that authenticated before.
 import CairnCluster
 import CairnCore
-import CairnDomain
+import CairnHub
 import CairnSessions
 
 /// Logouts and suspensions as `ControlMessage`s (kinds 5 and 6, after `SocialControl`'s).

@@ -7,7 +7,7 @@
 import CairnApp
 import CairnCore
 import CairnCrypto
-import CairnDomain
+import CairnHub
 import CairnLoop
 import CairnProtocol
 import CairnSeed

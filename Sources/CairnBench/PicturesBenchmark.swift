@@ -6,8 +6,8 @@
 // checked against a brute-force ordering of every picture in memory (`PictureOrder.page`), so the figures are of
 // exact pages. 2 % of the pictures belong to a private event the viewer has not joined, 1 % are hidden.
 import CairnCore
-import CairnDomain
 import CairnGeo
+import CairnPictures
 import CairnSeed
 import CairnSessions
 import CairnStore

@@ -8,7 +8,7 @@
 // need every sample for exact buckets and sum, so the exporter is also the `TelemetrySink` the transport reports
 // each fan-out latency and loop-lag sample to (one locked bucket walk per sample, on the loop).
 import CairnCore
-import CairnDomain
+import CairnTrackers
 import CoreMetrics
 import Prometheus
 

@@ -3,7 +3,7 @@
 // and password hash, the `private_event` copy in each of its pictures (what pages read visibility from), the
 // posters made members when it becomes private, and the audit line, as the SQLite store does.
 import CairnAdmin
-import CairnDomain
+import CairnPictures
 
 extension PostgresStore {
     /// Applies `update` with its audit line; nil when there is no such event.

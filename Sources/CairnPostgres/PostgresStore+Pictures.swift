@@ -14,7 +14,7 @@
 // keyset columns are NOT NULL, so no NULL ordering enters the walks.
 import CairnAdmin
 import CairnCore
-import CairnDomain
+import CairnPictures
 import Foundation
 
 extension PostgresStore: PictureStore {

@@ -3,7 +3,7 @@
 // transactions committed before the hub replies; a position flush is one statement whatever its size (the rows go as
 // arrays through `unnest`), so a flush of 100k fixes costs one round trip and one commit, not 100k of each.
 import CairnCore
-import CairnDomain
+import CairnSocial
 import Foundation
 
 extension PostgresStore: SocialStore {

@@ -7,7 +7,7 @@
 // share lock on the pairers' memberships: an unshare or a role change waits for the reports in flight to commit, and a
 // report written after one committed is refused, whichever node it reached.
 import CairnCore
-import CairnDomain
+import CairnTrackers
 import Foundation
 
 extension PostgresStore: TrackerStore {

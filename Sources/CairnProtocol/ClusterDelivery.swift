@@ -10,9 +10,10 @@
 // kept is forgotten, and the owners' nodes answer the viewer's next arrival under their rules). The glue (CairnApp)
 // turns the calls into binary messages on Redis channels and back; this file knows no Redis.
 import CairnCore
-import CairnDomain
+import CairnLiveMap
 import CairnLoop
 import CairnSessions
+import CairnSocial
 
 /// Positions to and from viewers on other nodes. Loop thread only.
 public final class ClusterDelivery: RemoteFanOut {

@@ -10,7 +10,7 @@
 // It also owns the local event delivery (`LocalDelivery`): the domain's events, encoded once each and written to
 // this process's connections.
 import CairnCore
-import CairnDomain
+import CairnHub
 import CairnLoop
 import CairnWire
 
@@ -89,7 +89,7 @@ public final class Router: ConnectionHandler {
             in: &table, events: hub.pictureEvents, pictures: hub.pictures, administration: hub.administration)
         SafeZoneOps.register(in: &table, safeZones: hub.safeZones)
         PlaceOps.register(in: &table, places: hub.places)
-        StatsOps.register(in: &table, operations: hub.operations)
+        StatsOps.register(in: &table, channel: hub.statsChannel)
         AdminOps.register(in: &table, administration: hub.administration)
         self.table = table
         hub.attach(delivery)

@@ -3,7 +3,7 @@
 // `private_event` copy in each of its pictures (what pages read visibility from), the posters made members when it
 // becomes private, and the audit line. No migration: every column it writes exists since v19-pictures-events.
 import CairnAdmin
-import CairnDomain
+import CairnPictures
 import GRDB
 
 extension SQLiteStore {

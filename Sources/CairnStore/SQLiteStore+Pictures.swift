@@ -17,7 +17,7 @@
 // reported. Rows for the chosen ids are read last.
 import CairnAdmin
 import CairnCore
-import CairnDomain
+import CairnPictures
 import Foundation
 import GRDB
 

@@ -3,7 +3,7 @@
 // Expired relics stay until `purgeExpiredRelics` (their creator still lists them); the media they referenced is
 // then unreferenced and the media collector removes it after its grace period.
 import CairnCore
-import CairnDomain
+import CairnRelics
 import GRDB
 
 extension SQLiteStore: RelicStore {

@@ -3,7 +3,7 @@
 // the hub replies; positions arrive in batches and are written in one transaction per flush with prepared
 // statements, so a flush of 100k rows costs one fsync, not 100k.
 import CairnCore
-import CairnDomain
+import CairnSocial
 import Foundation
 import GRDB
 

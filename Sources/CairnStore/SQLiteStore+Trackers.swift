@@ -5,7 +5,7 @@
 // of the tracker and in the ingest's write, so an unshare committed refuses the next report, whichever connection
 // reads it.
 import CairnCore
-import CairnDomain
+import CairnTrackers
 import Foundation
 import GRDB
 

@@ -4,8 +4,8 @@
 // (`PictureOrder`), so the hub's picture and event ops are tested without SQLite.
 import CairnAdmin
 import CairnCore
-import CairnDomain
 import CairnGeo
+import CairnPictures
 import Synchronization
 
 public final class MemoryPictureStore: PictureStore {

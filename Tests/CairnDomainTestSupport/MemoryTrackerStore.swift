@@ -2,7 +2,7 @@
 // an item has one tracker, the item must exist, a tracker whose pairer is no longer an owner of its bucket is refused)
 // and a switch to make writes fail, so the tracker ops are tested without SQLite.
 import CairnCore
-import CairnDomain
+import CairnTrackers
 import Synchronization
 
 public final class MemoryTrackerStore: TrackerStore {

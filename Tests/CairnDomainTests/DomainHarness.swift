@@ -5,8 +5,9 @@ import CairnLoop
 // test runs on the main actor, and an event port that records domain events. Users, friendships and sharing rules
 // are put in the store and restored, and connections bound directly, so each test states only what it is about.
 @testable import CairnCore
-@testable import CairnDomain
+@testable import CairnHub
 @testable import CairnSessions
+@testable import CairnSocial
 
 @MainActor
 final class DomainHarness {

@@ -8,7 +8,8 @@ import Testing
 // audited without the password. Non-admins are forbidden whatever they send; admins' mistakes are `bad_request`
 // naming the field, or `not_found`, and change nothing.
 @testable import CairnCore
-@testable import CairnDomain
+@testable import CairnLiveMap
+@testable import CairnPictures
 
 @MainActor
 struct EventAdminTests {

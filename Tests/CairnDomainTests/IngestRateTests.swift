@@ -5,7 +5,8 @@ import CairnDomainTestSupport
 import Testing
 
 @testable import CairnCore
-@testable import CairnDomain
+@testable import CairnLiveMap
+@testable import CairnTrackers
 
 struct IngestRateTests {
     @Test func aBurstThenRefusalsWithTheWaitUntilTheNextToken() {

@@ -4,7 +4,7 @@ import Testing
 // ring's storage never grows past the bound, however many fixes arrive), the total across users is capped, and
 // taking them for a snapshot empties the rings.
 @testable import CairnCore
-@testable import CairnDomain
+@testable import CairnLiveMap
 
 struct LateFixesTests {
     @Test func eachUserKeepsTheNewestArrivalsWithinTheBound() {

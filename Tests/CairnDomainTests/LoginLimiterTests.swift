@@ -1,6 +1,6 @@
+// The sliding-window limiter behind failed-login throttling.
 import CairnDomainTestSupport
 import CairnLoop
-// The sliding-window limiter behind failed-login throttling.
 import CairnSessions
 import Testing
 

@@ -1,6 +1,6 @@
+// Accepted media types: header parsing and the magic-byte check that an upload is what it claims to be.
 import CairnDomainTestSupport
 import CairnLoop
-// Accepted media types: header parsing and the magic-byte check that an upload is what it claims to be.
 import CairnMedia
 import Testing
 

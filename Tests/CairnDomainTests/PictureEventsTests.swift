@@ -7,7 +7,7 @@ import Testing
 // with `retry_after_ms`, count nothing while refused, and a right password (after the wait) still joins. Members and
 // public events cost no guess.
 @testable import CairnCore
-@testable import CairnDomain
+@testable import CairnPictures
 
 @MainActor
 struct PictureEventsTests {

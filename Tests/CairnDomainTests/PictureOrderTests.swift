@@ -7,7 +7,7 @@ import Testing
 // events not joined), and cursors that survive the round trip through their opaque text and refuse anything else.
 // Also event hashtags and the settings' bounds.
 @testable import CairnCore
-@testable import CairnDomain
+@testable import CairnPictures
 
 struct PictureOrderTests {
     static let origin = GeoPoint(lat: 48.85, lon: 2.35)!

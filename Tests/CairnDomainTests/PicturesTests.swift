@@ -7,7 +7,7 @@ import Testing
 // their connection goes; settings replaced at run time take effect on the next request and invalid ones are
 // refused; a refused post leaves nothing stored.
 @testable import CairnCore
-@testable import CairnDomain
+@testable import CairnLiveMap
 
 @MainActor
 struct PicturesTests {

@@ -7,7 +7,7 @@ import Testing
 // deleted relics, removal names the audience (users inside and connections shown the marker), and forgetting a
 // user or a connection leaves nothing behind.
 @testable import CairnCore
-@testable import CairnDomain
+@testable import CairnRelics
 
 struct RelicBookTests {
     func marker(_ id: Int64, lat: Double = 48.85, radius: Double = 50, expires: Int64? = nil) -> RelicMarker {

@@ -8,8 +8,9 @@ import CairnDomainTestSupport
 import CairnLoop
 import Testing
 
+@testable import CairnBuckets
 @testable import CairnCore
-@testable import CairnDomain
+@testable import CairnTrackers
 
 /// Records the buckets told to other nodes.
 final class RecordingRemoteBuckets: RemoteBuckets {

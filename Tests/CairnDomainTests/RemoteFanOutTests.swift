@@ -8,7 +8,8 @@ import CairnLoop
 import Testing
 
 @testable import CairnCore
-@testable import CairnDomain
+@testable import CairnLiveMap
+@testable import CairnSocial
 
 /// Records what the live map handed to other nodes.
 final class RecordingRemote: RemoteFanOut {

@@ -7,7 +7,7 @@ import CairnLoop
 import Testing
 
 @testable import CairnCore
-@testable import CairnDomain
+@testable import CairnSocial
 
 @MainActor
 struct RemoteSocialNewsTests {

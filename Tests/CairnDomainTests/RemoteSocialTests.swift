@@ -8,7 +8,8 @@ import CairnLoop
 import Testing
 
 @testable import CairnCore
-@testable import CairnDomain
+@testable import CairnLiveMap
+@testable import CairnSocial
 
 /// Records what Social handed to other nodes; confirmations are released by the test.
 final class RecordingSocial: RemoteSocial {

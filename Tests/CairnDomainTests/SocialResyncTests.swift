@@ -8,7 +8,8 @@ import CairnLoop
 import Testing
 
 @testable import CairnCore
-@testable import CairnDomain
+@testable import CairnLiveMap
+@testable import CairnSocial
 
 @MainActor
 struct SocialResyncTests {

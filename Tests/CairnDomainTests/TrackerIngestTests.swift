@@ -8,8 +8,9 @@ import Synchronization
 import Testing
 
 @testable import CairnCore
-@testable import CairnDomain
+@testable import CairnLiveMap
 @testable import CairnSessions
+@testable import CairnTrackers
 
 struct TrackerIngestTests {
     static let key = String(repeating: "A", count: 43)

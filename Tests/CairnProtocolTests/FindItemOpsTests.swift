@@ -8,7 +8,8 @@ import Testing
 // `bad_request` naming the field, the item object carrying `hidden` and `alert`, `item.locate`'s answer on the wire
 // (`position` null when there is none, no `navigate` then), and `item.left_behind` / `item.reunited` as JSON events.
 @testable import CairnCore
-@testable import CairnDomain
+@testable import CairnLiveMap
+@testable import CairnTrackers
 
 @MainActor
 struct FindItemOpsTests {

@@ -3,7 +3,7 @@ import CairnLoop
 import CairnProtocol
 import Testing
 
-@testable import CairnDomain
+@testable import CairnLiveMap
 
 // Abuse and floods through the router (issue 11, items 1–4): stale fixes bounded per user and the history purged by
 // age; relic passwords backed off per relic across users, password checks budgeted per connection, new accounts

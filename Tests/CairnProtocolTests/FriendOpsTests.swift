@@ -3,7 +3,7 @@ import CairnLoop
 import CairnProtocol
 import Testing
 
-@testable import CairnDomain
+@testable import CairnSocial
 
 // Friend ops through the hub: requests, pushes to the other side, idempotence, mutual requests, refusals.
 

@@ -8,7 +8,7 @@ import Testing
 // clock, a scheduler whose jobs the test runs on the main actor, and an outbound that records what would have been
 // sent. The loop confinement is left unclaimed: the main actor is one serial executor, but not always one thread.
 @testable import CairnCore
-@testable import CairnDomain
+@testable import CairnHub
 @testable import CairnSessions
 
 @MainActor

@@ -3,7 +3,7 @@ import CairnLoop
 import CairnProtocol
 import Testing
 
-@testable import CairnDomain
+@testable import CairnLiveMap
 
 // Positions and the observer fan-out through the hub: validation, stale and flagged fixes, watch/unwatch,
 // friends-only delivery, latest-wins coalescing, presence.

@@ -9,8 +9,8 @@ import Testing
 // other `_type` and an empty body carry nothing; malformed bodies are refused with a reason, missing credentials
 // with 401. And the answer: the other items of the bucket as OwnTracks `card` + `location` messages.
 @testable import CairnCore
-@testable import CairnDomain
 @testable import CairnProtocol
+@testable import CairnTrackers
 
 struct OwnTracksParsingTests {
     static let basic = "Basic " + Data("phone-1:s3cret".utf8).base64EncodedString()

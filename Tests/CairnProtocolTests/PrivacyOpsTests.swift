@@ -3,7 +3,7 @@ import CairnLoop
 import CairnProtocol
 import Testing
 
-@testable import CairnDomain
+@testable import CairnSocial
 
 // Privacy on the server: pause, resume, per-friend levels, approximate cells, timed reverts, persistence.
 

@@ -3,8 +3,8 @@
 // the transaction fails every request in it with nothing applied. Then trackers' reports through the store, on both
 // engines (the PostgreSQL store's own group commit is tested in CairnPostgresTests).
 import CairnCore
-import CairnDomain
 import CairnSessions
+import CairnTrackers
 import Foundation
 import GRDB
 import Synchronization

@@ -2,9 +2,9 @@
 // same tracker, get the outcomes they would have had one by one in arrival order (the count of the last, a fix kept
 // only when not older than the stored one, an inactive tracker's refusal its own), whatever the batch's shape.
 import CairnCore
-import CairnDomain
 import CairnSessions
 import CairnTestSupport
+import CairnTrackers
 import Foundation
 import Testing
 

@@ -4,7 +4,7 @@
 // pictures, the likes they received and the open reports against them, from the real tables. Both on both engines.
 import CairnAdmin
 import CairnCore
-import CairnDomain
+import CairnPictures
 import Foundation
 import GRDB
 import Testing

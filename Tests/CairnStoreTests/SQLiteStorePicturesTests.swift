@@ -8,8 +8,8 @@
 // rows, benchmark fixtures) goes through each engine's own hooks (`PictureTestHooks`).
 import CairnAdmin
 import CairnCore
-import CairnDomain
 import CairnGeo
+import CairnPictures
 import CairnSeed
 import CairnSessions
 import Foundation

@@ -2,7 +2,7 @@
 // removes, it survives reopening, and the media collector keeps media used as a photo (and collects it once the
 // photo is removed).
 import CairnCore
-import CairnDomain
+import CairnProfiles
 import CairnSessions
 import Foundation
 import Testing

@@ -3,7 +3,7 @@
 // `limit`, conversations list the latest message and unread counts, and read marks only move forward. Everything
 // written is read back from a reopened store, as after a restart. On both engines.
 import CairnCore
-import CairnDomain
+import CairnRelics
 import CairnSessions
 import Foundation
 import Testing

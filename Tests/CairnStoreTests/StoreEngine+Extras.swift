@@ -3,10 +3,11 @@
 // for setting up rows that belong to ports these tests are not about (media, friendships, roles, relics, pictures),
 // and the bulk inserts of fixtures and benchmarks.
 import CairnAdmin
+import CairnBuckets
 import CairnCore
-import CairnDomain
 import CairnSessions
 import CairnTestSupport
+import CairnTrackers
 import Foundation
 import GRDB
 

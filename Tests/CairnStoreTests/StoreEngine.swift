@@ -4,12 +4,18 @@
 // names) stay with that engine. PostgreSQL runs for real (`PostgresServerProcess`), each test in a schema of its own;
 // where it is not installed only SQLite runs.
 import CairnAdmin
+import CairnBuckets
+import CairnChat
 import CairnCore
-import CairnDomain
 import CairnMedia
+import CairnPictures
 import CairnPlaces
+import CairnProfiles
+import CairnRelics
 import CairnSessions
+import CairnSocial
 import CairnTestSupport
+import CairnTrackers
 import Foundation
 import GRDB
 import Testing

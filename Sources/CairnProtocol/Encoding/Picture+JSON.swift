@@ -3,7 +3,7 @@
 // a private event's picture; `by` is the poster as a user object. An event is `{id, tag, title?, owner, private,
 // created, member, pictures}`.
 import CairnCore
-import CairnDomain
+import CairnPictures
 import CairnWire
 
 extension PictureView {

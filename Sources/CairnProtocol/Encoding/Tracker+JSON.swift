@@ -4,7 +4,7 @@
 // `{item, lat, lon, acc?, alt?, spd?, hdg?, bat?, ts}`; `item.locate`'s answer `{item, position: {lat, lon, acc?, ts,
 // bat?} | null, distance?, navigate?: {mode, geo, apple, google}}`; a safe zone `{id, name, lat, lon, radius}`.
 import CairnCore
-import CairnDomain
+import CairnTrackers
 import CairnWire
 
 extension TrackerRecord {

@@ -1,9 +1,9 @@
-import CairnLoop
 // `/v1/media` over plain HTTP on the hub's port: the HTTP face of the domain's `MediaLibrary`. `POST /v1/media`
 // stores an upload from any signed-in user (guests too) and answers `201 {"media": "<id>"}` once the bytes and the
 // row are committed; `GET /v1/media/<id>?exp&sig` serves media only to holders of a signed URL the hub issued.
 // This file owns only the mapping: routes, the bearer header, status codes, headers, and the JSON `{"error": "..."}`
 // body of every refusal. The transport runs it off the service thread and writes its replies.
+import CairnLoop
 import CairnMedia
 import CairnWire
 

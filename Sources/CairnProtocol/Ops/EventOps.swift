@@ -3,7 +3,7 @@
 // send, `OpTable.admin`): an absent `title` or `password` leaves it as it is, null clears it (no title; a public
 // event); an admin deletes any event, open reports or not.
 import CairnAdmin
-import CairnDomain
+import CairnPictures
 import CairnWire
 
 enum EventOps {

@@ -1,7 +1,7 @@
 // Live-map ops: `pos` (the hot path: a fast op, no closure or allocation per request) and friends.watch /
 // friends.unwatch.
 import CairnCore
-import CairnDomain
+import CairnLiveMap
 import CairnWire
 
 enum LiveMapOps {

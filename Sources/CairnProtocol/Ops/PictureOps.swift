@@ -2,7 +2,7 @@
 // names the picture in `picture`, because `id` is the envelope's request id.
 import CairnAdmin
 import CairnCore
-import CairnDomain
+import CairnPictures
 import CairnWire
 
 enum PictureOps {
