@@ -5,20 +5,23 @@
 /// Sharing rules for every owner.
 public struct ShareRules: Sendable {
     /// One stored rule: a level and when it ends.
+    /// (Inlinable, with `paused`, `perViewer` and `level`: the live map asks for every watching friend of every move.)
+    @usableFromInline
     struct Rule: Sendable, Equatable {
-        var level: ShareLevel
-        var until: Int64?
-        func isLive(at now: Int64) -> Bool { until.map { now < $0 } ?? true }
+        @usableFromInline var level: ShareLevel
+        @usableFromInline var until: Int64?
+        @inlinable func isLive(at now: Int64) -> Bool { until.map { now < $0 } ?? true }
     }
 
-    private var paused: [Int64: Rule] = [:]
-    private var perViewer: [Int64: [Int64: Rule]] = [:]
+    @usableFromInline var paused: [Int64: Rule] = [:]
+    @usableFromInline var perViewer: [Int64: [Int64: Rule]] = [:]
     private var timed = 0
 
     /// No rules: everyone shares precisely.
     public init() {}
 
     /// The level at which `viewer` sees `owner` at time `now`.
+    @inlinable
     public func level(owner: Int64, viewer: Int64, now: Int64) -> ShareLevel {
         if let pause = paused[owner], pause.isLive(at: now) { return .hidden }
         if let rule = perViewer[owner]?[viewer], rule.isLive(at: now) { return rule.level }

@@ -48,7 +48,7 @@ public final class Social {
     package var events: (any HubEvents)?
 
     var graph = FriendGraph()
-    var rules = ShareRules()
+    @usableFromInline var rules = ShareRules()
     var ruleVersions: [RuleKey: Int64] = [:]
     var committedRules: [RuleKey: CommittedRule] = [:]
     var lastRuleVersion: Int64 = 0
@@ -118,7 +118,7 @@ public final class Social {
     /// True when `a` and `b` are friends.
     public func areFriends(_ a: Int64, _ b: Int64) -> Bool { graph.areFriends(a, b) }
     /// What `viewer` may see of `owner` now.
-    @inline(__always)
+    @inlinable
     public func level(owner: Int64, viewer: Int64, now: Int64) -> ShareLevel {
         rules.level(owner: owner, viewer: viewer, now: now)
     }
