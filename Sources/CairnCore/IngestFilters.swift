@@ -8,6 +8,9 @@
 // accepted fix is `reanchorGapMs` old, the next fix is accepted as it is — so a tracker that really moved while
 // nobody heard it (a flight with the phone off) is not frozen at its old place, as Traccar's `filter.maxSpeed`
 // freezes it. The count of consecutive rejections is stored with the tracker, so a restart does not reset it.
+//
+// The filters are part of the hub's configuration, so they live in the core; the trackers feature judges fixes
+// with them (`IngestFilters+Judge.swift`).
 import CairnGeo
 
 /// Which filters the ingest applies, and their bounds. Zero turns a bound off.

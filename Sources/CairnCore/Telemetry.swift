@@ -3,7 +3,7 @@
 // from the receipt of the frame that carried it to the write that hands it to a watcher, and how late the loop
 // runs its timer and jobs; the hub counts positions. Everything here is plain integers and two fixed histograms
 // owned by the event-loop thread, so recording costs a few instructions and no lock. Nothing is assembled until
-// someone asks; `Hub+Stats` turns these into a `StatsSnapshot`.
+// someone asks; the stats channel (`StatsChannel`) turns these into a `StatsSnapshot`.
 
 /// Receives each latency sample as it is measured (e.g. a Prometheus exporter that keeps exact buckets).
 /// Called on the event-loop thread.

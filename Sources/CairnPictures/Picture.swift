@@ -1,6 +1,7 @@
-// Pictures and events as values (seed 004, PicShare): a picture as stored and as one viewer may see it, an event
-// (a hashtag, public or behind a password), the fixed list of report reasons and the three sort orders. The
-// feature (`Pictures`, `PictureEvents`) decides who may see what; these types only carry it.
+// Pictures and events as values (seed 004, PicShare): an event (a hashtag, public or behind a password), the fixed
+// list of report reasons and the three sort orders (a picture as stored and as one viewer may see it, which the
+// hub's events carry, is in the core: `PictureRecord`, `PictureView`). The feature (`Pictures`, `PictureEvents`)
+// decides who may see what; these types only carry it.
 import CairnCore
 import CairnGeo
 

@@ -1,7 +1,8 @@
-// What a relic is, in the shapes the hub needs. A `RelicMarker` is what lives in memory for every live relic and
-// what anyone nearby may see: place, radius, creator, times and whether it is locked, never the text, media or
-// password. A `RelicRecord` is the stored row with everything, read from the store only when someone is allowed to
-// open the relic (so memory holds markers, not up to 2,000 characters of text per relic).
+// What a relic is, in the shapes the hub needs. A `RelicMarker` (in the core, as the hub's events carry it) is what
+// lives in memory for every live relic and what anyone nearby may see: place, radius, creator, times and whether it
+// is locked, never the text, media or password. A `RelicRecord` is the stored row with everything, read from the
+// store only when someone is allowed to open the relic (so memory holds markers, not up to 2,000 characters of text
+// per relic).
 import CairnCore
 
 /// A relic as stored: the marker plus its content and password record.
