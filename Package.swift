@@ -44,35 +44,107 @@ let package = Package(
         .target(name: "CairnCrypto", dependencies: ["COpenSSL"]),
         // Seeded randomness and the generated friend graph, shared by `cairn seed` and the load tester.
         .target(name: "CairnSeed"),
+
+        // The domain: one module per feature; `internal` means "this feature". Each knows only the features below it;
+        // a lower feature tells a higher one through a hook (a closure) the hub wires. None knows JSON, SQL or sockets.
+        // The core every feature shares: clock, loop work, errors, configuration, the hub's events and the values they
+        // carry, the figures (telemetry, stats readings), the roles port, the logger.
         .target(
-            name: "CairnDomain",
+            name: "CairnCore",
+            dependencies: ["CairnLoop", "CairnGeo", "CairnErrorCodes", .product(name: "Logging", package: "swift-log")]),
+        // Accounts, sessions, guests, presence, and the limits on guessing passwords.
+        .target(
+            name: "CairnSessions",
             dependencies: [
-                "CairnLoop", "CairnCrypto", "CairnGeo", "CairnSpatial", "CairnErrorCodes",
+                "CairnCore", "CairnLoop", "CairnCrypto", .product(name: "Logging", package: "swift-log"),
+            ]),
+        // The admin role's ops: browsing and suspending users (audited), live settings, daily figures.
+        .target(name: "CairnAdmin", dependencies: ["CairnCore", "CairnLoop", "CairnSessions"]),
+        // Uploaded media: types, uploads, signed URLs, placeholders, the collection of unreferenced media.
+        .target(
+            name: "CairnMedia",
+            dependencies: [
+                "CairnCore", "CairnSessions", "CairnAdmin", "CairnCrypto",
                 .product(name: "Logging", package: "swift-log"),
+            ]),
+        // Places of interest: nearest, search, operators' writes.
+        .target(name: "CairnPlaces", dependencies: ["CairnCore", "CairnLoop", "CairnGeo", "CairnSpatial"]),
+        // The friend graph, friend requests and the sharing rules.
+        .target(name: "CairnSocial", dependencies: ["CairnCore", "CairnSessions"]),
+        // Latest positions, watching and the fan-out of moves, late fixes, snapshots.
+        .target(
+            name: "CairnLiveMap",
+            dependencies: ["CairnCore", "CairnLoop", "CairnGeo", "CairnSpatial", "CairnSessions", "CairnSocial"]),
+        // Relics: markers on the map, their expiry, opening them.
+        .target(
+            name: "CairnRelics",
+            dependencies: [
+                "CairnCore", "CairnLoop", "CairnGeo", "CairnSpatial", "CairnSessions", "CairnSocial", "CairnLiveMap",
+                "CairnMedia",
+            ]),
+        // Messages between friends.
+        .target(name: "CairnChat", dependencies: ["CairnCore", "CairnSocial", "CairnAdmin"]),
+        // Display names, bios and photos.
+        .target(name: "CairnProfiles", dependencies: ["CairnCore", "CairnLoop", "CairnSessions", "CairnMedia"]),
+        // Buckets: shared collections of items, and who may see which item.
+        .target(name: "CairnBuckets", dependencies: ["CairnCore", "CairnSocial", "CairnMedia"]),
+        // Trackers bound to items: their reports (ingest), items' live positions, finding an item, safe zones and
+        // left-behind alerts.
+        .target(
+            name: "CairnTrackers",
+            dependencies: [
+                "CairnCore", "CairnLoop", "CairnGeo", "CairnSpatial", "CairnCrypto", "CairnSessions", "CairnLiveMap",
+                "CairnBuckets",
+            ]),
+        // Pictures posted nearby or to events, and the events (hashtags) themselves.
+        .target(
+            name: "CairnPictures",
+            dependencies: [
+                "CairnCore", "CairnLoop", "CairnGeo", "CairnCrypto", "CairnSessions", "CairnSocial", "CairnLiveMap",
+                "CairnAdmin", "CairnMedia",
+            ]),
+        // The stats channel for operators.
+        .target(name: "CairnStats", dependencies: ["CairnCore", "CairnLoop", "CairnSessions", "CairnLiveMap"]),
+        // The hub: builds the features, wires their hooks, runs the tick and the shutdown drain (the one module that
+        // knows every feature).
+        .target(
+            name: "CairnHub",
+            dependencies: [
+                "CairnCore", "CairnLoop", "CairnCrypto", "CairnSessions", "CairnAdmin", "CairnMedia", "CairnPlaces",
+                "CairnSocial", "CairnLiveMap", "CairnRelics", "CairnChat", "CairnProfiles", "CairnBuckets",
+                "CairnTrackers", "CairnPictures", "CairnStats", .product(name: "Logging", package: "swift-log"),
             ]),
 
         // Protocol: the op table, the router the transport drives, and the local event delivery; maps JSON
         // requests to the domain's features and their answers and events back to JSON.
-        .target(name: "CairnProtocol", dependencies: ["CairnLoop", "CairnDomain", "CairnWire"]),
+        .target(
+            name: "CairnProtocol",
+            dependencies: [
+                "CairnLoop", "CairnCore", "CairnSessions", "CairnAdmin", "CairnMedia", "CairnPlaces", "CairnSocial",
+                "CairnLiveMap", "CairnRelics", "CairnChat", "CairnProfiles", "CairnBuckets", "CairnTrackers",
+                "CairnPictures", "CairnStats", "CairnHub", "CairnWire",
+            ]),
 
         // What both storage engines share and neither engine's code: the group-commit queue.
         .target(name: "CairnStoreSupport"),
 
-        // Storage: SQLite through GRDB, behind the domain's storage protocol.
+        // Storage: SQLite through GRDB, behind the features' storage ports.
         .target(
             name: "CairnStore",
             dependencies: [
-                "CairnDomain", "CairnCrypto", "CairnStoreSupport",
-                .product(name: "GRDB", package: "GRDB.swift"),
+                "CairnCrypto", "CairnCore", "CairnSessions", "CairnAdmin", "CairnMedia", "CairnPlaces", "CairnSocial",
+                "CairnRelics", "CairnChat", "CairnProfiles", "CairnBuckets", "CairnTrackers", "CairnPictures",
+                "CairnStoreSupport", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
 
-        // Shared storage for several nodes: PostgreSQL through libpq, behind the same domain ports as CairnStore.
+        // Shared storage for several nodes: PostgreSQL through libpq, behind the same ports as CairnStore.
         .target(
             name: "CairnPostgres",
             dependencies: [
-                "CairnDomain", "CairnCrypto", "CPostgres", "CairnStoreSupport",
-                .product(name: "Logging", package: "swift-log"),
+                "CairnCrypto", "CairnCore", "CairnSessions", "CairnAdmin", "CairnMedia", "CairnPlaces", "CairnSocial",
+                "CairnRelics", "CairnChat", "CairnProfiles", "CairnBuckets", "CairnTrackers", "CairnPictures",
+                "CPostgres", "CairnStoreSupport", .product(name: "Logging", package: "swift-log"),
             ]),
 
         // Transport: libwebsockets service thread, HTTP and WebSocket on one port. Drives a `ConnectionHandler`
@@ -89,8 +161,7 @@ let package = Package(
         .target(
             name: "CairnMetrics",
             dependencies: [
-                "CairnDomain",
-                .product(name: "CoreMetrics", package: "swift-metrics"),
+                "CairnCore", "CairnTrackers", .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ]),
 
@@ -101,13 +172,14 @@ let package = Package(
         // A WebSocket client on libwebsockets' client role, for command-line tools (`cairn stats`).
         .target(name: "CairnClient", dependencies: ["CLws"]),
 
-        // Composition: wires store, domain and transport into one running hub (used by the CLI and the tests).
+        // Composition: wires store, hub and transport into one running hub (used by the CLI and the tests).
         .target(
             name: "CairnApp",
             dependencies: [
-                "CairnServer", "CairnStore", "CairnPostgres", "CairnDomain", "CairnProtocol", "CairnLoop",
-                "CairnCrypto", "CairnMetrics", "CairnSeed", "CairnCluster",
-                .product(name: "Logging", package: "swift-log"),
+                "CairnServer", "CairnCore", "CairnSessions", "CairnAdmin", "CairnMedia", "CairnPlaces", "CairnSocial",
+                "CairnRelics", "CairnChat", "CairnProfiles", "CairnBuckets", "CairnTrackers", "CairnPictures",
+                "CairnHub", "CairnStore", "CairnPostgres", "CairnProtocol", "CairnLoop", "CairnCrypto", "CairnMetrics",
+                "CairnSeed", "CairnCluster", .product(name: "Logging", package: "swift-log"),
             ]),
 
         // Configuration: the option table, TOML file, environment and flags merged into an AppConfiguration.
@@ -130,9 +202,8 @@ let package = Package(
         .executableTarget(
             name: "cairn-bench",
             dependencies: [
-                "CairnLoop", "CairnWire", "CairnGeo", "CairnSpatial", "CairnDomain", "CairnProtocol", "CairnStore",
-                "CairnCrypto",
-                "CairnApp", "CairnSeed",
+                "CairnLoop", "CairnCore", "CairnSessions", "CairnPictures", "CairnHub", "CairnWire", "CairnGeo",
+                "CairnSpatial", "CairnProtocol", "CairnStore", "CairnCrypto", "CairnApp", "CairnSeed",
                 "CairnServer",  // `bookkeeping` times the transport's own structures
             ], path: "Sources/CairnBench"),
 
@@ -162,31 +233,47 @@ let package = Package(
         .testTarget(name: "CairnSeedTests", dependencies: ["CairnSeed"]),
         // In-memory stores, a collecting scheduler and seeded randomness for the domain's and protocol's tests.
         .target(
-            name: "CairnDomainTestSupport", dependencies: ["CairnLoop", "CairnDomain", "CairnCrypto", "CairnGeo"],
+            name: "CairnDomainTestSupport",
+            dependencies: [
+                "CairnLoop", "CairnCore", "CairnSessions", "CairnAdmin", "CairnPlaces", "CairnSocial", "CairnRelics",
+                "CairnChat", "CairnProfiles", "CairnBuckets", "CairnTrackers", "CairnPictures", "CairnCrypto",
+                "CairnGeo",
+            ],
             path: "Tests/CairnDomainTestSupport"),
-        .testTarget(name: "CairnDomainTests", dependencies: ["CairnLoop", "CairnDomain", "CairnDomainTestSupport"]),
+        .testTarget(
+            name: "CairnDomainTests",
+            dependencies: [
+                "CairnLoop", "CairnCore", "CairnSessions", "CairnAdmin", "CairnMedia", "CairnPlaces", "CairnSocial",
+                "CairnLiveMap", "CairnRelics", "CairnBuckets", "CairnTrackers", "CairnPictures", "CairnHub",
+                "CairnDomainTestSupport",
+            ]),
         .testTarget(
             name: "CairnProtocolTests",
             dependencies: [
-                "CairnLoop", "CairnGeo", "CairnDomain", "CairnProtocol", "CairnWire", "CairnDomainTestSupport",
-                "CairnTestSupport",
+                "CairnLoop", "CairnCore", "CairnSessions", "CairnAdmin", "CairnMedia", "CairnPlaces", "CairnLiveMap",
+                "CairnRelics", "CairnTrackers", "CairnHub", "CairnGeo", "CairnProtocol", "CairnWire",
+                "CairnDomainTestSupport", "CairnTestSupport",
             ]),
         .testTarget(
             name: "CairnStoreTests",
             dependencies: [
-                "CairnStore", "CairnPostgres", "CairnDomain", "CairnCrypto", "CairnSeed", "CairnTestSupport",
+                "CairnStore", "CairnCore", "CairnSessions", "CairnAdmin", "CairnMedia", "CairnPlaces", "CairnSocial",
+                "CairnRelics", "CairnChat", "CairnProfiles", "CairnBuckets", "CairnTrackers", "CairnPictures",
+                "CairnPostgres", "CairnCrypto", "CairnSeed", "CairnTestSupport",
             ]),
         .testTarget(name: "CairnPostgresTests", dependencies: ["CairnPostgres", "CairnCrypto", "CairnTestSupport"]),
-        .testTarget(name: "CairnMetricsTests", dependencies: ["CairnMetrics", "CairnDomain", "CairnTestSupport"]),
-        .testTarget(name: "CairnAppTests", dependencies: ["CairnApp", "CairnStore", "CairnDomain", "CairnCrypto"]),
+        .testTarget(name: "CairnMetricsTests", dependencies: ["CairnMetrics", "CairnCore", "CairnTestSupport"]),
+        .testTarget(
+            name: "CairnAppTests",
+            dependencies: ["CairnApp", "CairnCore", "CairnSessions", "CairnStore", "CairnCrypto"]),
         .testTarget(
             name: "CairnClusterTests", dependencies: ["CairnCluster", "CairnLoop", "CLws", "CairnTestSupport"]),
         .testTarget(name: "CairnConfigTests", dependencies: ["CairnConfig", "CairnApp", "CairnServer"]),
         .testTarget(
             name: "CairnServerTests",
             dependencies: [
-                "CairnApp", "CairnServer", "CairnLoop", "CairnStore", "CairnDomain", "CairnWire", "CairnCrypto",
-                "CairnTestSupport", "CairnConfig",
+                "CairnApp", "CairnCore", "CairnMedia", "CairnServer", "CairnLoop", "CairnStore", "CairnWire",
+                "CairnCrypto", "CairnTestSupport", "CairnConfig",
                 // CairnConfig's TOML parser has a C++ core whose module the compiler must see from here too.
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ]),

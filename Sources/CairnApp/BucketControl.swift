@@ -1,3 +1,4 @@
+import CairnBuckets
 // The domain's `RemoteBuckets` port on the control channel (kinds 12 and 13), and the way back: a committed change of
 // a bucket through this node is announced by the bucket's id, every item deleted by its id; every other node reads the
 // bucket and its items from the shared store and brings its trackers' state for them up to date (left-behind alerts,
@@ -5,7 +6,7 @@
 // is read from the store at each move, so nothing here can leak a position; this keeps alerts right. Only with a
 // shared store.
 import CairnCluster
-import CairnDomain
+import CairnHub
 
 /// Bucket changes as `ControlMessage`s: subject the bucket's id.
 final class BucketControl: RemoteBuckets {

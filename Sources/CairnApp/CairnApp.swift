@@ -4,13 +4,16 @@
 // what the tests exercise is what ships. The transport knows no hub: it drives the hub through the protocol
 // layer's `Router` and reports into the hub's telemetry through `TelemetryObserver`.
 import CairnCluster
+import CairnCore
 import CairnCrypto
-import CairnDomain
+import CairnHub
 import CairnLoop
+import CairnMedia
 import CairnMetrics
 import CairnPostgres
 import CairnProtocol
 import CairnServer
+import CairnSessions
 import CairnStore
 import Logging
 import Synchronization

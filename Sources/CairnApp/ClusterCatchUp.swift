@@ -10,7 +10,7 @@
 // it cannot check. Caught up, it still reads every `sweepSeconds`: a backstop for any change whose message never went
 // out (a node that crashed between its commit and its publish).
 import CairnCluster
-import CairnDomain
+import CairnHub
 import Logging
 
 /// The catch-up reads and the position fence of one node on a shared store.

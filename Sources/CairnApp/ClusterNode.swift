@@ -20,10 +20,13 @@
 // is logged and counted at every refresh that finds it, and the process that started later stops (`nameTaken`)
 // without touching the presence entries it shares with the other one.
 import CairnCluster
+import CairnCore
 import CairnCrypto
-import CairnDomain
+import CairnHub
 import CairnLoop
 import CairnProtocol
+import CairnSessions
+import CairnSocial
 import Logging
 
 /// A running node's Redis link and shared presence, attached to the hub.

@@ -2,9 +2,20 @@
 // once at start (before its loop runs, so they may block), and the daily figures' providers. `SQLiteStore` (one node,
 // the embedded default) and `PostgresStore` (several nodes sharing one database) both implement it, so the
 // composition below it is written once.
-import CairnDomain
+import CairnAdmin
+import CairnBuckets
+import CairnChat
+import CairnCore
+import CairnMedia
+import CairnPictures
+import CairnPlaces
 import CairnPostgres
+import CairnProfiles
+import CairnRelics
+import CairnSessions
+import CairnSocial
 import CairnStore
+import CairnTrackers
 
 /// A store a hub can run on.
 public protocol HubStorage: AccountStore, SocialStore, RelicStore, ChatStore, ProfileStore, BucketStore,

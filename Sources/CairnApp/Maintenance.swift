@@ -6,9 +6,10 @@
 // several hubs share (`storage.url`, `Maintenance(storageURL:)`); `seed` writes to either too; a backup copies SQLite
 // only (PostgreSQL has pg_dump). Each SQLite opening says whether it may run beside a hub; the ones that may not hold
 // the data directory's lock (`DataDirectoryLock`). PostgreSQL is always shared with running hubs.
+import CairnCore
 import CairnCrypto
-import CairnDomain
 import CairnPostgres
+import CairnSessions
 import CairnStore
 import Foundation
 

@@ -4,7 +4,8 @@
 // kept for later: a picture pushed minutes late would reach whoever stands near it then. A post missed while a node
 // was cut off is not pushed there (its pages and search show it). Only with a shared store.
 import CairnCluster
-import CairnDomain
+import CairnHub
+import CairnPictures
 
 /// Picture posts as `ControlMessage`s: subject the picture's id.
 final class PictureControl: RemotePictures {

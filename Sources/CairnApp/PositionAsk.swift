@@ -5,7 +5,7 @@
 // node where the owner is connected answers on the owner's channel at the viewer's level (the domain decides, as
 // for an arrival). Fire and forget: a lost ask costs the position until the owner's next move.
 import CairnCluster
-import CairnDomain
+import CairnHub
 
 /// The ask as a `ControlMessage`: subject the owner, other the viewer.
 enum PositionAsk {

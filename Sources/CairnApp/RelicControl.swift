@@ -3,7 +3,8 @@
 // shows it, and removes a deleted one, through the same paths a local create or delete takes. Fire and forget: a
 // node that missed one reads the live relics again when it catches up (ClusterCatchUp).
 import CairnCluster
-import CairnDomain
+import CairnHub
+import CairnRelics
 
 /// Relic creates and deletes as `ControlMessage`s: subject the relic's id.
 final class RelicControl: RemoteRelics {

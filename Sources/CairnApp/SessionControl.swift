@@ -3,7 +3,9 @@
 // which apply it through the same domain paths a local one takes. Fire and forget: the store already refuses the
 // token (or the suspended account) on every node; the message closes connections that authenticated before.
 import CairnCluster
-import CairnDomain
+import CairnCore
+import CairnHub
+import CairnSessions
 
 /// Logouts and suspensions as `ControlMessage`s (kinds 5 and 6, after `SocialControl`'s).
 final class SessionControl: RemoteSessions {

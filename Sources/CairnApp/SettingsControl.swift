@@ -4,8 +4,9 @@
 // read. Fire and forget, with no wait for acknowledgements: a setting is a limit, not a privacy change, so a node
 // that applies it a moment later leaks nothing; one that missed the message reads the settings again when it
 // catches up, and every 30 s (ClusterCatchUp).
+import CairnAdmin
 import CairnCluster
-import CairnDomain
+import CairnHub
 
 /// Settings changes as `ControlMessage`s: no ids, no versions (the store holds the values).
 final class SettingsControl: RemoteSettings {

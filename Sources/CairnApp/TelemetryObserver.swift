@@ -1,7 +1,7 @@
 // Where the transport's measurements land: the hub's `Telemetry`, which the stats channel and /metrics read. The
 // transport reports through its own `TransportObserver` protocol and knows nothing of `Telemetry`; this adapter
 // does the counting it used to do itself, unchanged. Loop thread only, on the hot path: plain additions.
-import CairnDomain
+import CairnCore
 import CairnServer
 
 /// Records the transport's figures into a `Telemetry`.

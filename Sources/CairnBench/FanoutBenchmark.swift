@@ -5,11 +5,13 @@
 // 500 m) over a 4 km box around the mover's path, so the roaming check (and the appear/vanish events it causes) is
 // part of the cost.
 import CairnApp
+import CairnCore
 import CairnCrypto
-import CairnDomain
+import CairnHub
 import CairnLoop
 import CairnProtocol
 import CairnSeed
+import CairnSessions
 import CairnStore
 import CairnWire
 import Dispatch

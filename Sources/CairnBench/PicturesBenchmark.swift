@@ -5,9 +5,11 @@
 // (`EXPLAIN QUERY PLAN`: each statement must search an index, never scan the table). A share of the answers is
 // checked against a brute-force ordering of every picture in memory (`PictureOrder.page`), so the figures are of
 // exact pages. 2 % of the pictures belong to a private event the viewer has not joined, 1 % are hidden.
-import CairnDomain
+import CairnCore
 import CairnGeo
+import CairnPictures
 import CairnSeed
+import CairnSessions
 import CairnStore
 import Foundation
 

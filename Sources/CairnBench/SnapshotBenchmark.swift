@@ -2,9 +2,11 @@
 // 1 ms heartbeat timer runs on it, and the longest gap between heartbeats while a flush of N changed positions is
 // under way is the stall a real loop would see. The SQLite write itself runs on the store's writer thread; only
 // the copy of the changed fixes happens on the loop.
+import CairnCore
 import CairnCrypto
-import CairnDomain
+import CairnHub
 import CairnLoop
+import CairnSessions
 import CairnStore
 import Dispatch
 import Foundation

@@ -1,7 +1,7 @@
 // The places feature's metrics: a gauge of places per category (made when a category is first seen, set to 0 when
 // its last place goes, so a series never vanishes while the process lives), counters of queries, operators'
 // writes and reloads, and the histogram of places.nearest latency, fed one sample per query by the hub.
-import CairnDomain
+import CairnCore
 import CoreMetrics
 
 /// The exporter's places metrics and the counts at the previous scrape. Event-loop thread only.

@@ -1,7 +1,6 @@
 // What the operator's account commands (`cairn user set-password`, `cairn user delete`) need beyond the domain's
 // ports: replacing a password record, and deleting one account with everything that hangs off it. SQLiteStore has
 // the same two (SQLiteStore+AccountCommands).
-import CairnDomain
 
 extension PostgresStore {
     /// Replaces the password record of the (non-guest) account `userID` and deletes its tokens, in one transaction,

@@ -1,6 +1,7 @@
 // The accounts part of the shared store: users and session-token digests, implementing the domain's `AccountStore`
 // as the SQLite store does; unique violations name their constraint, which tells a taken username from a taken email.
-import CairnDomain
+import CairnCore
+import CairnSessions
 import Foundation
 
 extension PostgresStore: AccountStore {

@@ -4,7 +4,9 @@
 // to which every admin write appends its line in the same transaction. Usernames are compared and ordered in the C
 // collation (byte order, as SQLite's), whatever the database's default; a prefix matches as SQLite's LIKE does,
 // ignoring case.
-import CairnDomain
+import CairnAdmin
+import CairnCore
+import CairnSessions
 import Foundation
 
 extension PostgresStore: AdminStore {

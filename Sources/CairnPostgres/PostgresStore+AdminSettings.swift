@@ -4,7 +4,7 @@
 // can name) so a restart, or another node, does not count anyone twice: each day's marks go in one statement, and
 // only the rows it inserted are added to the day's count; and the accounts' part of the daily figures
 // (`accountDailyStats`): new users from a range scan of a partial index, active users from one row per day.
-import CairnDomain
+import CairnAdmin
 
 extension PostgresStore: AdminSettingsStore, ActivityStore {
     /// The stored overrides, read synchronously while the hub is assembled.

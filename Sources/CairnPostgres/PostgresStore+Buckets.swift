@@ -3,7 +3,7 @@
 // counted in the transaction that inserts, which SERIALIZABLE makes hold across nodes. Removing a bucket's last owner
 // removes the bucket (the schema's trigger), so an account deleted by the guest purge takes its sole-owned buckets.
 // A list of buckets is read in two statements (buckets, then all their members), not one round trip per bucket.
-import CairnDomain
+import CairnBuckets
 import Foundation
 
 extension PostgresStore: BucketStore {

@@ -2,7 +2,8 @@
 // admin's change to an event (`admin.event.update`) in one transaction of the shared store: the event's title
 // and password hash, the `private_event` copy in each of its pictures (what pages read visibility from), the
 // posters made members when it becomes private, and the audit line, as the SQLite store does.
-import CairnDomain
+import CairnAdmin
+import CairnPictures
 
 extension PostgresStore {
     /// Applies `update` with its audit line; nil when there is no such event.

@@ -11,7 +11,7 @@
 // one of the two is refused and run again, so a committed row always has its blob. Copies in the cache are written
 // only after the commit and never trusted for more than their size; losing one costs a fetch.
 import CairnCrypto
-import CairnDomain
+import CairnMedia
 import Dispatch
 import Foundation
 

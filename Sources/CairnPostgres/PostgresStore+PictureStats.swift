@@ -2,7 +2,7 @@
 // posted, likes given, reports opened and resolved per UTC day, and the median time from report to resolution of
 // the reports resolved that day, read from the pictures' own tables as the SQLite store does. A deleted picture
 // takes its likes and reports with it, so the figures of past days count what still exists.
-import CairnDomain
+import CairnAdmin
 
 extension PostgresStore {
     /// The pictures' daily figures.

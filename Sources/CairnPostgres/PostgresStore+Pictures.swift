@@ -12,7 +12,9 @@
 //     cursor (`(likes, id) < (?, ?)`), keeping the rows inside the circle.
 // Every order and page is `PictureOrder`'s (ties broken by id, the highest first), so both stores page alike; the
 // keyset columns are NOT NULL, so no NULL ordering enters the walks.
-import CairnDomain
+import CairnAdmin
+import CairnCore
+import CairnPictures
 import Foundation
 
 extension PostgresStore: PictureStore {

@@ -2,7 +2,7 @@
 // photo live on the user's row. A change is one transaction that first checks the new photo is an upload of the
 // user, so a profile never points at someone else's file or at nothing; the media collector spares media used as a
 // photo.
-import CairnDomain
+import CairnProfiles
 
 extension PostgresStore: ProfileStore {
     /// A user's profile.

@@ -2,7 +2,7 @@
 // `cairn user grant-ops` / `revoke-ops` (and `-admin`) commands, which may run beside live nodes, and the check a
 // node makes off the loop each time a role matters. Every node reads the same rows, so a change is seen everywhere
 // at the next check.
-import CairnDomain
+import CairnCore
 
 extension PostgresStore: RoleStore {
     /// True when the user holds the role.

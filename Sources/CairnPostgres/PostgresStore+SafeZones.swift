@@ -1,7 +1,7 @@
 // Safe zones in the shared store, implementing the domain's `SafeZoneStore` as the SQLite store does: each user's
 // circles where no left-behind alert is raised. The per-user count is checked in the same (SERIALIZABLE) transaction
 // as the insert, so two nodes adding at once cannot both pass the limit; zones go with their account.
-import CairnDomain
+import CairnTrackers
 
 extension PostgresStore: SafeZoneStore {
     public func addSafeZone(

@@ -2,7 +2,8 @@
 // implementing the domain's `SocialStore` as the SQLite store does. Graph and rule changes are single small
 // transactions committed before the hub replies; a position flush is one statement whatever its size (the rows go as
 // arrays through `unnest`), so a flush of 100k fixes costs one round trip and one commit, not 100k of each.
-import CairnDomain
+import CairnCore
+import CairnSocial
 import Foundation
 
 extension PostgresStore: SocialStore {

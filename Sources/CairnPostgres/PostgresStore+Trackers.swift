@@ -6,7 +6,8 @@
 // against the bucket's owners in every read of the tracker and in the ingest's write, whose transaction first takes a
 // share lock on the pairers' memberships: an unshare or a role change waits for the reports in flight to commit, and a
 // report written after one committed is refused, whichever node it reached.
-import CairnDomain
+import CairnCore
+import CairnTrackers
 import Foundation
 
 extension PostgresStore: TrackerStore {

@@ -4,7 +4,6 @@
 // `synchronous_commit = on` makes a commit durable before it returns. Every call runs on the pool's own threads and
 // suspends its caller, so the event loop never waits on the network. Media bytes are shared too (`media_blobs`,
 // committed with their row); each node serves them from a local copy (`MediaCache`, PostgresStore+Media.swift).
-import CairnDomain
 import Foundation
 import Logging
 

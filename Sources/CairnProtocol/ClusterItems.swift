@@ -10,8 +10,10 @@
 // The fix's layout (integers and doubles little-endian): i64 tracker | i64 ts | f64 lat | f64 lon | u8 flags
 // (bit 0 acc, 1 alt, 2 spd, 3 hdg, 4 bat present, bit 5 flagged) | f64 per present field, in that order; nothing
 // after. Anything else (a length that does not match, a coordinate out of range, unknown flag bits) is refused.
-import CairnDomain
+import CairnCore
+import CairnHub
 import CairnLoop
+import CairnTrackers
 
 /// Item moves to and from other nodes. Loop thread only.
 public final class ClusterItems: RemoteItems {

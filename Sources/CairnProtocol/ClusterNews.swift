@@ -16,8 +16,9 @@
 // Like positions, news is not replayed: a user who arrives on a node, or a node whose link is down, while it is
 // sent misses it live (chat history, `bucket.list` and `items.watch` answer what is current). The glue (CairnApp)
 // turns the calls into binary messages on Redis and back; this file knows no Redis.
-import CairnDomain
+import CairnCore
 import CairnLoop
+import CairnSessions
 
 /// User-addressed events to and from other nodes. Loop thread only.
 public final class ClusterNews {

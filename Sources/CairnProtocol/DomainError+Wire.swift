@@ -1,6 +1,6 @@
 // The domain refuses with `DomainError`; the wire speaks `WireError`. Both carry the one list of codes
 // (CairnErrorCodes), so a refusal reads on the wire exactly as the domain worded it.
-import CairnDomain
+import CairnCore
 import CairnWire
 
 extension DomainError {

@@ -5,8 +5,9 @@
 //
 // Positions take the latest-wins path: each version of a move (precise, approximate) is encoded at most once and
 // the same bytes are handed to every watcher under the owner's key, so a slow reader costs one slot per friend.
-import CairnDomain
+import CairnCore
 import CairnLoop
+import CairnSessions
 import CairnWire
 
 /// Encodes the domain's events and writes them to local connections. Loop thread only.

@@ -5,7 +5,7 @@
 //
 // Two shapes of handler: `fast` answers before it returns (the hot path: no closure is made per request) and
 // `slow` answers through an `Outcome` later, on the loop, while the connection's later requests wait in order.
-import CairnDomain
+import CairnCore
 import CairnLoop
 import CairnWire
 

@@ -9,7 +9,8 @@
 //
 // It also owns the local event delivery (`LocalDelivery`): the domain's events, encoded once each and written to
 // this process's connections.
-import CairnDomain
+import CairnCore
+import CairnHub
 import CairnLoop
 import CairnWire
 
@@ -88,7 +89,7 @@ public final class Router: ConnectionHandler {
             in: &table, events: hub.pictureEvents, pictures: hub.pictures, administration: hub.administration)
         SafeZoneOps.register(in: &table, safeZones: hub.safeZones)
         PlaceOps.register(in: &table, places: hub.places)
-        StatsOps.register(in: &table, operations: hub.operations)
+        StatsOps.register(in: &table, channel: hub.statsChannel)
         AdminOps.register(in: &table, administration: hub.administration)
         self.table = table
         hub.attach(delivery)

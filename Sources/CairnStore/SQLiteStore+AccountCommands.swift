@@ -1,7 +1,6 @@
 // What the operator's account commands (`cairn user set-password`, `cairn user delete`) need beyond the domain's
 // ports: replacing a password record, and deleting one account with everything that hangs off it. PostgresStore has
 // the same two (PostgresStore+AccountCommands).
-import CairnDomain
 import GRDB
 
 extension SQLiteStore {

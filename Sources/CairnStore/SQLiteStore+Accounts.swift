@@ -1,5 +1,6 @@
 // The accounts part of the store: users and session-token digests, implementing the domain's `AccountStore`.
-import CairnDomain
+import CairnCore
+import CairnSessions
 import Foundation
 import GRDB
 

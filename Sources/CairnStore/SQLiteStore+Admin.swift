@@ -2,7 +2,9 @@
 // account's figures counted from the tables that hold them (friends, buckets owned, relics, and PicShare's:
 // pictures posted, likes they received, open reports against them), suspensions, and the audit log, to which every
 // admin write appends its line in the same transaction.
-import CairnDomain
+import CairnAdmin
+import CairnCore
+import CairnSessions
 import Foundation
 import GRDB
 

@@ -3,7 +3,7 @@
 // where `activity` remembers who was already counted (yesterday and today only: that is all a batch can name) so a
 // restart does not count anyone twice; and the accounts' part of the daily figures (`accountDailyStats`): new users
 // from a range scan of a covering partial index, active users from one row per day.
-import CairnDomain
+import CairnAdmin
 import GRDB
 
 extension SQLiteStore: AdminSettingsStore, ActivityStore {

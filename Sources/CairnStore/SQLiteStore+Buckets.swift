@@ -1,7 +1,7 @@
 // Buckets and items in SQLite, implementing the domain's `BucketStore`. An item's photo is checked, in the same
 // transaction as the write, to be an upload of the account setting it. Removing a bucket's last owner removes the
 // bucket (a trigger of migration v10), so an account deleted by the guest purge takes its sole-owned buckets along.
-import CairnDomain
+import CairnBuckets
 import GRDB
 
 extension SQLiteStore: BucketStore {

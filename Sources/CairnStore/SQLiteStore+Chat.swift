@@ -1,7 +1,8 @@
 // Chat in SQLite, implementing the domain's `ChatStore`. A conversation is the pair (low id, high id), so both
 // directions share one index and a page is one range scan. Read marks are one row per (reader, peer): "messages
 // from peer with id ≤ upto are read", which only moves forward, so unread counts are a range count.
-import CairnDomain
+import CairnChat
+import CairnCore
 import GRDB
 
 extension SQLiteStore: ChatStore {

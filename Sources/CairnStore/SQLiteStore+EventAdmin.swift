@@ -2,7 +2,8 @@
 // an admin's change to an event (`admin.event.update`) in one transaction: the event's title and password hash, the
 // `private_event` copy in each of its pictures (what pages read visibility from), the posters made members when it
 // becomes private, and the audit line. No migration: every column it writes exists since v19-pictures-events.
-import CairnDomain
+import CairnAdmin
+import CairnPictures
 import GRDB
 
 extension SQLiteStore {

@@ -15,7 +15,9 @@
 //     entries.
 // What the viewer may see (`PictureViewer`) is read once per request: the private events joined and the pictures
 // reported. Rows for the chosen ids are read last.
-import CairnDomain
+import CairnAdmin
+import CairnCore
+import CairnPictures
 import Foundation
 import GRDB
 

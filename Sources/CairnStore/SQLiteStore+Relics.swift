@@ -2,7 +2,8 @@
 // media it names is an upload of the creator, so a relic can never point at someone else's file or at nothing.
 // Expired relics stay until `purgeExpiredRelics` (their creator still lists them); the media they referenced is
 // then unreferenced and the media collector removes it after its grace period.
-import CairnDomain
+import CairnCore
+import CairnRelics
 import GRDB
 
 extension SQLiteStore: RelicStore {

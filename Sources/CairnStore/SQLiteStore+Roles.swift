@@ -1,7 +1,7 @@
 // The roles part of the store (table `user_roles`, migration v5-roles): granting and revoking by username for the
 // `cairn user grant-ops` / `revoke-ops` commands, which run beside a live hub (WAL lets them write while it
 // serves), and the check the hub makes off the loop on each `stats.watch`.
-import CairnDomain
+import CairnCore
 import Foundation
 import GRDB
 

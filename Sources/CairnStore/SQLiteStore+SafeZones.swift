@@ -1,6 +1,6 @@
 // Safe zones in SQLite, implementing the domain's `SafeZoneStore`: each user's circles where no left-behind alert is
 // raised. The per-user count is checked in the same transaction as the insert; zones go with their account.
-import CairnDomain
+import CairnTrackers
 import GRDB
 
 extension SQLiteStore: SafeZoneStore {

@@ -2,7 +2,8 @@
 // implementing the domain's `SocialStore`. Graph and rule changes are single small transactions committed before
 // the hub replies; positions arrive in batches and are written in one transaction per flush with prepared
 // statements, so a flush of 100k rows costs one fsync, not 100k.
-import CairnDomain
+import CairnCore
+import CairnSocial
 import Foundation
 import GRDB
 

@@ -4,7 +4,8 @@
 // key-only requests find their tracker. Who paired a tracker (v22) is checked against the bucket's owners in every read
 // of the tracker and in the ingest's write, so an unshare committed refuses the next report, whichever connection
 // reads it.
-import CairnDomain
+import CairnCore
+import CairnTrackers
 import Foundation
 import GRDB
 

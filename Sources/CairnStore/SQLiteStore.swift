@@ -2,7 +2,6 @@
 // WAL mode, so reads never wait for the writer; `synchronous = FULL` makes every commit durable before the call
 // returns, which is what lets the hub acknowledge a write only after it is safe. GRDB runs each access on its own
 // queues, and the async API suspends the caller instead of blocking it, so the event loop never waits on disk.
-import CairnDomain
 import Foundation
 import GRDB
 import Logging

@@ -1,7 +1,8 @@
 // `cairn seed`'s core: users, tokens the hub accepts, and friendships that load as the hub's graph.
 import CairnApp
+import CairnCore
 import CairnCrypto
-import CairnDomain
+import CairnSessions
 import CairnStore
 import Foundation
 import Testing

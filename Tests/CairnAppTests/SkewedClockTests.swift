@@ -1,6 +1,6 @@
 // The clock `cairn serve --clock-offset-ms` runs a hub on: the machine's clock itself without an offset, and read
 // that far off (either sign) with one.
-import CairnDomain
+import CairnCore
 import Testing
 
 @testable import CairnApp

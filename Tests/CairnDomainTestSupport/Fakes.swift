@@ -1,9 +1,13 @@
 // In-memory stand-ins for the domain's ports, so the domain is tested without sockets, SQLite or sleeping:
 // a store kept in a dictionary, a scheduler that collects jobs for the test to run on its own thread (the test
 // thread plays the event loop), and a seeded random source. Shared by the domain's and the protocol layer's tests.
+import CairnAdmin
+import CairnCore
 import CairnCrypto
-import CairnDomain
 import CairnLoop
+import CairnProfiles
+import CairnSessions
+import CairnSocial
 import Foundation
 import Synchronization
 import Testing
@@ -31,6 +35,8 @@ public final class MemoryAccountStore: AccountStore, SocialStore, RoleStore, Pro
         /// The cutoff of every position history purge asked for.
         public var purgeCutoffs: [Int64] = []
         public var failWrites = false
+        /// When set, position snapshots after the first `pass` wait at `gate` before they are written.
+        public var flushGate: (pass: Int, gate: Gate)?
         public var failReads = false
         /// Owners whose share-rule writes fail (a failure aimed at one request, whatever runs concurrently).
         public var failRuleWritesOf: Set<Int64> = []
@@ -359,6 +365,15 @@ public final class MemoryAccountStore: AccountStore, SocialStore, RoleStore, Pro
     }
 
     public func flushPositions(_ batch: PositionBatch) async throws {
+        let gate: Gate? = state.withLock { s in
+            guard let held = s.flushGate else { return nil }
+            guard held.pass == 0 else {
+                s.flushGate = (held.pass - 1, held.gate)
+                return nil
+            }
+            return held.gate
+        }
+        if let gate { await gate.wait() }
         try write { s in
             for item in batch.latest { s.positions[item.userID] = item.fix }
             s.history += batch.history

@@ -1,8 +1,10 @@
 // An in-memory stand-in for the relic and chat parts of the store, with the same contracts as the SQLite one
 // (media ownership checked on create, pages newest-limited and oldest-first, read marks that only move forward)
 // and switches to make writes fail, so the hub's relic and chat ops are tested without SQLite.
-import CairnDomain
+import CairnChat
+import CairnCore
 import CairnLoop
+import CairnRelics
 import Synchronization
 
 public final class MemoryContentStore: RelicStore, ChatStore {

@@ -2,8 +2,10 @@
 // image upload of the poster's, the hourly limit, events created when missing and public, members only for
 // private ones, likes once per user, hiding at the report threshold of distinct non-guests) and the same paging
 // (`PictureOrder`), so the hub's picture and event ops are tested without SQLite.
-import CairnDomain
+import CairnAdmin
+import CairnCore
 import CairnGeo
+import CairnPictures
 import Synchronization
 
 public final class MemoryPictureStore: PictureStore {

@@ -1,7 +1,7 @@
 // An in-memory stand-in for the places part of the store, with the SQLite store's contract (upsert by source and
 // external id; update by id answers nil for an unknown place) and a switch to make writes fail, so the places
 // feature and its ops are tested without SQLite.
-import CairnDomain
+import CairnPlaces
 import Synchronization
 
 public final class MemoryPlaceStore: PlaceStore {

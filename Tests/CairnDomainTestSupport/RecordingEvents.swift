@@ -2,7 +2,7 @@
 // checked without the protocol layer. It also plays the delivery's part in a fan-out: it "encodes" a version of a
 // move only when the move does not carry it yet, and counts how often it did, so a test can see each version is
 // encoded once per move however many viewers share it.
-import CairnDomain
+import CairnCore
 import CairnLoop
 
 /// Records the domain's events. Loop thread (the test) only.

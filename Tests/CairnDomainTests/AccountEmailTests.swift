@@ -5,7 +5,8 @@ import CairnDomainTestSupport
 import CairnLoop
 import Testing
 
-@testable import CairnDomain
+@testable import CairnCore
+@testable import CairnSessions
 
 @Suite(.timeLimit(.minutes(5)))
 struct AccountEmailTests {

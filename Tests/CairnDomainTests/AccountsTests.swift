@@ -6,7 +6,8 @@ import CairnLoop
 import CairnWire
 import Testing
 
-@testable import CairnDomain
+@testable import CairnCore
+@testable import CairnSessions
 
 @Suite(.timeLimit(.minutes(5)))
 struct AccountsTests {

@@ -5,7 +5,8 @@ import CairnDomainTestSupport
 import CairnLoop
 import Testing
 
-@testable import CairnDomain
+@testable import CairnAdmin
+@testable import CairnCore
 
 @MainActor
 @Suite(.timeLimit(.minutes(5)))

@@ -5,7 +5,7 @@
 import CairnDomainTestSupport
 import Testing
 
-@testable import CairnDomain
+@testable import CairnAdmin
 
 @MainActor
 @Suite(.timeLimit(.minutes(5)))

@@ -4,7 +4,10 @@ import CairnLoop
 // The hub's features without the protocol layer: in-memory stores, a manual clock, a scheduler whose jobs the
 // test runs on the main actor, and an event port that records domain events. Users, friendships and sharing rules
 // are put in the store and restored, and connections bound directly, so each test states only what it is about.
-@testable import CairnDomain
+@testable import CairnCore
+@testable import CairnHub
+@testable import CairnSessions
+@testable import CairnSocial
 
 @MainActor
 final class DomainHarness {

@@ -7,7 +7,9 @@ import Testing
 // password (members stay members, joins need the new one), renames it and makes it public again; each change is
 // audited without the password. Non-admins are forbidden whatever they send; admins' mistakes are `bad_request`
 // naming the field, or `not_found`, and change nothing.
-@testable import CairnDomain
+@testable import CairnCore
+@testable import CairnLiveMap
+@testable import CairnPictures
 
 @MainActor
 @Suite(.timeLimit(.minutes(5)))

@@ -3,7 +3,7 @@ import CairnLoop
 import Testing
 
 // The expiry heap pops in time order, only what is due, and copes with duplicates.
-@testable import CairnDomain
+@testable import CairnRelics
 
 @Suite(.timeLimit(.minutes(5)))
 struct ExpiryHeapTests {

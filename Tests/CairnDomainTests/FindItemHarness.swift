@@ -6,7 +6,9 @@ import Testing
 // friend, views Gear; Dan (4), her friend, co-owns it when a test shares it so; Carol (3) is a stranger. The Bike's
 // tracker reports through `Trackers.moved` (as the ingest hands committed fixes to the loop), people through the live
 // map, and every store call is driven to completion on the test's loop (the manual clock never moves by itself).
-@testable import CairnDomain
+@testable import CairnBuckets
+@testable import CairnCore
+@testable import CairnTrackers
 
 @MainActor
 final class FindItemHarness {

@@ -4,7 +4,9 @@
 import CairnDomainTestSupport
 import Testing
 
-@testable import CairnDomain
+@testable import CairnCore
+@testable import CairnLiveMap
+@testable import CairnTrackers
 
 @Suite(.timeLimit(.minutes(5)))
 struct IngestRateTests {

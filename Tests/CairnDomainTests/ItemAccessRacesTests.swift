@@ -7,7 +7,10 @@ import Testing
 // read land: a read that the change overtook must never be used (`AccessEpochs`). Also: pending `item.pos` withdrawn
 // when access is lost, a fix arriving after its tracker was unpaired or its item deleted, an item change not undoing
 // an owner's removal, and an unpair leaving no left-behind state.
-@testable import CairnDomain
+@testable import CairnBuckets
+@testable import CairnCore
+@testable import CairnSocial
+@testable import CairnTrackers
 
 @MainActor
 @Suite(.timeLimit(.minutes(5)))

@@ -6,7 +6,11 @@ import Testing
 // (distance from the caller's own last position, walking or transit directions, exact URLs); a hidden item's position
 // for the owners only, in `item.locate`, `items.watch` and `item.pos`; ghost mode hiding people, not things; a deleted
 // item (alone or with its bucket) gone from memory and the tracker layer at once; and the per-user limits.
-@testable import CairnDomain
+@testable import CairnBuckets
+@testable import CairnCore
+@testable import CairnHub
+@testable import CairnSessions
+@testable import CairnTrackers
 
 @MainActor
 @Suite(.timeLimit(.minutes(5)))

@@ -3,7 +3,8 @@ import Testing
 // Late fixes on their own: each user keeps only the most recent arrivals, overwriting the oldest in place (the
 // ring's storage never grows past the bound, however many fixes arrive), the total across users is capped, and
 // taking them for a snapshot empties the rings.
-@testable import CairnDomain
+@testable import CairnCore
+@testable import CairnLiveMap
 
 @Suite(.timeLimit(.minutes(5)))
 struct LateFixesTests {

@@ -4,7 +4,7 @@ import Testing
 
 // The log-bucket histogram behind the stats channel's p50/p99: quantiles never fall below the truth and stay
 // within one bucket (12.5%) above it, the window resets, and odd input (zero, negative, huge) is safe.
-@testable import CairnDomain
+@testable import CairnCore
 
 @Suite(.timeLimit(.minutes(5)))
 struct LatencyHistogramTests {

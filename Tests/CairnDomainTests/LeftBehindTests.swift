@@ -6,7 +6,8 @@ import Testing
 // the distance continuously for the grace time (on the hub's tick), once; `item.reunited` only back within 80 % of
 // the distance, so jitter around the boundary does not flap; a coarse fix cannot raise an alarm; nothing inside a
 // safe zone; only owners, only with `alert` on, and the state follows the item's flags and owners.
-@testable import CairnDomain
+@testable import CairnBuckets
+@testable import CairnTrackers
 
 @MainActor
 @Suite(.timeLimit(.minutes(5)))

@@ -4,7 +4,8 @@ import Testing
 
 // The live map in domain terms: what each viewer is handed (precise, approximate, nothing) before anything is
 // encoded, each version encoded once per move, refusals that change nothing, late fixes kept out of the fan-out.
-@testable import CairnDomain
+@testable import CairnCore
+@testable import CairnLiveMap
 
 @MainActor
 @Suite(.timeLimit(.minutes(5)))

@@ -1,7 +1,7 @@
 // The sliding-window limiter behind failed-login throttling.
-import CairnDomain
 import CairnDomainTestSupport
 import CairnLoop
+import CairnSessions
 import Testing
 
 @Suite(.timeLimit(.minutes(5)))

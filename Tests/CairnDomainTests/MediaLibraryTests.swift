@@ -1,7 +1,9 @@
 // The media feature's rules, over an in-memory store: who may upload, what may be uploaded, what a signed URL may
 // fetch, and collection; every refusal is the matching typed `MediaError`, and a refused upload stores nothing.
+import CairnCore
 import CairnCrypto
-import CairnDomain
+import CairnMedia
+import CairnSessions
 import Synchronization
 import Testing
 

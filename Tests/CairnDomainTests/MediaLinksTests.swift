@@ -1,8 +1,8 @@
 // Signed media URLs: a URL works for its id until it expires, and any change to the id, expiry or signature, a
 // different secret, or a malformed query is refused with the matching typed error.
-import CairnDomain
 import CairnDomainTestSupport
 import CairnLoop
+import CairnMedia
 import Foundation
 import Testing
 

@@ -1,7 +1,7 @@
 // Accepted media types: header parsing and the magic-byte check that an upload is what it claims to be.
-import CairnDomain
 import CairnDomainTestSupport
 import CairnLoop
+import CairnMedia
 import Testing
 
 @Suite(.timeLimit(.minutes(5)))

@@ -1,8 +1,9 @@
-// The small live-map models: friend graph, share rules, approximate grid.
-import CairnDomain
 import CairnDomainTestSupport
 import CairnGeo
+// The small live-map models: friend graph, share rules, approximate grid.
+import CairnLiveMap
 import CairnLoop
+import CairnSocial
 import Testing
 
 @Suite(.timeLimit(.minutes(5)))

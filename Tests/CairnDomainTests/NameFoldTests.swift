@@ -3,7 +3,7 @@ import Testing
 // Name folding beyond Latin: Greek and Cyrillic case and accents, German ß, Turkish dotted and dotless i,
 // combining marks wherever they are, full-width ASCII; scripts without case (CJK) unchanged. And that a search
 // through the catalog finds a name from either side of each fold.
-@testable import CairnDomain
+@testable import CairnPlaces
 
 @Suite(.timeLimit(.minutes(5)))
 struct NameFoldTests {

@@ -3,7 +3,7 @@ import Testing
 // The password back-off per relic or event: a few free attempts, then each failure doubles the wait up to a cap; a
 // quiet window or a right password forgets the count; an attempt never judged is handed back; quiet entries are
 // pruned as the table grows.
-@testable import CairnDomain
+@testable import CairnSessions
 
 @Suite(.timeLimit(.minutes(5)))
 struct PasswordBackoffTests {

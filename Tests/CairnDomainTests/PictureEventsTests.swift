@@ -6,7 +6,8 @@ import Testing
 // per user and event, and spread over many accounts they meet the event's back-off; both are answered `rate_limited`
 // with `retry_after_ms`, count nothing while refused, and a right password (after the wait) still joins. Members and
 // public events cost no guess.
-@testable import CairnDomain
+@testable import CairnCore
+@testable import CairnPictures
 
 @MainActor
 @Suite(.timeLimit(.minutes(5)))

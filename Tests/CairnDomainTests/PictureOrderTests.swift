@@ -6,7 +6,8 @@ import Testing
 // pages strictly after the cursor with no duplicates or gaps, visibility (hidden, reported by the viewer, private
 // events not joined), and cursors that survive the round trip through their opaque text and refuse anything else.
 // Also event hashtags and the settings' bounds.
-@testable import CairnDomain
+@testable import CairnCore
+@testable import CairnPictures
 
 @Suite(.timeLimit(.minutes(5)))
 struct PictureOrderTests {

@@ -6,7 +6,8 @@ import Testing
 // (within their radius, or watching its event; a private event's only its members) and stops when they unwatch or
 // their connection goes; settings replaced at run time take effect on the next request and invalid ones are
 // refused; a refused post leaves nothing stored.
-@testable import CairnDomain
+@testable import CairnCore
+@testable import CairnLiveMap
 
 @MainActor
 @Suite(.timeLimit(.minutes(5)))

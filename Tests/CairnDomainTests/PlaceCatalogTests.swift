@@ -4,7 +4,7 @@ import Testing
 // The places catalog against brute force while it changes: random upserts (new places, moves, category changes),
 // removals and rebuilds interleaved with nearest queries (with and without category and radius) and name
 // searches; every answer must equal the brute-force one over the places as they are now. And name folding.
-@testable import CairnDomain
+@testable import CairnPlaces
 
 @Suite(.timeLimit(.minutes(5)))
 struct PlaceCatalogTests {

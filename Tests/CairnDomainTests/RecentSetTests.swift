@@ -2,7 +2,7 @@
 // forgets the oldest first once full, and inserting a member it holds changes nothing (not even its age).
 import Testing
 
-@testable import CairnDomain
+@testable import CairnCore
 
 @Suite(.timeLimit(.minutes(5)))
 struct RecentSetTests {

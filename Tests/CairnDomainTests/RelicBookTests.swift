@@ -6,7 +6,8 @@ import Testing
 // The relic book on its own: roaming reports each crossing once, expiry sweeps only what is due and skips
 // deleted relics, removal names the audience (users inside and connections shown the marker), and forgetting a
 // user or a connection leaves nothing behind.
-@testable import CairnDomain
+@testable import CairnCore
+@testable import CairnRelics
 
 @Suite(.timeLimit(.minutes(5)))
 struct RelicBookTests {

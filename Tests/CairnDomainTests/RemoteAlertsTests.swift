@@ -8,7 +8,9 @@ import CairnDomainTestSupport
 import CairnLoop
 import Testing
 
-@testable import CairnDomain
+@testable import CairnBuckets
+@testable import CairnCore
+@testable import CairnTrackers
 
 /// Records the buckets told to other nodes.
 final class RecordingRemoteBuckets: RemoteBuckets {

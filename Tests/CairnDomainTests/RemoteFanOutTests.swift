@@ -7,7 +7,9 @@ import CairnDomainTestSupport
 import CairnLoop
 import Testing
 
-@testable import CairnDomain
+@testable import CairnCore
+@testable import CairnLiveMap
+@testable import CairnSocial
 
 /// Records what the live map handed to other nodes.
 final class RecordingRemote: RemoteFanOut {

@@ -9,7 +9,9 @@ import CairnDomainTestSupport
 import CairnLoop
 import Testing
 
-@testable import CairnDomain
+@testable import CairnBuckets
+@testable import CairnCore
+@testable import CairnTrackers
 
 /// Records what the trackers handed to other nodes, and counts follows per item.
 final class RecordingRemoteItems: RemoteItems {

@@ -7,7 +7,7 @@ import CairnGeo
 import CairnLoop
 import Testing
 
-@testable import CairnDomain
+@testable import CairnPictures
 
 /// Records the posts told to other nodes.
 final class RecordingRemotePictures: RemotePictures {

@@ -5,7 +5,7 @@ import CairnDomainTestSupport
 import CairnLoop
 import Testing
 
-@testable import CairnDomain
+@testable import CairnSessions
 
 /// Another node's presence as a set, and what this node told it.
 final class FakeRemotePresence: RemotePresence {

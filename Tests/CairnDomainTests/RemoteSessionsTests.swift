@@ -8,7 +8,8 @@ import CairnDomainTestSupport
 import CairnLoop
 import Testing
 
-@testable import CairnDomain
+@testable import CairnCore
+@testable import CairnSessions
 
 /// Records what Sessions handed to other nodes.
 final class RecordingSessions: RemoteSessions {

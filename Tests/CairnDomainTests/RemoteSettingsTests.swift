@@ -7,7 +7,8 @@
 import CairnDomainTestSupport
 import Testing
 
-@testable import CairnDomain
+@testable import CairnAdmin
+@testable import CairnCore
 
 /// Records what Administration announced to other nodes.
 final class RecordingRemoteSettings: RemoteSettings {

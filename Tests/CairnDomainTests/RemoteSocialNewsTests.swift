@@ -6,7 +6,8 @@ import CairnDomainTestSupport
 import CairnLoop
 import Testing
 
-@testable import CairnDomain
+@testable import CairnCore
+@testable import CairnSocial
 
 @MainActor
 @Suite(.timeLimit(.minutes(5)))

@@ -7,7 +7,9 @@ import CairnDomainTestSupport
 import CairnLoop
 import Testing
 
-@testable import CairnDomain
+@testable import CairnCore
+@testable import CairnLiveMap
+@testable import CairnSocial
 
 /// Records what Social handed to other nodes; confirmations are released by the test.
 final class RecordingSocial: RemoteSocial {

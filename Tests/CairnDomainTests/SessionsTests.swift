@@ -2,9 +2,10 @@ import CairnDomainTestSupport
 import CairnLoop
 import Testing
 
+@testable import CairnSessions
+
 // Sessions in domain terms: presence follows the first and last bound connection, an unauthenticated connection
 // is ended at its deadline, and a token revoked just before a check cannot start a session.
-@testable import CairnDomain
 
 @MainActor
 @Suite(.timeLimit(.minutes(5)))

@@ -7,7 +7,10 @@ import CairnDomainTestSupport
 import Synchronization
 import Testing
 
-@testable import CairnDomain
+@testable import CairnCore
+@testable import CairnLiveMap
+@testable import CairnSessions
+@testable import CairnTrackers
 
 @Suite(.timeLimit(.minutes(5)))
 struct TrackerIngestTests {

@@ -1,6 +1,6 @@
 // The cluster link's metrics: absent on a single node; on a node among several, a 0/1 gauge that follows the latest
 // reading and a reconnect counter that grows by what the readings grew; the cross-node message counters likewise.
-import CairnDomain
+import CairnCore
 import CairnMetrics
 import CairnTestSupport
 import Testing

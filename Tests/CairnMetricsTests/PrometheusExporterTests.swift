@@ -1,7 +1,7 @@
 // The Prometheus exporter: its output parses strictly as the text format, names follow Prometheus conventions,
 // counters only grow and grow by what the readings grew, gauges follow the latest reading, histograms count every
 // sample, and a metric that nothing reports (relics before a relic layer is wired) is absent rather than zero.
-import CairnDomain
+import CairnCore
 import CairnMetrics
 import CairnTestSupport
 import Testing

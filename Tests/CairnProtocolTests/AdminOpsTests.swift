@@ -8,7 +8,7 @@ import CairnProtocol
 import CairnWire
 import Testing
 
-@testable import CairnDomain
+@testable import CairnSessions
 
 @MainActor
 @Suite(.timeLimit(.minutes(5)))

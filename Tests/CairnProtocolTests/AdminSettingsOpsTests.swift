@@ -9,8 +9,6 @@ import CairnProtocol
 import CairnWire
 import Testing
 
-@testable import CairnDomain
-
 @MainActor
 @Suite(.timeLimit(.minutes(5)))
 struct AdminSettingsOpsTests {

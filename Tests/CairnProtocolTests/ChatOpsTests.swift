@@ -6,7 +6,6 @@ import Testing
 // Chat through the hub: friends only, validation, the push to every connection of the recipient and to the
 // sender's other connections, history pages (newest page first, each oldest-first, with `more`), conversation
 // listing with unread counts, and read marks synchronised across the reader's connections.
-@testable import CairnDomain
 
 @MainActor
 @Suite(.timeLimit(.minutes(5)))

@@ -11,7 +11,7 @@ import CairnProtocol
 import Foundation
 import Testing
 
-@testable import CairnDomain
+@testable import CairnSessions
 
 /// Presence elsewhere as a set (the mirror of another node).
 final class SetRemotePresence: RemotePresence {

@@ -7,7 +7,7 @@ import CairnDomainTestSupport
 import CairnLoop
 import Testing
 
-@testable import CairnDomain
+@testable import CairnCore
 @testable import CairnProtocol
 
 @MainActor

@@ -10,7 +10,6 @@ import CairnLoop
 import Foundation
 import Testing
 
-@testable import CairnDomain
 @testable import CairnProtocol
 
 @MainActor

@@ -6,7 +6,7 @@ import Testing
 
 // The cluster link as the stats channel and the router's health report it: `null` / absent on a single node; on a
 // node among several, Redis up or down and the reconnects, following the reading at each tick.
-@testable import CairnDomain
+@testable import CairnCore
 
 @MainActor
 @Suite(.timeLimit(.minutes(5)))

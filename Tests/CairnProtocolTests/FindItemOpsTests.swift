@@ -7,7 +7,9 @@ import Testing
 // Finding items, hiding them, left-behind alerts and safe zones through the router: every op's fields checked with a
 // `bad_request` naming the field, the item object carrying `hidden` and `alert`, `item.locate`'s answer on the wire
 // (`position` null when there is none, no `navigate` then), and `item.left_behind` / `item.reunited` as JSON events.
-@testable import CairnDomain
+@testable import CairnCore
+@testable import CairnLiveMap
+@testable import CairnTrackers
 
 @MainActor
 @Suite(.timeLimit(.minutes(5)))

@@ -3,11 +3,12 @@ import CairnLoop
 import CairnProtocol
 import Testing
 
+@testable import CairnLiveMap
+
 // Abuse and floods through the router (issue 11, items 1–4): stale fixes bounded per user and the history purged by
 // age; relic passwords backed off per relic across users, password checks budgeted per connection, new accounts
 // limited per source address; spoofed positions kept away from relics; relic.appear bounded per move and live relics
 // capped per area, guests far lower than members. 0.001° of latitude is about 111 m.
-@testable import CairnDomain
 
 @MainActor
 @Suite(.timeLimit(.minutes(5)))

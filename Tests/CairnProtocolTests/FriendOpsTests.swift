@@ -3,8 +3,9 @@ import CairnLoop
 import CairnProtocol
 import Testing
 
+@testable import CairnSocial
+
 // Friend ops through the hub: requests, pushes to the other side, idempotence, mutual requests, refusals.
-@testable import CairnDomain
 
 @MainActor
 @Suite(.timeLimit(.minutes(5)))

@@ -7,7 +7,8 @@ import Testing
 // guest's last activity when a session begins or ends (and hourly while connected), and the hourly purge deletes
 // the inactive ones off the loop; their relics leave memory with a vanish to those who saw them, their position
 // leaves the live map. A connected guest is never purged, however old their account; a member never is.
-@testable import CairnDomain
+@testable import CairnCore
+@testable import CairnSessions
 
 @MainActor
 @Suite(.timeLimit(.minutes(5)))

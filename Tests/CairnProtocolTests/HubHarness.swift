@@ -7,7 +7,9 @@ import Testing
 // The hub and its router, driven from the main actor, which plays the event loop: in-memory stores, a manual
 // clock, a scheduler whose jobs the test runs on the main actor, and an outbound that records what would have been
 // sent. The loop confinement is left unclaimed: the main actor is one serial executor, but not always one thread.
-@testable import CairnDomain
+@testable import CairnCore
+@testable import CairnHub
+@testable import CairnSessions
 
 @MainActor
 final class HubHarness {

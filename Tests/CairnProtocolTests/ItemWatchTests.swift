@@ -10,7 +10,8 @@ import Testing
 // latest wins per item; a late fix is not pushed; unsharing, unwatching and unpairing stop it, and an `item.pos` still
 // waiting in a slot is withdrawn when access is lost or the connection stops watching; and the tracker layer of the
 // index holds the item.
-@testable import CairnDomain
+@testable import CairnLiveMap
+@testable import CairnTrackers
 
 @MainActor
 @Suite(.timeLimit(.minutes(5)))

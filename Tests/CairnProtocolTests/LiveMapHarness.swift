@@ -4,7 +4,6 @@ import CairnProtocol
 import Testing
 
 // Helpers for driving the live-map ops through the hub from the test thread.
-@testable import CairnDomain
 
 extension HubHarness {
     /// Opens connection `connection`, registers `username` on it and returns the user id.

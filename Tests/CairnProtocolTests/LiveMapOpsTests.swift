@@ -3,9 +3,10 @@ import CairnLoop
 import CairnProtocol
 import Testing
 
+@testable import CairnLiveMap
+
 // Positions and the observer fan-out through the hub: validation, stale and flagged fixes, watch/unwatch,
 // friends-only delivery, latest-wins coalescing, presence.
-@testable import CairnDomain
 
 @MainActor
 @Suite(.timeLimit(.minutes(5)))

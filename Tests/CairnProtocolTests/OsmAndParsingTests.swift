@@ -6,8 +6,9 @@ import Testing
 // or `location`; times as epoch seconds, milliseconds or ISO 8601 (with zones, fractions, and a `+` that a form
 // encoder turned into a space); knots to m/s; and a typed refusal, with a reason, for everything else. Then the ingest
 // behind the endpoint, with in-memory stores: an inactive tracker is 403 and a failed write 503, nothing applied.
-@testable import CairnDomain
+@testable import CairnLiveMap
 @testable import CairnProtocol
+@testable import CairnTrackers
 
 @MainActor
 @Suite(.timeLimit(.minutes(5)))

@@ -3,13 +3,13 @@ import CairnLoop
 import CairnTestSupport
 import Testing
 
+@testable import CairnProtocol
 // Reading Overland batches, with the body of Overland's README (aaronpk/Overland-iOS, "API"): `Authorization: Bearer`,
 // GeoJSON points at [lon, lat] with ISO 8601 timestamps, speed in m/s, battery 0...1, -1 left out; `current` beside
 // the batch; and a whole batch refused, naming the point, when any point is malformed. Then the endpoint over the hub
 // with in-memory stores: the key alone finds the tracker, `{"result":"ok"}` only after the commit, 503 on a failed
 // write with nothing applied.
-@testable import CairnDomain
-@testable import CairnProtocol
+@testable import CairnTrackers
 
 @MainActor
 @Suite(.timeLimit(.minutes(5)))

@@ -8,8 +8,9 @@ import Testing
 // Basic credentials becomes one fix in the contract's units (vel km/h to m/s, tst seconds to ms, -1 left out); every
 // other `_type` and an empty body carry nothing; malformed bodies are refused with a reason, missing credentials
 // with 401. And the answer: the other items of the bucket as OwnTracks `card` + `location` messages.
-@testable import CairnDomain
+@testable import CairnCore
 @testable import CairnProtocol
+@testable import CairnTrackers
 
 @Suite(.timeLimit(.minutes(5)))
 struct OwnTracksParsingTests {

@@ -8,7 +8,8 @@ import Testing
 // and radius checked, category before the limit), places.search (prefix, accents and case folded), place.get with
 // attributes, operators' place.upsert / place.remove (forbidden to others, applied at once), and places.reload
 // picking up places written straight into the store (as `cairn places import` does).
-@testable import CairnDomain
+@testable import CairnCore
+@testable import CairnPlaces
 
 @MainActor
 @Suite(.timeLimit(.minutes(5)))

@@ -6,7 +6,7 @@ import Testing
 // The privacy edges of issue 11 (items 9–13), through the router and the hub: what a relic says about a creator who
 // hides, what approximate viewers learn at a cell's edge and from `ts`, presence of users who pause or hide, and how
 // old a position `friends.watch` may still show. Each test failed before its fix.
-@testable import CairnDomain
+@testable import CairnLiveMap
 
 @MainActor
 @Suite(.timeLimit(.minutes(5)))

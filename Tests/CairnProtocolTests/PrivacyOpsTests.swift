@@ -3,8 +3,9 @@ import CairnLoop
 import CairnProtocol
 import Testing
 
+@testable import CairnSocial
+
 // Privacy on the server: pause, resume, per-friend levels, approximate cells, timed reverts, persistence.
-@testable import CairnDomain
 
 @MainActor
 @Suite(.timeLimit(.minutes(5)))

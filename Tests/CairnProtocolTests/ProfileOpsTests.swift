@@ -8,7 +8,7 @@ import Testing
 // as it was on refusal, accepts only the caller's own uploads as a photo, removes with null, and renames the live
 // session; user.get shows a signed photo URL or the placeholder, to members and guests alike, and not_found for
 // unknown ids.
-@testable import CairnDomain
+@testable import CairnMedia
 
 private struct FixedSigner: MediaSigner {
     func url(for media: String, now: Int64) -> String { "/v1/media/\(media)?exp=\(now + 1000)&sig=test" }

@@ -6,7 +6,6 @@ import Testing
 
 // Floods a connection or an account can cause, bounded: requests per connection per second (answered
 // `rate_limited` with `retry_after_ms`, then closed with 4429 if it keeps on) and new friend requests per hour.
-@testable import CairnDomain
 
 @MainActor
 @Suite(.timeLimit(.minutes(5)))

@@ -7,7 +7,9 @@ import Testing
 // from the last position, media ownership), browsing markers without content, opening (distance, password and its
 // rate limit, expiry checked on read), roaming events, expiry pushes, listing one's own, deleting, and restoring.
 // 0.001° of latitude is about 111 m, which is how the distances below are chosen.
-@testable import CairnDomain
+@testable import CairnCore
+@testable import CairnMedia
+@testable import CairnRelics
 
 private struct FixedSigner: MediaSigner {
     func url(for media: String, now: Int64) -> String { "/v1/media/\(media)?exp=\(now + 1000)&sig=test" }

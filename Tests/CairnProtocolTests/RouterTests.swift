@@ -4,10 +4,11 @@ import CairnProtocol
 import CairnWire
 import Testing
 
+@testable import CairnSessions
+
 // The hub's request handling, driven through its ports with the test thread as the event loop: envelope replies,
 // ordering of several requests in one frame, the pre-auth gate, malformed input, auth deadline, upgrade tokens,
 // logout revoking other connections, and the backlog bound.
-@testable import CairnDomain
 
 @MainActor
 @Suite(.timeLimit(.minutes(5)))

@@ -5,7 +5,8 @@ import Testing
 // Position snapshots: only changed positions are written, on the interval, and a failed flush is retried. With
 // durable positions a `pos` is answered only once a snapshot has written it, and fixes arriving meanwhile share the
 // next one.
-@testable import CairnDomain
+@testable import CairnCore
+@testable import CairnLiveMap
 
 @MainActor
 @Suite(.timeLimit(.minutes(5)))
@@ -108,6 +109,8 @@ struct HubSnapshotTests {
         let h = HubHarness { $0.durablePositions = true }
         let alice = try await h.user(1, "alice")
         let bob = try await h.user(2, "bob")
+        let second = Gate()  // bob's snapshot is held until the test has looked at the store
+        h.store.state.withLock { $0.flushGate = (pass: 1, gate: second) }
         try await h.send(1, #"{"id":5,"op":"pos","lat":1,"lon":1}"#)
         #expect(replies(h, 1)[5] == nil)  // not before it is written
         #expect(h.hub.liveMap.isFlushing)  // a snapshot started at once, not at the interval
@@ -116,6 +119,7 @@ struct HubSnapshotTests {
         #expect(replies(h, 1)[5]?["ok"] as? Bool == true)
         #expect(h.store.state.withLock { $0.positions[alice]?.lat } == 1)
         #expect(replies(h, 2)[6] == nil && h.store.state.withLock { $0.positions[bob] } == nil)
+        second.open()
         try await h.scheduler.run()
         #expect(replies(h, 2)[6]?["ok"] as? Bool == true)
         #expect(h.store.state.withLock { ($0.positions[bob]?.lat, $0.flushes.count) } == (2, 2))

@@ -7,7 +7,7 @@ import Testing
 // The stats channel in the hub: only operators may watch, the role is asked of the store on every watch (so a
 // grant or revocation counts without a restart), and each tick pushes a `stats` event whose figures follow what
 // happened: connections opening, messages counted by the transport, positions accepted. Time is a ManualClock.
-@testable import CairnDomain
+@testable import CairnCore
 
 @MainActor
 @Suite(.timeLimit(.minutes(5)))

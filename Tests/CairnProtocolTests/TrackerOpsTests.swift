@@ -6,7 +6,8 @@ import Testing
 // Trackers through the router: pairing returns the key once and stores only its digest; activate, deactivate and
 // unpair; device ids checked and unique across the hub; only owners of the item's bucket may do any of it (viewers
 // get `not_owner`, strangers `not_found`); and a refusal or a failed write leaves every tracker as it was.
-@testable import CairnDomain
+@testable import CairnLiveMap
+@testable import CairnTrackers
 
 @MainActor
 @Suite(.timeLimit(.minutes(5)))

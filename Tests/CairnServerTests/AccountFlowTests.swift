@@ -1,7 +1,7 @@
 // Accounts over a real socket: register, duplicate usernames, wrong passwords, the three ways to present a token,
 // logout revoking (one token, or every token of the account), token lifetimes, throttled logins, and the pre-auth
 // gate.
-import CairnDomain
+import CairnCore
 import CairnTestSupport
 import Foundation
 import Testing

@@ -4,7 +4,6 @@
 // without a token or with a bad one, 403 to a member who is not an admin, 400 for a bad `days`, and to an admin a
 // `text/csv` table with a header row and one line per day whose last line counts today's new and active users —
 // the same figures `admin.stats` gives.
-import CairnDomain
 import CairnTestSupport
 import Foundation
 import Testing

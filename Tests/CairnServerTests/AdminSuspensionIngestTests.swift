@@ -2,7 +2,6 @@
 // reports are refused 403 `suspended` in every format (OsmAnd, OwnTracks with and without a position, Overland) and
 // nothing is stored; after `admin.user.unsuspend` the same report is taken again. A suspension for a time ends by
 // itself: login and the tracker are refused during it and taken once it has run out, with nobody lifting it.
-import CairnDomain
 import CairnTestSupport
 import Foundation
 import Testing

@@ -3,7 +3,6 @@
 // with 4503, their login and token are refused `suspended` (a token on the upgrade closes with 4503); after
 // `admin.user.unsuspend` the login works again; and the audit log holds both actions.
 import CairnApp
-import CairnDomain
 import CairnTestSupport
 import Foundation
 import Testing

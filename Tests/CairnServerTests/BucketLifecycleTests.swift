@@ -2,7 +2,6 @@
 // renamed (its viewer hears `bucket.changed`), unshared (the ex-viewer hears `bucket.removed` and is refused it), an
 // item deleted, a tracker unpaired (its key refused by the ingest afterwards, its position gone from `item.locate`),
 // `items.unwatch` stopping `item.pos`, safe zones added, listed and removed, and the bucket deleted.
-import CairnDomain
 import CairnTestSupport
 import Foundation
 import Testing

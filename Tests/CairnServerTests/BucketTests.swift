@@ -1,7 +1,7 @@
 // Buckets over real sockets: a bucket created, shared with a friend, who hears `bucket.changed` when it is shared and
 // when an item is added, and reads it back with the item's placeholder; a stranger is refused the share and hears
 // nothing.
-import CairnDomain
+import CairnMedia
 import CairnTestSupport
 import Foundation
 import Testing

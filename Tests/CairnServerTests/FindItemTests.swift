@@ -2,7 +2,6 @@
 // ingest on the hub's port, the owner reports `pos` on the WebSocket; `item.locate` answers the distance and the
 // directions, a stranger gets `not_found`; with `alert` on and a one-second grace time, walking 250 m away brings
 // `item.left_behind` on the hub's own tick, and walking back `item.reunited`.
-import CairnDomain
 import CairnTestSupport
 import Foundation
 import Testing

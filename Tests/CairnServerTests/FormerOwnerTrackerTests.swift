@@ -5,7 +5,6 @@
 // unshare is answered. Alice's own tracker keeps working, and she sees who paired each tracker (`tracker.list`).
 // Ending a friendship keeps a co-owner a co-owner (docs/PROTOCOL.md, Buckets), so it keeps their tracker too; an owner
 // cuts it off by unsharing them, friends or not.
-import CairnDomain
 import CairnTestSupport
 import Foundation
 import Testing

@@ -1,7 +1,7 @@
 // The ingest's filters over real HTTP: a well-formed fix a filter drops is answered 200 like a stored one (the apps
 // resend anything else forever) and leaves the stored position as it was, and /metrics counts it by reason beside
 // the fixes stored and the reports refused.
-import CairnDomain
+import CairnCore
 import CairnTestSupport
 import Foundation
 import Testing

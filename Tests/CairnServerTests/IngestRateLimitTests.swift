@@ -1,7 +1,7 @@
 // The per-tracker request budget over real HTTP, for the three ingest formats: past the burst a tracker is answered
 // 429 with `Retry-After` in seconds and nothing is stored, and the budget comes back with time. Strangers learn
 // nothing about device ids: an unknown device and a known one with a wrong key get the same status and body.
-import CairnDomain
+import CairnCore
 import CairnTestSupport
 import Foundation
 import Testing

@@ -1,8 +1,8 @@
 // Media over real HTTP on the hub's port: uploads (auth, type, magic bytes, size limits, deduplication), serving
 // through signed URLs (exact bytes, tampering, expiry, missing media), the transport's body limits and clean-up
 // after clients that hang up, and that acknowledged media survives a restart on the same data directory.
+import CairnCore
 import CairnCrypto
-import CairnDomain
 import CairnTestSupport
 import Foundation
 import Testing

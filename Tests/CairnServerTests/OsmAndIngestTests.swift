@@ -2,7 +2,7 @@
 // then reports exactly as the apps send them (a GET with a query string, a POST with a form body, HTTP Basic),
 // stored before the 200; a malformed report is 400 with a reason, bad credentials 401, an inactive tracker 403,
 // and none of them changes the stored position.
-import CairnDomain
+import CairnCore
 import CairnTestSupport
 import Foundation
 import Testing

@@ -3,7 +3,6 @@
 // in the batch, becomes the latest and is pushed as `item.pos` to a viewer who watches items. A batch with one
 // malformed point is refused with 400 naming it and nothing of it is applied; a bad key is 401 with a Bearer
 // challenge, an inactive tracker 403.
-import CairnDomain
 import CairnTestSupport
 import Foundation
 import Testing

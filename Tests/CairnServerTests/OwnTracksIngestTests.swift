@@ -4,7 +4,6 @@
 // a hidden item, or anything of another bucket. Other message types and empty bodies store nothing and get `[]`; a
 // malformed body is 400, bad credentials 401 with a Basic challenge, an inactive tracker 403, and none of them changes
 // anything.
-import CairnDomain
 import CairnTestSupport
 import Foundation
 import Testing

@@ -2,7 +2,6 @@
 // picture from its reporter at once and from everyone at the threshold, pages that stay stable while pictures
 // arrive, search, live `picture.new`, and a private event whose pictures never reach a non-member by any route.
 // 0.001° of latitude is about 111 m.
-import CairnDomain
 import CairnTestSupport
 import Foundation
 import Testing

@@ -1,7 +1,7 @@
 // Profiles over real sockets: a photo set with profile.set comes back from user.get as a signed URL that serves
 // the uploaded bytes, a user without one points at the placeholder, and the hub serves the placeholder images
 // (SVG, cacheable, nosniff) with 404 for other names and 405 for other methods.
-import CairnDomain
+import CairnMedia
 import CairnTestSupport
 import Foundation
 import Testing

@@ -2,7 +2,7 @@
 // pushes `relic.appear` and opening then works, a wrong password is refused, expiry is pushed and then refuses
 // opening, only the creator deletes, and chat works between friends only, with paging and unread counts. Relics
 // and messages survive kill -9. The expiry test drives a manual clock the hub reads, so nothing waits a minute.
-import CairnDomain
+import CairnCore
 import CairnTestSupport
 import Foundation
 import Glibc

@@ -2,8 +2,8 @@
 // process on an ephemeral loopback port with a fresh data directory; tests then talk to it with a real WebSocket
 // client. scrypt runs at a low cost here so the suite stays quick; the parameters are stored per record anyway.
 import CairnApp
+import CairnCore
 import CairnCrypto
-import CairnDomain
 import CairnTestSupport
 import Foundation
 import Testing

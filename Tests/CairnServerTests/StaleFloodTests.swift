@@ -4,7 +4,6 @@
 // fixes were bounded per user, each stale line shifted a 100,000-entry array on the loop and a round trip took
 // seconds. Afterwards the position history holds at most the per-user bound per snapshot.
 import CairnApp
-import CairnDomain
 import CairnTestSupport
 import Foundation
 import Synchronization

@@ -4,7 +4,6 @@
 // and fan-out histogram grow with traffic; the metrics token is enforced; and `cairn stats --once` prints a
 // reading for an operator and fails for anyone else.
 import CairnApp
-import CairnDomain
 import CairnTestSupport
 import Foundation
 import Testing

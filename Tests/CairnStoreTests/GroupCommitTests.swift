@@ -2,7 +2,9 @@
 // once that transaction is committed, a request's own refusal leaves the others applied, and an error thrown inside
 // the transaction fails every request in it with nothing applied. Then trackers' reports through the store, on both
 // engines (the PostgreSQL store's own group commit is tested in CairnPostgresTests).
-import CairnDomain
+import CairnCore
+import CairnSessions
+import CairnTrackers
 import Foundation
 import GRDB
 import Synchronization

@@ -3,7 +3,8 @@
 // node (each drops its copy at its next collection, and none serves the media meanwhile), and the cache directory
 // is private. Two `PostgresStore`s on one database with caches of their own stand for two nodes.
 import CairnCrypto
-import CairnDomain
+import CairnMedia
+import CairnSessions
 import CairnTestSupport
 import Foundation
 import Testing

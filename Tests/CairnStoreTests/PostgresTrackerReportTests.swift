@@ -1,8 +1,10 @@
 // The PostgreSQL store's tracker reports written a batch at a time: reports of one batch, several of them for the
 // same tracker, get the outcomes they would have had one by one in arrival order (the count of the last, a fix kept
 // only when not older than the stored one, an inactive tracker's refusal its own), whatever the batch's shape.
-import CairnDomain
+import CairnCore
+import CairnSessions
 import CairnTestSupport
+import CairnTrackers
 import Foundation
 import Testing
 

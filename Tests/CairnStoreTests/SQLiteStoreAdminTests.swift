@@ -2,7 +2,9 @@
 // SQLite store's roles: emails unique among those given and found by login, the admin role beside ops, the user list
 // (prefix of username or email, keyset pages in username order, guests only when asked, real figures), suspensions
 // in force or run out, and the audit line that each suspension and lifting writes in the same transaction.
-import CairnDomain
+import CairnAdmin
+import CairnCore
+import CairnSessions
 import Foundation
 import Testing
 

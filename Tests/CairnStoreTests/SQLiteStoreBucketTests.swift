@@ -2,7 +2,8 @@
 // upload of whoever sets it, the friendship cleanup, and accounts deleted by the guest purge taking their sole-owned
 // buckets (and items) with them while co-owned buckets stay. Everything is read back from a reopened store, as after
 // a restart. The media collector keeping items' photos is the SQLite store's media port (its own test here).
-import CairnDomain
+import CairnBuckets
+import CairnSessions
 import Foundation
 import GRDB
 import Testing

@@ -2,7 +2,9 @@
 // private into every one of its pictures (what pages read), makes its posters members when it becomes private and
 // appends the audit line without the password, in one transaction; and the admin user list counts each account's
 // pictures, the likes they received and the open reports against them, from the real tables. Both on both engines.
-import CairnDomain
+import CairnAdmin
+import CairnCore
+import CairnPictures
 import Foundation
 import GRDB
 import Testing

@@ -2,7 +2,8 @@
 // in every table that names a user, while a member, a guest seen since and a guest the hub spares (connected) stay
 // with theirs. `markSeen` only moves the last activity forward. On both engines, but buckets on SQLite only until
 // the PostgreSQL store has its BucketStore.
-import CairnDomain
+import CairnRelics
+import CairnSessions
 import Foundation
 import GRDB
 import Testing

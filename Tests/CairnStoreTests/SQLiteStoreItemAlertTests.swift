@@ -1,7 +1,9 @@
 // Migration v12, on both engines: items' `hidden` and `alert` flags, the items with alerts on and their owners for the
 // hub's start, each user's safe zones with the per-user count checked with the insert, and the limits on buckets
 // owned and items per bucket, all read back from a reopened store, as after a restart.
-import CairnDomain
+import CairnBuckets
+import CairnSessions
+import CairnTrackers
 import Foundation
 import Testing
 

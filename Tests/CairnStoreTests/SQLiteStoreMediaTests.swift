@@ -3,7 +3,8 @@
 // between collecting a file and uploading the same content again) on SQLite only. PostgreSQL's sharing between
 // nodes: PostgresStoreMediaTests.
 import CairnCrypto
-import CairnDomain
+import CairnMedia
+import CairnSessions
 import Foundation
 import GRDB
 import Testing

@@ -6,9 +6,12 @@
 // its pictures; search matches words and hashtags; the pictures' daily figures; event pictures of an older database
 // lose the place they were given unasked (v23 / p3). Every test runs on both engines; what no port writes (media
 // rows, benchmark fixtures) goes through each engine's own hooks (`PictureTestHooks`).
-import CairnDomain
+import CairnAdmin
+import CairnCore
 import CairnGeo
+import CairnPictures
 import CairnSeed
+import CairnSessions
 import Foundation
 import GRDB
 import Testing

@@ -2,7 +2,7 @@
 // batch too), attributes (text, numbers, booleans) round-trip through the engine's JSON in order, update by id,
 // removal by id and by source, counts by source and category; read back from a reopened store, as after a restart.
 // On both engines.
-import CairnDomain
+import CairnPlaces
 import CairnPostgres
 import CairnTestSupport
 import Foundation

@@ -1,7 +1,9 @@
 // Profiles on both engines: a change is applied whole or not at all, the photo must be an upload of the user, null
 // removes, it survives reopening, and the media collector keeps media used as a photo (and collects it once the
 // photo is removed).
-import CairnDomain
+import CairnCore
+import CairnProfiles
+import CairnSessions
 import Foundation
 import Testing
 

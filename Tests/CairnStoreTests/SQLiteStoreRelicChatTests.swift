@@ -2,7 +2,9 @@
 // the creator's list pages newest first, deletion and the retention purge; chat pages oldest-first within the newest
 // `limit`, conversations list the latest message and unread counts, and read marks only move forward. Everything
 // written is read back from a reopened store, as after a restart. On both engines.
-import CairnDomain
+import CairnCore
+import CairnRelics
+import CairnSessions
 import Foundation
 import Testing
 

@@ -2,7 +2,8 @@
 // changes nothing; the check the hub makes sees changes made through another store instance on the same data, as
 // `cairn user grant-ops` does beside a running hub (or, with PostgreSQL, another node). The migration's name is
 // SQLite's own.
-import CairnDomain
+import CairnCore
+import CairnSessions
 import Foundation
 import Testing
 

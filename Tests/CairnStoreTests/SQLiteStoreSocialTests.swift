@@ -1,6 +1,8 @@
 // The live-map tables: friendships and requests, sharing rules, position snapshots and history, search. All but the
 // migrations' list run on both engines.
-import CairnDomain
+import CairnCore
+import CairnSessions
+import CairnSocial
 import Foundation
 import Testing
 

@@ -1,6 +1,6 @@
 // The SQLite store: WAL mode, fsynced commits, migrations, the account operations, uniqueness, and that data
 // survives reopening.
-import CairnDomain
+import CairnSessions
 import Foundation
 import Testing
 

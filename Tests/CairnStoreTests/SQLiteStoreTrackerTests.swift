@@ -2,8 +2,11 @@
 // the key's digest stored, activation and unpairing, and a tracker going with its item (and its bucket). Read back
 // from a reopened store, as after a restart. Who paired a tracker (v22 / p2), checked against the bucket's owners on
 // every read and write of the tracker, and what an older database's trackers become.
-import CairnDomain
+import CairnBuckets
+import CairnCore
+import CairnSessions
 import CairnTestSupport
+import CairnTrackers
 import Foundation
 import GRDB
 import Testing

@@ -2,8 +2,12 @@
 // that can be opened again (as after a restart), the start-time loaders the app calls on either store, and raw SQL
 // for setting up rows that belong to ports these tests are not about (media, friendships, roles, relics, pictures),
 // and the bulk inserts of fixtures and benchmarks.
-import CairnDomain
+import CairnAdmin
+import CairnBuckets
+import CairnCore
+import CairnSessions
 import CairnTestSupport
+import CairnTrackers
 import Foundation
 import GRDB
 

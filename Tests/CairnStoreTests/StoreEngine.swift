@@ -3,8 +3,19 @@
 // the engines cannot drift apart; tests of one engine's own matters (WAL, fsync, the data directory, migrations'
 // names) stay with that engine. PostgreSQL runs for real (`PostgresServerProcess`), each test in a schema of its own;
 // where it is not installed only SQLite runs.
-import CairnDomain
+import CairnAdmin
+import CairnBuckets
+import CairnChat
+import CairnCore
+import CairnMedia
+import CairnPictures
+import CairnPlaces
+import CairnProfiles
+import CairnRelics
+import CairnSessions
+import CairnSocial
 import CairnTestSupport
+import CairnTrackers
 import Foundation
 import GRDB
 import Testing

@@ -1,7 +1,8 @@
 // Generated fixtures (`cairn seed`, benchmarks) on both engines: users, a token each and friendships inserted in one
 // transaction, ids returned in the order given, each friendship stored once whichever way round it is named, and a
 // taken username aborting everything; and `createUsers`, the benchmarks' bulk accounts, the same way.
-import CairnDomain
+import CairnCore
+import CairnSessions
 import Foundation
 import Testing
 

@@ -1,5 +1,6 @@
 // What admins read on the wire: an account with its email, role, suspension and figures, and an audit entry.
-import CairnDomain
+import CairnAdmin
+import CairnSessions
 import CairnWire
 
 extension Suspension {

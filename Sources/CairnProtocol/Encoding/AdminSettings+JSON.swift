@@ -1,7 +1,7 @@
 // What `admin.settings.get` and `.set` answer: `{settings: {key: value, ...}, definitions: [{key, type, min?, max?,
 // default, help}]}` — the values in force as a plain object a client can send back (in part) to `.set`, and what
 // each setting is, so an admin screen needs no list of its own.
-import CairnDomain
+import CairnAdmin
 import CairnWire
 
 extension AdminSettingValue {

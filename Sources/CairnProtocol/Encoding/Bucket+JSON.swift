@@ -1,6 +1,6 @@
 // Buckets and items on the wire: the contract's bucket `{id, name, privacy, role, owners, viewers, created}` and
 // item `{id, bucket, name, note?, done, hidden, alert, photo_url | placeholder_url, tracker?, created}`.
-import CairnDomain
+import CairnBuckets
 import CairnWire
 
 extension BucketView {

@@ -5,7 +5,7 @@
 // item id in base 36 (stable and distinct across the hub; the app draws it when there is no picture), the topic
 // `owntracks/cairn/item<id>`. Numbers are what the apps read: `tst` in epoch seconds, `vel` in km/h, integers where
 // the OwnTracks JSON has integers.
-import CairnDomain
+import CairnTrackers
 import CairnWire
 
 enum OwnTracksFriends {

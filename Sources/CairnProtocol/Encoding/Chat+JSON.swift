@@ -1,5 +1,5 @@
 // Chat on the wire: the contract's message object `{id, from, to, text, ts}`.
-import CairnDomain
+import CairnCore
 import CairnWire
 
 extension ChatMessage {

@@ -1,7 +1,7 @@
 // The daily figures on the wire: as `admin.stats` rows (`{date, day, new_users, ..., median_resolve_s?}`) and as the
 // CSV of `GET /v1/admin/stats.csv` (a header row naming the columns, then a row per day, oldest first; a median
 // with nothing to take it of is an empty cell). Both list the columns in `DailyStatColumn`'s order.
-import CairnDomain
+import CairnAdmin
 import CairnWire
 
 extension DailyStatsRow {

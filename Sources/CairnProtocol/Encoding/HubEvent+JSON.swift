@@ -1,6 +1,6 @@
 // The domain's events on the wire: one `{"ev":…}` object each. Positions are written by `LocalDelivery` itself
 // (they take the latest-wins path); everything else is here.
-import CairnDomain
+import CairnCore
 import CairnWire
 
 extension HubEvent {

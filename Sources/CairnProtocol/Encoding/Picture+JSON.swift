@@ -2,7 +2,8 @@
 // likes, liked, created, url}` plus `download_url` (the same signed URL served as an attachment) and `private` for
 // a private event's picture; `by` is the poster as a user object. An event is `{id, tag, title?, owner, private,
 // created, member, pictures}`.
-import CairnDomain
+import CairnCore
+import CairnPictures
 import CairnWire
 
 extension PictureView {

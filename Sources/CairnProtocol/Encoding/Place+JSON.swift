@@ -1,7 +1,7 @@
 // Places on the wire: in a list (`places.nearest`, with `distance` in metres; `places.search`) a place is
 // `{place, name, category, lat, lon}`, where `place` is its id; `place.get` and `place.upsert` add `source`,
 // `external` (its id in that source, when it has one) and `attributes`, an object of strings, numbers and booleans.
-import CairnDomain
+import CairnPlaces
 import CairnWire
 
 extension PlaceSummary {

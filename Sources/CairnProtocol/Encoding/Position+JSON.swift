@@ -1,7 +1,7 @@
 // A position on the wire, as the viewer may see it: the precise fix with whatever optional fields it carries, or
 // the approximate version (the cell's centre, `approx: true`, the time). The domain has already reduced an
 // approximate fix; this only writes what it was given.
-import CairnDomain
+import CairnCore
 import CairnWire
 
 extension VisiblePosition {

@@ -1,6 +1,7 @@
 // A profile on the wire: the user object `{id, username, name}` with `bio` when there is one and either a signed
 // `photo_url` or `"photo_url": null` with `placeholder_url`, the image the hub serves for users without a photo.
-import CairnDomain
+import CairnMedia
+import CairnProfiles
 import CairnWire
 
 extension ProfileView {

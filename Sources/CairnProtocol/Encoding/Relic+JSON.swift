@@ -1,6 +1,7 @@
 // Relics on the wire: the marker (never the content) for maps and browsing, and the whole relic with its text
 // and signed media URL for those allowed to open it.
-import CairnDomain
+import CairnCore
+import CairnRelics
 import CairnWire
 
 extension RelicMarker {

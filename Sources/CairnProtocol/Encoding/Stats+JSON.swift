@@ -1,6 +1,6 @@
 // The `stats` event's fields (see docs/PROTOCOL.md for each one and its unit). Figures that may be unknown are
 // written as null rather than left out, so the shape never changes.
-import CairnDomain
+import CairnCore
 import CairnWire
 
 extension StatsSnapshot {

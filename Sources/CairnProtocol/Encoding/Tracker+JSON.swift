@@ -3,7 +3,8 @@
 // `created` (ms); tracker objects go to the bucket's owners only; an item's position (`items.watch`, `item.pos`) as
 // `{item, lat, lon, acc?, alt?, spd?, hdg?, bat?, ts}`; `item.locate`'s answer `{item, position: {lat, lon, acc?, ts,
 // bat?} | null, distance?, navigate?: {mode, geo, apple, google}}`; a safe zone `{id, name, lat, lon, radius}`.
-import CairnDomain
+import CairnCore
+import CairnTrackers
 import CairnWire
 
 extension TrackerRecord {

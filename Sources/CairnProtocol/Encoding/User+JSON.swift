@@ -1,6 +1,7 @@
 // Accounts on the wire: the contract's user object `{id, username, name}`, and a friend as listed, which adds
 // whether they are online.
-import CairnDomain
+import CairnCore
+import CairnSocial
 import CairnWire
 
 extension User {

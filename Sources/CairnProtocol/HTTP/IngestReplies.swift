@@ -7,8 +7,9 @@
 // for too many connections, 503 while shutting down) and the media API's are, so a client reads one format. An
 // unknown device and a known one with a wrong key get the same 401, word for word: the answer never says whether a
 // device id is taken.
-import CairnDomain
+import CairnLiveMap
 import CairnLoop
+import CairnTrackers
 import CairnWire
 
 enum IngestReplies {

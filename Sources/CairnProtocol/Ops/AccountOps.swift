@@ -2,7 +2,8 @@
 // every token of the account) and whoami. `register` takes an optional `email`; `login` takes an email in
 // `username` (or in `email` when `username` is left out). Each binds or unbinds the connection through
 // `Sessions`; the rules live in `Accounts`.
-import CairnDomain
+import CairnCore
+import CairnSessions
 import CairnWire
 
 enum AccountOps {

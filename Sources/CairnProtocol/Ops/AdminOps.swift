@@ -3,7 +3,7 @@
 // whatever the request holds: each passes `Administration.admits` before its decoding is looked at (`OpTable.admin`);
 // the rules live in `Administration`. `admin.settings.set` reads each value with the type its setting was
 // registered with, so a wrong type is refused naming the key before the domain sees the request.
-import CairnDomain
+import CairnAdmin
 import CairnWire
 
 enum AdminOps {

@@ -1,5 +1,5 @@
 // Bucket and item ops: create, list, get, update, delete, share, unshare; item create, update, delete.
-import CairnDomain
+import CairnBuckets
 import CairnWire
 
 enum BucketOps {

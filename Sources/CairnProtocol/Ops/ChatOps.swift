@@ -1,5 +1,5 @@
 // Chat ops: send, list, history, read.
-import CairnDomain
+import CairnChat
 import CairnWire
 
 enum ChatOps {

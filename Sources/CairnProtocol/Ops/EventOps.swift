@@ -2,7 +2,8 @@
 // hashtag in `tag`. `admin.event.update` and `admin.event.delete` are the admins' (forbidden to others whatever they
 // send, `OpTable.admin`): an absent `title` or `password` leaves it as it is, null clears it (no title; a public
 // event); an admin deletes any event, open reports or not.
-import CairnDomain
+import CairnAdmin
+import CairnPictures
 import CairnWire
 
 enum EventOps {

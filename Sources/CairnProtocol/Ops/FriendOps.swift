@@ -1,5 +1,5 @@
 // Friend ops (seeds 000 and 001): search, request, accept, decline, remove, list, requests.
-import CairnDomain
+import CairnSocial
 import CairnWire
 
 enum FriendOps {

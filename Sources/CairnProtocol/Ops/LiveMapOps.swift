@@ -1,6 +1,7 @@
 // Live-map ops: `pos` (the hot path: a fast op, no closure or allocation per request) and friends.watch /
 // friends.unwatch.
-import CairnDomain
+import CairnCore
+import CairnLiveMap
 import CairnWire
 
 enum LiveMapOps {

@@ -1,6 +1,8 @@
 // Picture ops (seed 004): post, get, like, unlike, delete, report, nearby, search, and the live watch. A request
 // names the picture in `picture`, because `id` is the envelope's request id.
-import CairnDomain
+import CairnAdmin
+import CairnCore
+import CairnPictures
 import CairnWire
 
 enum PictureOps {

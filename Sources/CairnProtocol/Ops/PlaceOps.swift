@@ -1,7 +1,8 @@
 // Place ops (seed 001): places.nearest, places.search and place.get for every member; place.upsert, place.remove
 // and places.reload for operators (the domain checks the `ops` role). The request field naming a place is `place`,
 // because `id` is the envelope's request id.
-import CairnDomain
+import CairnCore
+import CairnPlaces
 import CairnWire
 
 enum PlaceOps {

@@ -1,6 +1,7 @@
 // Privacy ops: share.pause (ghost mode), share.resume, share.set per friend, and share.list (what the caller shares
 // now, for a client that was not there when the rules were set). Enforced by `Social`.
-import CairnDomain
+import CairnCore
+import CairnSocial
 import CairnWire
 
 enum PrivacyOps {

@@ -1,7 +1,7 @@
 // Profile ops (seeds 000, 003): `profile.set` changes the caller's name, bio and photo and answers the full
 // profile; `user.get` reads anyone's by id. In `profile.set` an absent field is kept and `null` removes a bio or a
 // photo (a name cannot be removed).
-import CairnDomain
+import CairnProfiles
 import CairnWire
 
 enum ProfileOps {

@@ -1,6 +1,7 @@
 // Relic ops (seed 003): create, nearby, open, mine, delete. The request field naming a relic is `relic`, because
 // `id` is the envelope's request id.
-import CairnDomain
+import CairnCore
+import CairnRelics
 import CairnWire
 
 enum RelicOps {

@@ -1,5 +1,5 @@
 // Safe zone ops: add, list, remove (each user's own circles where no left-behind alert is raised).
-import CairnDomain
+import CairnTrackers
 import CairnWire
 
 enum SafeZoneOps {

@@ -1,6 +1,6 @@
 // Tracker ops: pair (the key shown once), activate, deactivate, unpair, list a bucket's; watching items' positions;
 // finding an item.
-import CairnDomain
+import CairnTrackers
 import CairnWire
 
 enum TrackerOps {

@@ -1,5 +1,0 @@
-// The domain's loggers: one label per concern, so an operator can raise one without the rest.
-import Logging
-
-/// Messages about the hub's own work (snapshots, purges, shutdown).
-let hubLogger = Logger(label: "cairn.hub")
