@@ -53,23 +53,26 @@ let package = Package(
         // requests to the domain's features and their answers and events back to JSON.
         .target(name: "CairnProtocol", dependencies: ["CairnLoop", "CairnDomain", "CairnWire"]),
 
-        // What both storage engines share and neither engine's code: the group-commit queue.
-        .target(name: "CairnStoreSupport"),
+        // The store written once: the domain's storage ports in SQL over a small database protocol (statements
+        // with `?` parameters, typed rows, transactions off the loop) and a dialect for what SQLite and PostgreSQL
+        // spell differently; plus the group-commit queue. Knows neither engine: CairnStore and CairnPostgres run it.
+        .target(name: "CairnSQL", dependencies: ["CairnDomain"]),
 
-        // Storage: SQLite through GRDB, behind the domain's storage protocol.
+        // Storage: SQLite through GRDB: schema and migrations, the pool, backup, media files; runs CairnSQL's ports.
         .target(
             name: "CairnStore",
             dependencies: [
-                "CairnDomain", "CairnCrypto", "CairnStoreSupport",
+                "CairnDomain", "CairnCrypto", "CairnSQL",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
 
-        // Shared storage for several nodes: PostgreSQL through libpq, behind the same domain ports as CairnStore.
+        // Shared storage for several nodes: PostgreSQL through libpq (schema, pool, bounded waits, media cache);
+        // runs CairnSQL's ports, as CairnStore does.
         .target(
             name: "CairnPostgres",
             dependencies: [
-                "CairnDomain", "CairnCrypto", "CPostgres", "CairnStoreSupport",
+                "CairnDomain", "CairnCrypto", "CPostgres", "CairnSQL",
                 .product(name: "Logging", package: "swift-log"),
             ]),
 

@@ -5,12 +5,16 @@
 // suspends its caller, so the event loop never waits on the network. Media bytes are shared too (`media_blobs`,
 // committed with their row); each node serves them from a local copy (`MediaCache`, PostgresStore+Media.swift).
 import CairnDomain
+import CairnSQL
 import Foundation
 import Logging
 
-/// Cairn's PostgreSQL store.
-public final class PostgresStore: Sendable {
+/// Cairn's PostgreSQL store. Its ports are CairnSQL's, run on `database`; this module adds the schema, the pool with
+/// its bounded waits, and the media cache.
+public final class PostgresStore: SQLStore {
     let pool: PostgresPool
+    /// The pool as CairnSQL's ports use it.
+    public let database: any SQLTransactions
     /// This node's copies of the media it serves.
     let mediaCache: MediaCache
     let mediaFetches = MediaFetches()
@@ -38,6 +42,7 @@ public final class PostgresStore: Sendable {
             throw error
         }
         self.pool = pool
+        database = PostgresTransactions(pool: pool)
         trackerReports = PostgresGroupCommit(pool: pool, apply: Self.applyTrackerReports)
         logger.info("PostgreSQL store open, schema \(migrations.last ?? "none")")
     }
@@ -81,3 +86,8 @@ public final class PostgresStore: Sendable {
         return out
     }
 }
+
+/// The ports CairnSQL implements once for both engines.
+extension PostgresStore: ProfileStore, SafeZoneStore, RoleStore, ChatStore, RelicStore, AdminStore, AdminSettingsStore,
+    ActivityStore, BucketStore
+{}

@@ -3,6 +3,7 @@
 // returns, which is what lets the hub acknowledge a write only after it is safe. GRDB runs each access on its own
 // queues, and the async API suspends the caller instead of blocking it, so the event loop never waits on disk.
 import CairnDomain
+import CairnSQL
 import Foundation
 import GRDB
 import Logging
@@ -20,12 +21,15 @@ public enum StoreOpenError: Error, CustomStringConvertible {
     }
 }
 
-/// Cairn's SQLite store.
-public final class SQLiteStore: Sendable {
+/// Cairn's SQLite store. Its ports are CairnSQL's, run on `database`; this module adds the schema, the pool, backup
+/// and the media files.
+public final class SQLiteStore: SQLStore {
     /// The database file name inside the data directory.
     public static let fileName = "cairn.sqlite"
 
     let pool: DatabasePool
+    /// The pool as CairnSQL's ports use it.
+    public let database: any SQLTransactions
     /// The full path of the database file.
     public let path: String
     /// The directory the store lives in (the data directory).
@@ -73,6 +77,7 @@ public final class SQLiteStore: Sendable {
         }
         Glibc.close(fd)
         pool = try DatabasePool(path: path, configuration: config)
+        database = SQLiteTransactions(pool: pool)
         // GRDB's DatabasePool sets `synchronous = NORMAL` on its writer after `prepareDatabase` has run (it turns WAL
         // on there), which would leave commits unsynced until the next checkpoint: set FULL again on the writer, the
         // only connection that commits.
@@ -102,5 +107,17 @@ public final class SQLiteStore: Sendable {
     /// The migrations applied so far, in order.
     public func appliedMigrations() throws -> [String] {
         try pool.read { try Migrations.migrator.appliedMigrations($0) }
+    }
+}
+
+/// The ports CairnSQL implements once for both engines.
+extension SQLiteStore: ProfileStore, SafeZoneStore, RoleStore, ChatStore, RelicStore, AdminStore, AdminSettingsStore,
+    ActivityStore, BucketStore
+{}
+
+extension SQLiteStore {
+    /// Appends an admin's audit line inside the caller's transaction (CairnSQL's `SQLAdmin.append`).
+    static func append(_ audit: AuditEntry, _ db: Database) throws {
+        try SQLAdmin.append(audit, SQLiteDatabase(db: db))
     }
 }

@@ -1,0 +1,14 @@
+// Text the statements build from a caller's words.
+
+/// Helpers for text in statements.
+public enum SQLText {
+    /// LIKE's wildcards escaped with a backslash (the statements say `ESCAPE '\'`).
+    public static func escapeLike(_ text: String) -> String {
+        var out = ""
+        for ch in text.unicodeScalars {
+            if ch == "%" || ch == "_" || ch == "\\" { out.unicodeScalars.append("\\") }
+            out.unicodeScalars.append(ch)
+        }
+        return out
+    }
+}
