@@ -76,15 +76,8 @@ public final class PostgresStore: SQLStore {
         return String(text[...colon]) + "***" + String(text[at...])
     }
 
-    /// LIKE's wildcards escaped with a backslash (the statements say `ESCAPE '\'`).
-    static func escapeLike(_ text: String) -> String {
-        var out = ""
-        for ch in text.unicodeScalars {
-            if ch == "%" || ch == "_" || ch == "\\" { out.unicodeScalars.append("\\") }
-            out.unicodeScalars.append(ch)
-        }
-        return out
-    }
+    /// LIKE's wildcards escaped with a backslash (CairnSQL's `SQLText.escapeLike`).
+    static func escapeLike(_ text: String) -> String { SQLText.escapeLike(text) }
 }
 
 /// The ports CairnSQL implements once for both engines.

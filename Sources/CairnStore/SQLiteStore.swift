@@ -121,3 +121,8 @@ extension SQLiteStore {
         try SQLAdmin.append(audit, SQLiteDatabase(db: db))
     }
 }
+
+extension SQLiteStore {
+    /// LIKE's wildcards escaped with a backslash (CairnSQL's `SQLText.escapeLike`).
+    static func escapeLike(_ text: String) -> String { SQLText.escapeLike(text) }
+}
