@@ -4,6 +4,7 @@
 // columns are typed by the type the server names for them, so a bytea comes back as bytes and a bigint as an integer.
 import CPostgres
 import CairnSQL
+import Foundation
 
 /// A pool connection seen through `SQLDatabase`.
 struct PostgresDatabase: SQLDatabase {
@@ -93,7 +94,8 @@ struct PostgresTransactions: SQLTransactions {
         try pool.write { db in try body(PostgresDatabase(db: db)) }
     }
 
-    func isUniqueViolation(_ error: any Error) -> Bool {
-        (error as? PostgresError)?.isUniqueViolation() ?? false
+    /// PostgreSQL names the violated constraint, which for `table.column` the schema calls `table_column`.
+    func isUniqueViolation(_ error: any Error, of index: String?) -> Bool {
+        (error as? PostgresError)?.isUniqueViolation(index?.replacingOccurrences(of: ".", with: "_")) ?? false
     }
 }

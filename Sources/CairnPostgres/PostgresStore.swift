@@ -82,5 +82,5 @@ public final class PostgresStore: SQLStore {
 
 /// The ports CairnSQL implements once for both engines.
 extension PostgresStore: ProfileStore, SafeZoneStore, RoleStore, ChatStore, RelicStore, AdminStore, AdminSettingsStore,
-    ActivityStore, BucketStore
+    ActivityStore, BucketStore, AccountStore
 {}

@@ -60,8 +60,14 @@ public protocol SQLTransactions: Sendable {
     func read<T>(_ body: (any SQLDatabase) throws -> T) throws -> T
     @discardableResult
     func write<T>(_ body: (any SQLDatabase) throws -> T) throws -> T
+    /// True when `error` is this engine's refusal of a row that breaks a unique constraint; with `index`
+    /// (`table.column`, a unique index the schema names `table_column`), that one only.
+    func isUniqueViolation(_ error: any Error, of index: String?) -> Bool
+}
+
+extension SQLTransactions {
     /// True when `error` is this engine's refusal of a row that breaks a unique constraint.
-    func isUniqueViolation(_ error: any Error) -> Bool
+    public func isUniqueViolation(_ error: any Error) -> Bool { isUniqueViolation(error, of: nil) }
 }
 
 /// A store whose ports are implemented once, in this module, on its engine's transactions.

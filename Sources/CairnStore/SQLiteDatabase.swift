@@ -76,7 +76,11 @@ struct SQLiteTransactions: SQLTransactions {
         try pool.write { db in try body(SQLiteDatabase(db: db)) }
     }
 
-    func isUniqueViolation(_ error: any Error) -> Bool {
-        (error as? DatabaseError)?.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE
+    /// SQLite names the violated columns in its message ("UNIQUE constraint failed: users.email").
+    func isUniqueViolation(_ error: any Error, of index: String?) -> Bool {
+        guard let error = error as? DatabaseError, error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE else {
+            return false
+        }
+        return index.map { (error.message ?? "").contains($0) } ?? true
     }
 }

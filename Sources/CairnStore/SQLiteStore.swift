@@ -112,7 +112,7 @@ public final class SQLiteStore: SQLStore {
 
 /// The ports CairnSQL implements once for both engines.
 extension SQLiteStore: ProfileStore, SafeZoneStore, RoleStore, ChatStore, RelicStore, AdminStore, AdminSettingsStore,
-    ActivityStore, BucketStore
+    ActivityStore, BucketStore, AccountStore
 {}
 
 extension SQLiteStore {
