@@ -1,4 +1,4 @@
-// Pictures and events in the shared store, implementing the domain's `PictureStore` as the SQLite store does: a post
+// Pictures in the shared store: their part of `PictureStore` (events and moderation are CairnSQL's): a post
 // checks in its own transaction that the media is an image upload of the poster, that the poster is under the
 // hourly limit and may post to the event (creating a missing one), so nothing is half-applied; SERIALIZABLE makes
 // the limit and a new event's tag hold across nodes (a colliding transaction is run again).
@@ -13,6 +13,7 @@
 // Every order and page is `PictureOrder`'s (ties broken by id, the highest first), so both stores page alike; the
 // keyset columns are NOT NULL, so no NULL ordering enters the walks.
 import CairnDomain
+import CairnSQL
 import Foundation
 
 extension PostgresStore: PictureStore {
@@ -262,45 +263,6 @@ extension PostgresStore: PictureStore {
         }
     }
 
-    /// The private events `user` joined and the pictures they reported.
-    static func viewer(_ db: PostgresConnection, _ user: Int64) throws -> PictureViewer {
-        let joined = try db.scalars(
-            """
-            SELECT m.event_id FROM event_members m JOIN events e ON e.id = m.event_id
-            WHERE m.user_id = ? AND e.password_hash IS NOT NULL
-            """, [user], as: Int64.self)
-        let reported = try db.scalars(
-            "SELECT picture_id FROM picture_reports WHERE reporter_id = ?", [user], as: Int64.self)
-        return PictureViewer(user: user, joined: Set(joined), reported: Set(reported))
-    }
-
-    /// Full records of `ids` as `viewer` sees them (in no particular order).
-    static func records(_ db: PostgresConnection, ids: [Int64], viewer: Int64) throws -> [PictureRecord] {
-        guard !ids.isEmpty else { return [] }
-        return try db.rows(
-            """
-            SELECT p.id, p.by_id, u.username, u.name, u.is_guest, p.caption, p.event_id, e.tag,
-                   e.password_hash IS NOT NULL AS private, p.lat, p.lon, p.likes, p.created_at, p.media_id,
-                   p.hidden,
-                   EXISTS(SELECT 1 FROM picture_likes l WHERE l.picture_id = p.id AND l.user_id = ?) AS liked
-            FROM pictures p JOIN users u ON u.id = p.by_id LEFT JOIN events e ON e.id = p.event_id
-            WHERE p.id = ANY(?::bigint[])
-            """, [viewer, PostgresIntArray(ids)]
-        ).map { row in
-            let lat: Double? = row["lat"]
-            let lon: Double? = row["lon"]
-            let eventID: Int64? = row["event_id"]
-            return PictureRecord(
-                id: row["id"],
-                by: User(id: row["by_id"], username: row["username"], name: row["name"], isGuest: row["is_guest"]),
-                caption: row["caption"],
-                event: eventID.map { EventRef(id: $0, tag: row["tag"], isPrivate: row["private"]) },
-                lat: lat, lon: lon, likes: row["likes"],
-                liked: row["liked"], createdAt: row["created_at"], mediaID: row["media_id"],
-                hidden: row["hidden"] as Int64 != 0)
-        }
-    }
-
     // MARK: Nearby
 
     /// The strips of a box as a join source: one row per strip seek (`strips`), or per range of strips near the
@@ -433,171 +395,13 @@ extension PostgresStore: PictureStore {
         }
     }
 
-    // MARK: Events
-
-    private static let eventColumns = """
-        e.id, e.tag, e.title, e.owner_id, u.username, u.name, u.is_guest, e.password_hash, e.created_at,
-        (SELECT count(*) FROM pictures p WHERE p.event_id = e.id) AS pictures,
-        EXISTS(SELECT 1 FROM event_members m WHERE m.event_id = e.id AND m.user_id = ?) AS joined
-        """
-
-    private static func event(_ row: PostgresRow) -> (info: EventInfo, passwordHash: String?) {
-        let hash: String? = row["password_hash"]
-        let joined: Bool = row["joined"]
-        let info = EventInfo(
-            id: row["id"], tag: row["tag"], title: row["title"],
-            owner: User(id: row["owner_id"], username: row["username"], name: row["name"], isGuest: row["is_guest"]),
-            isPrivate: hash != nil, createdAt: row["created_at"], member: hash == nil || joined,
-            pictures: row["pictures"])
-        return (info, hash)
+    /// The private events `user` joined and the pictures they reported (CairnSQL's `SQLPictures.viewer`).
+    static func viewer(_ db: PostgresConnection, _ user: Int64) throws -> PictureViewer {
+        try SQLPictures.viewer(PostgresDatabase(db: db), user)
     }
 
-    /// Stores an event; its owner becomes a member.
-    public func createEvent(_ event: NewEvent) async throws -> EventInfo {
-        do {
-            return try await pool.write { db in
-                let taken =
-                    try db.scalar("SELECT EXISTS(SELECT 1 FROM events WHERE tag = ?)", [event.tag], as: Bool.self)
-                    ?? false
-                guard !taken else { throw PictureStoreError.tagTaken }
-                let id = try db.scalar(
-                    """
-                    INSERT INTO events (tag, title, owner_id, password_hash, created_at) VALUES (?, ?, ?, ?, ?)
-                    RETURNING id
-                    """, [event.tag, event.title, event.owner, event.passwordHash, event.createdAt], as: Int64.self)!
-                try db.execute(
-                    "INSERT INTO event_members (event_id, user_id, joined_at) VALUES (?, ?, ?)",
-                    [id, event.owner, event.createdAt])
-                guard let info = try Self.eventInfo(db, id: id, viewer: event.owner) else {
-                    throw PictureStoreError.tagTaken
-                }
-                return info
-            }
-        } catch let error as PostgresError where error.isUniqueViolation() {
-            throw PictureStoreError.tagTaken
-        }
-    }
-
-    /// An event by id as `viewer` sees it (`PostgresStore+EventAdmin`).
-    static func eventInfo(_ db: PostgresConnection, id: Int64, viewer: Int64) throws -> EventInfo? {
-        try db.row(
-            "SELECT \(Self.eventColumns) FROM events e JOIN users u ON u.id = e.owner_id WHERE e.id = ?", [viewer, id]
-        ).map { Self.event($0).info }
-    }
-
-    /// An event by tag.
-    public func event(tag: String, viewer: Int64) async throws -> (info: EventInfo, passwordHash: String?)? {
-        try await pool.read { db in
-            try db.row(
-                "SELECT \(Self.eventColumns) FROM events e JOIN users u ON u.id = e.owner_id WHERE e.tag = ?",
-                [viewer, tag]
-            ).map(Self.event)
-        }
-    }
-
-    /// Records a membership.
-    public func join(event: Int64, user: Int64, at: Int64) async throws {
-        try await pool.write { db in
-            try db.execute(
-                "INSERT INTO event_members (event_id, user_id, joined_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
-                [event, user, at])
-        }
-    }
-
-    /// Events whose tag or title contains `text` (lower case; titles are lower-cased, non-ASCII letters too), tags
-    /// in byte order.
-    public func searchEvents(text: String, viewer: Int64, limit: Int) async throws -> [EventInfo] {
-        try await pool.read { db in
-            let pattern = "%\(Self.escapeLike(text))%"
-            return try db.rows(
-                """
-                SELECT \(Self.eventColumns) FROM events e JOIN users u ON u.id = e.owner_id
-                WHERE e.tag ILIKE ? ESCAPE '\\' OR lower(e.title) LIKE ? ESCAPE '\\'
-                ORDER BY e.tag COLLATE "C" LIMIT ?
-                """, [viewer, pattern, pattern, limit]
-            ).map { Self.event($0).info }
-        }
-    }
-
-    /// Deletes an event, its pictures and its memberships.
-    public func deleteEvent(id: Int64) async throws {
-        try await pool.write { db in
-            let open = """
-                SELECT 1 FROM picture_reports r JOIN pictures p ON p.id = r.picture_id
-                WHERE p.event_id = ? AND r.state = 'open' AND NOT r.reporter_guest
-                """
-            if try db.scalar("SELECT EXISTS (\(open))", [id], as: Bool.self) == true {
-                throw PictureStoreError.underReview
-            }
-            try db.execute("DELETE FROM pictures WHERE event_id = ?", [id])
-            try db.execute("DELETE FROM events WHERE id = ?", [id])
-        }
-    }
-
-    // MARK: Moderation
-
-    /// Pictures with open (or resolved) reports, oldest report first, with all their reports.
-    public func reportedPictures(open: Bool, limit: Int) async throws -> [(
-        record: PictureRecord, reports: [PictureReport]
-    )] {
-        try await pool.read { db in
-            let ids = try db.scalars(
-                """
-                SELECT picture_id FROM picture_reports WHERE state = ?
-                GROUP BY picture_id ORDER BY min(created_at), picture_id LIMIT ?
-                """, [open ? "open" : "resolved", limit], as: Int64.self)
-            guard !ids.isEmpty else { return [] }
-            let records = try Self.records(db, ids: ids, viewer: 0)
-            let byID = Dictionary(records.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
-            var reports: [Int64: [PictureReport]] = [:]
-            for row in try db.rows(
-                """
-                SELECT r.picture_id, r.reason, r.text, r.created_at, r.state, u.id, u.username, u.name, u.is_guest
-                FROM picture_reports r JOIN users u ON u.id = r.reporter_id
-                WHERE r.picture_id = ANY(?::bigint[]) ORDER BY r.created_at, r.id
-                """, [PostgresIntArray(ids)])
-            {
-                let reporter = User(
-                    id: row["id"], username: row["username"], name: row["name"], isGuest: row["is_guest"])
-                reports[row["picture_id"], default: []].append(
-                    PictureReport(
-                        reporter: reporter, reason: row["reason"], text: row["text"], createdAt: row["created_at"],
-                        resolved: row["state"] as String == "resolved"))
-            }
-            return ids.compactMap { id in byID[id].map { ($0, reports[id] ?? []) } }
-        }
-    }
-
-    /// Resolves a picture's open reports and restores or removes it, with its audit entry, in one transaction.
-    public func resolveReports(picture: Int64, remove: Bool, audit: AuditEntry) async throws -> Bool {
-        try await pool.write { db in
-            guard
-                try db.scalar("SELECT EXISTS(SELECT 1 FROM pictures WHERE id = ?)", [picture], as: Bool.self)
-                    ?? false
-            else { return false }
-            let resolved = try db.execute(
-                """
-                UPDATE picture_reports SET state = 'resolved', resolved_at = ?, resolved_by = ?
-                WHERE picture_id = ? AND state = 'open'
-                """, [audit.at, audit.admin.id, picture])
-            var entry = audit
-            entry.detail = "reports=\(resolved)"
-            try db.execute("UPDATE pictures SET hidden = ? WHERE id = ?", [Int64(remove ? 2 : 0), picture])
-            try Self.appendPictureAudit(entry, db)
-            return true
-        }
-    }
-
-    /// Appends an admin's audit line in the caller's transaction (the same row as the admin store's).
-    static func appendPictureAudit(_ audit: AuditEntry, _ db: PostgresConnection) throws {
-        try db.execute(
-            """
-            INSERT INTO admin_audit (at, admin_id, admin_name, action, target_kind, target_id, target_name,
-              reason, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """,
-            [
-                audit.at, audit.admin.id, audit.admin.username, audit.action, audit.targetKind, audit.targetID,
-                audit.targetName, audit.reason, audit.detail,
-            ])
+    /// Full records of `ids` as `viewer` sees them (CairnSQL's `SQLPictures.records`).
+    static func records(_ db: PostgresConnection, ids: [Int64], viewer: Int64) throws -> [PictureRecord] {
+        try SQLPictures.records(PostgresDatabase(db: db), ids: ids, viewer: viewer)
     }
 }

@@ -1,6 +1,6 @@
-// Pictures and events in SQLite, implementing the domain's `PictureStore`. A post checks in its own transaction
-// that the media is an image upload of the poster, that the poster is under the hourly limit and may post to the
-// event (creating a missing one), so nothing is half-applied.
+// Pictures in SQLite: their part of the domain's `PictureStore` (events and moderation are CairnSQL's). A post
+// checks in its own transaction that the media is an image upload of the poster, that the poster is under the hourly
+// limit and may post to the event (creating a missing one), so nothing is half-applied.
 //
 // Nearby pages never scan the table. Each picture with a place carries its longitude strip (0.001° wide, about
 // 73 m at 48°N) and the covering index `pictures_strip (strip, lat, lon, likes, created_at, hidden, private_event)`:
@@ -16,6 +16,7 @@
 // What the viewer may see (`PictureViewer`) is read once per request: the private events joined and the pictures
 // reported. Rows for the chosen ids are read last.
 import CairnDomain
+import CairnSQL
 import Foundation
 import GRDB
 
@@ -279,46 +280,14 @@ extension SQLiteStore: PictureStore {
         }
     }
 
-    /// The private events `user` joined and the pictures they reported.
+    /// The private events `user` joined and the pictures they reported (CairnSQL's `SQLPictures.viewer`).
     static func viewer(_ db: Database, _ user: Int64) throws -> PictureViewer {
-        let joined = try Int64.fetchAll(
-            db,
-            sql: """
-                SELECT m.event_id FROM event_members m JOIN events e ON e.id = m.event_id
-                WHERE m.user_id = ? AND e.password_hash IS NOT NULL
-                """, arguments: [user])
-        let reported = try Int64.fetchAll(
-            db, sql: "SELECT picture_id FROM picture_reports WHERE reporter_id = ?", arguments: [user])
-        return PictureViewer(user: user, joined: Set(joined), reported: Set(reported))
+        try SQLPictures.viewer(SQLiteDatabase(db: db), user)
     }
 
-    /// Full records of `ids` as `viewer` sees them (in no particular order).
+    /// Full records of `ids` as `viewer` sees them (CairnSQL's `SQLPictures.records`).
     static func records(_ db: Database, ids: [Int64], viewer: Int64) throws -> [PictureRecord] {
-        guard !ids.isEmpty else { return [] }
-        let marks = Array(repeating: "?", count: ids.count).joined(separator: ",")
-        return try Row.fetchAll(
-            db,
-            sql: """
-                SELECT p.id, p.by_id, u.username, u.name, u.is_guest, p.caption, p.event_id, e.tag,
-                       e.password_hash IS NOT NULL AS private, p.lat, p.lon, p.likes, p.created_at, p.media_id,
-                       p.hidden,
-                       EXISTS(SELECT 1 FROM picture_likes l WHERE l.picture_id = p.id AND l.user_id = ?) AS liked
-                FROM pictures p JOIN users u ON u.id = p.by_id LEFT JOIN events e ON e.id = p.event_id
-                WHERE p.id IN (\(marks))
-                """, arguments: StatementArguments([viewer] + ids)
-        ).map { row in
-            let lat: Double? = row["lat"]
-            let lon: Double? = row["lon"]
-            let eventID: Int64? = row["event_id"]
-            return PictureRecord(
-                id: row["id"],
-                by: User(id: row["by_id"], username: row["username"], name: row["name"], isGuest: row["is_guest"]),
-                caption: row["caption"],
-                event: eventID.map { EventRef(id: $0, tag: row["tag"], isPrivate: row["private"]) },
-                lat: lat, lon: lon, likes: row["likes"],
-                liked: row["liked"], createdAt: row["created_at"], mediaID: row["media_id"],
-                hidden: row["hidden"] as Int64 != 0)
-        }
+        try SQLPictures.records(SQLiteDatabase(db: db), ids: ids, viewer: viewer)
     }
 
     // MARK: Nearby
@@ -448,162 +417,6 @@ extension SQLiteStore: PictureStore {
                 plans.append((name, rows.map { $0["detail"] as String }))
             }
             return plans
-        }
-    }
-
-    // MARK: Events
-
-    private static let eventColumns = """
-        e.id, e.tag, e.title, e.owner_id, u.username, u.name, u.is_guest, e.password_hash, e.created_at,
-        (SELECT count(*) FROM pictures p WHERE p.event_id = e.id) AS pictures,
-        EXISTS(SELECT 1 FROM event_members m WHERE m.event_id = e.id AND m.user_id = ?) AS joined
-        """
-
-    private static func event(_ row: Row) -> (info: EventInfo, passwordHash: String?) {
-        let hash: String? = row["password_hash"]
-        let joined: Bool = row["joined"]
-        let info = EventInfo(
-            id: row["id"], tag: row["tag"], title: row["title"],
-            owner: User(id: row["owner_id"], username: row["username"], name: row["name"], isGuest: row["is_guest"]),
-            isPrivate: hash != nil, createdAt: row["created_at"], member: hash == nil || joined,
-            pictures: row["pictures"])
-        return (info, hash)
-    }
-
-    /// Stores an event; its owner becomes a member.
-    public func createEvent(_ event: NewEvent) async throws -> EventInfo {
-        try await pool.write { db in
-            let taken =
-                try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM events WHERE tag = ?)", arguments: [event.tag])
-                ?? false
-            guard !taken else { throw PictureStoreError.tagTaken }
-            try db.execute(
-                sql: "INSERT INTO events (tag, title, owner_id, password_hash, created_at) VALUES (?, ?, ?, ?, ?)",
-                arguments: [event.tag, event.title, event.owner, event.passwordHash, event.createdAt])
-            let id = db.lastInsertedRowID
-            try db.execute(
-                sql: "INSERT INTO event_members (event_id, user_id, joined_at) VALUES (?, ?, ?)",
-                arguments: [id, event.owner, event.createdAt])
-            let row = try Row.fetchOne(
-                db, sql: "SELECT \(Self.eventColumns) FROM events e JOIN users u ON u.id = e.owner_id WHERE e.id = ?",
-                arguments: [event.owner, id])
-            guard let row else { throw PictureStoreError.tagTaken }
-            return Self.event(row).info
-        }
-    }
-
-    /// An event by id as `viewer` sees it (`SQLiteStore+EventAdmin`).
-    static func eventInfo(_ db: Database, id: Int64, viewer: Int64) throws -> EventInfo? {
-        try Row.fetchOne(
-            db, sql: "SELECT \(Self.eventColumns) FROM events e JOIN users u ON u.id = e.owner_id WHERE e.id = ?",
-            arguments: [viewer, id]
-        ).map { Self.event($0).info }
-    }
-
-    /// An event by tag.
-    public func event(tag: String, viewer: Int64) async throws -> (info: EventInfo, passwordHash: String?)? {
-        try await pool.read { db in
-            try Row.fetchOne(
-                db,
-                sql: "SELECT \(Self.eventColumns) FROM events e JOIN users u ON u.id = e.owner_id WHERE e.tag = ?",
-                arguments: [viewer, tag]
-            ).map(Self.event)
-        }
-    }
-
-    /// Records a membership.
-    public func join(event: Int64, user: Int64, at: Int64) async throws {
-        try await pool.write { db in
-            try db.execute(
-                sql: "INSERT OR IGNORE INTO event_members (event_id, user_id, joined_at) VALUES (?, ?, ?)",
-                arguments: [event, user, at])
-        }
-    }
-
-    /// Events whose tag or title contains `text`.
-    public func searchEvents(text: String, viewer: Int64, limit: Int) async throws -> [EventInfo] {
-        try await pool.read { db in
-            let pattern = "%\(Self.escapeLike(text))%"
-            return try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT \(Self.eventColumns) FROM events e JOIN users u ON u.id = e.owner_id
-                    WHERE e.tag LIKE ? ESCAPE '\\' OR lower(e.title) LIKE ? ESCAPE '\\'
-                    ORDER BY e.tag LIMIT ?
-                    """, arguments: [viewer, pattern, pattern, limit]
-            ).map { Self.event($0).info }
-        }
-    }
-
-    /// Deletes an event, its pictures and its memberships.
-    public func deleteEvent(id: Int64) async throws {
-        try await pool.write { db in
-            let open = """
-                SELECT 1 FROM picture_reports r JOIN pictures p ON p.id = r.picture_id
-                WHERE p.event_id = ? AND r.state = 'open' AND r.reporter_guest = 0
-                """
-            if try Bool.fetchOne(db, sql: "SELECT EXISTS (\(open))", arguments: [id]) == true {
-                throw PictureStoreError.underReview
-            }
-            try db.execute(sql: "DELETE FROM pictures WHERE event_id = ?", arguments: [id])
-            try db.execute(sql: "DELETE FROM events WHERE id = ?", arguments: [id])
-        }
-    }
-
-    // MARK: Moderation
-
-    /// Pictures with open (or resolved) reports, oldest report first, with all their reports.
-    public func reportedPictures(open: Bool, limit: Int) async throws -> [(
-        record: PictureRecord, reports: [PictureReport]
-    )] {
-        try await pool.read { db in
-            let ids = try Int64.fetchAll(
-                db,
-                sql: """
-                    SELECT picture_id FROM picture_reports WHERE state = ?
-                    GROUP BY picture_id ORDER BY min(created_at), picture_id LIMIT ?
-                    """, arguments: [open ? "open" : "resolved", limit])
-            guard !ids.isEmpty else { return [] }
-            let records = try Self.records(db, ids: ids, viewer: 0)
-            let byID = Dictionary(records.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
-            var reports: [Int64: [PictureReport]] = [:]
-            let marks = Array(repeating: "?", count: ids.count).joined(separator: ",")
-            for row in try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT r.picture_id, r.reason, r.text, r.created_at, r.state, u.id, u.username, u.name, u.is_guest
-                    FROM picture_reports r JOIN users u ON u.id = r.reporter_id
-                    WHERE r.picture_id IN (\(marks)) ORDER BY r.created_at, r.id
-                    """, arguments: StatementArguments(ids))
-            {
-                let reporter = User(
-                    id: row["id"], username: row["username"], name: row["name"], isGuest: row["is_guest"])
-                reports[row["picture_id"], default: []].append(
-                    PictureReport(
-                        reporter: reporter, reason: row["reason"], text: row["text"], createdAt: row["created_at"],
-                        resolved: row["state"] as String == "resolved"))
-            }
-            return ids.compactMap { id in byID[id].map { ($0, reports[id] ?? []) } }
-        }
-    }
-
-    /// Resolves a picture's open reports and restores or removes it, with its audit entry, in one transaction.
-    public func resolveReports(picture: Int64, remove: Bool, audit: AuditEntry) async throws -> Bool {
-        try await pool.write { db in
-            guard
-                try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM pictures WHERE id = ?)", arguments: [picture])
-                    ?? false
-            else { return false }
-            try db.execute(
-                sql: """
-                    UPDATE picture_reports SET state = 'resolved', resolved_at = ?, resolved_by = ?
-                    WHERE picture_id = ? AND state = 'open'
-                    """, arguments: [audit.at, audit.admin.id, picture])
-            var entry = audit
-            entry.detail = "reports=\(db.changesCount)"
-            try db.execute(sql: "UPDATE pictures SET hidden = ? WHERE id = ?", arguments: [remove ? 2 : 0, picture])
-            try Self.append(entry, db)
-            return true
         }
     }
 }
