@@ -1,7 +1,8 @@
 // Places in SQLite, implementing the domain's `PlaceStore` but for removals and counts (CairnSQL's). The unique key
 // (source, external_id) (migration v18-places) makes an import an upsert: `INSERT … ON CONFLICT DO UPDATE`, so
-// re-importing a newer file updates the places it names instead of duplicating them. Attributes are kept as a JSON object in text, written with SQLite's
-// own json_object and read back with json_each, so the store writes no JSON by hand.
+// re-importing a newer file updates the places it names instead of duplicating them. Attributes are kept as a JSON
+// object in text, written with SQLite's own json_object and read back with json_each, so the store writes no JSON by
+// hand.
 import CairnDomain
 import GRDB
 
