@@ -52,57 +52,6 @@ extension PostgresStore: PictureStore {
         }
     }
 
-    /// The newest pictures the viewer sees matching every word and tag.
-    public func searchPictures(words: [String], tags: [String], viewer: Int64, limit: Int) async throws
-        -> [PictureRecord]
-    {
-        try await pool.read { db in
-            let seer = try Self.viewer(db, viewer)
-            var conditions: [String] = []
-            var arguments = PostgresArguments()
-            // ILIKE narrows the rows by ASCII words (SQLite's LIKE ignores ASCII case only); every word is checked
-            // again below on the lower-cased caption.
-            for word in words where word.utf8.allSatisfy({ $0 < 0x80 }) {
-                conditions.append(#"p.caption ILIKE ? ESCAPE '\'"#)
-                arguments.append("%\(Self.escapeLike(word))%")
-            }
-            for tag in tags where tag.utf8.allSatisfy({ $0 < 0x80 }) {
-                conditions.append(#"(e.tag = ? OR p.caption ILIKE ? ESCAPE '\')"#)
-                arguments.append(tag)
-                arguments.append("%#\(Self.escapeLike(tag))%")
-            }
-            let filter = conditions.isEmpty ? "true" : conditions.joined(separator: " AND ")
-            var found: [Int64] = []
-            var before: (Int64, Int64) = (.max, .max)
-            // Newest first, in chunks, until a page of visible matches (a hashtag must be a whole word).
-            while found.count < limit {
-                var chunk: PostgresArguments = [before.0, before.1]
-                chunk += arguments
-                let rows = try db.rows(
-                    """
-                    SELECT p.id, p.lat, p.lon, p.likes, p.created_at, p.hidden, p.private_event, p.caption, e.tag
-                    FROM pictures p LEFT JOIN events e ON e.id = p.event_id
-                    WHERE (p.created_at, p.id) < (?, ?) AND \(filter)
-                    ORDER BY p.created_at DESC, p.id DESC LIMIT 500
-                    """, chunk)
-                for row in rows {
-                    let candidate = Self.candidate(row)
-                    before = (candidate.createdAt, candidate.id)
-                    guard seer.sees(candidate) else { continue }
-                    guard
-                        EventTag.matches(caption: row["caption"], eventTag: row["tag"], words: words, tags: tags)
-                    else { continue }
-                    found.append(candidate.id)
-                    if found.count == limit { break }
-                }
-                if rows.count < 500 { break }
-            }
-            let records = try Self.records(db, ids: found, viewer: viewer)
-            let byID = Dictionary(records.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
-            return found.compactMap { byID[$0] }
-        }
-    }
-
     // MARK: Nearby
 
     /// The strips of a box as a join source: one row per strip seek (`strips`), or per range of strips near the

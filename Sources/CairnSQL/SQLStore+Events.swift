@@ -227,6 +227,16 @@ extension SQLStore {
 
 /// The pictures' records as a viewer sees them, for every part of the store that answers with pictures.
 public enum SQLPictures {
+    /// A candidate from a row whose first columns are id, lat, lon, likes, created_at, hidden, private_event.
+    static func candidate(_ row: SQLRow) -> PictureCandidate {
+        let lat: Double? = row[1]
+        let lon: Double? = row[2]
+        let hidden: Int64 = row[5]
+        return PictureCandidate(
+            id: row[0], lat: lat, lon: lon, likes: row[3], createdAt: row[4], hidden: hidden != 0,
+            privateEvent: row[6])
+    }
+
     /// The private events `user` joined and the pictures they reported.
     public static func viewer(_ db: any SQLDatabase, _ user: Int64) throws -> PictureViewer {
         let joined = try db.scalars(

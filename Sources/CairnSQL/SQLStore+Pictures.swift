@@ -165,4 +165,56 @@ extension SQLStore {
             return PostedPicture(record: record, members: members)
         }
     }
+
+    /// The newest pictures the viewer sees matching every word and tag.
+    public func searchPictures(words: [String], tags: [String], viewer: Int64, limit: Int) async throws
+        -> [PictureRecord]
+    {
+        try await database.read { db in
+            let seer = try SQLPictures.viewer(db, viewer)
+            var conditions: [String] = []
+            var arguments = SQLArguments()
+            // The LIKE that ignores ASCII case narrows the rows by ASCII words (SQLite's ignores no other case);
+            // every word is checked again below on the lower-cased caption.
+            let like = db.dialect.likeIgnoringCase
+            for word in words where word.utf8.allSatisfy({ $0 < 0x80 }) {
+                conditions.append(#"p.caption \#(like) ? ESCAPE '\'"#)
+                arguments.append("%\(SQLText.escapeLike(word))%")
+            }
+            for tag in tags where tag.utf8.allSatisfy({ $0 < 0x80 }) {
+                conditions.append(#"(e.tag = ? OR p.caption \#(like) ? ESCAPE '\')"#)
+                arguments.append(tag)
+                arguments.append("%#\(SQLText.escapeLike(tag))%")
+            }
+            let filter = conditions.isEmpty ? "true" : conditions.joined(separator: " AND ")
+            var found: [Int64] = []
+            var before: (Int64, Int64) = (.max, .max)
+            // Newest first, in chunks, until a page of visible matches (a hashtag must be a whole word).
+            while found.count < limit {
+                var chunk: SQLArguments = [before.0, before.1]
+                chunk += arguments
+                let rows = try db.rows(
+                    """
+                    SELECT p.id, p.lat, p.lon, p.likes, p.created_at, p.hidden, p.private_event, p.caption, e.tag
+                    FROM pictures p LEFT JOIN events e ON e.id = p.event_id
+                    WHERE (p.created_at, p.id) < (?, ?) AND \(filter)
+                    ORDER BY p.created_at DESC, p.id DESC LIMIT 500
+                    """, chunk)
+                for row in rows {
+                    let candidate = SQLPictures.candidate(row)
+                    before = (candidate.createdAt, candidate.id)
+                    guard seer.sees(candidate) else { continue }
+                    guard
+                        EventTag.matches(caption: row["caption"], eventTag: row["tag"], words: words, tags: tags)
+                    else { continue }
+                    found.append(candidate.id)
+                    if found.count == limit { break }
+                }
+                if rows.count < 500 { break }
+            }
+            let records = try SQLPictures.records(db, ids: found, viewer: viewer)
+            let byID = Dictionary(records.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+            return found.compactMap { byID[$0] }
+        }
+    }
 }

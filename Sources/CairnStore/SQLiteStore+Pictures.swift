@@ -57,56 +57,6 @@ extension SQLiteStore: PictureStore {
         }
     }
 
-    /// The newest pictures the viewer sees matching every word and tag.
-    public func searchPictures(words: [String], tags: [String], viewer: Int64, limit: Int) async throws
-        -> [PictureRecord]
-    {
-        try await pool.read { db in
-            let seer = try Self.viewer(db, viewer)
-            var conditions: [String] = []
-            var arguments: [(any DatabaseValueConvertible)?] = []
-            // LIKE ignores case for ASCII letters only: it narrows the rows by ASCII words, and every word is
-            // checked again below on the lower-cased caption.
-            for word in words where word.utf8.allSatisfy({ $0 < 0x80 }) {
-                conditions.append(#"p.caption LIKE ? ESCAPE '\'"#)
-                arguments.append("%\(Self.escapeLike(word))%")
-            }
-            for tag in tags where tag.utf8.allSatisfy({ $0 < 0x80 }) {
-                conditions.append(#"(e.tag = ? OR p.caption LIKE ? ESCAPE '\')"#)
-                arguments.append(tag)
-                arguments.append("%#\(Self.escapeLike(tag))%")
-            }
-            let filter = conditions.isEmpty ? "1" : conditions.joined(separator: " AND ")
-            var found: [Int64] = []
-            var before: (Int64, Int64) = (.max, .max)
-            // Newest first, in chunks, until a page of visible matches (a hashtag must be a whole word).
-            while found.count < limit {
-                let rows = try Row.fetchAll(
-                    db,
-                    sql: """
-                        SELECT p.id, p.lat, p.lon, p.likes, p.created_at, p.hidden, p.private_event, p.caption, e.tag
-                        FROM pictures p LEFT JOIN events e ON e.id = p.event_id
-                        WHERE (p.created_at, p.id) < (?, ?) AND \(filter)
-                        ORDER BY p.created_at DESC, p.id DESC LIMIT 500
-                        """, arguments: StatementArguments([before.0, before.1] + arguments))
-                for row in rows {
-                    let candidate = Self.candidate(row)
-                    before = (candidate.createdAt, candidate.id)
-                    guard seer.sees(candidate) else { continue }
-                    guard
-                        EventTag.matches(caption: row["caption"], eventTag: row["tag"], words: words, tags: tags)
-                    else { continue }
-                    found.append(candidate.id)
-                    if found.count == limit { break }
-                }
-                if rows.count < 500 { break }
-            }
-            let records = try Self.records(db, ids: found, viewer: viewer)
-            let byID = Dictionary(records.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
-            return found.compactMap { byID[$0] }
-        }
-    }
-
     /// The private events `user` joined and the pictures they reported (CairnSQL's `SQLPictures.viewer`).
     static func viewer(_ db: Database, _ user: Int64) throws -> PictureViewer {
         try SQLPictures.viewer(SQLiteDatabase(db: db), user)
