@@ -1,8 +1,8 @@
 // The accounts part of the store: users and session-token digests, implementing the domain's `AccountStore` but for
 // the batch insert of fixtures (`createUsers`, each engine's own). A unique violation names its index, which tells a
 // taken username from a taken email.
-import Foundation
 import CairnDomain
+import Foundation
 
 extension SQLStore {
     /// Inserts a user; a duplicate username becomes `AccountStoreError.usernameTaken`, a duplicate email
@@ -21,7 +21,7 @@ extension SQLStore {
                     ])!
                 return User(id: id, username: new.username, name: new.name, isGuest: new.isGuest)
             }
-        } catch where database.isUniqueViolation(error) {
+        } catch  where database.isUniqueViolation(error) {
             throw database.isUniqueViolation(error, of: "users.email") ? AccountStoreError.emailTaken : .usernameTaken
         }
     }

@@ -157,4 +157,3 @@ extension SQLStore {
             bat: row[i + 6], ts: row[i + 7], flagged: row[i + 8])
     }
 }
-
