@@ -125,26 +125,36 @@ let package = Package(
                 "CairnPictures", "CairnStats", "CairnHub", "CairnWire",
             ]),
 
-        // What both storage engines share and neither engine's code: the group-commit queue.
-        .target(name: "CairnStoreSupport"),
+        // The store written once: the domain's storage ports in SQL over a small database protocol (statements
+        // with `?` parameters, typed rows, transactions off the loop) and a dialect for what SQLite and PostgreSQL
+        // spell differently; plus the group-commit queue. Knows neither engine: CairnStore and CairnPostgres run it.
+        .target(
+            name: "CairnSQL",
+            dependencies: [
+                "CairnCore", "CairnSessions", "CairnAdmin", "CairnMedia", "CairnPlaces", "CairnSocial",
+                "CairnRelics", "CairnChat", "CairnProfiles", "CairnBuckets", "CairnTrackers", "CairnPictures",
+            ]),
 
-        // Storage: SQLite through GRDB, behind the features' storage ports.
+        // Storage: SQLite through GRDB: schema and migrations, the pool, backup, media files; runs CairnSQL's ports.
         .target(
             name: "CairnStore",
             dependencies: [
-                "CairnCrypto", "CairnCore", "CairnSessions", "CairnAdmin", "CairnMedia", "CairnPlaces", "CairnSocial",
+                "CairnCrypto", "CairnSQL", "CairnCore", "CairnSessions", "CairnAdmin", "CairnMedia", "CairnPlaces",
+                "CairnSocial",
                 "CairnRelics", "CairnChat", "CairnProfiles", "CairnBuckets", "CairnTrackers", "CairnPictures",
-                "CairnStoreSupport", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
 
-        // Shared storage for several nodes: PostgreSQL through libpq, behind the same ports as CairnStore.
+        // Shared storage for several nodes: PostgreSQL through libpq (schema, pool, bounded waits, media cache);
+        // runs CairnSQL's ports, as CairnStore does.
         .target(
             name: "CairnPostgres",
             dependencies: [
-                "CairnCrypto", "CairnCore", "CairnSessions", "CairnAdmin", "CairnMedia", "CairnPlaces", "CairnSocial",
+                "CairnCrypto", "CPostgres", "CairnSQL", "CairnCore", "CairnSessions", "CairnAdmin", "CairnMedia",
+                "CairnPlaces", "CairnSocial",
                 "CairnRelics", "CairnChat", "CairnProfiles", "CairnBuckets", "CairnTrackers", "CairnPictures",
-                "CPostgres", "CairnStoreSupport", .product(name: "Logging", package: "swift-log"),
+                .product(name: "Logging", package: "swift-log"),
             ]),
 
         // Transport: libwebsockets service thread, HTTP and WebSocket on one port. Drives a `ConnectionHandler`

@@ -193,7 +193,7 @@ public final class PostgresConnection {
 
     // MARK: Internals
 
-    private func run<T>(_ sql: String, _ arguments: PostgresArguments, _ read: (OpaquePointer) -> T) throws -> T {
+    func run<T>(_ sql: String, _ arguments: PostgresArguments, _ read: (OpaquePointer) -> T) throws -> T {
         guard conn != nil else { throw PostgresError.connection("closed") }
         let text = numberedPlaceholders(sql)
         let texts = arguments.values.map { $0?.postgresText }

@@ -7,7 +7,7 @@
 // A request's own refusal (a typed result of `apply`) affects only that request; an error thrown by `apply` or by the
 // commit aborts the whole transaction, and every request in it fails with that error, nothing applied. `apply` runs
 // inside a SERIALIZABLE write the pool may rerun after a serialization failure: it must only do database work.
-import CairnStoreSupport
+import CairnSQL
 
 /// Applies requests in shared PostgreSQL transactions. Safe from any thread.
 final class PostgresGroupCommit<Request: Sendable, Reply: Sendable>: Sendable {

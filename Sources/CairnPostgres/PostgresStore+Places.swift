@@ -1,5 +1,5 @@
-// Places in the shared store, implementing the domain's `PlaceStore` as the SQLite store does. The unique key
-// (source, external_id) makes an import an upsert (`INSERT … ON CONFLICT DO UPDATE`), a whole batch in one
+// Places in the shared store, implementing the domain's `PlaceStore` but for removals and counts (CairnSQL's). The
+// unique key (source, external_id) makes an import an upsert (`INSERT … ON CONFLICT DO UPDATE`), a whole batch in one
 // statement: the drafts and their attributes go as arrays through `unnest`. Attributes are a JSON object built by
 // PostgreSQL itself (`json_object_agg` in the order given, `to_json` of a text, number or boolean) and read back with
 // `json_each … WITH ORDINALITY`, so the store writes no JSON by hand. The column is `json`, not `jsonb`: jsonb sorts
@@ -103,25 +103,6 @@ extension PostgresStore: PlaceStore {
         guard !unique.isEmpty else { return 0 }
         return try await pool.write { [unique] db in
             try Self.upsert(db, unique).filter(\.inserted).count
-        }
-    }
-
-    public func removePlace(id: Int64) async throws -> Bool {
-        try await pool.write { db in try db.execute("DELETE FROM places WHERE id = ?", [id]) > 0 }
-    }
-
-    public func removePlaces(source: String) async throws -> Int {
-        try await pool.write { db in try db.execute("DELETE FROM places WHERE source = ?", [source]) }
-    }
-
-    public func placeCounts() async throws -> [PlaceCount] {
-        try await pool.read { db in
-            try db.rows(
-                """
-                SELECT source, category, COUNT(*) FROM places GROUP BY source, category
-                ORDER BY source COLLATE "C", category COLLATE "C"
-                """
-            ).map { PlaceCount(source: $0[0], category: $0[1], count: $0[2]) }
         }
     }
 

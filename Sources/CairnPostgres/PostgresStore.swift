@@ -4,12 +4,24 @@
 // `synchronous_commit = on` makes a commit durable before it returns. Every call runs on the pool's own threads and
 // suspends its caller, so the event loop never waits on the network. Media bytes are shared too (`media_blobs`,
 // committed with their row); each node serves them from a local copy (`MediaCache`, PostgresStore+Media.swift).
+import CairnAdmin
+import CairnBuckets
+import CairnChat
+import CairnCore
+import CairnProfiles
+import CairnRelics
+import CairnSQL
+import CairnSessions
+import CairnTrackers
 import Foundation
 import Logging
 
-/// Cairn's PostgreSQL store.
-public final class PostgresStore: Sendable {
+/// Cairn's PostgreSQL store. Its ports are CairnSQL's, run on `database`; this module adds the schema, the pool with
+/// its bounded waits, and the media cache.
+public final class PostgresStore: SQLStore {
     let pool: PostgresPool
+    /// The pool as CairnSQL's ports use it.
+    public let database: any SQLTransactions
     /// This node's copies of the media it serves.
     let mediaCache: MediaCache
     let mediaFetches = MediaFetches()
@@ -37,6 +49,7 @@ public final class PostgresStore: Sendable {
             throw error
         }
         self.pool = pool
+        database = PostgresTransactions(pool: pool)
         trackerReports = PostgresGroupCommit(pool: pool, apply: Self.applyTrackerReports)
         logger.info("PostgreSQL store open, schema \(migrations.last ?? "none")")
     }
@@ -70,13 +83,11 @@ public final class PostgresStore: Sendable {
         return String(text[...colon]) + "***" + String(text[at...])
     }
 
-    /// LIKE's wildcards escaped with a backslash (the statements say `ESCAPE '\'`).
-    static func escapeLike(_ text: String) -> String {
-        var out = ""
-        for ch in text.unicodeScalars {
-            if ch == "%" || ch == "_" || ch == "\\" { out.unicodeScalars.append("\\") }
-            out.unicodeScalars.append(ch)
-        }
-        return out
-    }
+    /// LIKE's wildcards escaped with a backslash (CairnSQL's `SQLText.escapeLike`).
+    static func escapeLike(_ text: String) -> String { SQLText.escapeLike(text) }
 }
+
+/// The ports CairnSQL implements once for both engines.
+extension PostgresStore: ProfileStore, SafeZoneStore, RoleStore, ChatStore, RelicStore, AdminStore, AdminSettingsStore,
+    ActivityStore, BucketStore, AccountStore
+{}

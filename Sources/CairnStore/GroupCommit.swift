@@ -6,7 +6,7 @@
 //
 // A request's own refusal (a typed result of `apply`) affects only that request; an error thrown by `apply` or by the
 // commit aborts the whole transaction, and every request in it fails with that error, nothing applied.
-import CairnStoreSupport
+import CairnSQL
 import GRDB
 
 /// Applies requests in shared SQLite transactions. Safe from any thread.

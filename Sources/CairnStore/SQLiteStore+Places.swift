@@ -1,7 +1,8 @@
-// Places in SQLite, implementing the domain's `PlaceStore`. The unique key (source, external_id) (migration
-// v18-places) makes an import an upsert: `INSERT … ON CONFLICT DO UPDATE`, so re-importing a newer file updates the
-// places it names instead of duplicating them. Attributes are kept as a JSON object in text, written with SQLite's
-// own json_object and read back with json_each, so the store writes no JSON by hand.
+// Places in SQLite, implementing the domain's `PlaceStore` but for removals and counts (CairnSQL's). The unique key
+// (source, external_id) (migration v18-places) makes an import an upsert: `INSERT … ON CONFLICT DO UPDATE`, so
+// re-importing a newer file updates the places it names instead of duplicating them. Attributes are kept as a JSON
+// object in text, written with SQLite's own json_object and read back with json_each, so the store writes no JSON by
+// hand.
 import CairnPlaces
 import GRDB
 
@@ -89,31 +90,6 @@ extension SQLiteStore: PlaceStore {
             for draft in drafts { _ = try Self.upsert(db, draft) }
             let after = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM places") ?? 0
             return after - before
-        }
-    }
-
-    public func removePlace(id: Int64) async throws -> Bool {
-        try await pool.write { db in
-            try db.execute(sql: "DELETE FROM places WHERE id = ?", arguments: [id])
-            return db.changesCount > 0
-        }
-    }
-
-    public func removePlaces(source: String) async throws -> Int {
-        try await pool.write { db in
-            try db.execute(sql: "DELETE FROM places WHERE source = ?", arguments: [source])
-            return db.changesCount
-        }
-    }
-
-    public func placeCounts() async throws -> [PlaceCount] {
-        try await pool.read { db in
-            try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT source, category, COUNT(*) FROM places GROUP BY source, category ORDER BY source, category
-                    """
-            ).map { PlaceCount(source: $0[0], category: $0[1], count: $0[2]) }
         }
     }
 

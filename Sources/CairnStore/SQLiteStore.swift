@@ -2,6 +2,15 @@
 // WAL mode, so reads never wait for the writer; `synchronous = FULL` makes every commit durable before the call
 // returns, which is what lets the hub acknowledge a write only after it is safe. GRDB runs each access on its own
 // queues, and the async API suspends the caller instead of blocking it, so the event loop never waits on disk.
+import CairnAdmin
+import CairnBuckets
+import CairnChat
+import CairnCore
+import CairnProfiles
+import CairnRelics
+import CairnSQL
+import CairnSessions
+import CairnTrackers
 import Foundation
 import GRDB
 import Logging
@@ -19,12 +28,15 @@ public enum StoreOpenError: Error, CustomStringConvertible {
     }
 }
 
-/// Cairn's SQLite store.
-public final class SQLiteStore: Sendable {
+/// Cairn's SQLite store. Its ports are CairnSQL's, run on `database`; this module adds the schema, the pool, backup
+/// and the media files.
+public final class SQLiteStore: SQLStore {
     /// The database file name inside the data directory.
     public static let fileName = "cairn.sqlite"
 
     let pool: DatabasePool
+    /// The pool as CairnSQL's ports use it.
+    public let database: any SQLTransactions
     /// The full path of the database file.
     public let path: String
     /// The directory the store lives in (the data directory).
@@ -72,6 +84,7 @@ public final class SQLiteStore: Sendable {
         }
         Glibc.close(fd)
         pool = try DatabasePool(path: path, configuration: config)
+        database = SQLiteTransactions(pool: pool)
         // GRDB's DatabasePool sets `synchronous = NORMAL` on its writer after `prepareDatabase` has run (it turns WAL
         // on there), which would leave commits unsynced until the next checkpoint: set FULL again on the writer, the
         // only connection that commits.
@@ -102,4 +115,21 @@ public final class SQLiteStore: Sendable {
     public func appliedMigrations() throws -> [String] {
         try pool.read { try Migrations.migrator.appliedMigrations($0) }
     }
+}
+
+/// The ports CairnSQL implements once for both engines.
+extension SQLiteStore: ProfileStore, SafeZoneStore, RoleStore, ChatStore, RelicStore, AdminStore, AdminSettingsStore,
+    ActivityStore, BucketStore, AccountStore
+{}
+
+extension SQLiteStore {
+    /// Appends an admin's audit line inside the caller's transaction (CairnSQL's `SQLAdmin.append`).
+    static func append(_ audit: AuditEntry, _ db: Database) throws {
+        try SQLAdmin.append(audit, SQLiteDatabase(db: db))
+    }
+}
+
+extension SQLiteStore {
+    /// LIKE's wildcards escaped with a backslash (CairnSQL's `SQLText.escapeLike`).
+    static func escapeLike(_ text: String) -> String { SQLText.escapeLike(text) }
 }

@@ -1,15 +1,15 @@
-// The live-map part of the shared store: friendships, friend requests, sharing rules and position snapshots,
-// implementing the domain's `SocialStore` as the SQLite store does. Graph and rule changes are single small
-// transactions committed before the hub replies; a position flush is one statement whatever its size (the rows go as
-// arrays through `unnest`), so a flush of 100k fixes costs one round trip and one commit, not 100k of each.
+// The live-map part of the store: friendships, friend requests, sharing rules and position snapshots, implementing
+// the domain's `SocialStore` but for the positions' writes. Graph and rule changes are single small transactions
+// committed before the hub replies. Writing and purging positions is each engine's own (`flushPositions`,
+// `purgePositionHistory`): SQLite writes a flush row by row with cached statements in one transaction, PostgreSQL in
+// one statement whatever its size (one round trip and one commit for 100k fixes, not 100k of each).
 import CairnCore
 import CairnSocial
-import Foundation
 
-extension PostgresStore: SocialStore {
+extension SQLStore {
     /// Loads the friend graph, pending requests, rules and last positions.
     public func loadSocial() throws -> SocialSnapshot {
-        try pool.read { db in
+        try database.read { db in
             var snapshot = try Self.sharing(db)
             for row in try db.rows("SELECT user_id, lat, lon, acc, alt, spd, hdg, bat, ts, flagged FROM positions") {
                 snapshot.positions.append(StoredFix(userID: row[0], fix: Self.fix(row, from: 1)))
@@ -18,12 +18,12 @@ extension PostgresStore: SocialStore {
         }
     }
 
-    /// Friendships, requests and every rule row (cleared ones too), in one REPEATABLE READ transaction.
+    /// Friendships, requests and every rule row (cleared ones too), in one snapshot.
     public func loadSharing() async throws -> SocialSnapshot {
-        try await pool.read { db in try Self.sharing(db) }
+        try await database.read { db in try Self.sharing(db) }
     }
 
-    private static func sharing(_ db: PostgresConnection) throws -> SocialSnapshot {
+    private static func sharing(_ db: any SQLDatabase) throws -> SocialSnapshot {
         var snapshot = SocialSnapshot()
         for row in try db.rows("SELECT user_a, user_b FROM friendships") {
             snapshot.friendships.append((row[0], row[1]))
@@ -49,40 +49,40 @@ extension PostgresStore: SocialStore {
 
     /// A user by id.
     public func user(id: Int64) async throws -> User? {
-        try await pool.read { db in
-            try db.row("SELECT id, username, name, is_guest FROM users WHERE id = ?", [id]).map(Self.user)
+        try await database.read { db in
+            try db.row("SELECT id, username, name, is_guest FROM users WHERE id = ?", [id]).map(SQLAccounts.user)
         }
     }
 
     /// Users by ids, in id order.
     public func users(ids: [Int64]) async throws -> [User] {
         guard !ids.isEmpty else { return [] }
-        return try await pool.read { db in
+        return try await database.read { db in
             try db.rows(
-                "SELECT id, username, name, is_guest FROM users WHERE id = ANY(?::bigint[]) ORDER BY id",
-                [PostgresIntArray(ids)]
-            ).map(Self.user)
+                "SELECT id, username, name, is_guest FROM users WHERE \(db.dialect.isAny("id")) ORDER BY id",
+                [SQLIntegers(ids)]
+            ).map(SQLAccounts.user)
         }
     }
 
     /// Prefix search on username and display name (case-insensitive), guests and `excluding` left out.
     public func searchUsers(prefix: String, excluding: Int64, limit: Int) async throws -> [User] {
-        let pattern = Self.escapeLike(prefix.lowercased()) + "%"
-        return try await pool.read { db in
+        let pattern = SQLText.escapeLike(prefix.lowercased()) + "%"
+        return try await database.read { db in
             try db.rows(
                 """
                 SELECT id, username, name, is_guest FROM users
                 WHERE NOT is_guest AND id <> ?
-                  AND (lower(username) LIKE ? ESCAPE '\\' OR lower(name) LIKE ? ESCAPE '\\')
-                ORDER BY username COLLATE "C" LIMIT ?
+                  AND (username \(db.dialect.likeIgnoringCase) ? ESCAPE '\\' OR lower(name) LIKE ? ESCAPE '\\')
+                ORDER BY \(db.dialect.bytewise("username")) LIMIT ?
                 """, [excluding, pattern, pattern, limit]
-            ).map(Self.user)
+            ).map(SQLAccounts.user)
         }
     }
 
     /// Records a friend request (repeating one is harmless).
     public func addFriendRequest(from: Int64, to: Int64, at: Int64) async throws {
-        try await pool.write { db in
+        try await database.write { db in
             try db.execute(
                 "INSERT INTO friend_requests (from_id, to_id, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
                 [from, to, at])
@@ -91,7 +91,7 @@ extension PostgresStore: SocialStore {
 
     /// Deletes a friend request.
     public func deleteFriendRequest(from: Int64, to: Int64) async throws {
-        try await pool.write { db in
+        try await database.write { db in
             try db.execute("DELETE FROM friend_requests WHERE from_id = ? AND to_id = ?", [from, to])
         }
     }
@@ -100,7 +100,7 @@ extension PostgresStore: SocialStore {
     /// the same (serializable) transaction, so one withdrawn or declined while the accept was on its way, on any
     /// node, cannot still be accepted.
     public func addFriendship(_ a: Int64, _ b: Int64, at: Int64) async throws {
-        try await pool.write { db in
+        try await database.write { db in
             let known: Bool =
                 try db.scalar(
                     """
@@ -120,7 +120,7 @@ extension PostgresStore: SocialStore {
     /// Ends the friendship of `a` and `b`, clears requests between them, and resets the per-friend rules between
     /// them to versioned placeholders (see `SocialStore.deleteFriendship`).
     public func deleteFriendship(_ a: Int64, _ b: Int64, versionAB: Int64, versionBA: Int64) async throws {
-        try await pool.write { db in
+        try await database.write { db in
             try db.execute("DELETE FROM friendships WHERE user_a = ? AND user_b = ?", [min(a, b), max(a, b)])
             try db.execute(
                 "DELETE FROM friend_requests WHERE (from_id = ? AND to_id = ?) OR (from_id = ? AND to_id = ?)",
@@ -135,13 +135,13 @@ extension PostgresStore: SocialStore {
     public func saveShareRule(ownerID: Int64, viewerID: Int64?, level: ShareLevel?, until: Int64?, version: Int64)
         async throws
     {
-        try await pool.write { db in
+        try await database.write { db in
             try Self.upsertRule(db, owner: ownerID, viewer: viewerID, level: level, until: until, version: version)
         }
     }
 
-    static func upsertRule(
-        _ db: PostgresConnection, owner: Int64, viewer: Int64?, level: ShareLevel?, until: Int64?, version: Int64
+    private static func upsertRule(
+        _ db: any SQLDatabase, owner: Int64, viewer: Int64?, level: ShareLevel?, until: Int64?, version: Int64
     ) throws {
         try db.execute(
             """
@@ -152,88 +152,9 @@ extension PostgresStore: SocialStore {
             """, [owner, viewer ?? 0, (level ?? .precise).rawValue, level == nil ? nil : until, version])
     }
 
-    /// Writes a batch of positions in one statement: the history rows are appended and the latest upserted (never
-    /// over a newer fix) through `unnest` of one array per column.
-    public func flushPositions(_ batch: PositionBatch) async throws {
-        guard !batch.isEmpty else { return }
-        let latest = PositionColumns(Self.newestPerUser(batch.latest))
-        let history = PositionColumns(batch.history)
-        // A fix of a user deleted meanwhile (a guest purged while a last position was on its way) is skipped, not
-        // an error: one missing user must not fail the whole snapshot, and with it every later one.
-        var arguments = history.arguments
-        arguments += latest.arguments
-        try await pool.write { [arguments] db in
-            try db.execute(
-                """
-                WITH appended AS (
-                  INSERT INTO position_history (user_id, lat, lon, acc, alt, spd, hdg, bat, ts, flagged)
-                  SELECT f.* FROM unnest(\(PositionColumns.casts)) AS f(\(PositionColumns.names))
-                  WHERE EXISTS (SELECT 1 FROM users u WHERE u.id = f.user_id))
-                INSERT INTO positions (user_id, lat, lon, acc, alt, spd, hdg, bat, ts, flagged)
-                SELECT f.* FROM unnest(\(PositionColumns.casts)) AS f(\(PositionColumns.names))
-                WHERE EXISTS (SELECT 1 FROM users u WHERE u.id = f.user_id)
-                ON CONFLICT (user_id) DO UPDATE SET lat = excluded.lat, lon = excluded.lon, acc = excluded.acc,
-                  alt = excluded.alt, spd = excluded.spd, hdg = excluded.hdg, bat = excluded.bat, ts = excluded.ts,
-                  flagged = excluded.flagged
-                WHERE excluded.ts >= positions.ts
-                """, arguments)
-        }
-    }
-
-    /// One fix per user, as the SQLite store's row-by-row upserts would leave it: the last of the newest. (One
-    /// statement may not update a row twice; the rows go in user order, so concurrent flushes lock alike.)
-    static func newestPerUser(_ fixes: [StoredFix]) -> [StoredFix] {
-        var newest: [Int64: StoredFix] = [:]
-        for item in fixes {
-            if let kept = newest[item.userID], kept.fix.ts > item.fix.ts { continue }
-            newest[item.userID] = item
-        }
-        return newest.values.sorted { $0.userID < $1.userID }
-    }
-
-    /// Deletes history rows with `ts` before `cutoff`, a slice per transaction so no transaction is long.
-    public func purgePositionHistory(before cutoff: Int64) async throws -> Int {
-        var total = 0
-        while true {
-            let deleted = try await pool.write { db in
-                try db.execute(
-                    """
-                    DELETE FROM position_history WHERE ctid = ANY(ARRAY(
-                      SELECT ctid FROM position_history WHERE ts < ? LIMIT 10000))
-                    """, [cutoff])
-            }
-            total += deleted
-            if deleted < 10000 { return total }
-        }
-    }
-
-    /// Rows in the position history (tests and diagnostics).
-    func positionHistoryCount() throws -> Int {
-        try pool.read { try $0.scalar("SELECT count(*) FROM position_history") ?? 0 }
-    }
-
-    static func fix(_ row: PostgresRow, from i: Int) -> Fix {
+    private static func fix(_ row: SQLRow, from i: Int) -> Fix {
         Fix(
             lat: row[i], lon: row[i + 1], acc: row[i + 2], alt: row[i + 3], spd: row[i + 4], hdg: row[i + 5],
             bat: row[i + 6], ts: row[i + 7], flagged: row[i + 8])
-    }
-}
-
-/// Fixes as one array per column, for `unnest`.
-struct PositionColumns {
-    static let names = "user_id, lat, lon, acc, alt, spd, hdg, bat, ts, flagged"
-    static let casts =
-        "?::bigint[], ?::float8[], ?::float8[], ?::float8[], ?::float8[], ?::float8[], ?::float8[], ?::float8[], "
-        + "?::bigint[], ?::boolean[]"
-
-    let arguments: PostgresArguments
-
-    init(_ fixes: [StoredFix]) {
-        func column(_ value: (Fix) -> Double?) -> PostgresArray<Double> { PostgresArray(fixes.map { value($0.fix) }) }
-        arguments = [
-            PostgresIntArray(fixes.map(\.userID)), column { $0.lat }, column { $0.lon }, column(\.acc),
-            column(\.alt), column(\.spd), column(\.hdg), column(\.bat), PostgresIntArray(fixes.map(\.fix.ts)),
-            PostgresArray<Bool>(fixes.map(\.fix.flagged)),
-        ]
     }
 }

@@ -1,35 +1,24 @@
-// Relics in the shared store, implementing the domain's `RelicStore` as the SQLite store does. A create checks, in
-// the same transaction, that the media it names is an upload of the creator, so a relic can never point at someone
-// else's file or at nothing. Expired relics stay until `purgeExpiredRelics` (their creator still lists them); the
-// media they referenced is then unreferenced and the media collector removes it after its grace period.
+// Relics, implementing the domain's `RelicStore`. A create checks, in the same transaction, that the media it names
+// is an upload of the creator, so a relic can never point at someone else's file or at nothing. Expired relics stay
+// until `purgeExpiredRelics` (their creator still lists them); the media they referenced is then unreferenced and
+// the media collector removes it after its grace period.
 import CairnCore
 import CairnRelics
 
-extension PostgresStore: RelicStore {
-    private static let relicColumns =
-        "id, creator_id, lat, lon, radius, created_at, expires_at, password_hash, text, media_id, creator_hidden"
-
+extension SQLStore {
     /// Markers of every relic not expired at `now`.
     public func loadLiveRelics(now: Int64) throws -> [RelicMarker] {
-        try pool.read { db in
-            try db.rows(
-                "SELECT \(Self.relicColumns) FROM relics WHERE expires_at IS NULL OR expires_at > ?", [now]
-            ).map { Self.relic($0).marker }
-        }
+        try database.read { db in try SQLRelics.live(db, now: now) }
     }
 
     /// The live relics' markers, read while serving.
     public func liveRelics(now: Int64) async throws -> [RelicMarker] {
-        try await pool.read { db in
-            try db.rows(
-                "SELECT \(Self.relicColumns) FROM relics WHERE expires_at IS NULL OR expires_at > ?", [now]
-            ).map { Self.relic($0).marker }
-        }
+        try await database.read { db in try SQLRelics.live(db, now: now) }
     }
 
     /// Stores a relic; its media must be an upload of its creator.
     public func createRelic(_ relic: NewRelic) async throws -> Int64 {
-        try await pool.write { db in
+        try await database.write { db in
             if let media = relic.mediaID {
                 let owned: Bool =
                     try db.scalar(
@@ -52,34 +41,45 @@ extension PostgresStore: RelicStore {
 
     /// One relic, expired or not.
     public func relic(id: Int64) async throws -> RelicRecord? {
-        try await pool.read { db in
-            try db.row("SELECT \(Self.relicColumns) FROM relics WHERE id = ?", [id]).map(Self.relic)
+        try await database.read { db in
+            try db.row("SELECT \(SQLRelics.columns) FROM relics WHERE id = ?", [id]).map(SQLRelics.relic)
         }
     }
 
     /// The creator's relics, newest first.
     public func relics(creator: Int64, before: Int64?, limit: Int) async throws -> [RelicRecord] {
-        try await pool.read { db in
+        try await database.read { db in
             try db.rows(
-                "SELECT \(Self.relicColumns) FROM relics WHERE creator_id = ? AND id < ? ORDER BY id DESC LIMIT ?",
+                "SELECT \(SQLRelics.columns) FROM relics WHERE creator_id = ? AND id < ? ORDER BY id DESC LIMIT ?",
                 [creator, before ?? Int64.max, limit]
-            ).map(Self.relic)
+            ).map(SQLRelics.relic)
         }
     }
 
     /// Deletes a relic.
     public func deleteRelic(id: Int64) async throws -> Bool {
-        try await pool.write { db in try db.execute("DELETE FROM relics WHERE id = ?", [id]) > 0 }
+        try await database.write { db in try db.execute("DELETE FROM relics WHERE id = ?", [id]) > 0 }
     }
 
     /// Deletes relics that expired before `cutoff`.
     public func purgeExpiredRelics(expiredBefore cutoff: Int64) async throws -> Int {
-        try await pool.write { db in
+        try await database.write { db in
             try db.execute("DELETE FROM relics WHERE expires_at IS NOT NULL AND expires_at < ?", [cutoff])
         }
     }
+}
 
-    private static func relic(_ row: PostgresRow) -> RelicRecord {
+enum SQLRelics {
+    static let columns =
+        "id, creator_id, lat, lon, radius, created_at, expires_at, password_hash, text, media_id, creator_hidden"
+
+    static func live(_ db: any SQLDatabase, now: Int64) throws -> [RelicMarker] {
+        try db.rows("SELECT \(columns) FROM relics WHERE expires_at IS NULL OR expires_at > ?", [now]).map {
+            relic($0).marker
+        }
+    }
+
+    static func relic(_ row: SQLRow) -> RelicRecord {
         let hash: String? = row[7]
         let marker = RelicMarker(
             id: row[0], creatorID: row[1], lat: row[2], lon: row[3], radius: row[4],

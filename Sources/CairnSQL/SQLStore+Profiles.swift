@@ -1,19 +1,18 @@
-// Profiles in the shared store, implementing the domain's `ProfileStore` as the SQLite store does: the bio and the
-// photo live on the user's row. A change is one transaction that first checks the new photo is an upload of the
-// user, so a profile never points at someone else's file or at nothing; the media collector spares media used as a
-// photo.
+// Profiles, implementing the domain's `ProfileStore`: the bio and the photo live on the user's row. A change is one
+// transaction that first checks the new photo is an upload of the user, so a profile never points at someone else's
+// file or at nothing; the media collector spares media used as a photo.
 import CairnProfiles
 
-extension PostgresStore: ProfileStore {
+extension SQLStore {
     /// A user's profile.
     public func profile(id: Int64) async throws -> Profile? {
-        try await pool.read { db in try Self.profile(db, id: id) }
+        try await database.read { db in try SQLProfiles.profile(db, id: id) }
     }
 
     /// Applies a change in one transaction; the photo must be an upload of the user.
     public func updateProfile(userID: Int64, _ change: ProfileChange) async throws -> Profile? {
-        try await pool.write { db in
-            guard try Self.profile(db, id: userID) != nil else { return nil }
+        try await database.write { db in
+            guard try SQLProfiles.profile(db, id: userID) != nil else { return nil }
             if let photo = change.photo, let media = photo {
                 let owned: Bool =
                     try db.scalar(
@@ -29,13 +28,15 @@ extension PostgresStore: ProfileStore {
             if let photo = change.photo {
                 try db.execute("UPDATE users SET photo_media_id = ? WHERE id = ?", [photo, userID])
             }
-            return try Self.profile(db, id: userID)
+            return try SQLProfiles.profile(db, id: userID)
         }
     }
+}
 
-    private static func profile(_ db: PostgresConnection, id: Int64) throws -> Profile? {
+enum SQLProfiles {
+    static func profile(_ db: any SQLDatabase, id: Int64) throws -> Profile? {
         try db.row("SELECT id, username, name, is_guest, bio, photo_media_id FROM users WHERE id = ?", [id]).map {
-            Profile(user: user($0), bio: $0["bio"], photo: $0["photo_media_id"])
+            Profile(user: SQLAccounts.user($0), bio: $0["bio"], photo: $0["photo_media_id"])
         }
     }
 }

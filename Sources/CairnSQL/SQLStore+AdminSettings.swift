@@ -1,33 +1,25 @@
-// Admins' live settings and the daily figures in the shared store, as the SQLite store keeps them: overrides by key,
-// written with their audit lines in one transaction; each day's count of active accounts, written in batches
-// (`ActivityLog`) where `activity` remembers who was already counted (yesterday and today only: that is all a batch
-// can name) so a restart, or another node, does not count anyone twice: each day's marks go in one statement, and
-// only the rows it inserted are added to the day's count; and the accounts' part of the daily figures
-// (`accountDailyStats`): new users from a range scan of a partial index, active users from one row per day.
+// Admins' live settings and the daily figures in the store: overrides by key, written with their audit lines in one
+// transaction; each day's count of active accounts, written in batches (`ActivityLog`) where `activity` remembers who
+// was already counted (yesterday and today only: that is all a batch can name) so a restart, or another node, does
+// not count anyone twice: each day's marks go in one statement, and only the rows it inserted are added to the day's
+// count; and the accounts' part of the daily figures (`accountDailyStats`): new users from a range scan of a partial
+// index, active users from one row per day.
 import CairnAdmin
 
-extension PostgresStore: AdminSettingsStore, ActivityStore {
+extension SQLStore {
     /// The stored overrides, read synchronously while the hub is assembled.
     public func loadAdminSettingsNow() throws -> [String: String] {
-        try pool.read { db in try Self.settings(db) }
+        try database.read { db in try SQLAdminSettings.settings(db) }
     }
 
     public func adminSettings() async throws -> [String: String] {
-        try await pool.read { db in try Self.settings(db) }
-    }
-
-    private static func settings(_ db: PostgresConnection) throws -> [String: String] {
-        var settings: [String: String] = [:]
-        for row in try db.rows("SELECT key, value FROM admin_settings") {
-            settings[row["key"]] = row["value"] as String
-        }
-        return settings
+        try await database.read { db in try SQLAdminSettings.settings(db) }
     }
 
     public func saveAdminSettings(set: [String: String], reset: [String], audit: [AuditEntry]) async throws {
         let at = audit.first?.at
         let by = audit.first?.admin.id
-        try await pool.write { db in
+        try await database.write { db in
             for (key, value) in set.sorted(by: { $0.key < $1.key }) {
                 try db.execute(
                     """
@@ -37,19 +29,22 @@ extension PostgresStore: AdminSettingsStore, ActivityStore {
                     """, [key, value, at ?? 0, by])
             }
             if !reset.isEmpty {
-                try db.execute("DELETE FROM admin_settings WHERE key = ANY(?::text[])", [PostgresTextArray(reset)])
+                try db.execute("DELETE FROM admin_settings WHERE \(db.dialect.isAny("key", .text))", [SQLTexts(reset)])
             }
-            for line in audit { try Self.append(line, db) }
+            for line in audit { try SQLAdmin.append(line, db) }
         }
     }
 
     public func recordActivity(_ users: [Int64: [Int64]]) async throws {
         guard let newest = users.keys.max() else { return }
-        try await pool.write { db in
+        try await database.write { db in
             for (day, ids) in users.sorted(by: { $0.key < $1.key }) {
+                // `WHERE true`: SQLite would otherwise read the ON of ON CONFLICT as a join's.
                 let added = try db.execute(
-                    "INSERT INTO activity (day, user_id) SELECT ?::bigint, unnest(?::bigint[]) ON CONFLICT DO NOTHING",
-                    [day, PostgresIntArray(ids)])
+                    """
+                    INSERT INTO activity (day, user_id) SELECT CAST(? AS BIGINT), value FROM \(db.dialect.elements())
+                    WHERE true ON CONFLICT DO NOTHING
+                    """, [day, SQLIntegers(ids)])
                 if added > 0 {
                     try db.execute(
                         """
@@ -64,17 +59,27 @@ extension PostgresStore: AdminSettingsStore, ActivityStore {
     }
 
     /// The accounts' daily figures: `new_users` and `active_users`.
-    public var accountDailyStats: any DailyStatsProvider { PostgresAccountDailyStats(pool: pool) }
+    public var accountDailyStats: any DailyStatsProvider { SQLAccountDailyStats(database: database) }
+}
+
+enum SQLAdminSettings {
+    static func settings(_ db: any SQLDatabase) throws -> [String: String] {
+        var settings: [String: String] = [:]
+        for row in try db.rows("SELECT key, value FROM admin_settings") {
+            settings[row["key"]] = row["value"] as String
+        }
+        return settings
+    }
 }
 
 /// New registered accounts per day (by creation time, over `users_created_at`) and active ones (`activity_days`).
-struct PostgresAccountDailyStats: DailyStatsProvider {
-    let pool: PostgresPool
+struct SQLAccountDailyStats: DailyStatsProvider {
+    let database: any SQLTransactions
 
     var columns: [DailyStatColumn] { [.newUsers, .activeUsers] }
 
     func dailyStats(_ range: DailyStatsRange) async throws -> [DailyStatColumn: [Int64?]] {
-        let (created, active) = try await pool.read { db in
+        let (created, active) = try await database.read { db in
             (
                 try db.rows(
                     """
@@ -86,7 +91,7 @@ struct PostgresAccountDailyStats: DailyStatsProvider {
                     [range.firstDay, range.lastDay])
             )
         }
-        func column(_ rows: [PostgresRow]) -> [Int64?] {
+        func column(_ rows: [SQLRow]) -> [Int64?] {
             var values = [Int64?](repeating: 0, count: range.days)
             for row in rows {
                 if let n = range.index(of: row["day"]) { values[n] = row["n"] as Int64 }
