@@ -28,7 +28,7 @@ extension LiveMap {
         for owner in social.friends(of: viewer).sorted() where sessions.isOnline(owner) {
             if let position = visiblePosition(of: owner, to: viewer, now: now) {
                 remote.positionShown(position, to: viewer)
-            } else {
+            } else if speaksFor(owner, to: viewer, now: now) {
                 remote.positionWithdrawn(owner: owner, from: viewer)
             }
         }
@@ -39,16 +39,25 @@ extension LiveMap {
     /// is connected here, the position goes to it at the viewer's level, or a withdrawal.
     package func remoteViewerAsked(owner: Int64, viewer: Int64) {
         guard let remote, sessions.isOnline(owner), social.areFriends(owner, viewer) else { return }
-        if let position = visiblePosition(of: owner, to: viewer, now: clock.now()) {
+        let now = clock.now()
+        if let position = visiblePosition(of: owner, to: viewer, now: now) {
             remote.positionShown(position, to: viewer)
-        } else {
+        } else if speaksFor(owner, to: viewer, now: now) {
             remote.positionWithdrawn(owner: owner, from: viewer)
         }
     }
 
+    /// True when this node may withdraw `owner`'s position from `viewer` on another node: the viewer may not see
+    /// the owner, or this node holds a fix of the owner's. An owner connected here who moves through another node
+    /// has no fix here; that node shows the position, and a withdrawal from here could reach the viewer's node
+    /// after it and remove it from the viewer's slot.
+    private func speaksFor(_ owner: Int64, to viewer: Int64, now: Int64) -> Bool {
+        fixes[owner] != nil || level(of: owner, to: viewer, now: now) == .hidden
+    }
+
     /// A viewer's view of `owner` changed or a friendship began: follow it if the viewer is here; if the viewer is
-    /// on another node, say it is hidden, or (when the owner is connected here, so this node has the live fix) show
-    /// the current position at the viewer's level.
+    /// on another node, say it is hidden, or (when the owner is connected here and this node holds a fix of theirs)
+    /// show the current position at the viewer's level.
     func showRemotely(_ owner: Int64, to viewer: Int64) {
         guard let remote else { return }
         // Only a friend follows (a rule reverted after an unfriend that raced it must not take a subscription that
@@ -63,8 +72,9 @@ extension LiveMap {
         guard sessions.remotePresence?.isOnlineElsewhere(viewer) ?? false else { return }
         if level(of: owner, to: viewer, now: now) == .hidden {
             remote.positionHidden(owner: owner, from: viewer)
-        } else if sessions.isOnline(owner) {
-            // At a lower level with no fix to show at it, what the viewer's node holds goes.
+        } else if sessions.isOnline(owner), fixes[owner] != nil {
+            // At a lower level with no fix to show at it, what the viewer's node holds goes (only from a node that
+            // holds a fix: see `speaksFor`).
             if let position = visiblePosition(of: owner, to: viewer, now: now) {
                 remote.positionShown(position, to: viewer)
             } else {

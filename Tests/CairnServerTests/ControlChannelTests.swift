@@ -23,6 +23,7 @@ extension ServerIntegration {
     struct ControlChannelTests {
         /// A node on the shared database and the shared Redis.
         final class Node {
+            let name: String
             let process: TestServerProcess
             let port: Int
             let data: String
@@ -32,6 +33,7 @@ extension ServerIntegration {
                 _ name: String, url: String, redis: RedisServerProcess, environment: [String: String] = [:],
                 arguments: [String] = []
             ) throws {
+                self.name = name
                 data = NSTemporaryDirectory() + "cairn-ctl-\(name)-\(UUID().uuidString)"
                 process = try TestServerProcess(
                     arguments: [
@@ -58,6 +60,12 @@ extension ServerIntegration {
             deinit {
                 process.kill()
                 try? FileManager.default.removeItem(atPath: data)
+            }
+
+            /// What `nodes` printed so far, each under its name: the comment of an expectation that depends on them
+            /// (evaluated only when it fails).
+            static func logs(_ nodes: Node...) -> Comment {
+                Comment(rawValue: nodes.map { "--- node \($0.name) ---\n\($0.process.output)" }.joined(separator: "\n"))
             }
         }
 
@@ -304,6 +312,46 @@ extension ServerIntegration {
             #expect(removed["status"] as? String == "removed")
             #expect(removeTook >= 1.4, "the unfriend was answered after \(removeTook) s, before node a could apply it")
             withExtendedLifetime(cluster) {}
+        }
+
+        /// Alice is connected to a (where she moves) and to b (no fix of hers there, applying control messages 1.5 s
+        /// late); bob watches on c. A reveal through a shows her next move to bob; when b applies the reveal later, it
+        /// does not withdraw what c holds for bob (its withdrawal could land after a's newer position and remove it
+        /// from bob's slot): a second connection of bob's on c that starts watching still gets the move.
+        @Test func aNodeWithoutTheOwnersFixDoesNotWithdrawThePositionAnotherNodeShowed() throws {
+            let url = try PostgresServerProcess.freshURL()
+            let redis = try RedisServerProcess()
+            let a = try Node("a", url: url, redis: redis)
+            let b = try Node("b", url: url, redis: redis, environment: ["CAIRN_TEST_CLUSTER_APPLY_DELAY_MS": "1500"])
+            let c = try Node("c", url: url, redis: redis)
+            let (aliceFirst, alice) = try registerMember(port: a.port, "alice")
+            let (bobFirst, bob) = try registerMember(port: a.port, "bob")
+            _ = try aliceFirst.requestOK("friend.request", ["user": bob])
+            _ = try bobFirst.requestOK("friend.accept", ["user": alice])
+            aliceFirst.close()
+            bobFirst.close()
+            let bobOnC = try c.watcher("bob")
+            let aliceOnA = try a.login("alice")
+            let aliceOnB = try b.login("alice")
+            #expect(
+                ClusterPresenceTests.eventually { Self.seesOnline(aliceOnA, bob) && Self.seesOnline(aliceOnB, bob) })
+
+            _ = try aliceOnA.requestOK("share.set", ["user": bob, "level": "hidden"])
+            _ = try aliceOnA.requestOK("share.set", ["user": bob, "level": "approximate"])
+            _ = try aliceOnA.requestOK("pos", ["lat": 52.52, "lon": 13.405])
+            #expect(
+                try ClusterClockSkewTests.position(bobOnC, of: alice, near: 52.52, within: 10) != nil,
+                Node.logs(a, b, c))
+            // b applies the reveal (1.5 s late, after the move); what c keeps for bob is still the move.
+            #expect(
+                ClusterPresenceTests.eventually {
+                    (try? ClusterClockSkewTests.level(aliceOnB, for: bob)) == "approximate"
+                })
+            let secondTab = try c.watcher("bob")
+            #expect(
+                try ClusterClockSkewTests.position(secondTab, of: alice, near: 52.52, within: 5) != nil,
+                Node.logs(a, b, c))
+            withExtendedLifetime((a, b, c, redis, bobOnC)) {}
         }
     }
 }
