@@ -322,7 +322,7 @@ extension ServerIntegration {
             let url = try PostgresServerProcess.freshURL()
             let redis = try RedisServerProcess()
             let a = try Node("a", url: url, redis: redis)
-            let b = try Node("b", url: url, redis: redis, environment: ["CAIRN_TEST_CLUSTER_APPLY_DELAY_MS": "1500"])
+            let b = try Node("b", url: url, redis: redis, arguments: ["--cluster-apply-delay-ms=1500"])
             let c = try Node("c", url: url, redis: redis)
             let (aliceFirst, alice) = try registerMember(port: a.port, "alice")
             let (bobFirst, bob) = try registerMember(port: a.port, "bob")
