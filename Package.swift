@@ -51,7 +51,9 @@ let package = Package(
         // carry, the figures (telemetry, stats readings), the roles port, the logger.
         .target(
             name: "CairnCore",
-            dependencies: ["CairnLoop", "CairnGeo", "CairnErrorCodes", .product(name: "Logging", package: "swift-log")]),
+            dependencies: [
+                "CairnLoop", "CairnGeo", "CairnErrorCodes", .product(name: "Logging", package: "swift-log"),
+            ]),
         // Accounts, sessions, guests, presence, and the limits on guessing passwords.
         .target(
             name: "CairnSessions",
