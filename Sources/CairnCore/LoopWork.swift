@@ -1,6 +1,7 @@
 // Slow work, off the loop and back. Features hand store calls and hashing to `LoopWork`, which runs them in a Swift
-// task and brings the result back through the `LoopScheduler`, so the callback that changes memory always runs on
-// the loop — whether or not anyone still waits for the answer. It also counts what is in flight, which is what a
+// task on an executor of its own (`LoopWorkExecutor`, not the cooperative pool) and brings the result back through
+// the `LoopScheduler`, so the callback that changes memory always runs on the loop — whether or not anyone still
+// waits for the answer. It also counts what is in flight, which is what a
 // shutdown waits for before the last snapshot is written and the store is closed.
 import CairnLoop
 import Logging
@@ -9,6 +10,7 @@ import Logging
 public final class LoopWork: @unchecked Sendable {
     // Confined to the loop thread (`inFlight`, `idle`); only `scheduler` is touched from tasks.
     private let scheduler: any LoopScheduler
+    private let executor: LoopWorkExecutor
     /// The loop's confinement, asserted where work starts and ends.
     public let confinement: LoopConfinement
     private let logger = Logger(label: "cairn.hub.storage")
@@ -17,10 +19,13 @@ public final class LoopWork: @unchecked Sendable {
     /// Called on the loop each time the last operation in flight finishes.
     package var idle: (() -> Void)?
 
-    /// Creates a runner that returns to the loop through `scheduler`.
-    public init(scheduler: any LoopScheduler, confinement: LoopConfinement) {
+    /// Creates a runner whose tasks run on `executor` and return to the loop through `scheduler`.
+    public init(
+        scheduler: any LoopScheduler, confinement: LoopConfinement, executor: LoopWorkExecutor = .shared
+    ) {
         self.scheduler = scheduler
         self.confinement = confinement
+        self.executor = executor
     }
 
     /// Runs `work` off the loop, then `then` on the loop with its result.
@@ -33,7 +38,7 @@ public final class LoopWork: @unchecked Sendable {
         let scheduler = self.scheduler
         // `then` runs on the loop only; it never crosses threads, it only travels with the job.
         nonisolated(unsafe) let then = then
-        Task {
+        Task(executorPreference: executor) {
             let result: Result<T, DomainError>
             do throws(DomainError) { result = .success(try await work()) } catch { result = .failure(error) }
             scheduler.execute { self.finish { then(result) } }
@@ -49,7 +54,7 @@ public final class LoopWork: @unchecked Sendable {
         inFlight += 1
         let scheduler = self.scheduler
         nonisolated(unsafe) let then = then
-        Task {
+        Task(executorPreference: executor) {
             let result: Result<T, any Error>
             do { result = .success(try await work()) } catch { result = .failure(error) }
             scheduler.execute { self.finish { then(result) } }
