@@ -41,9 +41,11 @@ struct LoopWorkExecutorTests {
             let scheduler = HandingScheduler()
             let work = LoopWork(scheduler: scheduler, confinement: LoopConfinement(name: "test"))
             let answer = Mutex<Int?>(nil)
-            work.run({ () async throws(DomainError) -> Int in 7 }, then: { result in
-                answer.withLock { $0 = try? result.get() }
-            })
+            work.run(
+                { () async throws(DomainError) -> Int in 7 },
+                then: { result in
+                    answer.withLock { $0 = try? result.get() }
+                })
             #expect(work.inFlight == 1)
             let came = scheduler.arrived.wait(timeout: .now() + 30)
             #expect(came == .success, "the work's answer did not reach the loop while the pool was blocked")
