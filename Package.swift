@@ -294,3 +294,16 @@ let package = Package(
             path: "loadtest/Tests/CairnLoadTestTests"),
     ]
 )
+
+// Stricter rules for every Swift target: a file sees only the members of modules it imports itself
+// (MemberImportVisibility), an import is internal unless it says what it exposes (InternalImportsByDefault), and an
+// existential is spelled `any` (ExistentialAny).
+let cTargets: Set<String> = ["CLws", "CHiredis", "CPostgres", "COpenSSL", "CLibSSL"]
+for target in package.targets where !cTargets.contains(target.name) {
+    target.swiftSettings =
+        (target.swiftSettings ?? []) + [
+            .enableUpcomingFeature("MemberImportVisibility"),
+            .enableUpcomingFeature("InternalImportsByDefault"),
+            .enableUpcomingFeature("ExistentialAny"),
+        ]
+}
