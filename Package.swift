@@ -181,6 +181,17 @@ let package = Package(
         // what nodes share through it (presence). Knows no JSON, no SQLite, no domain.
         .target(name: "CairnCluster", dependencies: ["CairnLoop", "CHiredis"]),
 
+        // Several nodes: the node itself (`ClusterNode`: the Redis link plugged into the features' `Remote*` ports),
+        // the table of control kinds (each with its typed payload and applier), item positions across nodes, the
+        // position ask, the catch-up reads and fence. Built by the composition from `[cluster]`.
+        .target(
+            name: "CairnNodes",
+            dependencies: [
+                "CairnCluster", "CairnLoop", "CairnCrypto", "CairnCore", "CairnSessions", "CairnAdmin", "CairnSocial",
+                "CairnLiveMap", "CairnRelics", "CairnBuckets", "CairnTrackers", "CairnPictures", "CairnStats",
+                "CairnHub", "CairnProtocol", .product(name: "Logging", package: "swift-log"),
+            ]),
+
         // A WebSocket client on libwebsockets' client role, for command-line tools (`cairn stats`).
         .target(name: "CairnClient", dependencies: ["CLws"]),
 
@@ -191,7 +202,7 @@ let package = Package(
                 "CairnServer", "CairnCore", "CairnSessions", "CairnAdmin", "CairnMedia", "CairnPlaces", "CairnSocial",
                 "CairnRelics", "CairnChat", "CairnProfiles", "CairnBuckets", "CairnTrackers", "CairnPictures",
                 "CairnHub", "CairnStore", "CairnPostgres", "CairnProtocol", "CairnLoop", "CairnCrypto", "CairnMetrics",
-                "CairnSeed", "CairnCluster", .product(name: "Logging", package: "swift-log"),
+                "CairnSeed", "CairnCluster", "CairnNodes", .product(name: "Logging", package: "swift-log"),
             ]),
 
         // Configuration: the option table, TOML file, environment and flags merged into an AppConfiguration.
@@ -280,6 +291,12 @@ let package = Package(
             dependencies: ["CairnApp", "CairnCore", "CairnSessions", "CairnStore", "CairnCrypto"]),
         .testTarget(
             name: "CairnClusterTests", dependencies: ["CairnCluster", "CairnLoop", "CLws", "CairnTestSupport"]),
+        .testTarget(
+            name: "CairnNodesTests",
+            dependencies: [
+                "CairnNodes", "CairnCluster", "CairnCore", "CairnSessions", "CairnSocial", "CairnTrackers", "CairnHub",
+                "CairnDomainTestSupport", .product(name: "Logging", package: "swift-log"),
+            ]),
         .testTarget(name: "CairnConfigTests", dependencies: ["CairnConfig", "CairnApp", "CairnServer"]),
         .testTarget(
             name: "CairnServerTests",

@@ -37,6 +37,7 @@ declare -A allowed=(
   [CairnMetrics]="CairnCore CairnTrackers"
   [CairnClient]="CLws"
   [CairnCluster]="CairnLoop CHiredis"
+  [CairnNodes]="CairnCluster CairnLoop CairnCrypto CairnCore CairnSessions CairnAdmin CairnSocial CairnLiveMap CairnRelics CairnBuckets CairnTrackers CairnPictures CairnStats CairnHub CairnProtocol"
   [CairnConfig]="CairnApp CairnCrypto"
   [cairn]="CairnApp CairnConfig CairnClient"
 )

@@ -1,11 +1,11 @@
 // Live settings across nodes. With several nodes on one shared store, an admin's change through one node is
 // committed there and put in force in that node's memory; every other node holds its own values in memory. After a
-// committed change is put in force, Administration tells this port; the composition announces it, and hands what
-// other nodes announce back here (`Hub.remoteSettingsChanged`): the node reads every stored override again, off the
-// loop, and puts in force what differs from memory (a stored value, or the default where none is stored any more),
-// each changed setting's feature hearing it once. The same read makes up for a missed announcement
-// (`Hub.resyncSettings`). A read never puts back a value older than a local change: one begins only while no local
-// change is being written, and one that a local change overlapped (put, or begun, while it read) is read again.
+// committed change is put in force, Administration tells this port; CairnNodes announces it, and what other nodes
+// announce comes back here (`reread`): the node reads every stored override again, off the loop, and puts in force
+// what differs from memory (a stored value, or the default where none is stored any more), each changed setting's
+// feature hearing it once. The same read makes up for a missed announcement (with the catch-up reads). A read never
+// puts back a value older than a local change: one begins only while no local change is being written, and one
+// that a local change overlapped (put, or begun, while it read) is read again.
 // Reads asked for while one is under way make one more read after it. A single node has no port. Loop thread only.
 import CairnCore
 

@@ -10,6 +10,7 @@ import CairnHub
 import CairnLoop
 import CairnMedia
 import CairnMetrics
+import CairnNodes
 import CairnPostgres
 import CairnProtocol
 import CairnServer
@@ -224,16 +225,20 @@ public final class CairnApp: Sendable {
         do { return try RedisEndpoint(url: url) } catch { throw ClusterStartError(error.message) }
     }
 
-    /// Several nodes: a `ClusterNode` is built on the service thread once the libev loop exists and stopped there
-    /// before the loop goes. A single node attaches nothing.
+    /// Several nodes: a `ClusterNode` (CairnNodes) is built on the service thread once the libev loop exists and
+    /// stopped there before the loop goes. A single node attaches nothing.
     private static func attachCluster(
         _ configuration: ClusterConfiguration, endpoint: RedisEndpoint, key: [UInt8], sharedStore: Bool, hub: Hub,
         router: Router, server: TransportServer, logger: Logger, nameTaken: @escaping @Sendable (String) -> Void
     ) {
         nonisolated(unsafe) var node: ClusterNode?  // touched only on the service thread
         server.loopStarted = { loop in
+            let settings = ClusterNode.Settings(
+                node: configuration.nodeName, prefix: configuration.prefix,
+                presenceRefreshSeconds: configuration.presenceRefreshSeconds, ackTimeoutMs: configuration.ackTimeoutMs,
+                applyDelayMs: configuration.applyDelayMs)
             node = ClusterNode(
-                configuration: configuration, endpoint: endpoint, key: key, sharedStore: sharedStore, hub: hub,
+                configuration: settings, endpoint: endpoint, key: key, sharedStore: sharedStore, hub: hub,
                 router: router, loop: loop, logger: logger)
             node?.nameTaken = nameTaken
         }

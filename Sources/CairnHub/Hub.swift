@@ -219,6 +219,11 @@ public final class Hub: @unchecked Sendable {
             trackers.ownerMoved(user, now: now)  // items they may have left behind
         }
         trackers.connectionOpen = { [unowned sessions] connection in sessions.isOpen(connection) }
+        // Several nodes only (read while the trackers have a `remote`): who is connected here, and elsewhere.
+        trackers.onlineHere = { [unowned sessions] user in sessions.isOnline(user) }
+        trackers.onlineElsewhere = { [unowned sessions] user in
+            sessions.remotePresence?.isOnlineElsewhere(user) ?? false
+        }
         trackers.userFix = { user in liveMap.fix(of: user) }  // the caller's own position, for item.locate
         trackers.ownerFix = { user in liveMap.trustedFix(of: user) }  // left behind believes trusted positions only
         let safeZones = self.safeZones

@@ -7,7 +7,7 @@
 // kept while the viewer is here, with their level, so a connection that starts watching later gets them — but only
 // at a level this node's rules allow at that moment (a hide made here stops them), never once older than
 // `watch_max_age`, and never after the link to Redis dropped (a hide published meanwhile was not heard: everything
-// kept is forgotten, and the owners' nodes answer the viewer's next arrival under their rules). The glue (CairnApp)
+// kept is forgotten, and the owners' nodes answer the viewer's next arrival under their rules). The node (CairnNodes)
 // turns the calls into binary messages on Redis channels and back; this file knows no Redis.
 import CairnCore
 import CairnLiveMap

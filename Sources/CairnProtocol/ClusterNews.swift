@@ -10,12 +10,12 @@
 // inside a relic from its own users' positions), positions and item positions (their own channels, latest wins),
 // stats and pictures (addressed to connections, not users). Bucket news also tells the receiving node that a user's
 // view of buckets changed, so the items its watching connections follow are read again and, for a bucket lost, its
-// items' pending positions are withdrawn (`Hub.bucketNewsHeard`). A left-behind alert is not written to a user this
-// node judges itself (the user reports positions here too: this node tells them its own verdicts).
+// items' pending positions are withdrawn (`Trackers.bucketNewsHeard`). A left-behind alert is not written to a user
+// this node judges itself (the user reports positions here too: this node tells them its own verdicts).
 //
 // Like positions, news is not replayed: a user who arrives on a node, or a node whose link is down, while it is
-// sent misses it live (chat history, `bucket.list` and `items.watch` answer what is current). The glue (CairnApp)
-// turns the calls into binary messages on Redis and back; this file knows no Redis.
+// sent misses it live (chat history, `bucket.list` and `items.watch` answer what is current). The node
+// (CairnNodes) turns the calls into binary messages on Redis and back; this file knows no Redis.
 import CairnCore
 import CairnLoop
 import CairnSessions

@@ -11,7 +11,10 @@
 // this process's connections.
 import CairnCore
 import CairnHub
+import CairnLiveMap
 import CairnLoop
+import CairnStats
+import CairnTrackers
 import CairnWire
 
 /// Maps WebSocket messages to ops and ops' answers to JSON. Loop thread only.
@@ -96,7 +99,7 @@ public final class Router: ConnectionHandler {
     }
 
     /// Several nodes: a delivery of positions to and from viewers on other nodes, sharing this router's encodings
-    /// and slots, attached to the hub as its `remoteFanOut`. Call on the loop, before serving.
+    /// and slots, attached to the live map as its `remote`. Call on the loop, before serving.
     public func attachClusterDelivery() -> ClusterDelivery {
         confinement.assertOnLoop()
         let cluster = ClusterDelivery(
@@ -105,7 +108,7 @@ public final class Router: ConnectionHandler {
             hub.social.areFriends(owner, viewer)
                 ? hub.social.level(owner: owner, viewer: viewer, now: hub.clock.now()) : .hidden
         }
-        hub.remoteFanOut = cluster
+        hub.liveMap.remote = cluster
         return cluster
     }
 
@@ -115,8 +118,8 @@ public final class Router: ConnectionHandler {
         confinement.assertOnLoop()
         let news = ClusterNews(local: delivery, sessions: hub.sessions)
         news.elsewhere = online
-        news.bucketChanged = { [unowned hub] users in hub.bucketNewsHeard(users) }
-        news.bucketRemoved = { [unowned hub] bucket, users in hub.bucketNewsHeard(users, lost: bucket) }
+        news.bucketChanged = { [unowned hub] users in hub.trackers.bucketNewsHeard(users) }
+        news.bucketRemoved = { [unowned hub] bucket, users in hub.trackers.bucketNewsHeard(users, lost: bucket) }
         news.judgesAlerts = { [unowned hub] user in hub.trackers.judgesAlerts(for: user) }
         delivery.news = news
         return news
@@ -194,7 +197,7 @@ public final class Router: ConnectionHandler {
         HandlerHealth(
             connections: hub.connectionCount, authenticated: hub.authenticatedCount,
             watching: hub.watchingCount, positions: hub.livePositions,
-            cluster: hub.clusterReading.map { $0().redisUp ? "ok" : "degraded" })
+            cluster: hub.statsChannel.clusterReading.map { $0().redisUp ? "ok" : "degraded" })
     }
 
     // MARK: Dispatch

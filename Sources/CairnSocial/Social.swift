@@ -139,6 +139,14 @@ public final class Social {
         events.publish(.presence(user: user, online: online), toUsers: Array(audience), excluding: nil)
     }
 
+    /// `user` came online on another node (their first connection anywhere else) or went offline on every other
+    /// node (the presence mirror's news). Friends connected here hear it, unless the user is connected here too (then
+    /// nothing changed for them).
+    package func applyRemotePresence(_ user: Int64, online: Bool) {
+        guard !sessions.isOnline(user) else { return }
+        presenceChanged(user, online: online)
+    }
+
     /// `viewer`'s level for `owner` went from `before` to `after`: if that crossed "hidden" while `owner` is
     /// online, `viewer` hears them go offline (hidden) or come online (revealed).
     func presenceVisibilityChanged(owner: Int64, viewer: Int64, from before: ShareLevel, to after: ShareLevel) {

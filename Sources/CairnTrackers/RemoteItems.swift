@@ -3,7 +3,7 @@
 // read from the shared store at the time of the move) and hands the fix to this port once, with the users of that
 // audience who are online on other nodes (`RemotePresence`); nobody outside the audience is ever listed. The
 // viewers' node follows the items its watching connections may view (`follow` / `unfollow`, one call per
-// connection and item: the port counts them), and what it hears back goes through `Hub.remoteItemMoved`. A single
+// connection and item: the port counts them), and what it hears back goes through `Trackers.remoteMoved`. A single
 // node has no implementation and nothing changes. Loop thread only.
 import CairnCore
 

@@ -4,7 +4,7 @@
 // the moving node, watch items here, and are in the item's audience as this node reads it now — the same lookup,
 // with the same stale-read guard (`AccessEpochs`), as a local move, so a loss of access committed here stops the
 // pushes at once and what went out is withdrawn as for a local move. What a watching connection follows is read
-// again whenever its user is told a bucket changed or went (here, or on another node: `Hub.bucketNewsHeard`), so a
+// again whenever its user is told a bucket changed or went (here, or on another node: `bucketNewsHeard`), so a
 // bucket shared, an item added or a tracker paired after `items.watch` is followed from then on, and access lost is
 // let go. A single node has no `remote`: none of this runs.
 import CairnBuckets
@@ -36,6 +36,14 @@ extension Trackers {
     func unfollowAll(for connection: ConnectionID) {
         guard let items = following.removeValue(forKey: connection) else { return }
         for item in items { remote?.unfollow(item) }
+    }
+
+    /// Another node told `users` (connected here) that a bucket they view changed, or that they lost sight of bucket
+    /// `lost`: that bucket's items' pending positions are withdrawn from their watching connections here, and the
+    /// items those connections follow are read again.
+    package func bucketNewsHeard(_ users: [Int64], lost: Int64? = nil) {
+        if let lost { accessLost(bucket: lost, users: Set(users)) }
+        viewsChanged(users)
     }
 
     /// Bucket news may have been missed: the items every watching connection here follows are read again.

@@ -28,7 +28,7 @@ struct RemoteAlertsTests {
     static func scene() async throws -> (FindItemHarness, RecordingRemoteItems, RecordingRemoteBuckets, Int64) {
         let (f, remote, _) = try await RemoteItemsTests.scene()
         let buckets = RecordingRemoteBuckets()
-        f.h.hub.remoteBuckets = buckets
+        f.h.hub.buckets.remote = buckets
         let paired = try await f.call { f.h.hub.trackers.pair(f.alice, item: f.item, device: "bike-9", $0) }.get()
         try await f.settle()
         let tracker = paired.record.id
@@ -45,7 +45,7 @@ struct RemoteAlertsTests {
             lat: FindItemHarness.home.lat + north / FindItemHarness.metresPerDegree, lon: FindItemHarness.home.lon,
             acc: 5, ts: f.h.clock.now())
         _ = try await f.h.trackers.recordTrackerFix(tracker: tracker, fix: fix)
-        if heard { f.h.hub.remoteItemMoved(ItemPosition(item: f.item, fix: fix), tracker: tracker, viewers: [1]) }
+        if heard { f.h.hub.trackers.remoteMoved(ItemPosition(item: f.item, fix: fix), tracker: tracker, viewers: [1]) }
         try await f.settle()
     }
 
@@ -99,19 +99,19 @@ struct RemoteAlertsTests {
         let (f, remote, _, tracker) = try await Self.scene()
         // Alert turned on through another node.
         _ = try await f.h.buckets.updateItem(id: f.item, changes: ItemChanges(alert: true), by: 1)
-        f.h.hub.remoteBucketTouched(f.bucket)
+        f.h.hub.trackers.applyRemoteBucketTouched(f.bucket)
         try await f.settle()
         #expect(f.h.hub.trackers.alerting[f.item]?.owners == [1])
         #expect(remote.follows == [f.item: 1])
         // And off again.
         _ = try await f.h.buckets.updateItem(id: f.item, changes: ItemChanges(alert: false), by: 1)
-        f.h.hub.remoteBucketTouched(f.bucket)
+        f.h.hub.trackers.applyRemoteBucketTouched(f.bucket)
         try await f.settle()
         #expect(f.h.hub.trackers.alerting[f.item] == nil && remote.follows.isEmpty)
         // The item deleted there: its position and state go here, and a fix for it heard late is ignored.
         try await f.h.buckets.deleteItem(id: f.item)
-        f.h.hub.remoteItemsGone([f.item])
-        f.h.hub.remoteBucketTouched(f.bucket)
+        f.h.hub.trackers.itemsGone([f.item])
+        f.h.hub.trackers.applyRemoteBucketTouched(f.bucket)
         try await f.settle()
         #expect(f.h.hub.trackers.position(of: f.item) == nil)
         try await Self.report(f, tracker: tracker, north: 10)
@@ -122,17 +122,17 @@ struct RemoteAlertsTests {
         let (f, remote, _, _) = try await Self.scene()
         _ = try await f.update(f.alice, ItemChanges(alert: true)).get()
         try await f.h.buckets.deleteBucket(id: f.bucket)
-        f.h.hub.remoteBucketTouched(f.bucket)
+        f.h.hub.trackers.applyRemoteBucketTouched(f.bucket)
         try await f.settle()
         #expect(f.h.hub.trackers.alerting.isEmpty && remote.follows.isEmpty)
-        f.h.hub.remoteItemsGone([f.item])
+        f.h.hub.trackers.itemsGone([f.item])
         #expect(f.h.hub.trackers.position(of: f.item) == nil)
     }
 
     @Test func aReadOvertakenByAChangeHereIsReadAgain() async throws {
         let (f, _, _, _) = try await Self.scene()
         // Another node's change is being read (the store says: alert off) when Alice turns the alert on here.
-        let land = try await f.hold { f.h.hub.remoteBucketTouched(f.bucket) }
+        let land = try await f.hold { f.h.hub.trackers.applyRemoteBucketTouched(f.bucket) }
         _ = try await f.call(leaving: 1) {
             f.h.hub.buckets.updateItem(f.alice, item: f.item, changes: ItemChanges(alert: true), $0)
         }
@@ -158,19 +158,19 @@ struct RemoteAlertsTests {
         // Turned on through another node, its message missed here.
         _ = try await f.h.buckets.updateItem(id: f.item, changes: ItemChanges(alert: true), by: 1)
         var changed: Result<Int, DomainError>?
-        f.h.hub.resyncItemAlerts { changed = $0 }
+        f.h.hub.trackers.resyncAlerts { changed = $0 }
         try await f.settle()
         #expect((try? changed?.get()) == 1)
         #expect(f.h.hub.trackers.alerting[f.item]?.owners == [1] && remote.follows == [f.item: 1])
         // Off again, missed too.
         _ = try await f.h.buckets.updateItem(id: f.item, changes: ItemChanges(alert: false), by: 1)
-        f.h.hub.resyncItemAlerts { changed = $0 }
+        f.h.hub.trackers.resyncAlerts { changed = $0 }
         try await f.settle()
         #expect((try? changed?.get()) == 1)
         #expect(f.h.hub.trackers.alerting.isEmpty && remote.follows.isEmpty)
         // A read overtaken by a change made here is not applied.
         _ = try await f.h.buckets.updateItem(id: f.item, changes: ItemChanges(alert: true), by: 1)
-        let land = try await f.hold { f.h.hub.resyncItemAlerts { changed = $0 } }
+        let land = try await f.hold { f.h.hub.trackers.resyncAlerts { changed = $0 } }
         _ = try await f.call(leaving: 1) {
             f.h.hub.buckets.updateItem(f.alice, item: f.item, changes: ItemChanges(alert: false), $0)
         }

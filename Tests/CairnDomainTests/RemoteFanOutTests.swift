@@ -58,8 +58,8 @@ struct RemoteFanOutTests {
             friends: [(1, 2), (1, 3), (1, 4), (1, 5)], rules: [(1, 3, .approximate), (1, 4, .hidden)])
         let presence = FakeRemotePresence()
         let remote = RecordingRemote()
-        h.hub.remotePresence = presence
-        h.hub.remoteFanOut = remote
+        h.hub.sessions.remotePresence = presence
+        h.hub.liveMap.remote = remote
         presence.elsewhere = [2, 3, 4]
         let owner = h.connect(1, as: 1)
         h.connect(5, as: 5, watching: true)
@@ -70,16 +70,16 @@ struct RemoteFanOutTests {
     @Test func aNodeAskingForAnOwnerGetsItAtTheViewersLevelAndOnlyForAFriend() async throws {
         let (h, remote, _, owner) = try await Self.harness()
         _ = try h.hub.liveMap.report(owner, PositionReport(lat: 48.85661, lon: 2.35222, acc: 7))
-        h.hub.remoteViewerAsked(owner: 1, viewer: 2)
-        h.hub.remoteViewerAsked(owner: 1, viewer: 3)
-        h.hub.remoteViewerAsked(owner: 1, viewer: 4)  // hidden: what that node holds goes
+        h.hub.liveMap.remoteViewerAsked(owner: 1, viewer: 2)
+        h.hub.liveMap.remoteViewerAsked(owner: 1, viewer: 3)
+        h.hub.liveMap.remoteViewerAsked(owner: 1, viewer: 4)  // hidden: what that node holds goes
         #expect(remote.shown.map(\.viewer) == [2, 3])
         #expect(remote.shown[0].position.fix.lat == 48.85661 && !remote.shown[0].position.approximate)
         #expect(remote.shown[1].position.approximate)
         #expect(remote.withdrawn == ["1>4"])
         // Not a friend, or the owner not connected here: nothing at all.
-        h.hub.remoteViewerAsked(owner: 1, viewer: 99)
-        h.hub.remoteViewerAsked(owner: 2, viewer: 1)
+        h.hub.liveMap.remoteViewerAsked(owner: 1, viewer: 99)
+        h.hub.liveMap.remoteViewerAsked(owner: 2, viewer: 1)
         #expect(remote.shown.count == 2 && remote.withdrawn.count == 1)
     }
 
@@ -89,7 +89,7 @@ struct RemoteFanOutTests {
         #expect(h.events.moved.map(\.viewer) == [5])
         // Fenced (cut off, the store unread for too long): a move reaches nobody, here or elsewhere, and nothing
         // is shown, asked for or replayed.
-        h.hub.positionsFencedAfter = h.clock.now() - 1
+        h.hub.liveMap.fencedAfter = h.clock.now() - 1
         h.events.clear()
         let moves = remote.moves.count
         let accepted = try h.hub.liveMap.report(owner, PositionReport(lat: 10.1, lon: 10))
@@ -97,10 +97,10 @@ struct RemoteFanOutTests {
         #expect(h.events.moved.isEmpty && remote.moves.count == moves)
         let five = Caller(connection: 5, user: h.users[5]!)
         #expect(h.hub.liveMap.watch(five).isEmpty)
-        h.hub.remoteViewerAsked(owner: 1, viewer: 2)
+        h.hub.liveMap.remoteViewerAsked(owner: 1, viewer: 2)
         #expect(remote.shown.isEmpty)
         // Lifted (a read succeeded): moves flow again.
-        h.hub.positionsFencedAfter = .max
+        h.hub.liveMap.fencedAfter = .max
         _ = try h.hub.liveMap.report(owner, PositionReport(lat: 10.2, lon: 10))
         #expect(h.events.moved.map(\.viewer) == [5] && remote.moves.count == moves + 1)
     }
@@ -153,15 +153,15 @@ struct RemoteFanOutTests {
     @Test func aViewerArrivingElsewhereGetsTheOwnersConnectedHereAndLosesThoseHiddenFromIt() async throws {
         let (h, remote, _, owner) = try await Self.harness()
         _ = try h.hub.liveMap.report(owner, PositionReport(lat: 20, lon: 20))
-        h.hub.remoteViewerArrived(2)
-        h.hub.remoteViewerArrived(3)
-        h.hub.remoteViewerArrived(4)  // hidden: no position, and whatever that node holds for it goes
+        h.hub.liveMap.remoteViewerArrived(2)
+        h.hub.liveMap.remoteViewerArrived(3)
+        h.hub.liveMap.remoteViewerArrived(4)  // hidden: no position, and whatever that node holds for it goes
         #expect(remote.shown.map(\.viewer) == [2, 3])
         #expect(remote.withdrawn == ["1>4"])
         #expect(remote.shown[0].position.fix.lat == 20 && !remote.shown[0].position.approximate)
         #expect(remote.shown[1].position.approximate)
         h.hub.sessions.close(1)  // the owner is no longer connected here: nothing to send
-        h.hub.remoteViewerArrived(2)
+        h.hub.liveMap.remoteViewerArrived(2)
         #expect(remote.shown.count == 2)
     }
 

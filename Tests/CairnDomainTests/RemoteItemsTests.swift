@@ -37,8 +37,8 @@ struct RemoteItemsTests {
         let f = try await FindItemHarness()
         let presence = FakeRemotePresence()
         let remote = RecordingRemoteItems()
-        f.h.hub.remotePresence = presence
-        f.h.hub.remoteItems = remote
+        f.h.hub.sessions.remotePresence = presence
+        f.h.hub.trackers.remote = remote
         return (f, remote, presence)
     }
 
@@ -108,7 +108,7 @@ struct RemoteItemsTests {
         for caller in [f.alice, f.bob, f.carol] { _ = try await f.call { f.h.hub.trackers.watch(caller, $0) }.get() }
         let fix = Self.fix(north: 0.01, ts: f.h.clock.now())
         // Carol is listed (as a foreign node might) but is not in the audience; Alice is in it but not listed.
-        f.h.hub.remoteItemMoved(ItemPosition(item: f.item, fix: fix), tracker: 1, viewers: [2, 3])
+        f.h.hub.trackers.remoteMoved(ItemPosition(item: f.item, fix: fix), tracker: 1, viewers: [2, 3])
         try await f.settle()
         #expect(f.h.hub.trackers.position(of: f.item) == fix)
         #expect(f.h.events.itemsMoved.count == 1)
@@ -117,14 +117,14 @@ struct RemoteItemsTests {
 
         // An older fix heard later changes nothing and goes nowhere.
         let older = Self.fix(north: 0.02, ts: fix.ts - 1)
-        f.h.hub.remoteItemMoved(ItemPosition(item: f.item, fix: older), tracker: 1, viewers: [1, 2])
+        f.h.hub.trackers.remoteMoved(ItemPosition(item: f.item, fix: older), tracker: 1, viewers: [1, 2])
         try await f.settle()
         #expect(f.h.hub.trackers.position(of: f.item) == fix)
         #expect(f.h.events.itemsMoved.count == 1)
 
         // Without watchers listed, memory still follows the item (what `items.watch` answers here).
         let newer = Self.fix(north: 0.03, ts: fix.ts + 1)
-        f.h.hub.remoteItemMoved(ItemPosition(item: f.item, fix: newer), tracker: 1, viewers: [4])
+        f.h.hub.trackers.remoteMoved(ItemPosition(item: f.item, fix: newer), tracker: 1, viewers: [4])
         try await f.settle()
         #expect(f.h.hub.trackers.position(of: f.item) == newer)
         #expect(f.h.events.itemsMoved.count == 1)
@@ -136,7 +136,7 @@ struct RemoteItemsTests {
         _ = try await f.call { f.h.hub.buckets.unshare(f.alice, bucket: f.bucket, user: 2, $0) }.get()
         f.h.events.clear()
         let fix = Self.fix(north: 0.01, ts: f.h.clock.now())
-        f.h.hub.remoteItemMoved(ItemPosition(item: f.item, fix: fix), tracker: 1, viewers: [2])  // read before
+        f.h.hub.trackers.remoteMoved(ItemPosition(item: f.item, fix: fix), tracker: 1, viewers: [2])  // read before
         try await f.settle()
         #expect(f.h.events.itemsMoved.isEmpty)
     }
@@ -147,7 +147,7 @@ struct RemoteItemsTests {
         let paired = try await f.call { f.h.hub.trackers.pair(f.alice, item: f.item, device: "bike-9", $0) }.get()
         _ = try await f.call { f.h.hub.trackers.unpair(f.alice, tracker: paired.record.id, $0) }.get()
         let fix = Self.fix(north: 0.01, ts: f.h.clock.now())
-        f.h.hub.remoteItemMoved(ItemPosition(item: f.item, fix: fix), tracker: paired.record.id, viewers: [2])
+        f.h.hub.trackers.remoteMoved(ItemPosition(item: f.item, fix: fix), tracker: paired.record.id, viewers: [2])
         try await f.settle()
         #expect(f.h.hub.trackers.position(of: f.item) == nil)
         #expect(f.h.events.itemsMoved.isEmpty)
@@ -216,11 +216,11 @@ struct RemoteItemsTests {
         // Committed through another node: this node's store sees it, its memory heard nothing yet.
         _ = try await f.h.buckets.setMember(bucket: f.bucket, user: 4, role: .viewer)
         #expect(remote.follows.isEmpty)
-        f.h.hub.bucketNewsHeard([4])
-        f.h.hub.bucketNewsHeard([4])  // heard during the read: read once more after it
+        f.h.hub.trackers.bucketNewsHeard([4])
+        f.h.hub.trackers.bucketNewsHeard([4])  // heard during the read: read once more after it
         try await f.settle()
         #expect(remote.follows == [f.item: 1])
-        f.h.hub.bucketNewsHeard([3])  // Carol does not watch here: nothing is read for her
+        f.h.hub.trackers.bucketNewsHeard([3])  // Carol does not watch here: nothing is read for her
         try await f.settle()
         #expect(remote.follows == [f.item: 1])
     }
@@ -239,7 +239,7 @@ struct RemoteItemsTests {
         _ = try await f.call { f.h.hub.trackers.watch(f.bob, $0) }.get()
         f.h.events.clear()
         // The node that committed Alice's unfriend removed Bob's share and told him; this node only applies it.
-        f.h.hub.remoteFriendshipEnded(1, 2, versionAB: 10, versionBA: 10)
+        f.h.hub.social.applyRemoteFriendshipEnded(1, 2, versionAB: 10, versionBA: 10)
         try await f.settle()
         #expect(!f.h.events.toUsers.contains { if case .bucketRemoved = $0.event { true } else { false } })
         let gear = try #require(try await f.h.buckets.bucket(id: f.bucket))
@@ -251,7 +251,7 @@ struct RemoteItemsTests {
         let (f, remote, _) = try await Self.scene()
         _ = try await f.call { f.h.hub.trackers.watch(f.dan, $0) }.get()
         _ = try await f.h.buckets.setMember(bucket: f.bucket, user: 4, role: .viewer)  // its news was lost
-        f.h.hub.refollowWatchers()
+        f.h.hub.trackers.refollowWatchers()
         try await f.settle()
         #expect(remote.follows == [f.item: 1])
     }

@@ -34,7 +34,7 @@ struct RemotePicturesTests {
     @Test func aPostHereIsToldToTheOtherNodesOnce() async throws {
         let (h, c) = try await PicturesTests().scene()
         let remote = RecordingRemotePictures()
-        h.hub.remotePictures = remote
+        h.hub.pictures.remote = remote
         let posted = try await outcome(h) {
             h.hub.pictures.post(c[0], media: PicturesTests.media, caption: "hi", event: nil, $0)
         }.get()
@@ -49,15 +49,15 @@ struct RemotePicturesTests {
     @Test func aPostMadeElsewhereReachesTheWatchersHereWhoMaySeeIt() async throws {
         let (h, c) = try await PicturesTests().scene()
         let pictures = h.hub.pictures
-        h.hub.remotePictures = RecordingRemotePictures()
+        h.hub.pictures.remote = RecordingRemotePictures()
         _ = try await outcome(h) { pictures.watch(c[1], radius: 500, event: nil, $0) }.get()
         _ = try await outcome(h) { pictures.watch(c[2], radius: 500, event: nil, $0) }.get()  // 1 km away
 
         let nearby = try await postedElsewhere(h, by: 1)
-        h.hub.remotePicturePosted(nearby)
+        h.hub.pictures.applyRemotePosted(nearby)
         try await h.scheduler.run()
         #expect(pushed(h) == [ConnectionID(2)])
-        h.hub.remotePicturePosted(nearby)  // heard again (a PUBLISH sent twice): pushed once
+        h.hub.pictures.applyRemotePosted(nearby)  // heard again (a PUBLISH sent twice): pushed once
         #expect(h.hub.operationsInFlight == 0)
         #expect(pushed(h) == [ConnectionID(2)])
 
@@ -65,13 +65,13 @@ struct RemotePicturesTests {
         _ = try await outcome(h) { h.hub.pictureEvents.create(c[0], tag: "secret", title: nil, password: "pw", $0) }
             .get()
         let secret = try await postedElsewhere(h, by: 1, event: "secret")
-        h.hub.remotePicturePosted(secret)
+        h.hub.pictures.applyRemotePosted(secret)
         try await h.scheduler.run()
         #expect(pushed(h) == [ConnectionID(2)])
         _ = try await outcome(h) { h.hub.pictureEvents.join(c[2], tag: "secret", password: "pw", $0) }.get()
         _ = try await outcome(h) { pictures.watch(c[2], radius: nil, event: "secret", $0) }.get()
         let second = try await postedElsewhere(h, by: 1, event: "secret")
-        h.hub.remotePicturePosted(second)
+        h.hub.pictures.applyRemotePosted(second)
         try await h.scheduler.run()
         #expect(pushed(h) == [ConnectionID(2), ConnectionID(3)])
 
@@ -80,7 +80,7 @@ struct RemotePicturesTests {
         _ = try await h.pictures.report(
             NewReport(
                 picture: reported, reporter: h.users[2]!, reason: .spam, text: nil, at: h.clock.now(), threshold: 1))
-        h.hub.remotePicturePosted(reported)
+        h.hub.pictures.applyRemotePosted(reported)
         try await h.scheduler.run()
         #expect(pushed(h) == [ConnectionID(2), ConnectionID(3)])
     }

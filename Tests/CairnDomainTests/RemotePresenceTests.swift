@@ -23,18 +23,18 @@ struct RemotePresenceTests {
         try await h.makeUsers(2)
         try h.restore(friends: [(1, 2)])
         let remote = FakeRemotePresence()
-        h.hub.remotePresence = remote
+        h.hub.sessions.remotePresence = remote
         _ = h.connect(1, as: 2)  // user 2 here (announced to user 1, who is not connected anywhere)
         let before = h.events.published.count
         let now = h.clock.now()
         #expect(!h.hub.social.appearsOnline(1, to: 2, now: now))
         remote.elsewhere = [1]
-        h.hub.remotePresenceChanged(1, online: true)
+        h.hub.social.applyRemotePresence(1, online: true)
         #expect(h.hub.social.appearsOnline(1, to: 2, now: now))
         #expect(h.events.published.dropFirst(before).map(\.name) == ["presence.online"])
         #expect(h.events.published.last?.users == [2])
         remote.elsewhere = []
-        h.hub.remotePresenceChanged(1, online: false)
+        h.hub.social.applyRemotePresence(1, online: false)
         #expect(!h.hub.social.appearsOnline(1, to: 2, now: now))
         #expect(h.events.published.dropFirst(before).map(\.name) == ["presence.online", "presence.offline"])
     }
@@ -44,12 +44,12 @@ struct RemotePresenceTests {
         try await h.makeUsers(2)
         try h.restore(friends: [(1, 2)])
         let remote = FakeRemotePresence()
-        h.hub.remotePresence = remote
+        h.hub.sessions.remotePresence = remote
         _ = h.connect(1, as: 1)
         #expect(remote.told == ["+1"])
         #expect(h.events.published.map(\.name) == ["presence.online"])
         remote.elsewhere = [1]  // user 1 also connected on another node
-        h.hub.remotePresenceChanged(1, online: true)
+        h.hub.social.applyRemotePresence(1, online: true)
         #expect(h.events.published.count == 1)  // connected here too: nothing new for friends
         h.hub.sessions.close(1)
         #expect(remote.told == ["+1", "-1"])
@@ -63,9 +63,9 @@ struct RemotePresenceTests {
         try await h.makeUsers(2)
         try h.restore(friends: [(1, 2)], rules: [(owner: 1, viewer: 2, level: .hidden)])
         let remote = FakeRemotePresence()
-        h.hub.remotePresence = remote
+        h.hub.sessions.remotePresence = remote
         remote.elsewhere = [1]
-        h.hub.remotePresenceChanged(1, online: true)
+        h.hub.social.applyRemotePresence(1, online: true)
         #expect(!h.hub.social.appearsOnline(1, to: 2, now: h.clock.now()))
         #expect(h.events.published.isEmpty)
     }
@@ -73,7 +73,7 @@ struct RemotePresenceTests {
     @Test func aSingleNodeHasNoRemotePresence() async throws {
         let h = DomainHarness()
         try await h.makeUsers(1)
-        #expect(h.hub.remotePresence == nil)
+        #expect(h.hub.sessions.remotePresence == nil)
         #expect(!h.hub.sessions.isOnlineAnywhere(1))
         _ = h.connect(1, as: 1)
         #expect(h.hub.sessions.isOnlineAnywhere(1))

@@ -34,7 +34,7 @@ struct RemoteSessionsTests {
         let h = DomainHarness()
         try await h.makeUsers(2)
         let remote = RecordingSessions()
-        h.hub.remoteSessions = remote
+        h.hub.sessions.remoteSessions = remote
         h.connect(1, as: 1)
         h.connect(2, as: 2)
         _ = try await outcome(h) { h.hub.sessions.logout(1, $0) }.get()
@@ -48,7 +48,7 @@ struct RemoteSessionsTests {
         h.connect(1, as: 1)  // token-1
         h.connect(2, as: 1)  // token-2, same user
         h.connect(3, as: 2)
-        h.hub.remoteTokenRevoked(user: 1, fingerprint: TokenFingerprint(token: "token-1"))
+        h.hub.sessions.applyRemoteTokenRevoked(user: 1, fingerprint: TokenFingerprint(token: "token-1"))
         #expect(h.events.ended.map { "\($0.connection) \($0.why)" } == ["1 tokenRevoked"])
         #expect(h.hub.sessions.user(of: 1) == nil && h.hub.sessions.user(of: 2)?.id == 1)
         // A check of that token finishing now (it read the store before the logout committed) cannot bind it.
@@ -64,7 +64,7 @@ struct RemoteSessionsTests {
         h.connect(1, as: 1)
         h.connect(2, as: 1)
         h.connect(3, as: 2)
-        h.hub.remoteSessionsEnded(user: 1, why: .suspended)
+        h.hub.sessions.applyRemoteSessionsEnded(user: 1, why: .suspended)
         #expect(Set(h.events.ended.map { "\($0.connection) \($0.why)" }) == ["1 suspended", "2 suspended"])
         #expect(h.hub.sessions.isOnline(2) && !h.hub.sessions.isOnline(1))
         // An account check that began before the suspension arrived does not start a session.
@@ -99,13 +99,13 @@ struct SessionRecheckTests {
         // What another node committed while this one heard nothing of it.
         _ = try await h.store.deleteToken(hash: Digest.sha256([UInt8](repeating: 2, count: 32)))
         h.store.state.withLock { $0.suspensions[2] = Suspension(reason: "spam", since: 0, until: nil) }
-        let ended = try await outcome(h) { done in h.hub.recheckSessions { done($0) } }.get()
+        let ended = try await outcome(h) { done in h.hub.sessions.recheckTokens { done($0) } }.get()
         #expect(ended == 2)
         #expect(Set(h.events.ended.map { "\($0.connection) \($0.why)" }) == ["2 tokenRevoked", "3 suspended"])
         #expect(h.hub.sessions.user(of: 1)?.id == 1)
         // The store away: the check says so and nothing is ended for it.
         h.store.state.withLock { $0.failReads = true }
-        let away = try await outcome(h) { done in h.hub.recheckSessions { done($0) } }
+        let away = try await outcome(h) { done in h.hub.sessions.recheckTokens { done($0) } }
         #expect((try? away.get()) == nil)
         #expect(h.hub.sessions.user(of: 1)?.id == 1)
     }

@@ -44,13 +44,13 @@ struct RemoteSettingsTests {
     }
 
     static func resync(_ h: DomainHarness) async throws -> Result<Int, DomainError> {
-        try await outcome(h) { done in h.hub.resyncSettings { done(.success($0)) } }.get()
+        try await outcome(h) { done in h.hub.settings.reread { done(.success($0)) } }.get()
     }
 
     @Test func aChangeCommittedHereIsAnnouncedOnce() async throws {
         let (h, admin, _) = try await Self.harness()
         let remote = RecordingRemoteSettings()
-        h.hub.remoteSettings = remote
+        h.hub.administration.remote = remote
         _ = try await outcome(h) { h.hub.administration.changeSettings(admin, [("limit", .integer(30))], $0) }.get()
         #expect(remote.announced == 1)
         // The value in force again: nothing stored, nothing announced.
@@ -66,7 +66,7 @@ struct RemoteSettingsTests {
     @Test func aChangeMadeElsewhereIsPutInForceOnceAndTheOthersAreLeftAlone() async throws {
         let (h, _, heard) = try await Self.harness()
         Self.storedElsewhere(h, ["limit": "20"])
-        h.hub.remoteSettingsChanged()
+        h.hub.settings.reread { _ in }
         try await h.scheduler.run()
         #expect(heard.log == ["limit 10", "flag true", "limit 20"])
         #expect(h.hub.settings.value("limit") == .integer(20))
@@ -96,7 +96,7 @@ struct RemoteSettingsTests {
     @Test func aLocalChangePutWhileTheStoreWasReadWins() async throws {
         let (h, admin, heard) = try await Self.harness()
         Self.storedElsewhere(h, ["limit": "20"])
-        h.hub.remoteSettingsChanged()
+        h.hub.settings.reread { _ in }
         // The read has seen `limit` 20; its answer is held back while an admin here sets 30 and it is put in force.
         let read = try await h.scheduler.hold()
         #expect(read.count == 1)
@@ -114,7 +114,7 @@ struct RemoteSettingsTests {
         let (h, admin, heard) = try await Self.harness()
         Self.storedElsewhere(h, ["limit": "20"])
         var counted: [Result<Int, DomainError>] = []
-        h.hub.resyncSettings { counted.append($0) }
+        h.hub.settings.reread { counted.append($0) }
         let read = try await h.scheduler.hold()  // it saw 20
         var answered: Result<AdminSettingsReading, DomainError>?
         h.hub.administration.changeSettings(admin, [("limit", .integer(30))]) { answered = $0 }
@@ -132,11 +132,11 @@ struct RemoteSettingsTests {
         let (h, _, heard) = try await Self.harness()
         Self.storedElsewhere(h, ["limit": "20"])
         var first: Result<Int, DomainError>?
-        h.hub.resyncSettings { first = $0 }
+        h.hub.settings.reread { first = $0 }
         let read = try await h.scheduler.hold()
         Self.storedElsewhere(h, ["limit": "40"])
         var later: [Result<Int, DomainError>] = []
-        for _ in 0..<3 { h.hub.resyncSettings { later.append($0) } }
+        for _ in 0..<3 { h.hub.settings.reread { later.append($0) } }
         for job in read { job() }
         #expect((try? first?.get()) == 1 && later.isEmpty)
         try await h.scheduler.run()
@@ -152,7 +152,7 @@ struct RemoteSettingsTests {
         h.store.state.withLock { $0.failReads = true }
         let failed = try await Self.resync(h)
         #expect(throws: DomainError.self) { try failed.get() }
-        h.hub.remoteSettingsChanged()
+        h.hub.settings.reread { _ in }
         try await h.scheduler.run()
         #expect(h.hub.settings.value("limit") == .integer(10))
         #expect(heard.log == ["limit 10", "flag true"])

@@ -17,7 +17,7 @@ struct RemoteSocialNewsTests {
         let h = DomainHarness()
         try await h.makeUsers(4)
         try h.restore(friends: [(1, 2)])
-        h.hub.remoteSocial = RecordingSocial()
+        h.hub.social.remote = RecordingSocial()
         h.connect(1, as: 1)
         h.connect(2, as: 2)
         h.connect(3, as: 3)
@@ -49,12 +49,12 @@ struct RemoteSocialNewsTests {
 
     @Test func aRequestFromAnotherNodeReachesItsTargetHereOnce() async throws {
         let h = try await Self.harness()
-        h.hub.remoteRequestChanged(from: 4, to: 3, pending: true, version: Self.version(h, 1))
+        h.hub.social.applyRemoteRequest(from: 4, to: 3, pending: true, version: Self.version(h, 1))
         try await Self.settle(h)
         #expect(Self.news(h) == ["friend.request 4>3 user4"])
         // The same message again, or an older one: applied already, no news.
-        h.hub.remoteRequestChanged(from: 4, to: 3, pending: true, version: Self.version(h, 1))
-        h.hub.remoteRequestChanged(from: 4, to: 3, pending: true, version: Self.version(h, 0))
+        h.hub.social.applyRemoteRequest(from: 4, to: 3, pending: true, version: Self.version(h, 1))
+        h.hub.social.applyRemoteRequest(from: 4, to: 3, pending: true, version: Self.version(h, 0))
         #expect(h.hub.operationsInFlight == 0)
         try await Self.settle(h)
         #expect(Self.news(h) == ["friend.request 4>3 user4"])
@@ -62,7 +62,7 @@ struct RemoteSocialNewsTests {
 
     @Test func aRequestToSomeoneNotConnectedHereReadsNothingAndTellsNobody() async throws {
         let h = try await Self.harness()
-        h.hub.remoteRequestChanged(from: 3, to: 4, pending: true, version: Self.version(h, 1))
+        h.hub.social.applyRemoteRequest(from: 3, to: 4, pending: true, version: Self.version(h, 1))
         #expect(h.hub.social.graph.hasRequest(from: 3, to: 4))
         #expect(h.hub.operationsInFlight == 0)
         #expect(Self.news(h).isEmpty)
@@ -70,9 +70,9 @@ struct RemoteSocialNewsTests {
 
     @Test func aRequestWithdrawnWhileTheStoreWasReadIsNotTold() async throws {
         let h = try await Self.harness()
-        h.hub.remoteRequestChanged(from: 4, to: 3, pending: true, version: Self.version(h, 1))
+        h.hub.social.applyRemoteRequest(from: 4, to: 3, pending: true, version: Self.version(h, 1))
         let held = try await h.scheduler.hold()
-        h.hub.remoteRequestChanged(from: 4, to: 3, pending: false, version: Self.version(h, 2))
+        h.hub.social.applyRemoteRequest(from: 4, to: 3, pending: false, version: Self.version(h, 2))
         for job in held { job() }
         try await Self.settle(h)
         #expect(Self.news(h).isEmpty)
@@ -81,19 +81,19 @@ struct RemoteSocialNewsTests {
     @Test func anAcceptFromAnotherNodeTellsTheRequesterOnly() async throws {
         let h = try await Self.harness()
         // 3 accepted 1's request on another node: 1 hears it by 3; 3, who accepted, hears nothing.
-        h.hub.remoteFriendshipBegan(3, 1, version: Self.version(h, 1))
+        h.hub.social.applyRemoteFriendshipBegan(3, 1, version: Self.version(h, 1))
         try await Self.settle(h)
         #expect(h.hub.social.areFriends(1, 3))
         #expect(Self.news(h) == ["friend.accepted 3>1 user3"])
         // Already friends here (a newer message for the same friendship): not news.
-        h.hub.remoteFriendshipBegan(3, 1, version: Self.version(h, 2))
+        h.hub.social.applyRemoteFriendshipBegan(3, 1, version: Self.version(h, 2))
         try await Self.settle(h)
         #expect(Self.news(h).count == 1)
     }
 
     @Test func crossedRequestsFromAnotherNodeTellBothSides() async throws {
         let h = try await Self.harness()
-        h.hub.remoteFriendshipBegan(2, 3, version: Self.version(h, 1), crossed: true)
+        h.hub.social.applyRemoteFriendshipBegan(2, 3, version: Self.version(h, 1), crossed: true)
         try await Self.settle(h)
         #expect(Set(Self.news(h)) == ["friend.accepted 2>3 user2", "friend.accepted 3>2 user3"])
     }
@@ -101,20 +101,20 @@ struct RemoteSocialNewsTests {
     @Test func aRemovalFromAnotherNodeTellsTheOtherOnce() async throws {
         let h = try await Self.harness()
         let version = Self.version(h, 1)
-        h.hub.remoteFriendshipEnded(2, 1, versionAB: version, versionBA: version + 1)
+        h.hub.social.applyRemoteFriendshipEnded(2, 1, versionAB: version, versionBA: version + 1)
         try await Self.settle(h)
         #expect(!h.hub.social.areFriends(1, 2))
         #expect(Self.news(h) == ["friend.removed 2>1 user2"])
-        h.hub.remoteFriendshipEnded(2, 1, versionAB: version + 2, versionBA: version + 3)
+        h.hub.social.applyRemoteFriendshipEnded(2, 1, versionAB: version + 2, versionBA: version + 3)
         try await Self.settle(h)
         #expect(Self.news(h).count == 1)
     }
 
     @Test func aFriendshipBrokenAgainWhileTheStoreWasReadIsNotToldAsAccepted() async throws {
         let h = try await Self.harness()
-        h.hub.remoteFriendshipBegan(3, 1, version: Self.version(h, 1))
+        h.hub.social.applyRemoteFriendshipBegan(3, 1, version: Self.version(h, 1))
         let held = try await h.scheduler.hold()
-        h.hub.remoteFriendshipEnded(3, 1, versionAB: Self.version(h, 2), versionBA: Self.version(h, 3))
+        h.hub.social.applyRemoteFriendshipEnded(3, 1, versionAB: Self.version(h, 2), versionBA: Self.version(h, 3))
         for job in held { job() }
         try await Self.settle(h)
         #expect(Self.news(h) == ["friend.removed 3>1 user3"])
@@ -128,7 +128,7 @@ struct RemoteSocialNewsTests {
             s.friendships.insert([1, 3])
         }
         try await h.store.addFriendRequest(from: 4, to: 3, at: h.clock.now())
-        let counts = try await outcome(h) { h.hub.resyncSocial($0) }.get()
+        let counts = try await outcome(h) { h.hub.social.resync($0) }.get()
         try await Self.settle(h)
         #expect(counts.friendshipsBegun == 1 && counts.friendshipsEnded == 1 && counts.requests == 1)
         #expect(h.hub.social.areFriends(1, 3) && !h.hub.social.areFriends(1, 2))

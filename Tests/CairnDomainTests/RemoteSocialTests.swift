@@ -51,7 +51,7 @@ struct RemoteSocialTests {
         try await h.makeUsers(3)
         try h.restore(friends: [(1, 2)])
         let social = RecordingSocial()
-        h.hub.remoteSocial = social
+        h.hub.social.remote = social
         let owner = h.connect(1, as: 1)
         h.connect(2, as: 2, watching: true)
         _ = try h.hub.liveMap.report(owner, PositionReport(lat: 10, lon: 10))
@@ -62,25 +62,26 @@ struct RemoteSocialTests {
     @Test func aRemoteHideSaysHiddenHereAndStopsTheFanOut() async throws {
         let (h, _, owner) = try await Self.harness()
         let version = h.clock.now() * 1000 + 50
-        h.hub.remoteRuleChanged(owner: 1, viewer: 2, level: .hidden, until: nil, version: version)
+        h.hub.social.applyRemoteRule(owner: 1, viewer: 2, level: .hidden, until: nil, version: version)
         #expect(h.hub.social.level(owner: 1, viewer: 2, now: h.clock.now()) == .hidden)
         #expect(h.events.hidden.map { "\($0.owner)>\($0.viewer)" } == ["1>2"])
         #expect(h.events.published.contains { $0.name == "presence.offline" && $0.users == [2] })
         _ = try h.hub.liveMap.report(owner, PositionReport(lat: 10.5, lon: 10))
         #expect(h.events.moved.isEmpty)
         // An older message (or the same one again) changes nothing.
-        h.hub.remoteRuleChanged(owner: 1, viewer: 2, level: nil, until: nil, version: version - 1)
-        h.hub.remoteRuleChanged(owner: 1, viewer: 2, level: nil, until: nil, version: version)
+        h.hub.social.applyRemoteRule(owner: 1, viewer: 2, level: nil, until: nil, version: version - 1)
+        h.hub.social.applyRemoteRule(owner: 1, viewer: 2, level: nil, until: nil, version: version)
         #expect(h.hub.social.level(owner: 1, viewer: 2, now: h.clock.now()) == .hidden)
         // A newer one reveals, as a local reveal would.
-        h.hub.remoteRuleChanged(owner: 1, viewer: 2, level: nil, until: nil, version: version + 1)
+        h.hub.social.applyRemoteRule(owner: 1, viewer: 2, level: nil, until: nil, version: version + 1)
         #expect(h.hub.social.level(owner: 1, viewer: 2, now: h.clock.now()) == .precise)
         #expect(h.events.shown.last.map { $0.viewer == 2 && $0.position.owner == 1 } == true)
     }
 
     @Test func aRemotePauseHidesFromEveryFriend() async throws {
         let (h, _, _) = try await Self.harness()
-        h.hub.remoteRuleChanged(owner: 1, viewer: nil, level: .hidden, until: nil, version: h.clock.now() * 1000 + 1)
+        h.hub.social.applyRemoteRule(
+            owner: 1, viewer: nil, level: .hidden, until: nil, version: h.clock.now() * 1000 + 1)
         #expect(h.hub.social.isPaused(1, now: h.clock.now()))
         #expect(h.events.hidden.map(\.viewer) == [2])
     }
@@ -88,15 +89,15 @@ struct RemoteSocialTests {
     @Test func aRemoteUnfriendWithdrawsAndALateBeginningDoesNotUndoIt() async throws {
         let (h, _, owner) = try await Self.harness()
         let version = h.clock.now() * 1000 + 10
-        h.hub.remoteFriendshipBegan(1, 2, version: version - 5)  // already friends: nothing
-        h.hub.remoteFriendshipEnded(1, 2, versionAB: version, versionBA: version + 1)
+        h.hub.social.applyRemoteFriendshipBegan(1, 2, version: version - 5)  // already friends: nothing
+        h.hub.social.applyRemoteFriendshipEnded(1, 2, versionAB: version, versionBA: version + 1)
         #expect(!h.hub.social.areFriends(1, 2))
         #expect(h.events.withdrawn.map { "\($0.owner)>\($0.viewer)" } == ["1>2"])
         _ = try h.hub.liveMap.report(owner, PositionReport(lat: 11, lon: 10))
         #expect(h.events.moved.isEmpty)
-        h.hub.remoteFriendshipBegan(1, 2, version: version)  // older than the end: ignored
+        h.hub.social.applyRemoteFriendshipBegan(1, 2, version: version)  // older than the end: ignored
         #expect(!h.hub.social.areFriends(1, 2))
-        h.hub.remoteFriendshipBegan(1, 2, version: version + 2)  // newer: friends again, and shown at once
+        h.hub.social.applyRemoteFriendshipBegan(1, 2, version: version + 2)  // newer: friends again, and shown at once
         #expect(h.hub.social.areFriends(1, 2))
         #expect(h.events.shown.last.map { $0.viewer == 2 && $0.position.fix.lat == 11 } == true)
     }
@@ -104,17 +105,18 @@ struct RemoteSocialTests {
     @Test func aRemoteFriendshipIsLiveAndFollowedHere() async throws {
         let (h, _, owner) = try await Self.harness()
         let fanOut = RecordingRemote()
-        h.hub.remoteFanOut = fanOut
+        h.hub.liveMap.remote = fanOut
         h.connect(3, as: 3, watching: true)
         try await h.store.addFriendRequest(from: 1, to: 3, at: h.clock.now())  // the shared store has it
-        h.hub.remoteRequestChanged(from: 1, to: 3, pending: true, version: h.clock.now() * 1000 + 1)
+        h.hub.social.applyRemoteRequest(from: 1, to: 3, pending: true, version: h.clock.now() * 1000 + 1)
         // The request made elsewhere can be accepted here.
         let three = Caller(connection: 3, user: h.users[3]!)
         _ = try await outcome(h) { h.hub.social.accept(three, target: 1, $0) }.get()
         #expect(h.hub.social.areFriends(1, 3))
-        h.hub.remoteFriendshipEnded(1, 3, versionAB: h.clock.now() * 1000 + 900, versionBA: h.clock.now() * 1000 + 901)
+        h.hub.social.applyRemoteFriendshipEnded(
+            1, 3, versionAB: h.clock.now() * 1000 + 900, versionBA: h.clock.now() * 1000 + 901)
         #expect(!fanOut.following.contains("1>3"))
-        h.hub.remoteFriendshipBegan(1, 3, version: h.clock.now() * 1000 + 902)
+        h.hub.social.applyRemoteFriendshipBegan(1, 3, version: h.clock.now() * 1000 + 902)
         #expect(fanOut.following.contains("1>3") && fanOut.following.contains("3>1"))
         h.events.clear()
         _ = try h.hub.liveMap.report(owner, PositionReport(lat: 12, lon: 10))
@@ -191,7 +193,7 @@ extension RemoteSocialTests {
         h.hub.social.request(three, target: 1) { answer = $0 }
         let held = try await h.scheduler.hold()
         try await h.store.addFriendRequest(from: 1, to: 3, at: h.clock.now())  // the shared store has both
-        h.hub.remoteRequestChanged(from: 1, to: 3, pending: true, version: h.clock.now() * 1000 + 1)
+        h.hub.social.applyRemoteRequest(from: 1, to: 3, pending: true, version: h.clock.now() * 1000 + 1)
         for job in held { job() }
         while h.hub.operationsInFlight > 0 { try await h.scheduler.run() }
         #expect((try? answer?.get())?.status == .pending)

@@ -15,7 +15,7 @@ import Testing
 @Suite(.timeLimit(.minutes(5)))
 struct SocialResyncTests {
     private func resync(_ h: DomainHarness) async throws -> ResyncCounts {
-        try await outcome(h) { done in h.hub.resyncSocial { done($0) } }.get()
+        try await outcome(h) { done in h.hub.social.resync { done($0) } }.get()
     }
 
     @Test func aFriendshipEndedElsewhereIsEndedHereAndItsLateBeginningIgnored() async throws {
@@ -30,7 +30,7 @@ struct SocialResyncTests {
         _ = try h.hub.liveMap.report(owner, PositionReport(lat: 11, lon: 10))
         #expect(h.events.moved.isEmpty)
         // A message older than the end, arriving late, does not bring the friendship back.
-        h.hub.remoteFriendshipBegan(1, 2, version: version - 1)
+        h.hub.social.applyRemoteFriendshipBegan(1, 2, version: version - 1)
         #expect(!h.hub.social.areFriends(1, 2))
         // A second resync finds nothing to do.
         #expect(try await resync(h).total == 0)
@@ -47,7 +47,7 @@ struct SocialResyncTests {
         #expect(try await resync(h).total == 0)
         let owner = h.connect(1, as: 1)
         h.connect(2, as: 2, watching: true)
-        h.hub.remoteFriendshipBegan(1, 2, version: began)
+        h.hub.social.applyRemoteFriendshipBegan(1, 2, version: began)
         #expect(!h.hub.social.areFriends(1, 2))
         _ = try h.hub.liveMap.report(owner, PositionReport(lat: 10, lon: 10))
         #expect(!h.events.moved.contains { $0.viewer == 2 }, "the ex-friend is sent the position")
@@ -63,7 +63,7 @@ struct SocialResyncTests {
         _ = try h.hub.liveMap.report(owner, PositionReport(lat: 10.5, lon: 10))
         #expect(h.events.moved.isEmpty)
         // Memory heard of a newer reveal (its commit is not in this store yet): the older stored hide stays unused.
-        h.hub.remoteRuleChanged(owner: 1, viewer: 2, level: nil, until: nil, version: version + 5)
+        h.hub.social.applyRemoteRule(owner: 1, viewer: 2, level: nil, until: nil, version: version + 5)
         #expect(try await resync(h).rules == 0)
         #expect(h.hub.social.level(owner: 1, viewer: 2, now: h.clock.now()) == .precise)
     }
@@ -71,7 +71,7 @@ struct SocialResyncTests {
     @Test func aFriendshipAndARequestMadeElsewhereAppearWithTheirRules() async throws {
         let (h, _, _) = try await RemoteSocialTests.harness()
         let fanOut = RecordingRemote()
-        h.hub.remoteFanOut = fanOut
+        h.hub.liveMap.remote = fanOut
         h.connect(3, as: 3, watching: true)
         let version = h.clock.now() * 1000 + 70
         h.store.state.withLock { s in
@@ -98,9 +98,9 @@ struct SocialResyncTests {
         let (h, _, _) = try await RemoteSocialTests.harness()
         // The store still has 1 and 2 as friends; the end arrives as a message while the read is under way.
         var counts: Result<ResyncCounts, DomainError>?
-        h.hub.resyncSocial { counts = $0 }
+        h.hub.social.resync { counts = $0 }
         let version = h.clock.now() * 1000 + 10
-        h.hub.remoteFriendshipEnded(1, 2, versionAB: version, versionBA: version + 1)
+        h.hub.social.applyRemoteFriendshipEnded(1, 2, versionAB: version, versionBA: version + 1)
         while counts == nil { try await h.scheduler.run() }
         #expect((try counts?.get())?.friendshipsBegun == 0)
         #expect(!h.hub.social.areFriends(1, 2))
@@ -118,9 +118,9 @@ struct SocialResyncTests {
     @Test func aFriendshipBegunWhileTheReadWasUnderWayIsNotUndoneByTheOlderSnapshot() async throws {
         let (h, _, _) = try await RemoteSocialTests.harness()
         var counts: Result<ResyncCounts, DomainError>?
-        h.hub.resyncSocial { counts = $0 }
+        h.hub.social.resync { counts = $0 }
         // Committed elsewhere after the read's snapshot (this store never has it): the message arrives meanwhile.
-        h.hub.remoteFriendshipBegan(1, 3, version: h.clock.now() * 1000 + 5)
+        h.hub.social.applyRemoteFriendshipBegan(1, 3, version: h.clock.now() * 1000 + 5)
         while counts == nil { try await h.scheduler.run() }
         #expect((try counts?.get())?.friendshipsEnded == 0)
         #expect(h.hub.social.areFriends(1, 3))
@@ -135,7 +135,7 @@ struct SocialResyncTests {
         #expect((try? failed.get()) == nil)
         #expect(h.hub.social.level(owner: 1, viewer: 2, now: h.clock.now()) == .precise)
         // Another node's hide, committed with a version below the one the failed write took: it applies.
-        h.hub.remoteRuleChanged(owner: 1, viewer: 2, level: .hidden, until: nil, version: h.clock.now() * 1000 - 1)
+        h.hub.social.applyRemoteRule(owner: 1, viewer: 2, level: .hidden, until: nil, version: h.clock.now() * 1000 - 1)
         #expect(h.hub.social.level(owner: 1, viewer: 2, now: h.clock.now()) == .hidden)
     }
 
@@ -146,7 +146,7 @@ struct SocialResyncTests {
         h.hub.social.setLevel(owner, viewer: 2, level: .approximate, forSeconds: nil) { answer = $0 }
         // While that write is on its way, a hide committed elsewhere with an older version arrives: ignored for
         // now (the change asked here is newer) but remembered as committed.
-        h.hub.remoteRuleChanged(owner: 1, viewer: 2, level: .hidden, until: nil, version: h.clock.now() * 1000 - 1)
+        h.hub.social.applyRemoteRule(owner: 1, viewer: 2, level: .hidden, until: nil, version: h.clock.now() * 1000 - 1)
         #expect(h.hub.social.level(owner: 1, viewer: 2, now: h.clock.now()) == .approximate)
         while answer == nil { try await h.scheduler.run() }
         #expect((try? answer?.get()) == nil)
@@ -157,7 +157,7 @@ struct SocialResyncTests {
         let (h, _, _) = try await RemoteSocialTests.harness()
         try await h.store.deleteFriendship(1, 2, versionAB: 1, versionBA: 1)
         h.store.state.withLock { $0.failReads = true }
-        let result = try await outcome(h) { done in h.hub.resyncSocial { done($0) } }
+        let result = try await outcome(h) { done in h.hub.social.resync { done($0) } }
         guard case .failure(let error) = result else {
             Issue.record("a failed read was answered \(result)")
             return
@@ -179,7 +179,7 @@ struct SocialResyncTests {
         #expect(h.hub.social.level(owner: 1, viewer: 2, now: h.clock.now()) == .precise)
         // Another node, whose clock is 20 s behind, committed a hide after the end time: its version is below
         // this node's clock but above the expired rule's. It must apply.
-        h.hub.remoteRuleChanged(owner: 1, viewer: 2, level: .hidden, until: nil, version: (start + 41_000) * 1000)
+        h.hub.social.applyRemoteRule(owner: 1, viewer: 2, level: .hidden, until: nil, version: (start + 41_000) * 1000)
         #expect(h.hub.social.level(owner: 1, viewer: 2, now: h.clock.now()) == .hidden)
     }
 }

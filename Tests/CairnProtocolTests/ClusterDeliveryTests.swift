@@ -116,8 +116,8 @@ struct ClusterDeliveryTests {
         _ = try await h.request(2, #"{"id":5,"op":"friends.watch"}"#, id: 5)
         _ = try await h.request(4, #"{"id":5,"op":"friends.watch"}"#, id: 5)
         let version = h.clock.now() * 1000 + 10
-        h.hub.remoteRuleChanged(owner: 1, viewer: 2, level: .hidden, until: nil, version: version)
-        h.hub.remoteRuleChanged(owner: 1, viewer: 4, level: .approximate, until: nil, version: version)
+        h.hub.social.applyRemoteRule(owner: 1, viewer: 2, level: .hidden, until: nil, version: version)
+        h.hub.social.applyRemoteRule(owner: 1, viewer: 4, level: .approximate, until: nil, version: version)
         _ = h.outbound.takeLatest(2)
         _ = h.outbound.takeLatest(4)
         cluster.received(.shown, owner: 1, sections: [(0, [2, 4], Self.pos(1, lat: 5))])
@@ -167,7 +167,7 @@ struct ClusterDeliveryTests {
     @Test func aMoveIsPublishedOncePerLevelForTheViewersElsewhere() async throws {
         let h = HubHarness()
         let presence = SetRemotePresence()
-        h.hub.remotePresence = presence
+        h.hub.sessions.remotePresence = presence
         let cluster = h.router.attachClusterDelivery()
         var sent: [(kind: ClusterDelivery.Kind, owner: Int64, sections: [ClusterDelivery.Section])] = []
         cluster.send = { sent.append(($0, $1, $2)) }

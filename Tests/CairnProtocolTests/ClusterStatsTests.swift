@@ -33,7 +33,7 @@ struct ClusterStatsTests {
     @Test func aNodeAmongSeveralShowsItsLink() async throws {
         let h = HubHarness()
         var reading = ClusterReading(redisUp: true, reconnects: 0)
-        h.hub.clusterReading = { reading }
+        h.hub.statsChannel.clusterReading = { reading }
         let id = try await h.user(1, "ops")
         h.store.state.withLock { _ = $0.ops.insert(id) }
         _ = try await h.request(1, #"{"id":7,"op":"stats.watch"}"#, id: 7, completions: 1)

@@ -375,18 +375,18 @@ struct HubRelicsAcrossNodesTests {
         h.stand(2, lat: 48.85, lon: 2.35)
         _ = h.outbound.take(2)
         let id = try await Self.storedElsewhere(h, creator: alice)
-        h.hub.remoteRelicCreated(id)
+        h.hub.relics.applyRemoteCreated(id)
         try await h.scheduler.run()
         #expect(h.hub.liveRelics == 1)
         let appear = try #require(h.outbound.take(2).first { $0["ev"] as? String == "relic.appear" })
         #expect((appear["relic"] as? [String: Any])?["id"] as? Int == Int(id))
-        h.hub.remoteRelicCreated(id)  // twice: nothing more
+        h.hub.relics.applyRemoteCreated(id)  // twice: nothing more
         #expect(h.hub.liveRelics == 1 && h.scheduler.pending == 0)
-        h.hub.remoteRelicDeleted(id)
+        h.hub.relics.applyRemoteDeleted(id)
         #expect(h.hub.liveRelics == 0)
         #expect(h.outbound.take(2).contains { $0["ev"] as? String == "relic.vanish" })
         // A create heard after the deletion (or whose read finishes after it) brings nothing back.
-        h.hub.remoteRelicCreated(id)
+        h.hub.relics.applyRemoteCreated(id)
         #expect(h.hub.liveRelics == 0)
     }
 
@@ -399,16 +399,16 @@ struct HubRelicsAcrossNodesTests {
         let id = try await Self.storedElsewhere(h, creator: alice)
         // A resync and the create's message both bring it: bob hears it appear once.
         var result: Result<(added: Int, removed: Int), DomainError>?
-        h.hub.resyncRelics { result = $0 }
+        h.hub.relics.resync { result = $0 }
         while result == nil { try await h.scheduler.run() }
-        h.hub.remoteRelicCreated(id)
+        h.hub.relics.applyRemoteCreated(id)
         #expect(h.scheduler.pending == 0 && h.hub.liveRelics == 1)
         #expect(h.outbound.take(2).filter { $0["ev"] as? String == "relic.appear" }.count == 1)
         // Alice deletes it here; a create of it heard late (its read began before the delete) shows nothing.
         h.stand(1, lat: 48.85, lon: 2.35)
         _ = try await h.request(1, #"{"id":4,"op":"relic.delete","relic":\#(id)}"#, id: 4, completions: 1)
         #expect(h.hub.liveRelics == 0)
-        h.hub.remoteRelicCreated(id)
+        h.hub.relics.applyRemoteCreated(id)
         #expect(h.hub.liveRelics == 0 && h.scheduler.pending == 0)
     }
 
@@ -416,7 +416,7 @@ struct HubRelicsAcrossNodesTests {
         let h = HubHarness()
         let alice = try await h.user(1, "alice")
         let remote = RecordingRelics()
-        h.hub.remoteRelics = remote
+        h.hub.relics.remote = remote
         h.stand(1, lat: 48.85, lon: 2.35)
         let made = try await h.request(
             1, #"{"id":3,"op":"relic.create","text":"here","radius":50}"#, id: 3, completions: 1)
@@ -426,7 +426,7 @@ struct HubRelicsAcrossNodesTests {
         let missed = try await Self.storedElsewhere(h, creator: alice, lat: 48.86)
         _ = try await h.content.deleteRelic(id: Int64(local))
         var result: Result<(added: Int, removed: Int), DomainError>?
-        h.hub.resyncRelics { result = $0 }
+        h.hub.relics.resync { result = $0 }
         while result == nil { try await h.scheduler.run() }
         let changed = try #require(try? result?.get())
         #expect(changed.added == 1 && changed.removed == 1)

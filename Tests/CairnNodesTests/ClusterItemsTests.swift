@@ -1,4 +1,4 @@
-// Item moves across nodes in the protocol layer, with the Redis glue replaced by the test: a move is one message,
+// Item moves across nodes, with the Redis glue replaced by the test: a move is one message,
 // one section listing the viewers, the fix encoded once in its binary layout (every field, each optional one only
 // when present, back as it was); bytes that are not exactly one fix (a length off by one, unknown flag bits, a
 // coordinate out of range, a non-finite field) are refused; the node listens to an item from its first follower to
@@ -8,7 +8,8 @@ import CairnLoop
 import Testing
 
 @testable import CairnCore
-@testable import CairnProtocol
+@testable import CairnNodes
+@testable import CairnTrackers
 
 @MainActor
 @Suite(.timeLimit(.minutes(5)))
@@ -42,7 +43,7 @@ struct ClusterItemsTests {
     }
 
     @Test func aMoveIsOneMessageAndTheItemIsListenedToWhileFollowed() {
-        let h = HubHarness()
+        let h = NodeHarness()
         let items = ClusterItems(hub: h.hub)
         var sent: [(ClusterItems.Kind, Int64, [ClusterItems.Section])] = []
         var listening: [String] = []
@@ -71,9 +72,9 @@ struct ClusterItemsTests {
     }
 
     @Test func aMoveHeardForAnItemNotFollowedIsIgnored() {
-        let h = HubHarness()
+        let h = NodeHarness()
         let items = ClusterItems(hub: h.hub)
-        h.hub.remoteItems = items
+        h.hub.trackers.remote = items
         let payload = ClusterItems.encode(Self.full, tracker: 3)
         items.received(.moved, item: 9, sections: [(0, [2], payload)])
         #expect(h.hub.trackers.position(of: 9) == nil)

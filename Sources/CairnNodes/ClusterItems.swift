@@ -1,10 +1,10 @@
 // The cross-node side of item positions (the domain's `RemoteItems`), next to `ClusterDelivery` for users'. The
 // moving node has already decided who may hear a move (its audience members online elsewhere); each move becomes one
 // message whatever the number of viewers: the fix, encoded once in a compact binary form, with the listed viewers.
-// The viewers' node hands what it hears to the hub (`Hub.remoteItemMoved`), which updates its memory of the item and
-// pushes `item.pos`, encoded there once for all its watchers, to the listed viewers who watch items there and may
-// still see the item — so no bytes from another node ever go to a socket as they are. Only items this node follows
-// (a watching connection here may view them) are listened to. The glue (CairnApp) turns the calls into
+// The viewers' node hands what it hears to the trackers (`Trackers.remoteMoved`), which update their memory of the
+// item and push `item.pos`, encoded there once for all its watchers, to the listed viewers who watch items there and
+// may still see the item — so no bytes from another node ever go to a socket as they are. Only items this node follows
+// (a watching connection here may view them) are listened to. The node (`ClusterNode`) turns the calls into
 // `FanOutMessage`s on the items' channels and back; this file knows no Redis.
 //
 // The fix's layout (integers and doubles little-endian): i64 tracker | i64 ts | f64 lat | f64 lon | u8 flags
@@ -16,40 +16,40 @@ import CairnLoop
 import CairnTrackers
 
 /// Item moves to and from other nodes. Loop thread only.
-public final class ClusterItems: RemoteItems {
+final class ClusterItems: RemoteItems {
     /// What a cross-node item message says (`FanOutMessage.kind`; apart from `ClusterDelivery.Kind`'s values).
-    public enum Kind: UInt8, Sendable {
+    enum Kind: UInt8, Sendable {
         /// An item moved: one section, tag 0, the listed viewers and the fix.
         case moved = 4
     }
 
     /// One section of a message: its tag, who may have it, the bytes.
-    public typealias Section = (tag: UInt8, viewers: [Int64], payload: [UInt8])
+    typealias Section = (tag: UInt8, viewers: [Int64], payload: [UInt8])
 
     private unowned let hub: Hub
     /// Watching connections here following each item.
     private var followers: [Int64: Int] = [:]
 
     /// Sends a message about `item` to the other nodes (set by the glue).
-    public var send: ((_ kind: Kind, _ item: Int64, _ sections: [Section]) -> Void)?
+    var send: ((_ kind: Kind, _ item: Int64, _ sections: [Section]) -> Void)?
     /// This node starts (true) or stops (false) listening to `item`: its first follower came, its last went.
-    public var listen: ((_ item: Int64, _ on: Bool) -> Void)?
+    var listen: ((_ item: Int64, _ on: Bool) -> Void)?
 
-    /// Item moves for `hub`'s watchers; the glue sets `send` and `listen`, then `hub.remoteItems`.
-    public init(hub: Hub) { self.hub = hub }
+    /// Item moves for `hub`'s watchers; the glue sets `send` and `listen`, then the trackers' `remote`.
+    init(hub: Hub) { self.hub = hub }
 
     /// Items this node listens to.
-    public var followedCount: Int { followers.count }
+    var followedCount: Int { followers.count }
 
     // MARK: RemoteItems
 
-    public func follow(_ item: Int64) {
+    func follow(_ item: Int64) {
         let count = (followers[item] ?? 0) + 1
         followers[item] = count
         if count == 1 { listen?(item, true) }
     }
 
-    public func unfollow(_ item: Int64) {
+    func unfollow(_ item: Int64) {
         guard let count = followers[item] else { return }
         if count > 1 {
             followers[item] = count - 1
@@ -59,17 +59,17 @@ public final class ClusterItems: RemoteItems {
         listen?(item, false)
     }
 
-    public func itemMoved(_ position: ItemPosition, tracker: Int64, to viewers: [Int64]) {
+    func itemMoved(_ position: ItemPosition, tracker: Int64, to viewers: [Int64]) {
         guard let send, !viewers.isEmpty else { return }
         send(.moved, position.item, [(0, viewers, Self.encode(position.fix, tracker: tracker))])
     }
 
     /// A message from another node about `item` (decoded by the glue); ignored unless this node follows the item.
-    public func received(_ kind: Kind, item: Int64, sections: [Section]) {
+    func received(_ kind: Kind, item: Int64, sections: [Section]) {
         guard followers[item] != nil, sections.count == 1, sections[0].tag == 0,
             let (tracker, fix) = Self.decode(sections[0].payload)
         else { return }
-        hub.remoteItemMoved(ItemPosition(item: item, fix: fix), tracker: tracker, viewers: sections[0].viewers)
+        hub.trackers.remoteMoved(ItemPosition(item: item, fix: fix), tracker: tracker, viewers: sections[0].viewers)
     }
 
     // MARK: The fix's bytes

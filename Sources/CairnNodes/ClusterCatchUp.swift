@@ -1,16 +1,21 @@
 // Keeping a node's memory current with the shared store while it may have missed control messages, and failing closed
 // when it cannot. Pub/sub does not replay: from start until its first subscription is confirmed, and from a lost link
-// until the next one, the node reads friendships, requests and rules (`Hub.resyncSocial`), the live relics
-// (`Hub.resyncRelics`), admins' settings (`Hub.resyncSettings`) and alerted items (`Hub.resyncItemAlerts`) from the
+// until the next one, the node reads friendships, requests and rules (`Social.resync`), the live relics
+// (`Relics.resync`), admins' settings (`AdminSettings.reread`) and alerted items (`Trackers.resyncAlerts`) from the
 // store every second (or every half `fenceMs`, if that is shorter), and once more after each confirmed subscription;
 // then it is caught up (every later change arrives as a message). While it is not, it delivers positions only while
-// its last good read began less than `fenceMs` ago (`Hub.positionsFencedAfter`): a hide committed elsewhere is
+// its last good read began less than `fenceMs` ago (`LiveMap.fencedAfter`): a hide committed elsewhere is
 // answered no sooner than `fenceMs` (the ack deadline) after its commit, so a node still delivering has read the store
 // after that commit. A node cut off from both Redis and the store stops delivering positions rather than serve rules
 // it cannot check. Caught up, it still reads every `sweepSeconds`: a backstop for any change whose message never went
 // out (a node that crashed between its commit and its publish).
+import CairnAdmin
 import CairnCluster
 import CairnHub
+import CairnLiveMap
+import CairnRelics
+import CairnSocial
+import CairnTrackers
 import Logging
 
 /// The catch-up reads and the position fence of one node on a shared store.
@@ -36,7 +41,7 @@ final class ClusterCatchUp {
         self.fenceMs = fenceMs
         interval = min(1, Double(fenceMs) / 2000)
         lastGoodRead = hub.clock.now()
-        hub.positionsFencedAfter = lastGoodRead + fenceMs
+        fence(after: lastGoodRead + fenceMs)
         let timer = LoopTimer(loop: loop) { [unowned self] in self.read(self.caughtUp ? "sweep" : "catching up") }
         timer.start(after: interval, repeat: interval)
         self.timer = timer
@@ -53,7 +58,7 @@ final class ClusterCatchUp {
     func linkLost() {
         caughtUp = false
         subscribedAt = .max
-        hub.positionsFencedAfter = lastGoodRead + fenceMs
+        fence(after: lastGoodRead + fenceMs)
         timer?.start(after: 0, repeat: interval)
     }
 
@@ -61,12 +66,18 @@ final class ClusterCatchUp {
     func stop() {
         timer?.stop()
         timer = nil
-        hub.positionsFencedAfter = .max
+        fence(after: .max)
+    }
+
+    /// After `time` the node delivers and shows no position at all (.max: no fence).
+    private func fence(after time: Int64) {
+        hub.confinement.assertOnLoop()
+        hub.liveMap.fencedAfter = time
     }
 
     private func read(_ why: String) {
         let started = hub.clock.now()
-        hub.resyncRelics { [logger] result in
+        hub.relics.resync { [logger] result in
             switch result {
             case .success(let changed) where changed.added + changed.removed > 0:
                 logger.info("cluster: resync (\(why)) added \(changed.added) relics, removed \(changed.removed)")
@@ -74,7 +85,7 @@ final class ClusterCatchUp {
             case .failure(let error): logger.warning("cluster: relic resync (\(why)) failed: \(error.message)")
             }
         }
-        hub.resyncSettings { [logger] result in
+        hub.settings.reread { [logger] result in
             switch result {
             case .success(let changed) where changed > 0:
                 logger.info("cluster: resync (\(why)) put \(changed) changed settings in force")
@@ -82,7 +93,7 @@ final class ClusterCatchUp {
             case .failure(let error): logger.warning("cluster: settings resync (\(why)) failed: \(error.message)")
             }
         }
-        hub.resyncItemAlerts { [logger] result in
+        hub.trackers.resyncAlerts { [logger] result in
             switch result {
             case .success(let changed) where changed > 0:
                 logger.info("cluster: resync (\(why)) changed the alert state of \(changed) items")
@@ -90,7 +101,7 @@ final class ClusterCatchUp {
             case .failure(let error): logger.warning("cluster: item alert resync (\(why)) failed: \(error.message)")
             }
         }
-        hub.resyncSocial { [weak self] result in
+        hub.social.resync { [weak self] result in
             guard let self else { return }
             switch result {
             case .success(let counts):
@@ -102,9 +113,9 @@ final class ClusterCatchUp {
                 if started >= subscribedAt {
                     if !caughtUp { timer?.start(after: Self.sweepSeconds, repeat: Self.sweepSeconds) }
                     caughtUp = true
-                    hub.positionsFencedAfter = .max
+                    fence(after: .max)
                 } else if !caughtUp {
-                    hub.positionsFencedAfter = lastGoodRead + fenceMs
+                    fence(after: lastGoodRead + fenceMs)
                 }
                 if counts.total > 0 {
                     logger.info("cluster: resync (\(why)) applied \(counts.total) changes: \(counts)")

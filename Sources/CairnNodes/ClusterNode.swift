@@ -1,16 +1,17 @@
-// The composition of a node that shares state with other nodes: built on the transport's service thread once its
-// libev loop exists (Redis's connections and timers run on that same loop, so every reply and message arrives on
-// the thread that owns the hub), wired into the hub through the domain's seams (`RemotePresence`, the cluster
-// reading), and stopped on that thread before the loop is destroyed. A single node never builds one.
+// A node that shares state with other nodes: built on the transport's service thread once its libev loop exists
+// (Redis's connections and timers run on that same loop, so every reply and message arrives on the thread that owns
+// the hub), plugged into the features' `Remote*` ports and the stats channel's cluster reading, and stopped on that
+// thread before the loop is destroyed. A single node never builds one.
 //
 // Positions cross nodes here: the protocol layer's `ClusterDelivery` (privacy applied, each level encoded once)
 // speaks in kinds, owners and sections; this glue turns them into `FanOutMessage`s on the owners' channels
 // (`SubjectChannels`: one subscription per owner this node's viewers follow) and back.
 //
-// Friendships, requests and sharing rules committed here go to every other node on the control channel
-// (`ControlChannel`, `ControlMessage`s) through the domain's `RemoteSocial` port (`SocialControl` below); what other
-// nodes publish there is applied to the hub through the same domain paths as a local change, and acknowledged when
-// its sender waits (a hide or an unfriend: answered once every node where the owner is connected applied it).
+// Changes every node keeps in memory (friendships, rules, logouts, relics, settings, buckets...) committed here go to
+// every other node on the control channel (`ControlChannel`) through the features' `Remote*` ports (the `*Control`
+// files); what other nodes publish there is read by its kind (`ControlKind`, one lookup), applied to the features
+// through the same paths as a local change, and acknowledged when its sender waits (a hide or an unfriend: answered
+// once every node where the owner is connected applied it).
 //
 // Every message the link publishes is sealed with HMAC-SHA-256 under the cluster's key (`MessageSeal`), and every
 // message heard is opened before anything parses it: one that does not verify is dropped, counted with the cluster's
@@ -19,18 +20,48 @@
 // The node's name is claimed at every presence refresh (`NodeNameClaim`): another running process found using it
 // is logged and counted at every refresh that finds it, and the process that started later stops (`nameTaken`)
 // without touching the presence entries it shares with the other one.
+import CairnAdmin
+import CairnBuckets
 import CairnCluster
 import CairnCore
 import CairnCrypto
 import CairnHub
+import CairnLiveMap
 import CairnLoop
+import CairnPictures
 import CairnProtocol
+import CairnRelics
 import CairnSessions
 import CairnSocial
+import CairnStats
+import CairnTrackers
 import Logging
 
 /// A running node's Redis link and shared presence, attached to the hub.
-final class ClusterNode {
+package final class ClusterNode {
+    /// What a node is told by its configuration (`[cluster]`).
+    package struct Settings: Sendable {
+        /// This node's name, unique among the nodes.
+        package var node: String
+        /// Prefix of every Redis key and channel the nodes use.
+        package var prefix: String
+        /// Seconds between refreshes of this node's presence in Redis.
+        package var presenceRefreshSeconds: Int
+        /// Milliseconds a hide or an unfriend waits for every node where the owner is connected.
+        package var ackTimeoutMs: Int
+        /// For tests only: each control message from another node is handled this many ms after it arrives.
+        package var applyDelayMs: Int64
+
+        package init(node: String, prefix: String, presenceRefreshSeconds: Int, ackTimeoutMs: Int, applyDelayMs: Int64)
+        {
+            self.node = node
+            self.prefix = prefix
+            self.presenceRefreshSeconds = presenceRefreshSeconds
+            self.ackTimeoutMs = ackTimeoutMs
+            self.applyDelayMs = applyDelayMs
+        }
+    }
+
     let link: RedisLink
     let presence: ClusterPresence
     let channels: SubjectChannels
@@ -38,7 +69,7 @@ final class ClusterNode {
     let control: ControlChannel
     let claim: NodeNameClaim
     /// Another running process holds this node's name and started first: this one must stop (the message says why).
-    var nameTaken: ((String) -> Void)?
+    package var nameTaken: ((String) -> Void)?
     /// Set once this node gave its name up: it leaves the shared entries (the other process's too) as they are.
     private var yielded = false
     /// News for users connected to other nodes, and this node's inbox for theirs (set at start).
@@ -57,13 +88,13 @@ final class ClusterNode {
     /// Builds and starts the node on `loop`; call on the loop thread. `key` signs and checks every message on
     /// Redis. `sharedStore`: the nodes share one store (storage.url), which is then read again to make up for missed
     /// control messages; with a store of its own, a node has nothing to read the others' changes from.
-    init(
-        configuration: ClusterConfiguration, endpoint: RedisEndpoint, key: [UInt8], sharedStore: Bool, hub: Hub,
+    package init(
+        configuration: Settings, endpoint: RedisEndpoint, key: [UInt8], sharedStore: Bool, hub: Hub,
         router: Router, loop: UnsafeMutableRawPointer, logger: Logger
     ) {
         self.hub = hub
         self.logger = logger
-        let node = configuration.nodeName
+        let node = configuration.node
         link = RedisLink(
             endpoint: endpoint, loop: loop, confinement: hub.confinement, channelPrefix: configuration.prefix,
             seal: MessageSeal { [prepared = HMAC.PreparedKey(key)] in prepared.sha256($0) })
@@ -95,7 +126,7 @@ final class ClusterNode {
                 kind, owner: message.subject,
                 sections: message.sections.map { ($0.tag, $0.recipients, $0.payload) })
         }
-        presence.arrived = { [unowned hub] user in hub.remoteViewerArrived(user) }
+        presence.arrived = { [unowned hub] user in hub.liveMap.remoteViewerArrived(user) }
         // A wait is given up once a silent node would have dropped out of presence twice over (its entry lives three
         // refresh periods): by then it has either answered, left, or read the change from the store by itself.
         let presenceTTLMs = Int64(configuration.presenceRefreshSeconds) * 3000
@@ -111,12 +142,10 @@ final class ClusterNode {
             now: { [clock = hub.clock] in clock.now() })
         self.control = control
         let handle: (ControlMessage) -> Void = { [unowned hub, unowned control] message in
-            guard
-                SocialControl.apply(message, to: hub) || SessionControl.apply(message, to: hub)
-                    || PositionAsk.apply(message, to: hub) || RelicControl.apply(message, to: hub)
-                    || PictureControl.apply(message, to: hub) || BucketControl.apply(message, to: hub)
-                    || SettingsControl.apply(message, to: hub)
-            else { return }
+            // A kind or a code this build does not know is a newer node's: counted as received, ignored.
+            guard let payload = ControlKind.payload(of: message) else { return }
+            hub.confinement.assertOnLoop()
+            payload.apply(to: hub, logger: logger)
             control.acknowledge(message)
         }
         if configuration.applyDelayMs > 0 {
@@ -132,16 +161,16 @@ final class ClusterNode {
         } else {
             control.received = handle
         }
-        hub.remoteSocial = SocialControl(control: control, presence: presence)
-        hub.remoteSessions = SessionControl(control: control)
-        if sharedStore { hub.remoteRelics = RelicControl(control: control) }  // read back from the shared store
-        if sharedStore { hub.remotePictures = PictureControl(control: control) }  // likewise
-        if sharedStore { hub.remoteBuckets = BucketControl(control: control) }
-        if sharedStore { hub.remoteSettings = SettingsControl(control: control) }  // the others read the store
+        hub.social.remote = SocialControl(control: control, presence: presence)
+        hub.sessions.remoteSessions = SessionControl(control: control)
+        if sharedStore { hub.relics.remote = RelicControl(control: control) }  // read back from the shared store
+        if sharedStore { hub.pictures.remote = PictureControl(control: control) }  // likewise
+        if sharedStore { hub.buckets.remote = BucketControl(control: control) }
+        if sharedStore { hub.administration.remote = SettingsControl(control: control) }  // the others read the store
         delivery.wanted = { [link = self.link, unowned control] owner, viewer in
             link.afterSubscriptions { confirmed in
                 guard confirmed else { return }  // the reconnect's arrival news make up for it
-                control.publish(PositionAsk.message(owner: owner, viewer: viewer, node: control.node))
+                control.publish(PositionAsked(owner: owner, viewer: viewer))
             }
         }
         // What was published while this node was not subscribed is lost for it: with a shared store it reads the
@@ -154,7 +183,7 @@ final class ClusterNode {
             guard let catchUp else { return }
             catchUp.subscribed()
             // Logouts and suspensions published while this node was not subscribed are lost for it.
-            hub.recheckSessions { result in
+            hub.sessions.recheckTokens { result in
                 if case .success(let ended) = result, ended > 0 {
                     logger.info("cluster: \(ended) connections closed whose token or account the store refuses now")
                 }
@@ -180,9 +209,11 @@ final class ClusterNode {
                 logger.warning("cluster: lost \(endpoint) (\(link.lastError ?? "closed")); serving local connections")
             }
         }
-        presence.remoteChanged = { [unowned hub] user, online in hub.remotePresenceChanged(user, online: online) }
-        hub.remotePresence = RedisPresence(presence)
-        hub.clusterReading = { [claim] in
+        presence.remoteChanged = { [unowned hub] user, online in
+            hub.social.applyRemotePresence(user, online: online)
+        }
+        hub.sessions.remotePresence = RedisPresence(presence)
+        hub.statsChannel.clusterReading = { [claim] in
             ClusterReading(
                 redisUp: link.isUp, reconnects: link.reconnects,
                 published: channels.publishedCount &+ control.publishedCount,
@@ -237,20 +268,20 @@ final class ClusterNode {
     /// Detaches from the hub, takes this node's users out of the shared presence and closes the link (writing
     /// what is queued first); on the loop thread, after the last connection closed and before the loop goes. A node
     /// that gave its name up leaves presence as it is: the entries under that name are the other process's too.
-    func stop() {
+    package func stop() {
         catchUp?.stop()
         applyDelay?.stop()
         news?.send = nil
         inbox?.stop()
-        hub.remotePresence = nil
-        hub.remoteFanOut = nil
-        hub.remoteItems = nil
-        hub.remoteSocial = nil
-        hub.remoteSessions = nil
-        hub.remoteRelics = nil
-        hub.remotePictures = nil
-        hub.remoteBuckets = nil
-        hub.remoteSettings = nil
+        hub.sessions.remotePresence = nil
+        hub.liveMap.remote = nil
+        hub.trackers.remote = nil
+        hub.social.remote = nil
+        hub.sessions.remoteSessions = nil
+        hub.relics.remote = nil
+        hub.pictures.remote = nil
+        hub.buckets.remote = nil
+        hub.administration.remote = nil
         control.stop()
         presence.stop(leaving: !yielded)
         if !yielded { claim.release() }
@@ -282,9 +313,9 @@ extension ClusterNode {
             items.received(
                 kind, item: message.subject, sections: message.sections.map { ($0.tag, $0.recipients, $0.payload) })
         }
-        hub.remoteItems = items
-        guard let reading = hub.clusterReading else { return }
-        hub.clusterReading = {
+        hub.trackers.remote = items
+        guard let reading = hub.statsChannel.clusterReading else { return }
+        hub.statsChannel.clusterReading = {
             var total = reading()
             total.published &+= itemChannels.publishedCount
             total.received &+= itemChannels.receivedCount
@@ -326,12 +357,12 @@ extension ClusterNode {
             }
         }
         // Bucket news sent while the inbox was not subscribed is lost: what watchers here follow is read again.
-        inbox.subscribed = { [unowned hub] in hub.refollowWatchers() }
+        inbox.subscribed = { [unowned hub] in hub.trackers.refollowWatchers() }
         inbox.start()
         self.news = news
         self.inbox = inbox
-        guard let reading = hub.clusterReading else { return }
-        hub.clusterReading = {
+        guard let reading = hub.statsChannel.clusterReading else { return }
+        hub.statsChannel.clusterReading = {
             var total = reading()
             total.published &+= inbox.publishedCount
             total.received &+= inbox.receivedCount
@@ -347,112 +378,4 @@ private final class RedisPresence: RemotePresence {
     init(_ presence: ClusterPresence) { self.presence = presence }
     func isOnlineElsewhere(_ user: Int64) -> Bool { presence.isOnlineElsewhere(user) }
     func localPresenceChanged(_ user: Int64, online: Bool) { presence.localChanged(user, online: online) }
-}
-
-/// The domain's `RemoteSocial` port on the control channel, and the way back: kinds and codes of `ControlMessage`.
-final class SocialControl: RemoteSocial {
-    /// What a control message says (its `kind`).
-    enum Kind: UInt8 {
-        /// subject and other became friends; version. Code 0: subject accepted other's request; code 1: their
-        /// requests crossed (both were told the other accepted).
-        case friendshipBegan = 1
-        /// subject and other are no longer friends; version (subject → other) and other version.
-        case friendshipEnded = 2
-        /// subject asked other (code 1) or the request went (code 0); version.
-        case request = 3
-        /// subject's rule for other (0: the pause) is level code (0 default, 1 precise, 2 approximate, 3 hidden)
-        /// until time; version.
-        case rule = 4
-    }
-
-    private let control: ControlChannel
-    private let presence: ClusterPresence
-
-    init(control: ControlChannel, presence: ClusterPresence) {
-        self.control = control
-        self.presence = presence
-    }
-
-    func friendshipBegan(_ a: Int64, _ b: Int64, version: Int64, crossed: Bool) {
-        var message = message(.friendshipBegan, a, b, version)
-        message.code = crossed ? 1 : 0
-        control.publish(message)
-    }
-
-    func friendshipEnded(
-        _ a: Int64, _ b: Int64, versionAB: Int64, versionBA: Int64, confirmed: @escaping (Bool) -> Void
-    ) {
-        var message = message(.friendshipEnded, a, b, versionAB)
-        message.otherVersion = versionBA
-        publishAwaiting(message, confirmed)
-    }
-
-    func requestChanged(from: Int64, to: Int64, pending: Bool, version: Int64) {
-        var message = message(.request, from, to, version)
-        message.code = pending ? 1 : 0
-        control.publish(message)
-    }
-
-    func ruleChanged(
-        owner: Int64, viewer: Int64?, level: ShareLevel?, until: Int64?, version: Int64,
-        confirmed: ((Bool) -> Void)?
-    ) {
-        var message = message(.rule, owner, viewer ?? 0, version)
-        message.code = level.map(Self.code) ?? 0
-        message.time = until
-        guard let confirmed else { return control.publish(message) }
-        publishAwaiting(message, confirmed)
-    }
-
-    /// Publishes and waits for every other node that may be serving (hides are rare; a node where the owner has
-    /// just connected, or that the mirror has not listed yet, is waited for too); past the deadline, only for those
-    /// still alive in presence.
-    private func publishAwaiting(_ message: ControlMessage, _ done: @escaping (Bool) -> Void) {
-        let presence = self.presence
-        // Nodes that vanished without leaving in the last ten minutes are named too: none answers, so the wait
-        // lasts at least the deadline, which is what a cut-off node's fence counts on (ClusterCatchUp).
-        let grace = Self.expiredGraceMs
-        control.publish(
-            message, awaiting: { presence.otherNodes(graceMs: ClusterPresence.keptAfterExpiryMs) },
-            listed: { presence.mayBeServing($0, graceMs: grace) }, then: done)
-    }
-
-    /// How long after its presence entry expired a node is still waited for: a node cut off from Redis reads the
-    /// store every second, so by then it has applied the change by itself (the read must take under a second).
-    static let expiredGraceMs: Int64 = 2000
-
-    private func message(_ kind: Kind, _ subject: Int64, _ other: Int64, _ version: Int64) -> ControlMessage {
-        ControlMessage(kind: kind.rawValue, subject: subject, other: other, changeVersion: version, node: control.node)
-    }
-
-    private static func code(_ level: ShareLevel) -> UInt8 {
-        switch level {
-        case .precise: 1
-        case .approximate: 2
-        case .hidden: 3
-        }
-    }
-
-    /// Applies `message` to `hub`; false when it is not one this build understands (a newer node's: ignored).
-    static func apply(_ message: ControlMessage, to hub: Hub) -> Bool {
-        guard let kind = Kind(rawValue: message.kind) else { return false }
-        let (a, b, version) = (message.subject, message.other, message.changeVersion)
-        switch kind {
-        case .friendshipBegan:
-            guard message.code <= 1 else { return false }
-            hub.remoteFriendshipBegan(a, b, version: version, crossed: message.code == 1)
-        case .friendshipEnded:
-            hub.remoteFriendshipEnded(a, b, versionAB: version, versionBA: message.otherVersion)
-        case .request:
-            guard message.code <= 1 else { return false }
-            hub.remoteRequestChanged(from: a, to: b, pending: message.code == 1, version: version)
-        case .rule:
-            let levels: [ShareLevel?] = [nil, .precise, .approximate, .hidden]
-            guard Int(message.code) < levels.count else { return false }
-            hub.remoteRuleChanged(
-                owner: a, viewer: b == 0 ? nil : b, level: levels[Int(message.code)], until: message.time,
-                version: version)
-        }
-        return true
-    }
 }
