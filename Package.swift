@@ -201,8 +201,8 @@ let package = Package(
             dependencies: [
                 "CairnServer", "CairnCore", "CairnSessions", "CairnAdmin", "CairnMedia", "CairnPlaces", "CairnSocial",
                 "CairnRelics", "CairnChat", "CairnProfiles", "CairnBuckets", "CairnTrackers", "CairnPictures",
-                "CairnHub", "CairnStore", "CairnPostgres", "CairnProtocol", "CairnLoop", "CairnCrypto", "CairnMetrics",
-                "CairnSeed", "CairnCluster", "CairnNodes", .product(name: "Logging", package: "swift-log"),
+                "CairnHub", "CairnStore", "CairnSQL", "CairnPostgres", "CairnProtocol", "CairnLoop", "CairnCrypto",
+                "CairnMetrics", "CairnSeed", "CairnCluster", "CairnNodes", .product(name: "Logging", package: "swift-log"),
             ]),
 
         // Configuration: the option table, TOML file, environment and flags merged into an AppConfiguration.
@@ -282,7 +282,7 @@ let package = Package(
             dependencies: [
                 "CairnStore", "CairnCore", "CairnSessions", "CairnAdmin", "CairnMedia", "CairnPlaces", "CairnSocial",
                 "CairnRelics", "CairnChat", "CairnProfiles", "CairnBuckets", "CairnTrackers", "CairnPictures",
-                "CairnPostgres", "CairnCrypto", "CairnSeed", "CairnTestSupport",
+                "CairnPostgres", "CairnSQL", "CairnCrypto", "CairnSeed", "CairnTestSupport",
             ]),
         .testTarget(name: "CairnPostgresTests", dependencies: ["CairnPostgres", "CairnCrypto", "CairnTestSupport"]),
         .testTarget(name: "CairnMetricsTests", dependencies: ["CairnMetrics", "CairnCore", "CairnTestSupport"]),

@@ -51,8 +51,8 @@ for module in "${!allowed[@]}"; do
       *" $imported "*) ;;
       *) echo "layers: $file imports $imported, which $module may not"; status=1 ;;
     esac
-  done < <(grep -rHoE '^(@testable |@_exported )?import (Cairn[A-Za-z]*|CLws|COpenSSL|CLibSSL|CMosquitto|CHiredis|CPostgres)\b' \
-             "$dir" --include='*.swift' | sed -E 's/:(@testable |@_exported )?import /:/')
+  done < <(grep -rHoE '^(@testable |@_exported )?((public|package|internal) )?import (Cairn[A-Za-z]*|CLws|COpenSSL|CLibSSL|CMosquitto|CHiredis|CPostgres)\b' \
+             "$dir" --include='*.swift' | sed -E 's/:(@testable |@_exported )?((public|package|internal) )?import /:/')
 done
 [ "$status" -eq 0 ] && echo "layers: every module imports only what docs/ARCHITECTURE.md allows"
 exit "$status"

@@ -4,7 +4,8 @@
 // marks reach the store in one batch per tick, off the loop (`ActivityStore`), like guests' last activity. The day
 // turns on the tick, so an op in the first second after midnight may count for the day before. Marks not yet
 // written when the process dies are lost (at most a tick's worth); a clean shutdown writes them.
-import CairnCore
+package import CairnCore
+import Logging
 
 /// Durable storage of daily activity.
 public protocol ActivityStore: Sendable {

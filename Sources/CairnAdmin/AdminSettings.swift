@@ -7,6 +7,7 @@
 // out and the default holds. With several nodes on one store, a change committed through another node is read from
 // the store again and put in force here (`putStored`, `RemoteSettings.swift`). Loop thread only.
 import CairnCore
+import Logging
 
 /// A setting's type and the values it may take.
 public enum AdminSettingKind: Sendable, Equatable {

@@ -2,9 +2,10 @@
 // asked off the loop — by `admin.stats` through `LoopWork` and by the CSV endpoint from its HTTP task — so it holds
 // nothing of the loop's: the providers (added while the hub is assembled), the accounts and roles that decide who may
 // read the CSV with a bearer token, and the clock that says which day is today.
-import CairnCore
-import CairnSessions
+public import CairnCore
+package import CairnSessions
 import Synchronization
+import CairnErrorCodes
 
 /// The daily figures and who may read them over HTTP. Safe from any thread.
 public final class AdminStatistics: Sendable {

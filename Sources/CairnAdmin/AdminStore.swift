@@ -1,8 +1,8 @@
 // What the admin feature needs from durable storage, as a protocol so the domain knows nothing of SQLite: the user
 // list an admin browses, with the figures that exist for each account (PicShare's among them), and suspensions
 // written together with their audit entry, in one transaction, committed before the call returns.
-import CairnCore
-import CairnSessions
+public import CairnCore
+public import CairnSessions
 
 /// One account as an admin sees it.
 public struct AdminUserRow: Sendable, Equatable {

@@ -6,7 +6,9 @@
 // the change is on disk. A value equal to the one in force is left alone (neither stored nor audited), so an override
 // is only ever stored with the audit line that explains it. With several nodes, a committed change is announced
 // (`RemoteSettings`) and every other node reads the stored values again.
-import CairnCore
+public import CairnCore
+import CairnErrorCodes
+import CairnSessions
 
 /// The settings as an admin reads them: each one's definition and its value in force, in registration order.
 public struct AdminSettingsReading {

@@ -1,7 +1,7 @@
 // `admin.stats {days?}` (docs/PROTOCOL.md, Administration): the daily figures of the last `days` UTC days, today
 // included, for an admin. The figures are read off the loop from every feature's provider (`AdminStatistics`); the
 // CSV endpoint reads the same rows with a bearer token instead of a connection.
-import CairnCore
+public import CairnCore
 
 extension Administration {
     /// One row per UTC day of the last `days` days (default 30, at most 366), oldest first.

@@ -4,9 +4,10 @@
 // committed together with its audit entry before the reply; then, on the loop, `Sessions` closes the account's
 // connections with 4503. Two refusals are rules of their own: an admin cannot suspend themselves, and an admin
 // cannot be suspended at all (revoke the role first, on the command line): admins cannot lock each other out.
-import CairnCore
+public import CairnCore
 import CairnLoop
-import CairnSessions
+package import CairnSessions
+import CairnErrorCodes
 
 /// A page of accounts and the cursor of the next one (nil on the last page).
 public struct AdminUserPage: Sendable, Equatable {

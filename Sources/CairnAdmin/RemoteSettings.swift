@@ -7,7 +7,7 @@
 // puts back a value older than a local change: one begins only while no local change is being written, and one
 // that a local change overlapped (put, or begun, while it read) is read again.
 // Reads asked for while one is under way make one more read after it. A single node has no port. Loop thread only.
-import CairnCore
+package import CairnCore
 
 /// Where settings changed here go for the other nodes.
 public protocol RemoteSettings: AnyObject {

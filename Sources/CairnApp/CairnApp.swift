@@ -4,20 +4,25 @@
 // what the tests exercise is what ships. The transport knows no hub: it drives the hub through the protocol
 // layer's `Router` and reports into the hub's telemetry through `TelemetryObserver`.
 import CairnCluster
-import CairnCore
-import CairnCrypto
+public import CairnCore
+public import CairnCrypto
 import CairnHub
-import CairnLoop
-import CairnMedia
+public import CairnLoop
+public import CairnMedia
 import CairnMetrics
 import CairnNodes
 import CairnPostgres
 import CairnProtocol
-import CairnServer
-import CairnSessions
+public import CairnServer
+public import CairnSessions
 import CairnStore
-import Logging
+public import Logging
 import Synchronization
+import CairnAdmin
+import CairnPlaces
+import CairnRelics
+import CairnSocial
+import CairnTrackers
 
 /// Everything needed to start a hub.
 public struct AppConfiguration: Sendable {

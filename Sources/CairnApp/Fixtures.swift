@@ -2,11 +2,11 @@
 // tokens to a JSON file a load tester reads. Tokens are minted exactly as the hub mints them (32 random bytes,
 // base64url, only the SHA-256 digest stored), so the hub accepts them like any other. Either store takes them through
 // `FixtureStore`: SQLite in a data directory (one node), or the PostgreSQL database several nodes share.
-import CairnCore
-import CairnCrypto
+public import CairnCore
+public import CairnCrypto
 import CairnPostgres
-import CairnSeed
-import CairnSessions
+public import CairnSeed
+public import CairnSessions
 import CairnStore
 import Foundation
 

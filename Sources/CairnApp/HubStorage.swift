@@ -2,20 +2,21 @@
 // once at start (before its loop runs, so they may block), and the daily figures' providers. `SQLiteStore` (one node,
 // the embedded default) and `PostgresStore` (several nodes sharing one database) both implement it, so the
 // composition below it is written once.
-import CairnAdmin
-import CairnBuckets
-import CairnChat
-import CairnCore
-import CairnMedia
-import CairnPictures
-import CairnPlaces
-import CairnPostgres
-import CairnProfiles
-import CairnRelics
-import CairnSessions
-import CairnSocial
-import CairnStore
-import CairnTrackers
+public import CairnAdmin
+public import CairnBuckets
+public import CairnChat
+public import CairnCore
+public import CairnMedia
+public import CairnPictures
+public import CairnPlaces
+public import CairnPostgres
+public import CairnProfiles
+public import CairnRelics
+public import CairnSessions
+import CairnSQL
+public import CairnSocial
+public import CairnStore
+public import CairnTrackers
 
 /// A store a hub can run on.
 public protocol HubStorage: AccountStore, SocialStore, RelicStore, ChatStore, ProfileStore, BucketStore,

@@ -6,10 +6,10 @@
 // (its open connections stay until they close), and refuses the deleted account's and the old password's tokens
 // at their next use; it keeps a deleted account's friendships in memory until it restarts, so `delete` runs on a
 // data directory only with the hub stopped (it takes the directory's lock).
-import CairnAdmin
-import CairnCore
+public import CairnAdmin
+public import CairnCore
 import CairnCrypto
-import CairnSessions
+public import CairnSessions
 import Foundation
 
 /// An account as `cairn user list` shows it.

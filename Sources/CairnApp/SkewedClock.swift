@@ -3,7 +3,7 @@
 // expiry, rule versions and every time the hub stamps come from that clock), without root, `date -s` or a preloaded
 // library. The hub takes its clock as a parameter like any other dependency; the offset is an explicit, hidden flag
 // of `serve` (never read from the environment, never a configuration option), and `serve` logs a warning with it.
-import CairnCore
+public import CairnCore
 
 /// The machine's clock read a fixed offset off.
 struct SkewedClock: Clock {

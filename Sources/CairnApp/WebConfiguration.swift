@@ -5,7 +5,7 @@
 import CairnLoop
 import CairnServer
 import CairnWire
-import Foundation
+public import Foundation
 
 /// Settings of the web app.
 public struct WebConfiguration: Sendable {

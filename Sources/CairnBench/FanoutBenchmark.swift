@@ -17,6 +17,7 @@ import CairnWire
 import Dispatch
 import Foundation
 import Synchronization
+import CairnSQL
 
 private final class CountingOutbound: Outbound {
     var deliveries = 0

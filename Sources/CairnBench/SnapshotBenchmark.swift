@@ -10,6 +10,7 @@ import CairnSessions
 import CairnStore
 import Dispatch
 import Foundation
+import CairnLiveMap
 
 struct SnapshotBenchmarkError: Error, CustomStringConvertible {
     let message: String

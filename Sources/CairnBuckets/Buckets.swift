@@ -19,9 +19,12 @@
 // users lost sight of a bucket. Reads of who may see an item are checked against `AccessEpochs` when they come back,
 // so one that an access change overtook is never used.
 // An owner owns at most `bucketsPerUser` buckets they created, a bucket holds at most `itemsPerBucket` items.
-import CairnCore
-import CairnMedia
-import CairnSocial
+public import CairnCore
+public import CairnMedia
+package import CairnSocial
+import CairnErrorCodes
+import CairnSessions
+import Logging
 
 /// The bucket and item ops. Loop thread only.
 public final class Buckets {

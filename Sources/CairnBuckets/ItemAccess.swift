@@ -1,7 +1,8 @@
 // Who may do what with an item, for features that hang things on items (trackers): the caller's role in the item's
 // bucket (or in a bucket), read from the store off the loop with the caller's friends as they were on the loop when
 // asked. An item the caller cannot view is `not_found`, as in the bucket ops, never revealing that it exists.
-import CairnCore
+public import CairnCore
+import CairnErrorCodes
 
 /// One caller's access to items, to be asked off the loop. Made by `Buckets.itemAccess(for:)`.
 public struct ItemAccess: Sendable {

@@ -6,7 +6,7 @@
 // bucket and its items again and brings the trackers' state for it up to date, and forgets deleted items
 // (`Trackers+RemoteAlerts`). A single node has no port
 // and nothing changes. Loop thread only.
-import CairnCore
+package import CairnCore
 
 /// Where changes of buckets committed here go for the other nodes.
 public protocol RemoteBuckets: AnyObject {

@@ -5,9 +5,11 @@
 // readable. Marking read is pushed to the reader's other connections so unread badges agree across devices.
 //
 // Chat keeps nothing in memory: every op is one store call.
-import CairnAdmin
-import CairnCore
-import CairnSocial
+package import CairnAdmin
+public import CairnCore
+package import CairnSocial
+import CairnErrorCodes
+import CairnSessions
 
 /// A conversation as listed: the peer's account (when it still exists), the last message and the unread count.
 public struct ConversationEntry: Sendable {

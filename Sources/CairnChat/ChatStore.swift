@@ -2,7 +2,7 @@
 // and is identified by a store-assigned id that only grows, which is also the order of a conversation and the
 // cursor for paging backwards and for marking read ("everything up to id N"). The message itself (`ChatMessage`)
 // is in the core, as the hub's events carry it.
-import CairnCore
+public import CairnCore
 
 /// A conversation as listed: the other person, the last message and how many of theirs are unread.
 public struct ChatConversation: Sendable, Equatable {

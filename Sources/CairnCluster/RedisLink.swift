@@ -8,7 +8,7 @@
 // `afterSubscriptions` (`SubscriptionBarrier`: confirmations counted on the pub/sub connection). With a seal
 // (`MessageSeal`: every node of a cluster holds its key), every payload published is sealed and every message heard
 // is opened before any handler sees it; one whose tag does not verify is counted and dropped unread.
-import CairnLoop
+public import CairnLoop
 
 /// Commands and pub/sub to one Redis server over two reconnecting connections on the hub's loop.
 public final class RedisLink {

@@ -3,7 +3,7 @@
 // help, and how a value lands in `AppConfiguration`. Everything else — parsing flags, environment and TOML,
 // validation messages, `--help`, the example file and the documentation table — is derived from these fields, so
 // an option cannot be documented in one place and behave differently in another.
-import CairnApp
+public import CairnApp
 import Foundation
 
 /// A typed configuration value, as read from any source.

@@ -21,6 +21,9 @@ import CairnApp
 import CairnCrypto
 import Foundation
 import Logging
+import CairnCore
+import CairnServer
+import CairnSessions
 
 /// Every setting of `cairn serve`, in the order help and docs show them.
 public enum ConfigurationOptions {

@@ -5,7 +5,7 @@
 // Only the value that wins is parsed from the environment, so a stale variable that a flag overrides cannot stop
 // the hub from starting. Every problem is collected (file, environment, flags, then rules across options) and
 // reported together. The resolved values remember their source, for `cairn config show`.
-import CairnApp
+public import CairnApp
 
 /// One setting's effective value and where it came from.
 public struct ResolvedSetting: Sendable, Equatable {

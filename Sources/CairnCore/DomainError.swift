@@ -1,7 +1,7 @@
 // The one error type of the domain: a refusal the caller can act on, with a code, a sentence for a human, and
 // numeric facts (a distance, a wait). The domain never writes JSON; its codes are the contract's (CairnErrorCodes,
 // below both the domain and the wire), so the protocol layer passes a refusal on to the wire as it is.
-import CairnErrorCodes
+public import CairnErrorCodes
 
 /// A refusal from the domain: what went wrong, in words and as a code.
 public struct DomainError: Error, Equatable, Sendable, CustomStringConvertible {

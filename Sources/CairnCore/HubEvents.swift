@@ -8,7 +8,7 @@
 // Positions are the hot path and get calls of their own: the domain decides, per viewer, what that viewer may see
 // (the precise fix, a fix snapped to the approximate grid, or nothing) before anything is encoded, and hands both
 // versions at once, so each is encoded at most once per move however many viewers share it.
-import CairnLoop
+public import CairnLoop
 
 /// One move being fanned out: whose it is, the versions its viewers may see, and the encodings the delivery has
 /// made of them so far. The fan-out keeps it for the length of one move and hands it to each viewer's delivery,

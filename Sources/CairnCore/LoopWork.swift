@@ -3,7 +3,7 @@
 // the `LoopScheduler`, so the callback that changes memory always runs on the loop — whether or not anyone still
 // waits for the answer. It also counts what is in flight, which is what a
 // shutdown waits for before the last snapshot is written and the store is closed.
-import CairnLoop
+public import CairnLoop
 import Logging
 
 /// Runs work off the loop and its continuation on the loop, counting what is in flight.

@@ -1,7 +1,7 @@
 // How an operation answers. A fast operation answers before it returns; a slow one (scrypt, SQLite) answers
 // later, on the loop. Both go through one `Outcome` callback, so the protocol layer does not care which: it
 // waits (holding the connection's later requests in order) until the callback runs, exactly once.
-import CairnLoop
+public import CairnLoop
 
 /// Receives the result of an operation, on the loop thread, exactly once.
 public typealias Outcome<T> = (Result<T, DomainError>) -> Void

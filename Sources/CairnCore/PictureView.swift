@@ -1,6 +1,6 @@
 // A picture as stored and as one viewer sees it: it lives in the core because the hub's events carry it
 // (`HubEvent.pictureNew`); the pictures feature (`Pictures`, `PictureEvents`) decides who may see what.
-import CairnGeo
+public import CairnGeo
 
 /// A picture as the store returns it to one viewer (what that viewer may know of it).
 public struct PictureRecord: Sendable, Equatable {

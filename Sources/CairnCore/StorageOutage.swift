@@ -1,3 +1,4 @@
+import CairnErrorCodes
 // A store error that says the database is away (unreachable, or it did not answer in time) rather than that the
 // request went wrong. The domain answers such a failure `unavailable` instead of `internal`, so a client can tell
 // "try again shortly" from a fault; the store engines mark their errors with it, the domain knows no engine.

@@ -3,7 +3,7 @@
 // cares about (metres to tens of kilometres) the error against the ellipsoid is under 0.5 %, and haversine stays
 // accurate for small distances where the spherical law of cosines loses precision.
 #if canImport(Glibc)
-import Glibc
+public import Glibc
 #endif
 
 /// A latitude/longitude pair in degrees.

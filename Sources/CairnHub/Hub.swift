@@ -26,23 +26,23 @@
 //
 // Everything here runs on the loop thread; `confinement` asserts it in debug builds. The domain knows no JSON,
 // no SQLite and no sockets.
-import CairnAdmin
-import CairnBuckets
-import CairnChat
-import CairnCore
-import CairnCrypto
-import CairnLiveMap
-import CairnLoop
-import CairnMedia
-import CairnPictures
-import CairnPlaces
-import CairnProfiles
-import CairnRelics
-import CairnSessions
-import CairnSocial
-import CairnStats
-import CairnTrackers
-import Logging
+public import CairnAdmin
+public import CairnBuckets
+public import CairnChat
+public import CairnCore
+public import CairnCrypto
+public import CairnLiveMap
+public import CairnLoop
+public import CairnMedia
+public import CairnPictures
+public import CairnPlaces
+public import CairnProfiles
+public import CairnRelics
+public import CairnSessions
+public import CairnSocial
+public import CairnStats
+public import CairnTrackers
+public import Logging
 
 /// Builds the features and runs what belongs to none of them: the tick and the shutdown drain.
 public final class Hub: @unchecked Sendable {

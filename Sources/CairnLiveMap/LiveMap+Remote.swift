@@ -1,3 +1,6 @@
+import CairnCore
+import CairnSessions
+import CairnSocial
 // The live map's side of several nodes (`RemoteFanOut`): which owners this node's viewers may see (so the node
 // listens to those owners' moves made elsewhere), and what viewers on other nodes must hear outside a move — a new
 // friend or a changed rule (shown, or hidden), a friendship that ended (withdrawn), and the current positions of

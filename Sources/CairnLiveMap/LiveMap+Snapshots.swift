@@ -16,8 +16,9 @@
 // for operators (the user's own track, audits), bounded as it enters (`LateFixes`) and by age: every
 // `positionHistoryPurgeIntervalMs` a background job deletes rows older than `positionHistoryRetentionMs`, off the
 // loop, like the relic purge.
-import CairnCore
+package import CairnCore
 import CairnSocial
+import Logging
 
 /// A flush being collected, chunk by chunk.
 struct FlushInProgress {

@@ -10,8 +10,8 @@
 // one is confirmed in it (the anchor of an earlier session only serves as the reference for plausibility). `ts` is
 // the client's, but may run at most `maxFutureMs` ahead, which bounds what lying about it can gain.
 
-import CairnCore
-import CairnGeo
+public import CairnCore
+public import CairnGeo
 
 /// One user's trust state.
 struct Trust {

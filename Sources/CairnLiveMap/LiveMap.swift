@@ -7,11 +7,11 @@
 //
 // It owns the latest fixes, the users layer of the spatial index and the snapshot bookkeeping
 // (`LiveMap+Snapshots`). It asks `Social` who is whose friend and at what level, and `Sessions` who watches.
-import CairnCore
-import CairnGeo
-import CairnLoop
-import CairnSessions
-import CairnSocial
+public import CairnCore
+public import CairnGeo
+package import CairnLoop
+package import CairnSessions
+package import CairnSocial
 import CairnSpatial
 
 /// Latest positions, the users index, watching, fan-out and snapshots. Loop thread only.

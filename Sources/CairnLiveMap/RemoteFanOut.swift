@@ -7,9 +7,9 @@
 // moves made elsewhere, and when a viewer here starts watching (to show again what other nodes last sent it).
 // A single node has no implementation and nothing changes. Loop thread only.
 
-import CairnCore
-import CairnLoop
-import CairnSocial
+public import CairnCore
+public import CairnLoop
+public import CairnSocial
 
 /// Where positions for viewers on other nodes go, and what this node's viewers want from them.
 public protocol RemoteFanOut: AnyObject {

@@ -2,7 +2,7 @@
 // are older than the grace period. It runs in a task, never on the event loop, and `stop()` cancels it and waits
 // for a collection in progress, so the store can close right after.
 import Dispatch
-import Logging
+public import Logging
 import Synchronization
 
 /// Runs media garbage collection periodically until stopped.

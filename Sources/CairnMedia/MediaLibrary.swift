@@ -5,11 +5,12 @@
 // live behind `MediaStore`; the HTTP mapping is CairnProtocol's `MediaEndpoint`. Sendable and async: media work
 // runs off the event loop, and nothing here touches live state. The size limit is the one exception to "fixed at
 // start": it is the live admin setting `max_upload_bytes` (`register(in:)`), held in an atomic that uploads read.
-import CairnAdmin
-import CairnCore
-import CairnSessions
-import Logging
+public import CairnAdmin
+public import CairnCore
+public import CairnSessions
+public import Logging
 import Synchronization
+import CairnErrorCodes
 
 /// Limits on uploads and how long unused uploads are kept.
 public struct MediaRules: Sendable {

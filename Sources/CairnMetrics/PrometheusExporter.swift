@@ -7,7 +7,7 @@
 // Counters: the snapshot holds running totals; each scrape adds what grew since the previous one. Histograms
 // need every sample for exact buckets and sum, so the exporter is also the `TelemetrySink` the transport reports
 // each fan-out latency and loop-lag sample to (one locked bucket walk per sample, on the loop).
-import CairnCore
+public import CairnCore
 import CairnTrackers
 import CoreMetrics
 import Prometheus

@@ -17,6 +17,8 @@ import CairnRelics
 import CairnSocial
 import CairnTrackers
 import Logging
+import CairnCore
+import CairnLoop
 
 /// The catch-up reads and the position fence of one node on a shared store.
 final class ClusterCatchUp {

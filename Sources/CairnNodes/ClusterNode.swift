@@ -22,20 +22,20 @@
 // without touching the presence entries it shares with the other one.
 import CairnAdmin
 import CairnBuckets
-import CairnCluster
+package import CairnCluster
 import CairnCore
 import CairnCrypto
-import CairnHub
+package import CairnHub
 import CairnLiveMap
 import CairnLoop
 import CairnPictures
-import CairnProtocol
+package import CairnProtocol
 import CairnRelics
 import CairnSessions
 import CairnSocial
 import CairnStats
 import CairnTrackers
-import Logging
+package import Logging
 
 /// A running node's Redis link and shared presence, attached to the hub.
 package final class ClusterNode {

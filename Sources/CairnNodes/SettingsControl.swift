@@ -8,6 +8,7 @@ import CairnAdmin
 import CairnCluster
 import CairnHub
 import Logging
+import CairnCore
 
 /// Kind 10: admins' settings changed (no ids, no versions: the store holds the values).
 struct SettingsChanged: ControlPayload, Equatable {

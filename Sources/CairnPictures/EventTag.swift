@@ -1,7 +1,7 @@
 // An event's hashtag: what a client may send (`#Party2026` or `party2026`) and its canonical form, the key events
 // are stored and compared by (lower case, without `#`). Letters, digits and `_` only, so a tag reads the same in a
 // caption as in a request, and a caption's `#words` can be matched against it.
-import CairnCore
+public import CairnCore
 
 /// Checks and canonicalises event hashtags.
 public enum EventTag {

@@ -2,7 +2,7 @@
 // list of report reasons and the three sort orders (a picture as stored and as one viewer may see it, which the
 // hub's events carry, is in the core: `PictureRecord`, `PictureView`). The feature (`Pictures`, `PictureEvents`)
 // decides who may see what; these types only carry it.
-import CairnCore
+public import CairnCore
 import CairnGeo
 
 /// An event (a hashtag) as a viewer sees it.

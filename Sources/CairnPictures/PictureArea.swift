@@ -3,8 +3,8 @@
 // (0.001° wide) it spans. Pictures are indexed by strip then latitude, so a box is read with one index seek per
 // strip; near the poles, where a box spans too many strips, one range per longitude range instead. Pure geometry:
 // stores need no spherical trigonometry of their own.
-import CairnCore
-import CairnGeo
+public import CairnCore
+public import CairnGeo
 
 #if canImport(Glibc)
 import Glibc

@@ -7,8 +7,10 @@
 // so nobody loses sight of their own pictures. Once committed, watchers of the event who are not members stop
 // watching it; nearby watchers are safe already, since a push is decided from the members the post reads.
 import CairnAdmin
-import CairnCore
+public import CairnCore
 import CairnLoop
+import CairnErrorCodes
+import CairnSessions
 
 /// One field of a change: left as it is, cleared, or set.
 public enum FieldChange<Value: Sendable & Equatable>: Sendable, Equatable {

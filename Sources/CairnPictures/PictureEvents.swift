@@ -3,9 +3,10 @@
 // only its members — its creator and those who gave the password to `event.join`, remembered in the store — see its
 // pictures. Its existence, title and owner are not secret (that is how one finds it to join); its pictures are.
 // Only the creator may delete an event, which deletes its pictures with it.
-import CairnCore
+public import CairnCore
 import CairnLoop
-import CairnSessions
+package import CairnSessions
+import CairnErrorCodes
 
 /// The event ops. Loop thread only.
 public final class PictureEvents {

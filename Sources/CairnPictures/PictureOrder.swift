@@ -6,7 +6,7 @@
 // keeps its promise only for pictures whose count did not change between pages (one liked or unliked meanwhile
 // may move across the cursor and be shown twice or not at all).
 import CairnCrypto
-import CairnGeo
+public import CairnGeo
 
 /// What a store reads of a picture to decide its place in an order and whether a viewer sees it.
 public struct PictureCandidate: Sendable, Equatable {

@@ -2,7 +2,7 @@
 // how large a box to read. It starts small (`firstDistanceRadius` beyond the cursor's distance) and grows by the
 // shortfall until a page is full or the radius is reached, so a page in a dense centre reads a few hundred rows and
 // one in the country still finds its pictures. Both stores call it with their own box read.
-import CairnGeo
+public import CairnGeo
 
 extension PictureQuery {
     /// The first box's radius beyond the cursor's distance, in metres.

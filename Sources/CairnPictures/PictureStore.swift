@@ -2,9 +2,9 @@
 // membership, a deletion) is committed before the call returns. The store answers for one viewer: it reads what
 // decides visibility (hidden by reports, private events joined, pictures the viewer reported) and orders pages
 // with `PictureOrder`, so every store pages the same way.
-import CairnAdmin
-import CairnCore
-import CairnGeo
+public import CairnAdmin
+public import CairnCore
+public import CairnGeo
 
 /// Why the store refused a picture or event write.
 public enum PictureStoreError: Error, Equatable, Sendable {

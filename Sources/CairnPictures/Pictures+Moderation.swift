@@ -4,8 +4,10 @@
 // of the role store off the loop, by `Administration`, at every request; each resolution is committed together with
 // its audit entry (who, what, when, why) before the reply.
 import CairnAdmin
-import CairnCore
+public import CairnCore
 import CairnLoop
+import CairnErrorCodes
+import CairnSessions
 
 /// One report of a picture.
 public struct PictureReport: Sendable, Equatable {

@@ -8,14 +8,15 @@
 // those facts in the same read as the pictures; pushes are decided here from the members the post returned.
 //
 // Memory holds only the watchers and the settings in force; every write is committed before its answer.
-import CairnAdmin
-import CairnCore
+package import CairnAdmin
+public import CairnCore
 import CairnGeo
-import CairnLiveMap
-import CairnLoop
-import CairnMedia
-import CairnSessions
-import CairnSocial
+package import CairnLiveMap
+package import CairnLoop
+public import CairnMedia
+package import CairnSessions
+package import CairnSocial
+import CairnErrorCodes
 
 /// A page of pictures and the cursor of the next one (nil on the last page).
 public struct PicturePage: Sendable, Equatable {

@@ -11,12 +11,14 @@
 // Writes that land while a catalog is being built are replayed onto it when it arrives.
 //
 // Where the caller is comes through the `position` hook, wired by the Hub to the live map.
-import CairnCore
-import CairnGeo
+public import CairnCore
+package import CairnGeo
 import CairnLoop
 
 #if canImport(Glibc)
 import Glibc
+import CairnErrorCodes
+import Logging
 #endif
 
 /// The places feature. Loop thread only.

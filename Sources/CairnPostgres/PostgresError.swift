@@ -2,7 +2,7 @@
 // and, for a constraint, the constraint's name, which is how the store tells a taken username from a taken email),
 // or a value that does not read as the type asked for.
 
-import CairnCore
+public import CairnCore
 
 /// An error from the PostgreSQL store's connection layer.
 public enum PostgresError: StorageOutage, CustomStringConvertible, Sendable {

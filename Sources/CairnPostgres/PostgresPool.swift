@@ -10,11 +10,11 @@
 // reconnect failed the pool answers jobs at once with that failure for a second rather than queueing them behind
 // another attempt, so a frozen server costs each request at most the bound and others much less.
 import Foundation
-import Logging
+public import Logging
 
 /// A fixed pool of PostgreSQL connections on their own threads.
 public final class PostgresPool: @unchecked Sendable {
-    private typealias Job = (PostgresConnection?, Error?) -> Void
+    private typealias Job = (PostgresConnection?, (any Error)?) -> Void
     /// A job, when it was queued (monotonic seconds), and whether a request waits for it (bounded as a whole).
     private typealias Queued = (run: Job, queued: Double, bounded: Bool)
 
@@ -22,7 +22,7 @@ public final class PostgresPool: @unchecked Sendable {
     private var jobs: [Queued] = []
     /// Until when a connection that needs remaking fails its jobs at once (a reconnect failed), and why.
     private var retryAt: Double = 0
-    private var lastFailure: Error?
+    private var lastFailure: (any Error)?
     private var head = 0
     private var stopping = false
     private var running = 0
@@ -184,11 +184,11 @@ public final class PostgresPool: @unchecked Sendable {
     /// it never outlives the call (the pool's thread may still hold the job that points here).
     private final class Pending<T>: @unchecked Sendable {
         private var body: ((PostgresConnection) throws -> T)?
-        var outcome: Result<T, Error>?
+        var outcome: Result<T, any Error>?
 
         init(_ body: @escaping (PostgresConnection) throws -> T) { self.body = body }
 
-        func run(on connection: PostgresConnection?, failure: Error?) {
+        func run(on connection: PostgresConnection?, failure: (any Error)?) {
             let body = self.body!
             self.body = nil
             if let connection {
@@ -256,7 +256,7 @@ public final class PostgresPool: @unchecked Sendable {
     }
 
     /// The failure of a reconnect made less than a second ago, if any.
-    private func recentFailure() -> Error? {
+    private func recentFailure() -> (any Error)? {
         condition.withLock { PostgresTimeouts.now() < retryAt ? lastFailure : nil }
     }
 }

@@ -1,8 +1,8 @@
 // Many accounts inserted at once (fixtures and benchmarks) in the shared store: the part of `AccountStore` each engine
 // writes its own way (CairnSQL has the rest). One statement over `unnest` arrays, one round trip for the batch.
-import CairnCore
+public import CairnCore
 import CairnSQL
-import CairnSessions
+public import CairnSessions
 
 extension PostgresStore {
     /// Inserts many users in one transaction (fixtures and benchmarks), in one statement over `unnest` arrays; a

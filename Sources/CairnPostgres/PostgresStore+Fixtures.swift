@@ -1,7 +1,7 @@
 // Bulk loading of generated fixtures (load-test users, their friendships and tokens) in one transaction, bypassing
 // the request path: creating thousands of accounts through scrypt would dominate a load test. Not used by the hub.
 // Each table is filled by one statement over `unnest` arrays, so a seed of any size is three round trips.
-import CairnSessions
+public import CairnSessions
 import Foundation
 
 extension PostgresStore {

@@ -11,7 +11,7 @@
 // one of the two is refused and run again, so a committed row always has its blob. Copies in the cache are written
 // only after the commit and never trusted for more than their size; losing one costs a fetch.
 import CairnCrypto
-import CairnMedia
+public import CairnMedia
 import Dispatch
 import Foundation
 
@@ -164,7 +164,7 @@ extension PostgresStore: MediaStore {
 /// their own.
 final class MediaFetches: @unchecked Sendable {
     private let lock = NSLock()
-    private var running: [String: Task<Bool, Error>] = [:]
+    private var running: [String: Task<Bool, any Error>] = [:]
 
     /// Runs `fetch` for `id` unless a fetch of `id` is running, then waits for that one's result.
     func once(_ id: String, _ fetch: @escaping @Sendable () async throws -> Bool) async throws -> Bool {

@@ -1,7 +1,7 @@
 // Bulk loading of generated pictures (`FixturePicture`) into the shared store, as the SQLite store's fixtures do for
 // the pictures benchmark: bypassing the request path, a whole batch in one statement (`INSERT ... SELECT FROM
 // unnest(...)`, one round trip). Not used by the hub.
-import CairnPictures
+public import CairnPictures
 
 extension PostgresStore {
     /// Inserts a private event owned by `owner` (password hash "x": nobody can join it); returns its id.

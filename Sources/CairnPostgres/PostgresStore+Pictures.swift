@@ -11,8 +11,8 @@
 // Every order and page is `PictureOrder`'s (ties broken by id, the highest first), so both stores page alike; the
 // keyset columns are NOT NULL, so no NULL ordering enters the walks.
 import CairnAdmin
-import CairnCore
-import CairnPictures
+public import CairnCore
+public import CairnPictures
 import CairnSQL
 import Foundation
 

@@ -4,7 +4,8 @@
 // PostgreSQL itself (`json_object_agg` in the order given, `to_json` of a text, number or boolean) and read back with
 // `json_each … WITH ORDINALITY`, so the store writes no JSON by hand. The column is `json`, not `jsonb`: jsonb sorts
 // an object's keys, and a place's attributes keep the order they were given in.
-import CairnPlaces
+public import CairnPlaces
+import CairnSQL
 
 extension PostgresStore: PlaceStore {
     /// Every place without attributes, synchronously (the hub's start, before it serves).

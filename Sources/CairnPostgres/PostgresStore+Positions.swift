@@ -3,7 +3,7 @@
 // one round trip and one commit, not 100k of each; the history is purged a slice per transaction.
 import CairnCore
 import CairnSQL
-import CairnSocial
+public import CairnSocial
 
 extension PostgresStore: SocialStore {
     /// Writes a batch of positions in one statement: the history rows are appended and the latest upserted (never

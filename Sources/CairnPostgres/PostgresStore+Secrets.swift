@@ -1,7 +1,7 @@
 // Secrets every node must hold alike: a media URL signed by one node is fetched through the balancer from any
 // other, so the key that signs it lives in the shared database, not in a node's data directory. The first node to
 // start creates it; an insert that loses the race reads the winner's.
-import CairnCrypto
+public import CairnCrypto
 
 extension PostgresStore {
     /// The secret named `name`, created from `random` (`length` bytes) by the first node that asks.

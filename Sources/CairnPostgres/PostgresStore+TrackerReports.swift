@@ -3,9 +3,9 @@
 // one transaction, a few statements for the whole batch (`unnest` arrays), not two round trips per report. The
 // transaction first takes a share lock on the pairers' memberships: an unshare or a role change waits for the reports
 // in flight to commit, and a report written after one committed is refused, whichever node it reached.
-import CairnCore
+public import CairnCore
 import CairnSQL
-import CairnTrackers
+public import CairnTrackers
 
 extension PostgresStore: TrackerStore {
     public func recordTrackerIngest(tracker: Int64, fix: Fix?, speedRejections: Int) async throws -> Bool {

@@ -4,17 +4,17 @@
 // `synchronous_commit = on` makes a commit durable before it returns. Every call runs on the pool's own threads and
 // suspends its caller, so the event loop never waits on the network. Media bytes are shared too (`media_blobs`,
 // committed with their row); each node serves them from a local copy (`MediaCache`, PostgresStore+Media.swift).
-import CairnAdmin
-import CairnBuckets
-import CairnChat
-import CairnCore
-import CairnProfiles
-import CairnRelics
-import CairnSQL
-import CairnSessions
-import CairnTrackers
+public import CairnAdmin
+public import CairnBuckets
+public import CairnChat
+public import CairnCore
+public import CairnProfiles
+public import CairnRelics
+public import CairnSQL
+public import CairnSessions
+public import CairnTrackers
 import Foundation
-import Logging
+public import Logging
 
 /// Cairn's PostgreSQL store. Its ports are CairnSQL's, run on `database`; this module adds the schema, the pool with
 /// its bounded waits, and the media cache.

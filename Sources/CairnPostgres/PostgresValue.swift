@@ -2,7 +2,7 @@
 // the statement, so one path serves every type; arrays of ids go as one array literal (`= ANY($1::bigint[])`), which
 // keeps a statement's shape fixed however many ids it names. Results come back as text and are parsed on request;
 // a value of the wrong shape is a typed error, not a trap.
-import Foundation
+public import Foundation
 
 /// A value that can be bound to a statement parameter.
 public protocol PostgresBindable: Sendable {

@@ -1,7 +1,7 @@
 // What profiles need from durable storage: a user's bio and photo beside the account's name. A change is committed
 // before `profile.set` replies; the photo must be an upload of the user, checked in the same transaction, so a
 // profile can never point at someone else's file or at nothing (and the media collector spares it while it is used).
-import CairnCore
+public import CairnCore
 
 /// A user with what they tell others about themselves.
 public struct Profile: Sendable, Equatable {

@@ -3,10 +3,12 @@
 // one is drawn with the placeholder image the hub serves (`Placeholders.user`). The name follows registration's
 // rules (`Accounts.normalizedName`); a rename reaches the caller's live sessions, so `whoami` and what friends
 // see next agree with the reply. Every change is committed before the reply.
-import CairnCore
+public import CairnCore
 import CairnLoop
-import CairnMedia
-import CairnSessions
+public import CairnMedia
+package import CairnSessions
+import CairnErrorCodes
+import Logging
 
 /// What the caller asks to change; nil fields are kept, and for `bio` and `photo` `.some(nil)` removes the value.
 public struct ProfileRequest: Sendable {

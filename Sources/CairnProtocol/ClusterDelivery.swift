@@ -9,11 +9,11 @@
 // `watch_max_age`, and never after the link to Redis dropped (a hide published meanwhile was not heard: everything
 // kept is forgotten, and the owners' nodes answer the viewer's next arrival under their rules). The node (CairnNodes)
 // turns the calls into binary messages on Redis channels and back; this file knows no Redis.
-import CairnCore
-import CairnLiveMap
-import CairnLoop
+public import CairnCore
+public import CairnLiveMap
+public import CairnLoop
 import CairnSessions
-import CairnSocial
+public import CairnSocial
 
 /// Positions to and from viewers on other nodes. Loop thread only.
 public final class ClusterDelivery: RemoteFanOut {

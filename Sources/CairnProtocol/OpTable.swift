@@ -5,9 +5,9 @@
 //
 // Two shapes of handler: `fast` answers before it returns (the hot path: no closure is made per request) and
 // `slow` answers through an `Outcome` later, on the loop, while the connection's later requests wait in order.
-import CairnCore
-import CairnLoop
-import CairnWire
+public import CairnCore
+public import CairnLoop
+public import CairnWire
 
 /// Who may call an op.
 public enum OpAccess: Sendable, Equatable {

@@ -9,13 +9,16 @@
 //
 // It also owns the local event delivery (`LocalDelivery`): the domain's events, encoded once each and written to
 // this process's connections.
-import CairnCore
-import CairnHub
+public import CairnCore
+public import CairnHub
 import CairnLiveMap
-import CairnLoop
+public import CairnLoop
 import CairnStats
 import CairnTrackers
 import CairnWire
+import CairnErrorCodes
+import CairnSessions
+import CairnSocial
 
 /// Maps WebSocket messages to ops and ops' answers to JSON. Loop thread only.
 public final class Router: ConnectionHandler {

@@ -3,7 +3,7 @@
 // is locked, never the text, media or password. A `RelicRecord` is the stored row with everything, read from the
 // store only when someone is allowed to open the relic (so memory holds markers, not up to 2,000 characters of text
 // per relic).
-import CairnCore
+public import CairnCore
 
 /// A relic as stored: the marker plus its content and password record.
 public struct RelicRecord: Sendable, Equatable {

@@ -2,7 +2,7 @@
 // `relic.delete` replies, so an acknowledged change survives kill -9. Live relics are loaded once at start; content
 // is read on demand when someone may open one. Expired relics stay stored (their creator still lists them) until
 // the retention period passes and `purgeExpiredRelics` removes them.
-import CairnCore
+public import CairnCore
 
 /// Why the store refused a relic write.
 public enum RelicStoreError: Error, Equatable, Sendable {

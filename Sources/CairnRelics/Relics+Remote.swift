@@ -5,7 +5,7 @@
 // standing inside it here hear it appear), a deleted one removed (whoever saw it here hears it vanish). A node that
 // may have missed messages reads the live relics again (`resync`) and applies the differences, leaving alone the
 // relics that changed while the read was under way. A single node has no port and nothing changes. Loop thread only.
-import CairnCore
+package import CairnCore
 
 /// Where relics created and deleted here go for the other nodes.
 public protocol RemoteRelics: AnyObject {

@@ -14,14 +14,16 @@
 // markers (`RelicBook`) and their points (a relics index of their own); text, media and password hashes are read
 // from the store when someone is allowed to open one. Positions come from the live map, who is connected from
 // the sessions.
-import CairnCore
-import CairnGeo
-import CairnLiveMap
-import CairnLoop
-import CairnMedia
-import CairnSessions
-import CairnSocial
+public import CairnCore
+package import CairnGeo
+package import CairnLiveMap
+package import CairnLoop
+public import CairnMedia
+package import CairnSessions
+package import CairnSocial
 import CairnSpatial
+import CairnErrorCodes
+import Logging
 
 /// What the caller asks to leave.
 public struct RelicRequest: Sendable {

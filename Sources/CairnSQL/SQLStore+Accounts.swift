@@ -1,8 +1,8 @@
 // The accounts part of the store: users and session-token digests, implementing the domain's `AccountStore` but for
 // the batch insert of fixtures (`createUsers`, each engine's own). A unique violation names its index, which tells a
 // taken username from a taken email.
-import CairnCore
-import CairnSessions
+public import CairnCore
+public import CairnSessions
 import Foundation
 
 extension SQLStore {

@@ -3,9 +3,9 @@
 // posted, likes they received, open reports against them), suspensions, and the audit log, to which every admin
 // write appends its line in the same transaction. Usernames are compared and ordered bytewise on both engines
 // (`SQLDialect.bytewise`), so a page ends at the same name; a prefix matches ignoring (ASCII) case.
-import CairnAdmin
+public import CairnAdmin
 import CairnCore
-import CairnSessions
+public import CairnSessions
 
 extension SQLStore {
     /// A page of accounts in username order (keyset on the unique username).

@@ -4,7 +4,8 @@
 // not count anyone twice: each day's marks go in one statement, and only the rows it inserted are added to the day's
 // count; and the accounts' part of the daily figures (`accountDailyStats`): new users from a range scan of a partial
 // index, active users from one row per day.
-import CairnAdmin
+public import CairnAdmin
+import CairnCore
 
 extension SQLStore {
     /// The stored overrides, read synchronously while the hub is assembled.

@@ -3,7 +3,7 @@
 // (SQLite's single writer, PostgreSQL's SERIALIZABLE: the limit holds across nodes too). Removing a bucket's last owner
 // removes the bucket (the schema's trigger), so an account deleted by the guest purge takes its sole-owned buckets.
 // A list of buckets is read in two statements (buckets, then all their members), not one round trip per bucket.
-import CairnBuckets
+public import CairnBuckets
 
 extension SQLStore {
     private static var itemColumns: String {

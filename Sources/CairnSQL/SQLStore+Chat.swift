@@ -6,8 +6,8 @@
 // ids out of order: a reader paging with `id < before`, or marking read up to the newest id it saw, would then skip
 // the lower id committed later. Each insert therefore holds the conversation's lock until it commits
 // (`lockUntilCommit`), so within a conversation ids are committed in id order; SQLite's single writer gives the same.
-import CairnChat
-import CairnCore
+public import CairnChat
+public import CairnCore
 
 extension SQLStore {
     /// Stores a message.

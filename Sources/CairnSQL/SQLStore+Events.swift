@@ -1,4 +1,4 @@
-import CairnAdmin
+public import CairnAdmin
 // Events and the moderation of pictures, implementing their part of the domain's `PictureStore` (the pictures'
 // posting, likes and the geographic queries are each engine's own: their statements are tuned to each engine's
 // planner). An event's tag is unique; a private event's members are rows of `event_members`. An admin's change to an
@@ -6,8 +6,8 @@ import CairnAdmin
 // each of its pictures (what pages read visibility from), the posters made members when it becomes private, and the
 // audit line; an admin's deletion takes the event's pictures and memberships along. Tags are ordered bytewise and
 // matched ignoring (ASCII) case on both engines; titles are stored lower-cased.
-import CairnCore
-import CairnPictures
+public import CairnCore
+public import CairnPictures
 
 extension SQLStore {
     // MARK: Events

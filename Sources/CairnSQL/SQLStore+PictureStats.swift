@@ -2,7 +2,7 @@
 // reports opened and resolved per UTC day, and the median time from report to resolution of the reports resolved
 // that day. Read from the pictures' own tables, off the loop. A deleted picture takes its likes and reports with it,
 // so the figures of past days count what still exists.
-import CairnAdmin
+public import CairnAdmin
 
 extension SQLStore {
     /// The pictures' daily figures.

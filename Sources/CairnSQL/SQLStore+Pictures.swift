@@ -3,8 +3,9 @@
 // transaction that the media is an image upload of the poster, that the poster is under the hourly limit and may post
 // to the event (creating a missing one), so nothing is half-applied; on PostgreSQL SERIALIZABLE makes the limit and a
 // new event's tag hold across nodes (a colliding transaction is run again).
-import CairnCore
-import CairnPictures
+public import CairnCore
+public import CairnPictures
+import CairnGeo
 
 extension SQLStore {
     // MARK: Writes

@@ -3,7 +3,7 @@
 // (SQLite's json_object and json_each on text; PostgreSQL's json_object_agg and json_each on `json`, a whole import
 // in one statement), and SQLite reads the summaries at start through a cursor.
 import CairnCore
-import CairnPlaces
+public import CairnPlaces
 
 extension SQLStore {
     public func removePlace(id: Int64) async throws -> Bool {

@@ -1,7 +1,7 @@
 // Profiles, implementing the domain's `ProfileStore`: the bio and the photo live on the user's row. A change is one
 // transaction that first checks the new photo is an upload of the user, so a profile never points at someone else's
 // file or at nothing; the media collector spares media used as a photo.
-import CairnProfiles
+public import CairnProfiles
 
 extension SQLStore {
     /// A user's profile.

@@ -2,8 +2,8 @@
 // is an upload of the creator, so a relic can never point at someone else's file or at nothing. Expired relics stay
 // until `purgeExpiredRelics` (their creator still lists them); the media they referenced is then unreferenced and
 // the media collector removes it after its grace period.
-import CairnCore
-import CairnRelics
+public import CairnCore
+public import CairnRelics
 
 extension SQLStore {
     /// Markers of every relic not expired at `now`.

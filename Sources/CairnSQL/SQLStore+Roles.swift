@@ -1,7 +1,7 @@
 // Roles, implementing the domain's `RoleStore` (table `user_roles`): granting and revoking by username for the
 // `cairn user grant-ops` / `revoke-ops` (and `-admin`) commands, which may run beside a live hub (SQLite's WAL lets
 // them write while it serves) or live nodes, and the check the hub makes off the loop each time a role matters.
-import CairnCore
+public import CairnCore
 
 extension SQLStore {
     /// True when the user holds the role.

@@ -1,7 +1,7 @@
 // Safe zones, implementing the domain's `SafeZoneStore`: each user's circles where no left-behind alert is raised.
 // The per-user count is checked in the same transaction as the insert (SERIALIZABLE on PostgreSQL, so two nodes
 // adding at once cannot both pass the limit); zones go with their account.
-import CairnTrackers
+public import CairnTrackers
 
 extension SQLStore {
     public func addSafeZone(

@@ -3,8 +3,8 @@
 // committed before the hub replies. Writing and purging positions is each engine's own (`flushPositions`,
 // `purgePositionHistory`): SQLite writes a flush row by row with cached statements in one transaction, PostgreSQL in
 // one statement whatever its size (one round trip and one commit for 100k fixes, not 100k of each).
-import CairnCore
-import CairnSocial
+public import CairnCore
+public import CairnSocial
 
 extension SQLStore {
     /// Loads the friend graph, pending requests, rules and last positions.

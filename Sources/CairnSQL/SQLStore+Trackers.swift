@@ -6,8 +6,8 @@
 // reports are group-committed, and that write is each engine's own (`recordTrackerIngest`): SQLite applies a batch
 // report by report with cached statements, PostgreSQL in a few statements for the whole batch (no round trip per
 // report) after share-locking the pairers' memberships.
-import CairnCore
-import CairnTrackers
+public import CairnCore
+public import CairnTrackers
 import Foundation
 
 extension SQLStore {

@@ -3,7 +3,7 @@
 // `SQLDialect.isAny`): SQLite gets the list as a JSON array, PostgreSQL as an array literal. A result column comes
 // back as one of the same classes and is decoded to the Swift type it is assigned to; the decoders accept what either
 // engine gives for the schema's types (PostgreSQL's numeric aggregates arrive as text, SQLite's booleans as 0 or 1).
-import Foundation
+public import Foundation
 
 /// A statement parameter or a result column.
 public enum SQLValue: Sendable, Equatable {

@@ -7,7 +7,7 @@
 // access overlaps another of the same field, so the run-time exclusivity check (a thread-local access set, about a
 // quarter of the bookkeeping's time in `cairn-bench bookkeeping`) only costs.
 import CLws
-import CairnLoop
+package import CairnLoop
 
 /// One connection's buffers. Loop thread only. (`package` for `cairn-bench bookkeeping`.)
 package final class ConnectionState {

@@ -3,7 +3,7 @@
 // A freed slot goes on a free list and its generation moves on, so an id kept by a late completion for a closed
 // connection never reaches the connection that reuses the slot; a slot whose generation would wrap is retired
 // rather than reused, so an id is never handed out twice in a process's lifetime (as `ConnectionID` promises).
-import CairnLoop
+package import CairnLoop
 
 /// Open connections by dense id. Loop thread only. (`package` for `cairn-bench bookkeeping`.)
 package struct ConnectionTable {

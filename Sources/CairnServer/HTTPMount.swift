@@ -2,7 +2,7 @@
 // transport accepts for it, and the share of the body budget its bodies draw on. The service itself (`HTTPService`,
 // CairnLoop) knows nothing of the mount; the transport matches paths and enforces the body limit before the service
 // sees a byte.
-import CairnLoop
+public import CairnLoop
 
 /// A service mounted on a path prefix, with the largest request body it accepts.
 public struct HTTPMount: Sendable {

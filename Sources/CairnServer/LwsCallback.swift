@@ -4,6 +4,7 @@
 // `HTTPEndpoint`, the wake-up to the job queue. Everything here runs on the service thread, which the dispatch
 // asserts. Unhandled HTTP reasons go to lws_callback_http_dummy, which does lws's default housekeeping.
 import CLws
+import CairnLoop
 
 let cairnLwsCallback:
     @convention(c) (

@@ -1,7 +1,7 @@
 // The service thread's door and identity, made before the server so the layers the server drives can be built
 // with them: the scheduler that brings results back onto the loop, and the confinement the service thread claims
 // while it serves. The composition hands both to the handler and the same object to the server.
-import CairnLoop
+public import CairnLoop
 
 /// The job queue and the confinement of one transport's service thread.
 public final class ServiceLoop: Sendable {

@@ -10,7 +10,7 @@
 // following a link. Files are opened off the service thread (services run in tasks) and sent in slices by the
 // transport. A directory named without its trailing `/` (`/admin`) is answered `301` to `/admin/` when it holds an
 // `index.html`, so the page's relative links resolve inside it.
-import CairnLoop
+public import CairnLoop
 import Foundation
 
 /// The HTTP service for static files (see the top of this file for the rules).

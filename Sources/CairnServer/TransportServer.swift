@@ -16,11 +16,11 @@
 // waits up to the grace period for the closing handshakes, destroys the context on the service thread, and
 // signals `waitUntilStopped()`.
 import CLws
-import CairnLoop
+public import CairnLoop
 import CairnWire
 import Dispatch
 import Foundation
-import Logging
+public import Logging
 import Synchronization
 
 /// The WebSocket and HTTP server: the context, the service thread, the sweep timer and shutdown.

@@ -1,6 +1,6 @@
 // What the accounts service needs from durable storage, stated as a protocol so the domain knows nothing of SQLite.
 // Every method returns only after its write is committed: a reply that depends on it can then be sent safely.
-import CairnCore
+public import CairnCore
 
 /// A new account to insert.
 public struct NewUser: Sendable {

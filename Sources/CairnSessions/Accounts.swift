@@ -4,9 +4,10 @@
 // `tokenLifetimeMs` after they were minted) and where failed logins are throttled per username and per connection.
 // It is Sendable and async: callers on the event loop start an operation and get the result back without ever
 // blocking on scrypt or SQLite.
-import CairnCore
-import CairnCrypto
-import Logging
+public import CairnCore
+public import CairnCrypto
+public import Logging
+import CairnErrorCodes
 
 /// A logged-in session: the account and the bearer token that proves it.
 public struct Session: Sendable, Equatable {

@@ -4,7 +4,8 @@
 // are marked again every `guestSeenIntervalMs`, and the marks reach the store in one batch per tick, off the loop;
 // a position never writes it. The purge runs every `guestPurgeIntervalMs`, off the loop like the relic purge, and
 // spares every guest connected or marked but not yet written, so a connected guest is never purged.
-import CairnCore
+package import CairnCore
+import Logging
 
 /// Records guests' last activity and purges the inactive ones.
 package final class GuestExpiry {

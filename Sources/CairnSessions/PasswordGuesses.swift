@@ -3,7 +3,8 @@
 // thing across everyone (a doubling back-off, `PasswordBackoff`), both counted before scrypt judges the guess, and
 // on top of the connection's own budget of password checks. A guess never judged is handed back; a right one clears
 // both counts. Loop thread only.
-import CairnCore
+package import CairnCore
+import CairnErrorCodes
 
 /// Counts password guesses at guarded things.
 package final class PasswordGuesses {

@@ -1,7 +1,7 @@
 // scrypt is slow on purpose, so it must never run on the event loop. This runs it on a small pool of serial
 // dispatch queues (one per core by default): concurrency is bounded, so a burst of logins queues up instead of
 // spawning threads, and each call suspends its caller until the hash is done.
-import CairnCrypto
+public import CairnCrypto
 import Dispatch
 import Synchronization
 

@@ -6,7 +6,7 @@
 // (and refuses account checks that began before). A token never leaves the node: only the first 16 bytes of its
 // SHA-256 travel, enough to pick a user's connections that used it. A single node has no implementation and nothing
 // changes. Loop thread only.
-import CairnCore
+public import CairnCore
 import CairnCrypto
 
 /// Identifies a token without revealing it: the first 16 bytes of its SHA-256, as two integers.

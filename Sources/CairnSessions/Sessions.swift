@@ -11,8 +11,9 @@
 // Other features learn of session changes through three hooks the hub wires: `sessionEnding` (a connection is
 // about to lose its account: stop watching, forget what it was shown), `presenceChanged` (a user came online or
 // went offline) and `connectionGone`. Sessions never reads another feature's state.
-import CairnCore
-import CairnLoop
+public import CairnCore
+public import CairnLoop
+import CairnErrorCodes
 
 /// Connections, their accounts, authentication deadlines, revocations and presence. Loop thread only.
 public final class Sessions {

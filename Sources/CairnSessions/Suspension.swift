@@ -1,7 +1,8 @@
 // A suspended account (docs/PROTOCOL.md, Administration): an admin's decision, stored, that keeps the account out
 // until it is lifted or its time runs out. While it holds, `login` and `auth` answer `suspended` and the account's
 // connections are closed with 4503. The wording of the refusal lives here so every route words it alike.
-import CairnCore
+public import CairnCore
+import CairnErrorCodes
 
 /// An account's suspension.
 public struct Suspension: Sendable, Equatable {

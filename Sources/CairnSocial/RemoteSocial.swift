@@ -9,6 +9,7 @@
 // the change stays committed and in force here, and the request is answered with an error that says so. A single
 // node has no implementation and nothing changes. Loop thread only.
 import CairnCore
+import CairnErrorCodes
 
 /// Where Social's committed changes go for the other nodes.
 public protocol RemoteSocial: AnyObject {

@@ -11,7 +11,8 @@
 // Each change therefore takes a version for its (owner, viewer) key: a failure only undoes its change if no later
 // request touched the key, and the store keeps the highest version, so the last request made wins in memory and on
 // disk alike. Versions continue above the highest one stored, so a clock set back cannot make writes go unheard.
-import CairnCore
+public import CairnCore
+import CairnErrorCodes
 
 /// What a user shares now (`share.list`).
 public struct SharingState: Sendable, Equatable {

@@ -1,3 +1,4 @@
+import CairnCore
 // Changes committed through another node, applied to this node's memory through the paths a local change takes:
 // the graph, the rules, presence shown or hidden to friends here, positions shown, hidden or withdrawn (and owners'
 // channels followed or not) through `viewChanged` / `viewEnded`, buckets told of an ended friendship. Each change

@@ -7,6 +7,8 @@
 // on or still off); otherwise the news is stale and dropped. A resync (`Social+Resync`) never comes here: it makes up
 // state this node missed, it is not news. Loop thread only.
 import CairnCore
+import CairnSessions
+import Logging
 
 extension Social {
     /// What a change applied from another node tells the user it concerns.

@@ -14,7 +14,7 @@
 // (no `friend.request`, `friend.accepted` or `friend.removed`, unlike a change applied from a control message): it
 // makes up state this node missed, it is not news, and whoever it concerns sees it in their next list. Loop thread
 // only.
-import CairnCore
+public import CairnCore
 
 /// What one resync changed in memory.
 public struct ResyncCounts: Sendable, Equatable {

@@ -7,8 +7,10 @@
 // What a change means for the live map leaves through two hooks the hub wires to it: `viewChanged` (a viewer's view
 // of an owner changed or a friendship began: show the current position, or say it is hidden) and `viewEnded`
 // (withdraw what is pending, say nothing).
-import CairnCore
-import CairnSessions
+public import CairnCore
+package import CairnSessions
+import CairnErrorCodes
+import Logging
 
 /// A friend as listed: the account and whether they are online now.
 public struct FriendEntry: Sendable, Equatable {

@@ -2,7 +2,7 @@
 // The graph and the rules are written one change at a time and committed before the reply (they must survive
 // kill -9); positions are flushed in batches every few seconds (losing at most one interval is the contract).
 // `loadSocial` runs once at start, before the event loop serves anyone, to rebuild the in-memory state.
-import CairnCore
+public import CairnCore
 
 /// A fix as stored and restored.
 public struct StoredFix: Sendable, Equatable {

@@ -7,7 +7,7 @@
 //
 // Threading: a plain value owned by one thread, like GridIndex.
 
-import CairnGeo
+public import CairnGeo
 
 /// Disks (centre and radius) indexed by the grid cells they cover, answering "which disks contain this point".
 public struct DiskCoverIndex {

@@ -15,7 +15,7 @@
 // When a ring's cover has too many rows to be worth walking (see GridIndex.scansOccupiedCells), the search starts
 // over and reads every occupied cell in reach of the maximum radius once instead.
 
-import CairnGeo
+public import CairnGeo
 
 extension GridIndex {
     /// The `k` points nearest to `center` within `maxRadius` metres, nearest first, ties broken by smaller id.

@@ -6,7 +6,7 @@
 // kilometres on small cells), the occupied cells are scanned instead: the cost of a query is bounded by the
 // index, never by the area of the Earth. Nothing here allocates.
 
-import CairnGeo
+public import CairnGeo
 
 extension GridIndex {
     /// Calls `body` with the id, position and distance in metres of every point whose great-circle distance from

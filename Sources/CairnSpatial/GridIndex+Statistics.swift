@@ -2,7 +2,7 @@
 // The byte figure counts the live capacity of each structure (hash tables at their current capacity, every cell's
 // entry buffer at its capacity) but not the allocator's own overhead, so it is a floor on what malloc holds.
 
-import CairnGeo
+public import CairnGeo
 
 extension GridIndex {
     /// Counts and the approximate storage of one index.

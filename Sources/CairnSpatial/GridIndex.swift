@@ -10,7 +10,7 @@
 //
 // Threading: a plain value type with no locks; one thread (the event loop) owns it.
 
-import CairnGeo
+public import CairnGeo
 
 /// A uniform-grid index of points keyed by `Int64` id, answering radius and k-nearest queries by great-circle
 /// distance (`GeoPoint.distance`). Not thread-safe: keep it on one thread.

@@ -4,7 +4,7 @@
 //
 // Threading: like GridIndex, a plain value owned by the event loop.
 
-import CairnGeo
+public import CairnGeo
 
 /// A `GridIndex` per `SpatialLayer`, addressed by layer.
 public struct LayeredIndex {

@@ -1,4 +1,4 @@
-import CairnGeo
+public import CairnGeo
 
 // An exact k-nearest index for points that rarely change (places of interest): a static 3D kd-tree over unit
 // vectors. The chord between two unit vectors grows strictly with the great-circle angle, so the tree prunes by

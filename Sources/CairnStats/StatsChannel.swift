@@ -5,10 +5,11 @@
 //
 // A reading (`StatsSnapshot`) gathers figures every feature offers through its API; the transport adds what only
 // it knows (`TransportGauges`).
-import CairnCore
-import CairnLiveMap
-import CairnLoop
-import CairnSessions
+public import CairnCore
+package import CairnLiveMap
+public import CairnLoop
+package import CairnSessions
+import CairnErrorCodes
 
 /// The stats channel: its watchers and the previous second's totals. Loop thread only.
 public final class StatsChannel {

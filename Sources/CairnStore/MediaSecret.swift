@@ -1,4 +1,4 @@
-import CairnCrypto
+public import CairnCrypto
 import Foundation
 
 // The secret that signs media URLs: 32 random bytes in `<data>/media.key`, created once (mode 0600) and read on

@@ -1,8 +1,8 @@
 // Many accounts inserted at once (fixtures and benchmarks) in SQLite: the part of `AccountStore` each engine writes its
 // own way (CairnSQL has the rest). One transaction of inserts through a cached statement.
-import CairnCore
+public import CairnCore
 import CairnSQL
-import CairnSessions
+public import CairnSessions
 import GRDB
 
 extension SQLiteStore {

@@ -1,7 +1,7 @@
 // Bulk loading of generated fixtures (load-test users, their friendships and tokens) in one transaction, bypassing
 // the request path: creating thousands of accounts through scrypt would dominate a load test. Not used by the hub.
 // The accounts are `FixtureUser`s (CairnSessions, shared with the PostgreSQL store).
-import CairnSessions
+public import CairnSessions
 import Foundation
 import GRDB
 

@@ -9,7 +9,7 @@ import CairnCrypto
 // collector unlinks files inside its transaction, after checking no row names them; the upload re-checks its file
 // inside its own transaction and rewrites it from the bytes it still holds if it vanished. Whichever runs first, a
 // committed row always names a file that exists.
-import CairnMedia
+public import CairnMedia
 import Dispatch
 import Foundation
 import GRDB

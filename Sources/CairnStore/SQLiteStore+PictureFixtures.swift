@@ -1,7 +1,7 @@
 // Bulk loading of generated pictures for the pictures benchmark (`cairn-bench pictures`), in transactions of many
 // rows, bypassing the request path (a million posts through the hub would measure the posting, not the pages).
 // Not used by the hub. The rows are `FixturePicture`s (CairnPictures, shared with the PostgreSQL store).
-import CairnPictures
+public import CairnPictures
 import GRDB
 
 extension SQLiteStore {

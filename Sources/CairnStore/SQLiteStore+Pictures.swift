@@ -15,8 +15,8 @@
 // What the viewer may see (`PictureViewer`) is read once per request: the private events joined and the pictures
 // reported. Rows for the chosen ids are read last.
 import CairnAdmin
-import CairnCore
-import CairnPictures
+public import CairnCore
+public import CairnPictures
 import CairnSQL
 import Foundation
 import GRDB

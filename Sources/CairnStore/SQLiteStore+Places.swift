@@ -3,8 +3,9 @@
 // re-importing a newer file updates the places it names instead of duplicating them. Attributes are kept as a JSON
 // object in text, written with SQLite's own json_object and read back with json_each, so the store writes no JSON by
 // hand.
-import CairnPlaces
+public import CairnPlaces
 import GRDB
+import CairnSQL
 
 extension SQLiteStore: PlaceStore {
     /// Every place without attributes, synchronously (the hub's start, before it serves).

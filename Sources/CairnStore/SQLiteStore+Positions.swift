@@ -3,7 +3,7 @@
 // history is purged a slice per transaction so the writer is never held long.
 import CairnCore
 import CairnSQL
-import CairnSocial
+public import CairnSocial
 import GRDB
 
 extension SQLiteStore: SocialStore {

@@ -2,9 +2,9 @@
 // rest). Reports are group-committed (`GroupCommit`): the reports that arrive together share one transaction and one
 // fsync, each applied in arrival order with cached statements (no round trips to save here). Writes are serialized,
 // so an unshare committed before a report is seen by its write.
-import CairnCore
+public import CairnCore
 import CairnSQL
-import CairnTrackers
+public import CairnTrackers
 import GRDB
 
 extension SQLiteStore: TrackerStore {

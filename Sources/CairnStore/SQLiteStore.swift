@@ -2,18 +2,18 @@
 // WAL mode, so reads never wait for the writer; `synchronous = FULL` makes every commit durable before the call
 // returns, which is what lets the hub acknowledge a write only after it is safe. GRDB runs each access on its own
 // queues, and the async API suspends the caller instead of blocking it, so the event loop never waits on disk.
-import CairnAdmin
-import CairnBuckets
-import CairnChat
-import CairnCore
-import CairnProfiles
-import CairnRelics
-import CairnSQL
-import CairnSessions
-import CairnTrackers
+public import CairnAdmin
+public import CairnBuckets
+public import CairnChat
+public import CairnCore
+public import CairnProfiles
+public import CairnRelics
+public import CairnSQL
+public import CairnSessions
+public import CairnTrackers
 import Foundation
 import GRDB
-import Logging
+public import Logging
 
 /// Errors raised while opening the store.
 public enum StoreOpenError: Error, CustomStringConvertible {

@@ -3,7 +3,7 @@
 // accepted (the stored latest, then the batch's own accepted fixes). The speed filter re-anchors: after
 // `reanchorAfter` consecutive rejections, or once the last accepted fix is `reanchorGapMs` old, the next fix is
 // accepted as it is, so a tracker that really moved while nobody heard it is not frozen at its old place.
-import CairnCore
+public import CairnCore
 import CairnGeo
 
 /// What the filters made of one fix.

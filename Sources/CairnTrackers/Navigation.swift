@@ -6,7 +6,7 @@
 //
 // Coordinates are written with exactly six decimals (about 0.1 m), the same for the same fix on every platform: the
 // URLs are text a test can compare, not a float's shortest round trip.
-import CairnCore
+public import CairnCore
 
 /// How to get to an item.
 public struct Navigation: Sendable, Equatable {

@@ -5,7 +5,7 @@
 // viewers' node follows the items its watching connections may view (`follow` / `unfollow`, one call per
 // connection and item: the port counts them), and what it hears back goes through `Trackers.remoteMoved`. A single
 // node has no implementation and nothing changes. Loop thread only.
-import CairnCore
+public import CairnCore
 
 /// Where item moves for viewers on other nodes go, and which items this node's watchers want from them.
 public protocol RemoteItems: AnyObject {

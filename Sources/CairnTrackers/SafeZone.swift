@@ -1,7 +1,7 @@
 // A safe zone (seed 002): a circle a user names (home, the office) inside which their items never count as left
 // behind. Zones are per user, stored, and kept in memory for the left-behind rule; the store enforces the per-user
 // count in the same transaction as the insert.
-import CairnGeo
+public import CairnGeo
 
 /// One safe zone.
 public struct SafeZone: Sendable, Equatable {

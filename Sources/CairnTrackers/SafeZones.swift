@@ -2,9 +2,12 @@
 // user's own. The feature keeps every user's zones in memory (restored at start, changed on the loop after the store
 // committed), because the left-behind rule asks about them on every move; listing is answered from memory. A zone of
 // someone else is `not_found`, as if it did not exist.
-import CairnCore
-import CairnGeo
+public import CairnCore
+package import CairnGeo
 import CairnLoop
+import CairnErrorCodes
+import CairnSessions
+import Logging
 
 /// The safe zone ops and the zones in memory. Loop thread only.
 public final class SafeZones {

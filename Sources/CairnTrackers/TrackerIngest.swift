@@ -26,9 +26,10 @@
 // key. Two reports of one device at once are both judged against the same stored latest; the store keeps the newer
 // fix, and the later commit's count of speed rejections wins (apps send one report at a time). Once committed, the
 // fix is handed to `committed` (the hub brings it to the loop for the live map of items).
-import CairnCore
+public import CairnCore
 import CairnCrypto
-import CairnLiveMap
+public import CairnLiveMap
+import Logging
 
 /// Why a report was refused; each maps to one HTTP status.
 public enum IngestRefusal: Error, Equatable, Sendable {

@@ -9,7 +9,8 @@
 // store's `bucketMates` query is the one place that decides it, and it shows nothing once the tracker is deactivated,
 // no longer shown items, or its pairer is no longer an owner of the bucket (read at the time of the answer, not of the
 // report). A tracker whose pairer left is refused here as an inactive one is (`TrackerRecord.accepted`).
-import CairnCore
+public import CairnCore
+import Logging
 
 /// An item's name and latest tracker fix: what an OwnTracks device is shown of the other items of its bucket.
 public struct BucketMate: Sendable, Equatable {

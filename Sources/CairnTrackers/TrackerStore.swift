@@ -4,7 +4,7 @@
 // says whether that user is still an owner of its item's bucket (`TrackerRecord.pairerLeft`): the check is made in the
 // store, in the same read or write as the rest, so it holds on every node sharing the store the moment an unshare or
 // a role change commits.
-import CairnCore
+public import CairnCore
 
 /// Why a tracker store refused a write.
 public enum TrackerStoreError: Error, Equatable {

@@ -8,8 +8,9 @@
 // item's own change only turns the alert on or off, so an owner removal announced while the item's write was in
 // flight is never undone by it. A pair goes quietly (no `item.reunited`) when its owner stops owning the item, the
 // alert is turned off, or the tracker is unpaired: there is nothing to be reunited with any more.
-import CairnBuckets
+public import CairnBuckets
 import CairnGeo
+import CairnCore
 
 /// One item and one of its owners.
 struct ItemOwner: Hashable {

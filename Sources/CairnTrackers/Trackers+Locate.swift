@@ -8,7 +8,7 @@
 // an access change (unshare, demotion, privacy, a friendship's end, hiding) overtook is read again
 // (`Buckets.itemRole`), so a caller who just lost access never gets the position.
 import CairnBuckets
-import CairnCore
+public import CairnCore
 import CairnGeo
 
 extension Trackers {

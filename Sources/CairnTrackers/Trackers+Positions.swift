@@ -13,10 +13,11 @@
 // the tracker layer as soon as the deletion is committed, and a fix committed for it (or for a tracker unpaired since)
 // that reaches the loop after that is ignored. With several nodes, moves also go to viewers on other nodes and come
 // from trackers reporting to other nodes (`Trackers+Remote`).
-import CairnCore
-import CairnGeo
-import CairnLoop
+public import CairnCore
+public import CairnGeo
+package import CairnLoop
 import CairnSpatial
+import CairnBuckets
 
 extension Trackers {
     /// Restores items' latest fixes (at start, from the store).

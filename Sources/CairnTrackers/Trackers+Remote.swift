@@ -8,8 +8,9 @@
 // bucket shared, an item added or a tracker paired after `items.watch` is followed from then on, and access lost is
 // let go. A single node has no `remote`: none of this runs.
 import CairnBuckets
-import CairnCore
+package import CairnCore
 import CairnLoop
+import Logging
 
 extension Trackers {
     /// A move made here: the audience members online on other nodes, listed once to the port.

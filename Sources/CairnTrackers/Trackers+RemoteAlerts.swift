@@ -16,7 +16,8 @@
 //
 // A single node has no `remote`: none of this runs.
 import CairnBuckets
-import CairnCore
+package import CairnCore
+import Logging
 
 extension Trackers {
     /// True when this node judges `owner`'s left-behind alerts: it knows where they are (they report here).

@@ -15,13 +15,15 @@
 // from the caller, and directions. Left behind (`Trackers+LeftBehind`): the alert rule per item and owner. The
 // caller's own position, the owners' trusted positions and their safe zones are asked through hooks the hub wires
 // (`userFix`, `ownerFix`, `shelters`).
-import CairnBuckets
-import CairnCore
-import CairnCrypto
-import CairnGeo
-import CairnLoop
+package import CairnBuckets
+public import CairnCore
+package import CairnCrypto
+package import CairnGeo
+package import CairnLoop
 import CairnSessions
 import CairnSpatial
+import CairnErrorCodes
+import Logging
 
 /// The tracker ops. Loop thread only.
 public final class Trackers {

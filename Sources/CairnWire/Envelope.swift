@@ -1,3 +1,4 @@
+import CairnErrorCodes
 // The envelope of the wire contract (spec "Envelope"), written in exactly one place: replies carry the request's
 // id and "ok", failures without an id become error events naming the op, pushes carry "ev". Handlers only
 // write their own fields, through a closure into the already-open object, so no handler can get the shape wrong

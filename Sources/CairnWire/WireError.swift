@@ -1,7 +1,7 @@
 // The one error type the codec and the handlers above it throw: a contract code plus a human-readable message.
 // It is a plain value (no underlying error, no stack) so it can cross threads, be compared in tests and be
 // written straight into a reply by `Envelope.failure`. Its codes are the one list in CairnErrorCodes.
-import CairnErrorCodes
+public import CairnErrorCodes
 
 /// An error that is reported to the client: a protocol error code and a human-readable message.
 public struct WireError: Error, Equatable, Sendable, CustomStringConvertible {

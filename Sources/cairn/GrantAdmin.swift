@@ -1,6 +1,7 @@
 // `cairn user grant-admin <username>`: gives an account the admin role, which lets it use the `admin.*` ops
 // (browse users, suspend them). A running hub sees the grant at the account's next admin request.
 import ArgumentParser
+import CairnApp
 
 struct GrantAdmin: ParsableCommand {
     static let configuration = CommandConfiguration(

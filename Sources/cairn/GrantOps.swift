@@ -1,6 +1,7 @@
 // `cairn user grant-ops <username>`: gives an account the ops role, which lets it watch the live stats channel
 // (`stats.watch`, `cairn stats`). A running hub sees the grant at the account's next `stats.watch`.
 import ArgumentParser
+import CairnApp
 
 struct GrantOps: ParsableCommand {
     static let configuration = CommandConfiguration(

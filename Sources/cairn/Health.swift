@@ -8,6 +8,8 @@ import Foundation
 
 #if canImport(Glibc)
 import Glibc
+import CairnApp
+import CairnServer
 #endif
 
 struct Health: ParsableCommand {

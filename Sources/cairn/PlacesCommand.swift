@@ -8,6 +8,7 @@
 import ArgumentParser
 import CairnApp
 import Foundation
+import CairnPlaces
 
 struct PlacesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

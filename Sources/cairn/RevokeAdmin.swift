@@ -1,6 +1,7 @@
 // `cairn user revoke-admin <username>`: takes the admin role away; every later `admin.*` request of the account is
 // refused with `forbidden`. It is also the way to make an admin suspendable (admins cannot be suspended).
 import ArgumentParser
+import CairnApp
 
 struct RevokeAdmin: ParsableCommand {
     static let configuration = CommandConfiguration(

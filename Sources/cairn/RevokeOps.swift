@@ -1,6 +1,7 @@
 // `cairn user revoke-ops <username>`: takes the ops role away. A connection already watching the stats channel
 // keeps its watch until it unwatches or disconnects; every later `stats.watch` is refused.
 import ArgumentParser
+import CairnApp
 
 struct RevokeOps: ParsableCommand {
     static let configuration = CommandConfiguration(

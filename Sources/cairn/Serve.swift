@@ -10,6 +10,7 @@ import CairnConfig
 import Dispatch
 import Foundation
 import Logging
+import CairnServer
 
 struct Serve: ParsableCommand {
     static var configuration: CommandConfiguration {

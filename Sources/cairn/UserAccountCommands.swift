@@ -4,6 +4,9 @@
 import ArgumentParser
 import CairnApp
 import Foundation
+import CairnAdmin
+import CairnCore
+import CairnSessions
 
 /// Where a new password comes from.
 struct PasswordSource: ParsableArguments {

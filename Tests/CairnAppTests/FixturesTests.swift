@@ -6,6 +6,9 @@ import CairnSessions
 import CairnStore
 import Foundation
 import Testing
+import CairnSQL
+import CairnSeed
+import CairnSocial
 
 @Suite(.timeLimit(.minutes(5)))
 struct FixturesTests {

@@ -4,6 +4,10 @@ import CairnApp
 import CairnConfig
 import Foundation
 import Testing
+import CairnCore
+import CairnCrypto
+import CairnServer
+import Logging
 
 @Suite(.timeLimit(.minutes(5)))
 struct ConfigurationResolverTests {

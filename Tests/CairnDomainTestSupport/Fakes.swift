@@ -1,15 +1,15 @@
 // In-memory stand-ins for the domain's ports, so the domain is tested without sockets, SQLite or sleeping:
 // a store kept in a dictionary, a scheduler that collects jobs for the test to run on its own thread (the test
 // thread plays the event loop), and a seeded random source. Shared by the domain's and the protocol layer's tests.
-import CairnAdmin
-import CairnCore
-import CairnCrypto
-import CairnLoop
-import CairnProfiles
-import CairnSessions
-import CairnSocial
+public import CairnAdmin
+public import CairnCore
+public import CairnCrypto
+public import CairnLoop
+public import CairnProfiles
+public import CairnSessions
+public import CairnSocial
 import Foundation
-import Synchronization
+public import Synchronization
 import Testing
 
 public final class MemoryAccountStore: AccountStore, SocialStore, RoleStore, ProfileStore, AdminStore {

@@ -1,5 +1,5 @@
 // Points for tests whose targets do not import CairnGeo themselves.
-import CairnGeo
+public import CairnGeo
 
 /// Makes points.
 public enum GeoPointFactory {

@@ -1,7 +1,9 @@
 // The memory store's part of admins' settings and daily activity, with the SQLite store's contracts (settings and
 // their audit lines written together; a failing write writes neither), and the accounts' daily figures computed from
 // its state the way the SQLite provider computes them from its tables.
-import CairnAdmin
+public import CairnAdmin
+import CairnCore
+import Synchronization
 
 extension MemoryAccountStore {
     public func adminSettings() async throws -> [String: String] {

@@ -2,8 +2,8 @@
 // upload of whoever sets it; a bucket goes with its last owner; items go with their bucket) and a switch to make
 // writes fail, so the hub's bucket ops are tested without SQLite. A gate can hold `removeViewer` before it writes,
 // so a test can act while a friendship's end has not yet removed the shares.
-import CairnBuckets
-import Synchronization
+public import CairnBuckets
+public import Synchronization
 
 public final class MemoryBucketStore: BucketStore {
     /// Creates an empty one.

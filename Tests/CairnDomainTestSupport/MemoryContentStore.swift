@@ -1,11 +1,11 @@
 // An in-memory stand-in for the relic and chat parts of the store, with the same contracts as the SQLite one
 // (media ownership checked on create, pages newest-limited and oldest-first, read marks that only move forward)
 // and switches to make writes fail, so the hub's relic and chat ops are tested without SQLite.
-import CairnChat
-import CairnCore
+public import CairnChat
+public import CairnCore
 import CairnLoop
-import CairnRelics
-import Synchronization
+public import CairnRelics
+public import Synchronization
 
 public final class MemoryContentStore: RelicStore, ChatStore {
     /// Creates an empty one.

@@ -2,11 +2,11 @@
 // image upload of the poster's, the hourly limit, events created when missing and public, members only for
 // private ones, likes once per user, hiding at the report threshold of distinct non-guests) and the same paging
 // (`PictureOrder`), so the hub's picture and event ops are tested without SQLite.
-import CairnAdmin
-import CairnCore
+public import CairnAdmin
+public import CairnCore
 import CairnGeo
-import CairnPictures
-import Synchronization
+public import CairnPictures
+public import Synchronization
 
 public final class MemoryPictureStore: PictureStore {
     /// Creates an empty one.

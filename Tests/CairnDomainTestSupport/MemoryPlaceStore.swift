@@ -1,8 +1,8 @@
 // An in-memory stand-in for the places part of the store, with the SQLite store's contract (upsert by source and
 // external id; update by id answers nil for an unknown place) and a switch to make writes fail, so the places
 // feature and its ops are tested without SQLite.
-import CairnPlaces
-import Synchronization
+public import CairnPlaces
+public import Synchronization
 
 public final class MemoryPlaceStore: PlaceStore {
     public struct State {

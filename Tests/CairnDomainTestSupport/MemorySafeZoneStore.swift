@@ -1,7 +1,7 @@
 // An in-memory stand-in for the safe zone part of the store, with the SQLite store's contracts (the per-user count
 // checked with the insert; a zone removed only by its owner) and a switch to make writes fail.
-import CairnTrackers
-import Synchronization
+public import CairnTrackers
+public import Synchronization
 
 public final class MemorySafeZoneStore: SafeZoneStore {
     /// Creates an empty one.

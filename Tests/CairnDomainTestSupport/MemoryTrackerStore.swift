@@ -1,9 +1,11 @@
 // An in-memory stand-in for the tracker part of the store, with the SQLite store's contracts (a device id is unique,
 // an item has one tracker, the item must exist, a tracker whose pairer is no longer an owner of its bucket is refused)
 // and a switch to make writes fail, so the tracker ops are tested without SQLite.
-import CairnCore
-import CairnTrackers
-import Synchronization
+public import CairnCore
+public import CairnTrackers
+public import Synchronization
+import CairnBuckets
+import CairnSessions
 
 public final class MemoryTrackerStore: TrackerStore {
     private let items: MemoryBucketStore

@@ -2,8 +2,8 @@
 // checked without the protocol layer. It also plays the delivery's part in a fan-out: it "encodes" a version of a
 // move only when the move does not carry it yet, and counts how often it did, so a test can see each version is
 // encoded once per move however many viewers share it.
-import CairnCore
-import CairnLoop
+public import CairnCore
+public import CairnLoop
 
 /// Records the domain's events. Loop thread (the test) only.
 public final class RecordingEvents: HubEvents {

@@ -7,6 +7,8 @@ import Testing
 
 @testable import CairnAdmin
 @testable import CairnCore
+import CairnHub
+import Synchronization
 
 @MainActor
 @Suite(.timeLimit(.minutes(5)))

@@ -6,6 +6,7 @@ import CairnDomainTestSupport
 import Testing
 
 @testable import CairnAdmin
+import CairnCore
 
 @MainActor
 @Suite(.timeLimit(.minutes(5)))

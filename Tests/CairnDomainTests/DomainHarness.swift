@@ -8,6 +8,8 @@ import CairnLoop
 @testable import CairnHub
 @testable import CairnSessions
 @testable import CairnSocial
+import CairnLiveMap
+import Synchronization
 
 @MainActor
 final class DomainHarness {

@@ -8,6 +8,8 @@ import Testing
 // public events cost no guess.
 @testable import CairnCore
 @testable import CairnPictures
+import CairnErrorCodes
+import CairnHub
 
 @MainActor
 @Suite(.timeLimit(.minutes(5)))

@@ -10,6 +10,8 @@ import Testing
 @testable import CairnCore
 @testable import CairnLiveMap
 @testable import CairnSocial
+import CairnHub
+import CairnSessions
 
 /// Records what the live map handed to other nodes.
 final class RecordingRemote: RemoteFanOut {

@@ -12,6 +12,9 @@ import Testing
 @testable import CairnBuckets
 @testable import CairnCore
 @testable import CairnTrackers
+import CairnHub
+import CairnSessions
+import CairnSocial
 
 /// Records what the trackers handed to other nodes, and counts follows per item.
 final class RecordingRemoteItems: RemoteItems {

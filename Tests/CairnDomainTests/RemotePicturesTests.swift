@@ -8,6 +8,8 @@ import CairnLoop
 import Testing
 
 @testable import CairnPictures
+import CairnCore
+import CairnHub
 
 /// Records the posts told to other nodes.
 final class RecordingRemotePictures: RemotePictures {

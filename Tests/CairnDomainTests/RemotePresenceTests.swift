@@ -6,6 +6,9 @@ import CairnLoop
 import Testing
 
 @testable import CairnSessions
+import CairnCore
+import CairnHub
+import CairnSocial
 
 /// Another node's presence as a set, and what this node told it.
 final class FakeRemotePresence: RemotePresence {

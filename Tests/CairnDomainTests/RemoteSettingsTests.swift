@@ -9,6 +9,8 @@ import Testing
 
 @testable import CairnAdmin
 @testable import CairnCore
+import CairnHub
+import Synchronization
 
 /// Records what Administration announced to other nodes.
 final class RecordingRemoteSettings: RemoteSettings {

@@ -8,6 +8,8 @@ import Testing
 
 @testable import CairnCore
 @testable import CairnSocial
+import CairnHub
+import Synchronization
 
 @MainActor
 @Suite(.timeLimit(.minutes(5)))

@@ -10,6 +10,7 @@ import Testing
 @testable import CairnCore
 @testable import CairnNodes
 @testable import CairnTrackers
+import CairnHub
 
 @MainActor
 @Suite(.timeLimit(.minutes(5)))

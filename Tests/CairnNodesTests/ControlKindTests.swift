@@ -10,6 +10,7 @@ import Testing
 @testable import CairnNodes
 @testable import CairnSessions
 @testable import CairnSocial
+import CairnHub
 
 @MainActor
 @Suite(.timeLimit(.minutes(5)))

@@ -8,6 +8,8 @@ import Foundation
 import Testing
 
 @testable import CairnPostgres
+import CairnCore
+import CairnSQL
 
 @Suite(.enabled(if: PostgresServerProcess.isAvailable, "PostgreSQL is not installed"), .timeLimit(.minutes(5)))
 struct PostgresChatOrderTests {

@@ -44,7 +44,7 @@ struct PostgresTimeoutsTests {
         defer { if !resumed { try? server.resume() } }
         let start = ContinuousClock.now
         // Three times as many requests as connections: the queued ones are bounded as well as the running ones.
-        let outcomes = await withTaskGroup(of: (Double, Error?).self) { group in
+        let outcomes = await withTaskGroup(of: (Double, (any Error)?).self) { group in
             for n in 0..<6 {
                 group.addTask {
                     do {

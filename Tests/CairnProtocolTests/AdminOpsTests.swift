@@ -9,6 +9,10 @@ import CairnWire
 import Testing
 
 @testable import CairnSessions
+import CairnAdmin
+import CairnCore
+import CairnHub
+import Synchronization
 
 @MainActor
 @Suite(.timeLimit(.minutes(5)))

@@ -8,6 +8,10 @@ import CairnLoop
 import CairnProtocol
 import CairnWire
 import Testing
+import CairnAdmin
+import CairnCore
+import CairnHub
+import Synchronization
 
 @MainActor
 @Suite(.timeLimit(.minutes(5)))

@@ -9,6 +9,8 @@ import CairnWire
 import Testing
 
 @testable import CairnAdmin
+import CairnCore
+import CairnHub
 
 @MainActor
 @Suite(.timeLimit(.minutes(5)))

@@ -7,6 +7,9 @@ import Testing
 // with friends, `friends` privacy, access lost when a friendship ends, and pushes that reach every viewer's
 // connections and nobody else.
 @testable import CairnMedia
+import CairnBuckets
+import CairnHub
+import Synchronization
 
 private struct TestSigner: MediaSigner {
     func url(for media: String, now: Int64) -> String { "/v1/media/\(media)?exp=\(now + 1000)&sig=test" }

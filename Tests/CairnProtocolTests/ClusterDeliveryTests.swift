@@ -12,6 +12,9 @@ import Foundation
 import Testing
 
 @testable import CairnSessions
+import CairnCore
+import CairnHub
+import CairnSocial
 
 /// Presence elsewhere as a set (the mirror of another node).
 final class SetRemotePresence: RemotePresence {

@@ -4,6 +4,8 @@ import CairnProtocol
 import Testing
 
 @testable import CairnSocial
+import CairnHub
+import Synchronization
 
 // Friend ops through the hub: requests, pushes to the other side, idempotence, mutual requests, refusals.
 

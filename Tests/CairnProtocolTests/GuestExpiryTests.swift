@@ -9,6 +9,9 @@ import Testing
 // leaves the live map. A connected guest is never purged, however old their account; a member never is.
 @testable import CairnCore
 @testable import CairnSessions
+import CairnHub
+import CairnLiveMap
+import Synchronization
 
 @MainActor
 @Suite(.timeLimit(.minutes(5)))

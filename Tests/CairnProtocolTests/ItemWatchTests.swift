@@ -12,6 +12,8 @@ import Testing
 // index holds the item.
 @testable import CairnLiveMap
 @testable import CairnTrackers
+import CairnCore
+import CairnHub
 
 @MainActor
 @Suite(.timeLimit(.minutes(5)))

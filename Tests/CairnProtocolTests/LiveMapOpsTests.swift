@@ -4,6 +4,11 @@ import CairnProtocol
 import Testing
 
 @testable import CairnLiveMap
+import CairnCore
+import CairnHub
+import CairnSocial
+import CairnSpatial
+import Synchronization
 
 // Positions and the observer fan-out through the hub: validation, stale and flagged fixes, watch/unwatch,
 // friends-only delivery, latest-wins coalescing, presence.

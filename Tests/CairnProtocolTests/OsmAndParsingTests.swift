@@ -9,6 +9,9 @@ import Testing
 @testable import CairnLiveMap
 @testable import CairnProtocol
 @testable import CairnTrackers
+import CairnCore
+import CairnHub
+import Synchronization
 
 @MainActor
 @Suite(.timeLimit(.minutes(5)))

@@ -10,6 +10,9 @@ import Testing
 // with in-memory stores: the key alone finds the tracker, `{"result":"ok"}` only after the commit, 503 on a failed
 // write with nothing applied.
 @testable import CairnTrackers
+import CairnCore
+import CairnHub
+import Synchronization
 
 @MainActor
 @Suite(.timeLimit(.minutes(5)))

@@ -10,6 +10,9 @@ import Testing
 // picking up places written straight into the store (as `cairn places import` does).
 @testable import CairnCore
 @testable import CairnPlaces
+import CairnGeo
+import CairnHub
+import Synchronization
 
 @MainActor
 @Suite(.timeLimit(.minutes(5)))

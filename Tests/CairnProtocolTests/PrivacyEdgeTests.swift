@@ -7,6 +7,9 @@ import Testing
 // hides, what approximate viewers learn at a cell's edge and from `ts`, presence of users who pause or hide, and how
 // old a position `friends.watch` may still show. Each test failed before its fix.
 @testable import CairnLiveMap
+import CairnCore
+import CairnHub
+import Synchronization
 
 @MainActor
 @Suite(.timeLimit(.minutes(5)))

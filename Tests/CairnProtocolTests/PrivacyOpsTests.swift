@@ -4,6 +4,10 @@ import CairnProtocol
 import Testing
 
 @testable import CairnSocial
+import CairnCore
+import CairnGeo
+import CairnHub
+import Synchronization
 
 // Privacy on the server: pause, resume, per-friend levels, approximate cells, timed reverts, persistence.
 

@@ -9,6 +9,9 @@ import Testing
 // session; user.get shows a signed photo URL or the placeholder, to members and guests alike, and not_found for
 // unknown ids.
 @testable import CairnMedia
+import CairnCore
+import CairnHub
+import Synchronization
 
 private struct FixedSigner: MediaSigner {
     func url(for media: String, now: Int64) -> String { "/v1/media/\(media)?exp=\(now + 1000)&sig=test" }

@@ -10,6 +10,8 @@ import Testing
 @testable import CairnCore
 @testable import CairnMedia
 @testable import CairnRelics
+import CairnHub
+import Synchronization
 
 private struct FixedSigner: MediaSigner {
     func url(for media: String, now: Int64) -> String { "/v1/media/\(media)?exp=\(now + 1000)&sig=test" }

@@ -5,6 +5,9 @@ import CairnWire
 import Testing
 
 @testable import CairnSessions
+import CairnCore
+import CairnHub
+import Synchronization
 
 // The hub's request handling, driven through its ports with the test thread as the event loop: envelope replies,
 // ordering of several requests in one frame, the pre-auth gate, malformed input, auth deadline, upgrade tokens,

@@ -7,6 +7,9 @@ import Testing
 // next one.
 @testable import CairnCore
 @testable import CairnLiveMap
+import CairnHub
+import CairnSocial
+import Synchronization
 
 @MainActor
 @Suite(.timeLimit(.minutes(5)))

@@ -8,6 +8,8 @@ import Testing
 // grant or revocation counts without a restart), and each tick pushes a `stats` event whose figures follow what
 // happened: connections opening, messages counted by the transport, positions accepted. Time is a ManualClock.
 @testable import CairnCore
+import CairnHub
+import Synchronization
 
 @MainActor
 @Suite(.timeLimit(.minutes(5)))

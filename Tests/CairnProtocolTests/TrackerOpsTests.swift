@@ -8,6 +8,9 @@ import Testing
 // get `not_owner`, strangers `not_found`); and a refusal or a failed write leaves every tracker as it was.
 @testable import CairnLiveMap
 @testable import CairnTrackers
+import CairnCore
+import CairnHub
+import Synchronization
 
 @MainActor
 @Suite(.timeLimit(.minutes(5)))

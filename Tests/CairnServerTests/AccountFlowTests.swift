@@ -5,6 +5,8 @@ import CairnCore
 import CairnTestSupport
 import Foundation
 import Testing
+import CairnApp
+import CairnSessions
 
 extension ServerIntegration {
     @Suite struct AccountFlowTests {

@@ -5,6 +5,9 @@
 import CairnTestSupport
 import Foundation
 import Testing
+import CairnApp
+import CairnCore
+import CairnTrackers
 
 extension ServerIntegration {
     @Suite struct AdminSuspensionIngestTests {

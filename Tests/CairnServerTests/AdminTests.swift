@@ -6,6 +6,7 @@ import CairnApp
 import CairnTestSupport
 import Foundation
 import Testing
+import CairnCore
 
 extension ServerIntegration {
     @Suite struct AdminTests {

@@ -5,6 +5,8 @@
 import CairnTestSupport
 import Foundation
 import Testing
+import CairnApp
+import CairnServer
 
 extension ServerIntegration {
     @Suite struct HTTPLimitsTests {

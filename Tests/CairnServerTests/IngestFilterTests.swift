@@ -5,6 +5,8 @@ import CairnCore
 import CairnTestSupport
 import Foundation
 import Testing
+import CairnApp
+import CairnTrackers
 
 extension ServerIntegration {
     @Suite struct IngestFilterTests {

@@ -5,6 +5,9 @@ import CairnTestSupport
 import Foundation
 import Glibc
 import Testing
+import CairnApp
+import CairnCore
+import CairnServer
 
 extension ServerIntegration {
     @Suite struct LiveMapTests {

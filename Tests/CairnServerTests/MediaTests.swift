@@ -6,6 +6,9 @@ import CairnCrypto
 import CairnTestSupport
 import Foundation
 import Testing
+import CairnApp
+import CairnMedia
+import CairnServer
 
 extension ServerIntegration {
     @Suite struct MediaTests {

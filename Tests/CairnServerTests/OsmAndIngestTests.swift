@@ -6,6 +6,8 @@ import CairnCore
 import CairnTestSupport
 import Foundation
 import Testing
+import CairnApp
+import CairnTrackers
 
 extension ServerIntegration {
     @Suite struct OsmAndIngestTests {

@@ -6,6 +6,9 @@
 import CairnTestSupport
 import Foundation
 import Testing
+import CairnApp
+import CairnCore
+import CairnTrackers
 
 extension ServerIntegration {
     @Suite struct OverlandIngestTests {

@@ -5,6 +5,8 @@
 import CairnTestSupport
 import Foundation
 import Testing
+import CairnApp
+import CairnCore
 
 extension ServerIntegration {
     @Suite struct RequestFloodTests {

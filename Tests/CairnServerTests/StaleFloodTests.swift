@@ -10,6 +10,7 @@ import Synchronization
 import Testing
 
 @testable import CairnStore
+import CairnCore
 
 extension ServerIntegration {
     @Suite struct StaleFloodTests {

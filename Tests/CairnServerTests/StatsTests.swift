@@ -7,6 +7,8 @@ import CairnApp
 import CairnTestSupport
 import Foundation
 import Testing
+import CairnCore
+import CairnServer
 
 extension ServerIntegration {
     @Suite struct StatsTests {

@@ -7,6 +7,7 @@ import CairnTestSupport
 import Foundation
 import Glibc
 import Testing
+import CairnServer
 
 extension ServerIntegration {
     @Suite struct TLSTests {

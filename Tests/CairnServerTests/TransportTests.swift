@@ -4,6 +4,9 @@
 import CairnTestSupport
 import Foundation
 import Testing
+import CairnApp
+import CairnCore
+import CairnServer
 
 extension ServerIntegration {
     @Suite struct TransportTests {

@@ -11,6 +11,7 @@ import Synchronization
 import Testing
 
 @testable import CairnStore
+import CairnBuckets
 
 @Suite(.timeLimit(.minutes(5)))
 struct GroupCommitTests {

@@ -10,6 +10,8 @@ import Foundation
 import Testing
 
 @testable import CairnPostgres
+import CairnCore
+import CairnSQL
 
 @Suite(.enabled(if: PostgresServerProcess.isAvailable), .timeLimit(.minutes(5)))
 struct PostgresStoreMediaTests {

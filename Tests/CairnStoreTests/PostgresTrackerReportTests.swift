@@ -9,6 +9,8 @@ import Foundation
 import Testing
 
 @testable import CairnPostgres
+import CairnBuckets
+import CairnSQL
 
 @Suite(.enabled(if: PostgresServerProcess.isAvailable, "PostgreSQL is not installed"), .timeLimit(.minutes(5)))
 struct PostgresTrackerReportTests {

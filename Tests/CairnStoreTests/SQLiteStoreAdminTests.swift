@@ -9,6 +9,9 @@ import Foundation
 import Testing
 
 @testable import CairnStore
+import CairnBuckets
+import CairnSQL
+import CairnTrackers
 
 @Suite(.timeLimit(.minutes(5)))
 struct SQLiteStoreAdminTests {

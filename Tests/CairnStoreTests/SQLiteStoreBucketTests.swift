@@ -9,6 +9,8 @@ import GRDB
 import Testing
 
 @testable import CairnStore
+import CairnCore
+import CairnSQL
 
 @Suite(.timeLimit(.minutes(5)))
 struct SQLiteStoreBucketTests {

@@ -9,6 +9,11 @@ import GRDB
 import Testing
 
 @testable import CairnStore
+import CairnBuckets
+import CairnChat
+import CairnCore
+import CairnSQL
+import CairnSocial
 
 @Suite(.timeLimit(.minutes(5)))
 struct SQLiteStoreGuestPurgeTests {

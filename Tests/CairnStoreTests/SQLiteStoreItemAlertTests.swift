@@ -8,6 +8,7 @@ import Foundation
 import Testing
 
 @testable import CairnStore
+import CairnCore
 
 @Suite(.timeLimit(.minutes(5)))
 struct SQLiteStoreItemAlertTests {

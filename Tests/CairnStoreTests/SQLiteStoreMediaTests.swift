@@ -10,6 +10,7 @@ import GRDB
 import Testing
 
 @testable import CairnStore
+import CairnCore
 
 @Suite(.timeLimit(.minutes(5)))
 struct SQLiteStoreMediaTests {

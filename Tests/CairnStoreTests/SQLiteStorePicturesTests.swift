@@ -18,6 +18,7 @@ import Testing
 
 @testable import CairnPostgres
 @testable import CairnStore
+import CairnSQL
 
 @Suite(.timeLimit(.minutes(5)))
 struct SQLiteStorePicturesTests {

@@ -6,6 +6,7 @@ import CairnProfiles
 import CairnSessions
 import Foundation
 import Testing
+import CairnMedia
 
 @Suite(.timeLimit(.minutes(5)))
 struct SQLiteStoreProfilesTests {

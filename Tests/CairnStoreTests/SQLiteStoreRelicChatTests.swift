@@ -7,6 +7,7 @@ import CairnRelics
 import CairnSessions
 import Foundation
 import Testing
+import CairnChat
 
 @Suite(.timeLimit(.minutes(5)))
 struct SQLiteStoreRelicChatTests {

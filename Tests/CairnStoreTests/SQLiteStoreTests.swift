@@ -5,6 +5,8 @@ import Foundation
 import Testing
 
 @testable import CairnStore
+import CairnCore
+import CairnSQL
 
 func temporaryDirectory() -> String {
     let path = NSTemporaryDirectory() + "cairn-store-\(UUID().uuidString)"

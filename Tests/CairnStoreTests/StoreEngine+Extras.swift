@@ -5,6 +5,7 @@
 import CairnAdmin
 import CairnBuckets
 import CairnCore
+import CairnSQL
 import CairnSessions
 import CairnTestSupport
 import CairnTrackers

@@ -7,6 +7,7 @@ import CairnAdmin
 import CairnBuckets
 import CairnChat
 import CairnCore
+import CairnSQL
 import CairnMedia
 import CairnPictures
 import CairnPlaces

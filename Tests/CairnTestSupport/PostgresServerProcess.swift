@@ -38,7 +38,7 @@ public final class PostgresServerProcess: @unchecked Sendable {
     public static var isAvailable: Bool { binDirectory != nil }
 
     /// The server, started on first use.
-    public static let shared: Result<PostgresServerProcess, Error> = Result { try PostgresServerProcess() }
+    public static let shared: Result<PostgresServerProcess, any Error> = Result { try PostgresServerProcess() }
 
     /// A server of the caller's own, for a test that freezes it; stopped when the test process ends.
     public static func dedicated() throws -> PostgresServerProcess { try PostgresServerProcess() }

@@ -6,7 +6,7 @@
 //
 // Set CAIRN_TEST_ECHO_SERVER=1 to also copy the server's output to the test's stderr as it arrives.
 
-import Foundation
+public import Foundation
 
 #if canImport(Glibc)
 import Glibc

@@ -3,6 +3,7 @@
 import Testing
 
 @testable import CairnWire
+import CairnErrorCodes
 
 @Suite(.timeLimit(.minutes(5))) struct EnvelopeTests {
     private func text(_ w: JSONWriter) -> String { String(decoding: w.bytes, as: UTF8.self) }

@@ -5,6 +5,7 @@
 import Testing
 
 @testable import CairnWire
+import CairnErrorCodes
 
 @Suite(.timeLimit(.minutes(5)))
 struct MessageArrayTests {

@@ -4,6 +4,7 @@
 import Testing
 
 @testable import CairnWire
+import CairnErrorCodes
 
 @Suite(.timeLimit(.minutes(5))) struct MessageTests {
     let pos =

@@ -4,6 +4,7 @@
 import Testing
 
 @testable import CairnWire
+import CairnErrorCodes
 
 /// Parses `text` with a fresh Message.
 func parsed(_ text: String, limits: WireLimits = WireLimits()) throws(WireError) -> Message {

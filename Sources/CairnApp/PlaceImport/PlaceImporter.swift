@@ -3,7 +3,7 @@
 // in batches, reporting progress. Every bad row is named by its line and reason and the rest are imported; with
 // `strict`, one bad row means nothing is imported. A running hub does not see the rows until it reloads
 // (SIGHUP or `places.reload`); the command line sends the signal itself when it finds a hub holding the directory.
-import CairnPlaces
+public import CairnPlaces
 import CairnStore
 import Foundation
 

@@ -2,6 +2,7 @@
 import CairnAdmin
 import CairnSessions
 import CairnWire
+import CairnCore
 
 extension Suspension {
     /// Writes `{"reason":…,"since":…,"until":…?}`.

@@ -7,6 +7,7 @@
 // the OwnTracks JSON has integers.
 import CairnTrackers
 import CairnWire
+import CairnCore
 
 enum OwnTracksFriends {
     /// The JSON array for `mates` (`[]` when there are none).

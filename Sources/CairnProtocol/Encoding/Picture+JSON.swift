@@ -5,6 +5,7 @@
 import CairnCore
 import CairnPictures
 import CairnWire
+import CairnGeo
 
 extension PictureView {
     /// The picture object.

@@ -3,6 +3,7 @@
 import CairnMedia
 import CairnProfiles
 import CairnWire
+import CairnCore
 
 extension ProfileView {
     /// Writes `{"id":…,"username":…,"name":…,"bio"?:…,"photo_url":…|null,"placeholder_url"?:…}`.

@@ -4,9 +4,10 @@
 // an admin (or is suspended), 400 for a `days` outside 1–366, 404 for another path under the prefix, 405 for another
 // method without a body (the mount takes none, so the transport answers a body with 411 or 413 before this runs).
 // The token and the role are checked and the figures read off the loop, in the service's task.
-import CairnAdmin
+public import CairnAdmin
 import CairnCore
-import CairnLoop
+public import CairnLoop
+import CairnErrorCodes
 
 /// The HTTP service for the daily figures as CSV.
 public struct AdminStatsEndpoint: HTTPService {

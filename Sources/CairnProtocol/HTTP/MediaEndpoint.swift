@@ -3,8 +3,8 @@
 // row are committed; `GET /v1/media/<id>?exp&sig` serves media only to holders of a signed URL the hub issued.
 // This file owns only the mapping: routes, the bearer header, status codes, headers, and the JSON `{"error": "..."}`
 // body of every refusal. The transport runs it off the service thread and writes its replies.
-import CairnLoop
-import CairnMedia
+public import CairnLoop
+public import CairnMedia
 import CairnWire
 
 /// The HTTP service for uploading and serving media.

@@ -1,10 +1,10 @@
-import CairnLoop
+public import CairnLoop
 // `/v1/ingest/osmand` over plain HTTP on the hub's port: the OsmAnd protocol as OsmAnd's online tracking and Traccar
 // Client send it, as a query string or a form body, and Traccar Client's JSON body (version 9 on). `OsmAndRequest`
 // reads the request; `TrackerIngest` authenticates, checks and commits the report. Answers: 200 with an empty body
 // once stored; 400 with the reason for a malformed report; 401 for missing or bad credentials; 403 for an inactive
 // tracker; 503 when the store failed (`IngestReplies`). Nothing is applied unless the answer is 200.
-import CairnTrackers
+public import CairnTrackers
 
 /// The HTTP service for OsmAnd / Traccar Client reports.
 public struct OsmAndEndpoint: HTTPService {

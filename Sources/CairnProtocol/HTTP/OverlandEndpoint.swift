@@ -1,4 +1,4 @@
-import CairnLoop
+public import CairnLoop
 // `/v1/ingest/overland`: the Overland GPS tracker, on the hub's port. The app queues points and POSTs them in batches
 // (up to 1,000, about 600 bytes each) with `Authorization: Bearer KEY`, deleting a batch from the phone only when the
 // answer is `{"result":"ok"}`. So that answer is given only once `TrackerIngest` committed the batch, and a batch is
@@ -9,7 +9,7 @@ import CairnLoop
 // then (`TrackerIngest.spend`). `current`, the phone's newest point sent beside a long queue, is stored with the batch
 // when the batch has room under `TrackerIngest.batchLimit`. An empty `locations` is answered ok. Refusals as for
 // every ingest format (`IngestReplies`), challenging with Bearer.
-import CairnTrackers
+public import CairnTrackers
 
 /// The HTTP service for Overland batches.
 public struct OverlandEndpoint: HTTPService {

@@ -1,4 +1,4 @@
-import CairnLoop
+public import CairnLoop
 // `/v1/ingest/owntracks`: OwnTracks in HTTP mode, on the hub's port. `OwnTracksRequest` reads the message (HTTP Basic:
 // user the device id, password the key); a `location` goes to `TrackerIngest`, which authenticates, checks and commits
 // it before the 200. The 200 carries a JSON array: the other items of the tracker's bucket that have a position, as
@@ -12,7 +12,7 @@ import CairnLoop
 // once the credentials are checked again. Refusals as for every ingest format (`IngestReplies`). If reading
 // the bucket's items fails after the fix was committed, the answer is still 200, with `[]`: the report is stored, and
 // a 503 would only make the app send it again.
-import CairnTrackers
+public import CairnTrackers
 
 /// The HTTP service for OwnTracks messages.
 public struct OwnTracksEndpoint: HTTPService {

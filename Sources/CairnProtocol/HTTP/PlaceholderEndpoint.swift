@@ -1,7 +1,7 @@
 // `/v1/placeholder/*.svg` over plain HTTP on the hub's port: the images that stand for a user or an item without
 // a photo (`Placeholders`). They show nothing of anyone, so they need no signature and may be cached by anyone for
 // a day. Small, neutral silhouettes on a grey disc, drawn the same by every client.
-import CairnLoop
+public import CairnLoop
 import CairnMedia
 
 /// The HTTP service for the placeholder images.

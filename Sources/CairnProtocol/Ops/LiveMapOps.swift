@@ -3,6 +3,7 @@
 import CairnCore
 import CairnLiveMap
 import CairnWire
+import CairnErrorCodes
 
 enum LiveMapOps {
     static func register(in table: inout OpTable, liveMap: LiveMap) {

@@ -1,7 +1,7 @@
 // The result of a run, for people (a summary table) and for machines (JSON with the same figures). Totals are kept
 // so they can be checked against each other: the per-second deliveries add up to the total, the expected
 // deliveries bound the delivered ones, and the percentiles never decrease.
-import Foundation
+public import Foundation
 
 /// How a run ended.
 public enum RunOutcome: String, Codable, Sendable {

@@ -2,8 +2,9 @@
 // starts and ends, says which user must report next, matches deliveries with sends, keeps the counters and
 // histograms, prints the progress line and builds the report. It owns no socket: a transport (libwebsockets for
 // Cairn, libmosquitto for Mosquitto) calls it from its one event-loop thread and does what it asks.
-import Foundation
+public import Foundation
 import Glibc
+import CairnSeed
 
 /// What a transport must do for the session.
 public protocol LoadTransport: AnyObject {

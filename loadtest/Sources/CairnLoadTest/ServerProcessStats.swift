@@ -1,7 +1,7 @@
 // The server's own cost, read from /proc when it runs on this machine: CPU seconds (utime + stime from
 // /proc/PID/stat) and memory (VmRSS and the peak VmHWM from /proc/PID/status). Reading /proc is cheap and needs no
 // cooperation from the server, so Cairn and Mosquitto are measured the same way.
-import Foundation
+public import Foundation
 
 /// One reading of a process's CPU time and memory.
 public struct ProcessSample: Codable, Sendable, Equatable {

@@ -1,6 +1,6 @@
 // How a simulated user gets around. Each mode has a plausible city speed range; every leg between two waypoints
 // draws its speed from the range, so a walker never drives and the server's speed check (300 m/s) never trips.
-import CairnSeed
+public import CairnSeed
 
 /// Walking, cycling or driving, with the speed range a leg is drawn from.
 public enum TravelMode: String, Sendable, CaseIterable, Codable {

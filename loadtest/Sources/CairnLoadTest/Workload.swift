@@ -1,7 +1,7 @@
 // The workload: who the simulated users are, whom each watches, how each moves and when in the reporting period
 // each speaks. It is a pure function of the plan (and, against Cairn, of the tokens file `cairn seed` wrote with the
 // same graph seed), so Cairn and Mosquitto are driven with identical users, graph, movement and timing.
-import CairnSeed
+public import CairnSeed
 
 /// What to simulate.
 public struct WorkloadPlan: Sendable, Equatable {
