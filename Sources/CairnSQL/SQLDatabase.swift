@@ -26,9 +26,6 @@ public protocol SQLDatabase {
 }
 
 extension SQLDatabase {
-    /// An engine that keeps no prepared statements runs it as any other.
-    public func rowsOnce(_ sql: String, _ arguments: SQLArguments) throws -> [SQLRow] { try rows(sql, arguments) }
-
     /// The rows of a statement without parameters.
     public func rows(_ sql: String) throws -> [SQLRow] { try rows(sql, []) }
 
