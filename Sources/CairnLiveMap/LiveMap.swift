@@ -206,16 +206,21 @@ public final class LiveMap {
     /// lists the friends online on other nodes by level and hands the move to `remote` once (privacy applied here).
     private func fanOut(_ owner: Int64, _ fix: Fix, now: Int64) {
         guard let events, now <= fencedAfter else { return }
+        // The owner's rules and who watches are read once per move, so each friend costs one look-up for its
+        // watching connections and one for its rule (none when the owner has no per-viewer rule).
+        let share = social.shareView(of: owner, now: now)
+        guard !share.hidesFromEveryone else { return }
+        let watchers = sessions.watchingByUser
         var move = PositionFanOut(owner: owner, precise: fix)
         var approxChecked = false
         let elsewhere = remote == nil ? nil : sessions.remotePresence
         var remotePrecise: [Int64] = []
         var remoteApproximate: [Int64] = []
         for friend in social.friends(of: owner) {
-            let watching = sessions.watchingConnections(of: friend)
+            let watching = watchers[friend] ?? []
             let remotely = elsewhere?.isOnlineElsewhere(friend) ?? false
             guard !watching.isEmpty || remotely else { continue }
-            switch social.level(owner: owner, viewer: friend, now: now) {
+            switch share.level(of: friend) {
             case .hidden:
                 continue
             case .precise:

@@ -53,7 +53,7 @@ public final class Sessions {
     /// Open connections per source address (loopback not counted).
     private var perAddress: [String: Int] = [:]
     /// Connections watching their friends, per user.
-    @usableFromInline var watchers: [Int64: [ConnectionID]] = [:]
+    private var watchers: [Int64: [ConnectionID]] = [:]
 
     /// A connection is about to lose its account (closing, logging out, switching, revoked).
     package var sessionEnding: ((ConnectionID, Int64) -> Void)?
@@ -106,9 +106,10 @@ public final class Sessions {
         isOnline(user) || (remotePresence?.isOnlineElsewhere(user) ?? false)
     }
     /// The connections of `user` that watch the live map.
-    @inlinable public func watchingConnections(of user: Int64) -> [ConnectionID] { watchers[user] ?? [] }
+    public func watchingConnections(of user: Int64) -> [ConnectionID] { watchers[user] ?? [] }
+    /// The connections watching the live map, per user (no entry: none), read once for a fan-out over many users.
+    package var watchingByUser: [Int64: [ConnectionID]] { watchers }
     /// True when some connection of `user` watches the live map.
-    @inlinable
     public func isWatching(_ user: Int64) -> Bool { !(watchers[user]?.isEmpty ?? true) }
     /// True when this connection watches the live map.
     package func isWatching(connection: ConnectionID) -> Bool { connections[connection]?.watching ?? false }
