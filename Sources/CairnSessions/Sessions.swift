@@ -88,7 +88,12 @@ public final class Sessions {
     /// True while the connection is open.
     public func isOpen(_ connection: ConnectionID) -> Bool { connections[connection] != nil }
     /// The account bound to a connection.
-    public func user(of connection: ConnectionID) -> User? { connections[connection]?.user }
+    public func user(of connection: ConnectionID) -> User? {
+        // Through the slot, so that only the account is copied out, not the whole connection's state (every request
+        // asks this).
+        guard let slot = connections.index(forKey: connection) else { return nil }
+        return connections.values[slot].user
+    }
     /// The connections bound to `user`.
     public func connections(of user: Int64) -> [ConnectionID] { byUser[user] ?? [] }
     /// True when `user` has an authenticated connection.
