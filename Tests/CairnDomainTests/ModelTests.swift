@@ -36,6 +36,20 @@ struct ShareRulesTests {
         #expect(r.expire(now: 1000).isEmpty)
     }
 
+    @Test func anOwnersViewGivesEachViewerTheLevelOfTheRules() {
+        var r = ShareRules()
+        r.set(owner: 1, viewer: 2, level: .approximate, until: nil)
+        r.set(owner: 1, viewer: 3, level: .hidden, until: 50)
+        let view = r.view(of: 1, now: 0)
+        #expect(!view.hidesFromEveryone)
+        #expect(view.level(of: 2) == .approximate && view.level(of: 3) == .hidden && view.level(of: 4) == .precise)
+        #expect(r.view(of: 1, now: 50).level(of: 3) == .precise)  // the timed rule is over
+        #expect(r.view(of: 2, now: 0).level(of: 1) == .precise)  // another owner's rules are their own
+        r.pause(1, until: nil)
+        let paused = r.view(of: 1, now: 0)
+        #expect(paused.hidesFromEveryone && [2, 3, 4].allSatisfy { paused.level(of: $0) == .hidden })
+    }
+
     @Test func preciseWithoutTimeRemovesTheRule() {
         var r = ShareRules()
         r.set(owner: 1, viewer: 2, level: .hidden, until: 50)
