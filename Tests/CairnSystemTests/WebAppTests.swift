@@ -230,7 +230,7 @@ extension ServerIntegration {
             #expect(try HTTPClient.post(port: hub.port, path: "/admin", body: []).status == 405)
         }
 
-        /// The repository's root (this file is Tests/CairnServerTests/WebAppTests.swift).
+        /// The repository's root (this file is Tests/CairnSystemTests/WebAppTests.swift).
         static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .deletingLastPathComponent().deletingLastPathComponent().path
     }
