@@ -254,28 +254,67 @@ let package = Package(
         .testTarget(name: "CairnWireTests", dependencies: ["CairnWire", "CairnErrorCodes"]),
         .testTarget(name: "CairnCryptoTests", dependencies: ["CairnCrypto"]),
         .testTarget(name: "CairnSeedTests", dependencies: ["CairnSeed"]),
-        // In-memory stores, a collecting scheduler and seeded randomness for the domain's and protocol's tests.
+        // In-memory stores for the features' ports, a collecting scheduler, seeded randomness, recorded events,
+        // fakes of other nodes, and a hub over them (`DomainHarness`), for the features' and the protocol's tests.
         .target(
-            name: "CairnDomainTestSupport",
+            name: "CairnHubTestSupport",
             dependencies: [
-                "CairnLoop", "CairnCore", "CairnSessions", "CairnAdmin", "CairnPlaces", "CairnSocial", "CairnRelics",
-                "CairnChat", "CairnProfiles", "CairnBuckets", "CairnTrackers", "CairnPictures", "CairnCrypto",
-                "CairnGeo",
-            ],
-            path: "Tests/CairnDomainTestSupport"),
+                "CairnLoop", "CairnCore", "CairnAdmin", "CairnBuckets", "CairnChat", "CairnCrypto", "CairnGeo",
+                "CairnHub", "CairnLiveMap", "CairnPictures", "CairnPlaces", "CairnProfiles", "CairnRelics",
+                "CairnSessions", "CairnSocial", "CairnTrackers",
+            ], path: "Tests/CairnHubTestSupport"),
+        // The domain's tests, one target per feature (its rules, in memory, with a manual clock); those built on
+        // `DomainHarness` drive the feature inside a whole hub.
         .testTarget(
-            name: "CairnDomainTests",
+            name: "CairnCoreTests", dependencies: ["CairnCore", "CairnErrorCodes", "CairnLoop", "CairnHubTestSupport"]),
+        .testTarget(
+            name: "CairnSessionsTests",
             dependencies: [
-                "CairnLoop", "CairnCore", "CairnSessions", "CairnAdmin", "CairnMedia", "CairnPlaces", "CairnSocial",
-                "CairnLiveMap", "CairnRelics", "CairnBuckets", "CairnTrackers", "CairnPictures", "CairnHub",
-                "CairnDomainTestSupport",
+                "CairnSessions", "CairnCore", "CairnCrypto", "CairnErrorCodes", "CairnHub", "CairnLiveMap", "CairnLoop",
+                "CairnSocial", "CairnHubTestSupport",
+            ]),
+        .testTarget(
+            name: "CairnAdminTests",
+            dependencies: ["CairnAdmin", "CairnCore", "CairnHub", "CairnLoop", "CairnHubTestSupport"]),
+        .testTarget(
+            name: "CairnMediaTests",
+            dependencies: [
+                "CairnMedia", "CairnCore", "CairnCrypto", "CairnLoop", "CairnSessions", "CairnHubTestSupport",
+            ]),
+        .testTarget(name: "CairnPlacesTests", dependencies: ["CairnPlaces", "CairnGeo"]),
+        .testTarget(
+            name: "CairnSocialTests",
+            dependencies: [
+                "CairnSocial", "CairnCore", "CairnErrorCodes", "CairnHub", "CairnLiveMap", "CairnLoop",
+                "CairnHubTestSupport",
+            ]),
+        .testTarget(
+            name: "CairnLiveMapTests",
+            dependencies: [
+                "CairnLiveMap", "CairnCore", "CairnGeo", "CairnHub", "CairnLoop", "CairnSessions", "CairnSocial",
+                "CairnHubTestSupport",
+            ]),
+        .testTarget(
+            name: "CairnRelicsTests",
+            dependencies: ["CairnRelics", "CairnCore", "CairnGeo", "CairnLoop", "CairnHubTestSupport"]),
+        .testTarget(
+            name: "CairnTrackersTests",
+            dependencies: [
+                "CairnTrackers", "CairnBuckets", "CairnCore", "CairnErrorCodes", "CairnGeo", "CairnHub", "CairnLiveMap",
+                "CairnLoop", "CairnSessions", "CairnSocial", "CairnHubTestSupport",
+            ]),
+        .testTarget(
+            name: "CairnPicturesTests",
+            dependencies: [
+                "CairnPictures", "CairnAdmin", "CairnCore", "CairnErrorCodes", "CairnGeo", "CairnHub", "CairnLiveMap",
+                "CairnLoop", "CairnSessions", "CairnSocial", "CairnHubTestSupport",
             ]),
         .testTarget(
             name: "CairnProtocolTests",
             dependencies: [
-                "CairnLoop", "CairnCore", "CairnSessions", "CairnAdmin", "CairnMedia", "CairnPlaces", "CairnLiveMap",
-                "CairnRelics", "CairnTrackers", "CairnHub", "CairnGeo", "CairnProtocol", "CairnWire",
-                "CairnDomainTestSupport", "CairnTestSupport",
+                "CairnProtocol", "CairnAdmin", "CairnCore", "CairnGeo", "CairnHub", "CairnLiveMap", "CairnLoop",
+                "CairnMedia", "CairnPlaces", "CairnRelics", "CairnSessions", "CairnSocial", "CairnTrackers",
+                "CairnWire", "CairnHubTestSupport", "CairnTestSupport",
             ]),
         .testTarget(
             name: "CairnStoreTests",
@@ -298,11 +337,15 @@ let package = Package(
                 "CairnDomainTestSupport", .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(name: "CairnConfigTests", dependencies: ["CairnConfig", "CairnApp", "CairnServer"]),
+        // The transport's own types, without a hub.
+        .testTarget(name: "CairnServerTests", dependencies: ["CairnServer", "CairnLoop", "CairnTestSupport"]),
+        // The system tests: real hubs, in this process or as `cairn` processes (and Redis, PostgreSQL), driven over
+        // sockets.
         .testTarget(
-            name: "CairnServerTests",
+            name: "CairnSystemTests",
             dependencies: [
-                "CairnApp", "CairnCore", "CairnMedia", "CairnServer", "CairnLoop", "CairnStore", "CairnWire",
-                "CairnCrypto", "CairnTestSupport", "CairnConfig",
+                "CairnApp", "CairnConfig", "CairnCore", "CairnCrypto", "CairnLoop", "CairnMedia", "CairnServer",
+                "CairnSessions", "CairnStore", "CairnTrackers", "CairnTestSupport",
                 // CairnConfig's TOML parser has a C++ core whose module the compiler must see from here too.
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ]),

@@ -89,7 +89,7 @@ extension LiveMap {
         var flush = FlushInProgress(users: Array(dirty), startedAt: now)
         flush.waiters = writeWaiters
         writeWaiters = []
-        dirty.removeAll()
+        book.dirty.removeAll()
         flush.batch.history = late.takeAll()
         flush.batch.latest.reserveCapacity(flush.users.count)
         collecting = flush
@@ -101,7 +101,7 @@ extension LiveMap {
         let end = min(collecting!.users.count, collecting!.next + Self.flushChunk)
         for i in collecting!.next..<end {
             let user = collecting!.users[i]
-            if let fix = fixes[user] { collecting!.batch.latest.append(StoredFix(userID: user, fix: fix)) }
+            if let fix = book.fixes[user] { collecting!.batch.latest.append(StoredFix(userID: user, fix: fix)) }
         }
         collecting!.next = end
         let spent = started.duration(to: .now)
@@ -138,7 +138,9 @@ extension LiveMap {
                     hubLogger.debug("snapshot: \(rows) row(s), \(flush.loopMicros) µs on the loop, \(total) ms in all")
                 case .failure(let error):
                     hubLogger.error("snapshot of \(rows) row(s) failed, will retry: \(error)")
-                    for item in batch.latest where self.fixes[item.userID] != nil { self.dirty.insert(item.userID) }
+                    for item in batch.latest where self.book.fixes[item.userID] != nil {
+                        self.book.dirty.insert(item.userID)
+                    }
                     // Back into the rings, within their bounds (fixes that arrived meanwhile may push some out).
                     for item in batch.history { self.late.keep(item.fix, for: item.userID) }
                 }

@@ -27,23 +27,16 @@ struct Trust {
 }
 
 extension LiveMap {
-    /// True when moving `metres` between fixes taken at `from` and `to` (ms) is within the maximum speed.
+    /// True when moving `metres` between fixes taken at `from` and `to` (ms) is within `maxSpeed` (m/s).
     @inline(__always)
-    func isPlausible(_ metres: Double, from: Int64, to: Int64) -> Bool {
-        metres <= configuration.maxSpeed * (Double(max(1000, to - from)) / 1000)
+    static func isPlausible(_ metres: Double, from: Int64, to: Int64, maxSpeed: Double) -> Bool {
+        metres <= maxSpeed * (Double(max(1000, to - from)) / 1000)
     }
 
-    /// Decides whether `fix` becomes `user`'s anchor; true when it did (relics then see the move). One hash lookup:
-    /// the state is changed in place.
+    /// Decides whether `fix` becomes the anchor of the user whose trust `state` is; true when it did (relics then see
+    /// the move). `PositionBook.record` calls it with the state in place (one hash look-up).
     @inline(__always)
-    func confirm(_ user: Int64, _ fix: Fix, at point: GeoPoint, previous: Fix?, plausible: Bool) -> Bool {
-        Self.confirm(
-            &trust[user, default: Trust()], fix, at: point, previous: previous, plausible: plausible,
-            maxSpeed: configuration.maxSpeed)
-    }
-
-    @inline(__always)
-    private static func confirm(
+    static func confirm(
         _ state: inout Trust, _ fix: Fix, at point: GeoPoint, previous: Fix?,
         plausible: Bool, maxSpeed: Double
     ) -> Bool {
@@ -69,21 +62,21 @@ extension LiveMap {
 
     /// The user's last session ended: their next fix starts a new one and needs confirming.
     package func sessionEnded(_ user: Int64) {
-        trust[user]?.inSession = false
-        trust[user]?.confirmedInSession = false
+        book.trust[user]?.inSession = false
+        book.trust[user]?.confirmedInSession = false
     }
 
     /// Where relics may believe `user` is: the last confirmed fix, or nil.
     public func trustedPoint(of user: Int64) -> GeoPoint? {
-        guard let state = trust[user], state.hasAnchor, state.confirmedInSession else { return nil }
+        guard let state = book.trust[user], state.hasAnchor, state.confirmedInSession else { return nil }
         return GeoPoint(lat: state.anchorLat, lon: state.anchorLon)
     }
 
     /// The last confirmed fix of `user` in this session (left-behind alerts compare against it), or nil: the latest
     /// fix when it is the anchor, else the anchor's place and time without the latest fix's details.
     public func trustedFix(of user: Int64) -> Fix? {
-        guard let state = trust[user], state.hasAnchor, state.confirmedInSession else { return nil }
-        if let latest = fixes[user], latest.ts == state.anchorTs, latest.lat == state.anchorLat,
+        guard let state = book.trust[user], state.hasAnchor, state.confirmedInSession else { return nil }
+        if let latest = book.fixes[user], latest.ts == state.anchorTs, latest.lat == state.anchorLat,
             latest.lon == state.anchorLon
         {
             return latest
@@ -92,5 +85,5 @@ extension LiveMap {
     }
 
     /// True when `user` has reported a position that is not (yet) trusted, for a clearer refusal.
-    public func hasUnconfirmedFix(_ user: Int64) -> Bool { fixes[user] != nil && trustedPoint(of: user) == nil }
+    public func hasUnconfirmedFix(_ user: Int64) -> Bool { book.fixes[user] != nil && trustedPoint(of: user) == nil }
 }

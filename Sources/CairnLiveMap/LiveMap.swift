@@ -23,26 +23,46 @@ public final class LiveMap {
     let social: Social
     let telemetry: Telemetry
     public let configuration: HubConfiguration
-    package var events: (any HubEvents)?
+    package var events: (any HubEvents)? {
+        get { outlets.events }
+        set { outlets.events = newValue }
+    }
     /// Viewers on other nodes (nil: a single node; see `LiveMap+Remote`).
-    package var remote: (any RemoteFanOut)?
+    package var remote: (any RemoteFanOut)? {
+        get { outlets.remote }
+        set { outlets.remote = newValue }
+    }
     /// After this time (ms) no position is delivered or shown to anyone (.max: never): a node that may have missed
     /// rule changes and could not read them from the store fails closed.
-    package var fencedAfter = Int64.max
+    package var fencedAfter: Int64 {
+        get { outlets.fencedAfter }
+        set { outlets.fencedAfter = newValue }
+    }
+    /// Where moves go, held as one stored property so that a move reads all three with one exclusivity check.
+    private var outlets = Outlets()
+    private struct Outlets {
+        var events: (any HubEvents)?
+        var remote: (any RemoteFanOut)?
+        var fencedAfter = Int64.max
+    }
 
-    private(set) var fixes: [Int64: Fix] = [:]
-    private(set) var index: LayeredIndex
+    /// The latest fixes, the users index, the dirty set and the trust states: one stored property, so a move pays
+    /// for one exclusivity check instead of one per part (`PositionBook`).
+    var book: PositionBook
+    /// The latest fix of each user with one.
+    var fixes: [Int64: Fix] { book.fixes }
+    /// Users whose latest fix the next snapshot writes (LiveMap+Snapshots).
+    var dirty: Set<Int64> { book.dirty }
+    /// The users layer of the spatial index.
+    var index: LayeredIndex { book.index }
     private let approximate: ApproximateGrid
     /// The cell approximate viewers were last shown each user in (hysteresis: see `approximateCell`).
     private var shownCells: [Int64: ApproximateGrid.Cell] = [:]
 
     // Snapshots (LiveMap+Snapshots).
-    var dirty: Set<Int64> = []
     var late: LateFixes
     var purgingHistory = false
     var lastHistoryPurgeAt: Int64 = .min / 2
-    /// What relics may believe of each user's place (LiveMap+Trust).
-    var trust: [Int64: Trust] = [:]
     var flushing = false
     var lastFlushAt: Int64 = 0
     var collecting: FlushInProgress?
@@ -69,7 +89,7 @@ public final class LiveMap {
         self.social = social
         self.telemetry = telemetry
         self.configuration = configuration
-        self.index = LayeredIndex(cellSize: configuration.indexCellSize)
+        self.book = PositionBook(index: LayeredIndex(cellSize: configuration.indexCellSize))
         self.approximate = ApproximateGrid(cellSize: configuration.approximateCellSize)
         self.late = LateFixes(perUser: configuration.lateFixesPerUser, total: configuration.lateFixesTotal)
         self.lastFlushAt = clock.now()
@@ -78,35 +98,37 @@ public final class LiveMap {
     /// Restores last positions; call once, before serving.
     package func restore(_ positions: [StoredFix]) {
         for p in positions {
-            fixes[p.userID] = p.fix
-            if let point = GeoPoint(lat: p.fix.lat, lon: p.fix.lon) { index.upsert(p.userID, at: point, in: .users) }
+            book.fixes[p.userID] = p.fix
+            if let point = GeoPoint(lat: p.fix.lat, lon: p.fix.lon) {
+                book.index.upsert(p.userID, at: point, in: .users)
+            }
         }
     }
 
     /// Forgets users whose accounts were deleted (purged guests): their fixes, their place in the index, trust.
     package func forget(users: [Int64]) {
         for user in users {
-            if fixes.removeValue(forKey: user) != nil { _ = index.remove(user, from: .users) }
+            if book.fixes.removeValue(forKey: user) != nil { _ = book.index.remove(user, from: .users) }
             shownCells[user] = nil
-            trust[user] = nil
-            dirty.remove(user)
+            book.trust[user] = nil
+            book.dirty.remove(user)
         }
     }
 
     // MARK: Reading
 
     /// Users with a known position.
-    public var count: Int { fixes.count }
+    public var count: Int { book.fixes.count }
     /// The latest fix of `user`.
-    public func fix(of user: Int64) -> Fix? { fixes[user] }
+    public func fix(of user: Int64) -> Fix? { book.fixes[user] }
     /// The latest place of `user`, if any.
     public func point(of user: Int64) -> GeoPoint? {
-        guard let fix = fixes[user] else { return nil }
+        guard let fix = book.fixes[user] else { return nil }
         return GeoPoint(lat: fix.lat, lon: fix.lon)
     }
     /// Calls `body` with each user whose latest position is within `radius` metres of `centre`.
     package func forEachUser(within radius: Double, of centre: GeoPoint, _ body: (Int64) -> Void) {
-        index.forEach(in: .users, within: radius, of: centre) { user, _, _ in body(user) }
+        book.index.forEach(in: .users, within: radius, of: centre) { user, _, _ in body(user) }
     }
 
     // MARK: Ops
@@ -168,31 +190,17 @@ public final class LiveMap {
     /// marks the user for the next snapshot and fans out. `fix` must already be checked.
     @discardableResult
     public func acceptFix(_ fix: Fix, for me: Int64, now: Int64) -> FixOutcome {
-        var fix = fix
-        let previous = fixes[me]
-        if let previous, fix.ts < previous.ts {
+        // Memory, index, dirty set and trust in one mutating call (one exclusivity check); then the fan-out.
+        guard
+            case .latest(let fix, let point, let trusted) = book.record(fix, for: me, maxSpeed: configuration.maxSpeed)
+        else {
             // Late: history, not news. (An equal timestamp is a later arrival of the same instant and replaces.)
             keepLate(fix, for: me, now: now)
             return .stale
         }
-        let point = GeoPoint(lat: fix.lat, lon: fix.lon)
-        var plausible = false
-        if let previous, let point, let before = GeoPoint(lat: previous.lat, lon: previous.lon) {
-            let metres = before.distance(to: point)
-            plausible = isPlausible(metres, from: previous.ts, to: fix.ts)
-            // Flagging keeps its contract: only a strictly later fix has an implied speed.
-            if fix.ts > previous.ts {
-                fix.flagged = metres / (Double(fix.ts - previous.ts) / 1000) > configuration.maxSpeed
-            }
-        }
-        fixes[me] = fix
-        if let point { index.upsert(me, at: point, in: .users) }
-        dirty.insert(me)
         telemetry.positionsAccepted &+= 1
         fanOut(me, fix, now: now)
-        if let point, confirm(me, fix, at: point, previous: previous, plausible: plausible), let moved {
-            moved(me, point, now)
-        }
+        if trusted, let point, let moved { moved(me, point, now) }
         return fix.flagged ? .flagged : .accepted
     }
 
@@ -205,17 +213,24 @@ public final class LiveMap {
     /// Tells every watching friend of `owner` about `fix`, at the level each may see; with several nodes, also
     /// lists the friends online on other nodes by level and hands the move to `remote` once (privacy applied here).
     private func fanOut(_ owner: Int64, _ fix: Fix, now: Int64) {
-        guard let events, now <= fencedAfter else { return }
+        let outlets = self.outlets
+        guard let events = outlets.events, now <= outlets.fencedAfter else { return }
+        let remote = outlets.remote
+        // The owner's rules and who watches are read once per move, so each friend costs one look-up for its
+        // watching connections and one for its rule (none when the owner has no per-viewer rule).
+        let share = social.shareView(of: owner, now: now)
+        guard !share.hidesFromEveryone else { return }
+        let watchers = sessions.watchingByUser
         var move = PositionFanOut(owner: owner, precise: fix)
         var approxChecked = false
         let elsewhere = remote == nil ? nil : sessions.remotePresence
         var remotePrecise: [Int64] = []
         var remoteApproximate: [Int64] = []
         for friend in social.friends(of: owner) {
-            let watching = sessions.watchingConnections(of: friend)
+            let watching = watchers[friend] ?? []
             let remotely = elsewhere?.isOnlineElsewhere(friend) ?? false
             guard !watching.isEmpty || remotely else { continue }
-            switch social.level(owner: owner, viewer: friend, now: now) {
+            switch share.level(of: friend) {
             case .hidden:
                 continue
             case .precise:
@@ -272,7 +287,7 @@ public final class LiveMap {
     /// `owner`'s latest position as `viewer` may see it now, or nil when hidden, unknown or older than
     /// `watchMaxAgeMs`; marked stale when older than `staleAfterMs`.
     func visiblePosition(of owner: Int64, to viewer: Int64, now: Int64) -> VisiblePosition? {
-        guard let fix = fixes[owner], now - fix.ts <= configuration.watchMaxAgeMs else { return nil }
+        guard let fix = book.fixes[owner], now - fix.ts <= configuration.watchMaxAgeMs else { return nil }
         let stale = now - fix.ts > configuration.staleAfterMs
         switch level(of: owner, to: viewer, now: now) {
         case .hidden: return nil

@@ -193,9 +193,12 @@ public final class PostgresConnection {
 
     // MARK: Internals
 
-    func run<T>(_ sql: String, _ arguments: PostgresArguments, _ read: (OpaquePointer) -> T) throws -> T {
+    /// Runs `sql`; `keepText: false` for a text made per request, whose numbered form is not kept.
+    func run<T>(
+        _ sql: String, _ arguments: PostgresArguments, keepText: Bool = true, _ read: (OpaquePointer) -> T
+    ) throws -> T {
         guard conn != nil else { throw PostgresError.connection("closed") }
-        let text = numberedPlaceholders(sql)
+        let text = keepText ? numberedPlaceholders(sql) : Self.number(sql)
         let texts = arguments.values.map { $0?.postgresText }
         // A parameter goes as a C string: a NUL would silently cut it short. PostgreSQL's text cannot hold one
         // either, so it is refused as the server refuses it.

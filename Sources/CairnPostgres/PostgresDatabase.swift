@@ -13,7 +13,16 @@ struct PostgresDatabase: SQLDatabase {
     var dialect: SQLDialect { .postgres }
 
     func rows(_ sql: String, _ arguments: SQLArguments) throws -> [SQLRow] {
-        try db.run(sql, Self.arguments(arguments)) { result in
+        try rows(sql, arguments, keepText: true)
+    }
+
+    /// The connection keeps the numbered form of every text it ran: a text made per request is numbered and let go.
+    func rowsOnce(_ sql: String, _ arguments: SQLArguments) throws -> [SQLRow] {
+        try rows(sql, arguments, keepText: false)
+    }
+
+    private func rows(_ sql: String, _ arguments: SQLArguments, keepText: Bool) throws -> [SQLRow] {
+        try db.run(sql, Self.arguments(arguments), keepText: keepText) { result in
             let count = Int(PQntuples(result))
             let width = Int(PQnfields(result))
             let columns = (0..<width).map { String(cString: PQfname(result, Int32($0))) }

@@ -3,6 +3,7 @@
 // PostgreSQL's types (BIGINT ids from identity columns, DOUBLE PRECISION, BOOLEAN flags, BYTEA digests), so both
 // engines hold the same rows and the store code reads alike. Nodes that start together must not both migrate: the
 // whole run holds a transaction-scoped advisory lock, and each applied name is recorded in `cairn_migrations`.
+import CairnSQL
 import Foundation
 
 enum PostgresSchema {
@@ -24,7 +25,36 @@ enum PostgresSchema {
         // order); the unique index on username is in the database's collation, so they needed one in "C". SQLite's
         // own unique index already is in that order (BINARY): no SQLite migration.
         ("p4-username-c-index", #"CREATE INDEX users_username_c ON users (username COLLATE "C");"#),
+        // The folded display name the user search matches, as SQLite's v24-users-name-folded (filled from Swift by
+        // `backfill`, so both engines fold alike whatever the database's locale). In "C", so its index serves the
+        // search's prefix LIKE; with the username's "C" index, each side of the search's OR has one.
+        (
+            "p5-users-name-folded",
+            #"""
+            ALTER TABLE users ADD COLUMN name_folded TEXT COLLATE "C" NOT NULL DEFAULT '';
+            CREATE INDEX users_search_name ON users (name_folded);
+            """#
+        ),
     ]
+
+    /// What a migration computes in Swift, run after its SQL in the same transaction.
+    private static func backfill(_ name: String, _ db: PostgresConnection) throws {
+        switch name {
+        case "p5-users-name-folded":
+            let rows = try db.rows("SELECT id, name FROM users")
+            guard !rows.isEmpty else { return }
+            try db.execute(
+                """
+                UPDATE users SET name_folded = x.f FROM unnest(?::bigint[], ?::text[]) AS x(i, f) WHERE users.id = x.i
+                """,
+                [
+                    PostgresIntArray(rows.map { $0["id"] as Int64 }),
+                    PostgresTextArray(rows.map { SQLText.fold($0["name"] as String) }),
+                ])
+        default:
+            break
+        }
+    }
 
     /// Applies what is missing; returns the names applied so far, in order. The lock is a session lock taken before
     /// the transaction begins: a node that waited for it then starts its transaction, and its snapshot, after the
@@ -51,6 +81,7 @@ enum PostgresSchema {
         let applied = Set(try db.scalars("SELECT name FROM cairn_migrations", as: String.self))
         for (position, migration) in migrations.enumerated() where !applied.contains(migration.name) {
             try db.executeScript(migration.sql)
+            try backfill(migration.name, db)
             try db.execute(
                 "INSERT INTO cairn_migrations (name, position, applied_at) VALUES (?, ?, ?)",
                 [migration.name, position, Int64(Date().timeIntervalSince1970 * 1000)])

@@ -15,13 +15,15 @@ extension PostgresStore {
                 idOf.reserveCapacity(users.count)
                 for row in try db.rows(
                     """
-                    INSERT INTO users (username, name, password_hash, is_guest, created_at, last_seen_at)
-                    SELECT u, n, p, g, c, c FROM unnest(?::text[], ?::text[], ?::text[], ?::boolean[], ?::bigint[])
-                      AS x(u, n, p, g, c)
+                    INSERT INTO users (username, name, name_folded, password_hash, is_guest, created_at, last_seen_at)
+                    SELECT u, n, f, p, g, c, c
+                    FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::boolean[], ?::bigint[])
+                      AS x(u, n, f, p, g, c)
                     RETURNING id, username
                     """,
                     [
                         PostgresTextArray(users.map(\.username)), PostgresTextArray(users.map(\.name)),
+                        PostgresTextArray(users.map { SQLText.fold($0.name) }),
                         PostgresArray<String>(users.map(\.passwordHash)), PostgresArray<Bool>(users.map(\.isGuest)),
                         PostgresIntArray(users.map(\.createdAt)),
                     ])

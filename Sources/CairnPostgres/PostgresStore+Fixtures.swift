@@ -1,6 +1,7 @@
 // Bulk loading of generated fixtures (load-test users, their friendships and tokens) in one transaction, bypassing
 // the request path: creating thousands of accounts through scrypt would dominate a load test. Not used by the hub.
 // Each table is filled by one statement over `unnest` arrays, so a seed of any size is three round trips.
+import CairnSQL
 public import CairnSessions
 import Foundation
 
@@ -19,11 +20,14 @@ extension PostgresStore {
                 idOf.reserveCapacity(users.count)
                 for row in try db.rows(
                     """
-                    INSERT INTO users (username, name, password_hash, is_guest, created_at)
-                    SELECT u, n, NULL, false, ?::bigint FROM unnest(?::text[], ?::text[]) AS x(u, n)
+                    INSERT INTO users (username, name, name_folded, password_hash, is_guest, created_at)
+                    SELECT u, n, f, NULL, false, ?::bigint FROM unnest(?::text[], ?::text[], ?::text[]) AS x(u, n, f)
                     RETURNING id, username
                     """,
-                    [createdAt, PostgresTextArray(users.map(\.username)), PostgresTextArray(users.map(\.name))])
+                    [
+                        createdAt, PostgresTextArray(users.map(\.username)), PostgresTextArray(users.map(\.name)),
+                        PostgresTextArray(users.map { SQLText.fold($0.name) }),
+                    ])
                 {
                     idOf[row["username"]] = row["id"] as Int64
                 }

@@ -51,24 +51,35 @@ final class LocalDelivery: HubEvents {
         _ move: inout PositionFanOut, to viewer: Int64, approximate: Bool,
         watching: [ConnectionID]
     ) {
-        guard let outbound, let bytes = encoded(&move, approximate: approximate) else { return }
-        for connection in watching { outbound.sendLatest(connection, key: move.owner, bytes) }
+        guard let outbound, encode(&move, approximate: approximate) else { return }
+        // The bytes are handed from the move itself: no copy of them (a retain and a release) per viewer.
+        if approximate {
+            for connection in watching { outbound.sendLatest(connection, key: move.owner, move.encodedApproximate!) }
+        } else {
+            for connection in watching { outbound.sendLatest(connection, key: move.owner, move.encodedPrecise!) }
+        }
     }
 
     /// The `pos` event of one version of `move`, encoded at most once per move (kept in the move).
     func encoded(_ move: inout PositionFanOut, approximate: Bool) -> [UInt8]? {
+        guard encode(&move, approximate: approximate) else { return nil }
+        return approximate ? move.encodedApproximate : move.encodedPrecise
+    }
+
+    /// Encodes one version of `move` unless it already is; false when the move has no such version.
+    private func encode(_ move: inout PositionFanOut, approximate: Bool) -> Bool {
         if approximate {
-            guard let fix = move.approximate else { return nil }
+            guard let fix = move.approximate else { return false }
             if move.encodedApproximate == nil {
                 move.encodedApproximate = positionEvent(VisiblePosition(owner: move.owner, fix: fix, approximate: true))
             }
-            return move.encodedApproximate
+            return true
         }
         if move.encodedPrecise == nil {
             move.encodedPrecise = positionEvent(
                 VisiblePosition(owner: move.owner, fix: move.precise, approximate: false))
         }
-        return move.encodedPrecise
+        return true
     }
 
     func positionShown(_ position: VisiblePosition, to viewer: Int64) {

@@ -12,6 +12,10 @@ public protocol SQLDatabase {
     /// The rows a statement returns (a query, or a write with RETURNING).
     func rows(_ sql: String, _ arguments: SQLArguments) throws -> [SQLRow]
 
+    /// The rows of a statement whose text depends on the request (a condition per word searched): not kept
+    /// prepared after it ran, so how many texts callers can make does not decide how much each connection holds.
+    func rowsOnce(_ sql: String, _ arguments: SQLArguments) throws -> [SQLRow]
+
     /// Runs a statement; the number of rows it inserted, updated or deleted.
     @discardableResult
     func execute(_ sql: String, _ arguments: SQLArguments) throws -> Int

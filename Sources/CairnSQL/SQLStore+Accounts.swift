@@ -13,12 +13,13 @@ extension SQLStore {
             return try await database.write { db in
                 let id: Int64 = try db.scalar(
                     """
-                    INSERT INTO users (username, name, password_hash, is_guest, created_at, last_seen_at, email)
-                    VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id
+                    INSERT INTO users (
+                      username, name, name_folded, password_hash, is_guest, created_at, last_seen_at, email)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id
                     """,
                     [
-                        new.username, new.name, new.passwordHash, new.isGuest, new.createdAt, new.createdAt,
-                        new.email,
+                        new.username, new.name, SQLText.fold(new.name), new.passwordHash, new.isGuest, new.createdAt,
+                        new.createdAt, new.email,
                     ])!
                 return User(id: id, username: new.username, name: new.name, isGuest: new.isGuest)
             }

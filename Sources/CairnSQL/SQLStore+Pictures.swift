@@ -195,7 +195,8 @@ extension SQLStore {
             while found.count < limit {
                 var chunk: SQLArguments = [before.0, before.1]
                 chunk += arguments
-                let rows = try db.rows(
+                // One text per count of words and tags: not kept prepared (`rowsOnce`).
+                let rows = try db.rowsOnce(
                     """
                     SELECT p.id, p.lat, p.lon, p.likes, p.created_at, p.hidden, p.private_event, p.caption, e.tag
                     FROM pictures p LEFT JOIN events e ON e.id = p.event_id

@@ -20,7 +20,8 @@ extension SQLStore {
                 guard owned else { throw ProfileStoreError.mediaNotFound }
             }
             if let name = change.name {
-                try db.execute("UPDATE users SET name = ? WHERE id = ?", [name, userID])
+                try db.execute(
+                    "UPDATE users SET name = ?, name_folded = ? WHERE id = ?", [name, SQLText.fold(name), userID])
             }
             if let bio = change.bio {
                 try db.execute("UPDATE users SET bio = ? WHERE id = ?", [bio, userID])

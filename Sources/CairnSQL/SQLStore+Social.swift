@@ -65,15 +65,20 @@ extension SQLStore {
         }
     }
 
-    /// Prefix search on username and display name (case-insensitive), guests and `excluding` left out.
+    /// Prefix search on username and display name, guests and `excluding` left out. The query is folded as names are
+    /// (`SQLText.fold`: lower case, NFC) and matched against `name_folded` and the username (`[a-z0-9_.]`, which
+    /// folding leaves as it is), so case is ignored beyond ASCII and alike on both engines. A query holding U+0000
+    /// finds nobody (no name holds it; PostgreSQL's text could not even be asked).
     public func searchUsers(prefix: String, excluding: Int64, limit: Int) async throws -> [User] {
-        let pattern = SQLText.escapeLike(prefix.lowercased()) + "%"
+        let folded = SQLText.fold(prefix)
+        guard !folded.unicodeScalars.contains("\u{0}") else { return [] }
+        let pattern = SQLText.escapeLike(folded) + "%"
         return try await database.read { db in
             try db.rows(
                 """
                 SELECT id, username, name, is_guest FROM users
                 WHERE NOT is_guest AND id <> ?
-                  AND (username \(db.dialect.likeIgnoringCase) ? ESCAPE '\\' OR lower(name) LIKE ? ESCAPE '\\')
+                  AND (\(db.dialect.bytewise("username")) LIKE ? ESCAPE '\\' OR name_folded LIKE ? ESCAPE '\\')
                 ORDER BY \(db.dialect.bytewise("username")) LIMIT ?
                 """, [excluding, pattern, pattern, limit]
             ).map(SQLAccounts.user)

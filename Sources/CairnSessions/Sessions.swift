@@ -54,7 +54,7 @@ public final class Sessions {
     /// Open connections per source address (loopback not counted).
     private var perAddress: [String: Int] = [:]
     /// Connections watching their friends, per user.
-    @usableFromInline var watchers: [Int64: [ConnectionID]] = [:]
+    private var watchers: [Int64: [ConnectionID]] = [:]
 
     /// A connection is about to lose its account (closing, logging out, switching, revoked).
     package var sessionEnding: ((ConnectionID, Int64) -> Void)?
@@ -89,7 +89,12 @@ public final class Sessions {
     /// True while the connection is open.
     public func isOpen(_ connection: ConnectionID) -> Bool { connections[connection] != nil }
     /// The account bound to a connection.
-    public func user(of connection: ConnectionID) -> User? { connections[connection]?.user }
+    public func user(of connection: ConnectionID) -> User? {
+        // Through the slot, so that only the account is copied out, not the whole connection's state (every request
+        // asks this).
+        guard let slot = connections.index(forKey: connection) else { return nil }
+        return connections.values[slot].user
+    }
     /// The connections bound to `user`.
     public func connections(of user: Int64) -> [ConnectionID] { byUser[user] ?? [] }
     /// True when `user` has an authenticated connection.
@@ -107,9 +112,10 @@ public final class Sessions {
         isOnline(user) || (remotePresence?.isOnlineElsewhere(user) ?? false)
     }
     /// The connections of `user` that watch the live map.
-    @inlinable public func watchingConnections(of user: Int64) -> [ConnectionID] { watchers[user] ?? [] }
+    public func watchingConnections(of user: Int64) -> [ConnectionID] { watchers[user] ?? [] }
+    /// The connections watching the live map, per user (no entry: none), read once for a fan-out over many users.
+    package var watchingByUser: [Int64: [ConnectionID]] { watchers }
     /// True when some connection of `user` watches the live map.
-    @inlinable
     public func isWatching(_ user: Int64) -> Bool { !(watchers[user]?.isEmpty ?? true) }
     /// True when this connection watches the live map.
     package func isWatching(connection: ConnectionID) -> Bool { connections[connection]?.watching ?? false }

@@ -5,7 +5,7 @@
 /// Sharing rules for every owner.
 public struct ShareRules: Sendable {
     /// One stored rule: a level and when it ends.
-    /// (Inlinable, with `paused`, `perViewer` and `level`: the live map asks for every watching friend of every move.)
+    /// (Inlinable, for `OwnerView.level(of:)`: the live map asks for every watching friend of every move.)
     @usableFromInline
     struct Rule: Sendable, Equatable {
         @usableFromInline var level: ShareLevel
@@ -13,19 +13,26 @@ public struct ShareRules: Sendable {
         @inlinable func isLive(at now: Int64) -> Bool { until.map { now < $0 } ?? true }
     }
 
-    @usableFromInline var paused: [Int64: Rule] = [:]
-    @usableFromInline var perViewer: [Int64: [Int64: Rule]] = [:]
+    private var paused: [Int64: Rule] = [:]
+    private var perViewer: [Int64: [Int64: Rule]] = [:]
     private var timed = 0
 
     /// No rules: everyone shares precisely.
     public init() {}
 
     /// The level at which `viewer` sees `owner` at time `now`.
-    @inlinable
     public func level(owner: Int64, viewer: Int64, now: Int64) -> ShareLevel {
-        if let pause = paused[owner], pause.isLive(at: now) { return .hidden }
-        if let rule = perViewer[owner]?[viewer], rule.isLive(at: now) { return rule.level }
-        return .precise
+        view(of: owner, now: now).level(of: viewer)
+    }
+
+    /// `owner`'s rules at `now`, read once for a fan-out over the owner's friends: each friend's level then costs
+    /// at most one look-up, and none when the owner has no per-viewer rule. (`level(owner:viewer:now:)` asks it too,
+    /// so both give the same answers.)
+    public func view(of owner: Int64, now: Int64) -> OwnerView {
+        if let pause = paused[owner], pause.isLive(at: now) {
+            return OwnerView(hidesFromEveryone: true, perViewer: nil, now: now)
+        }
+        return OwnerView(hidesFromEveryone: false, perViewer: perViewer[owner], now: now)
     }
 
     /// True when `owner` is paused at `now`.
@@ -108,5 +115,22 @@ public struct ShareRules: Sendable {
             if perViewer[owner]?.isEmpty == true { perViewer[owner] = nil }
         }
         return ended
+    }
+}
+
+/// One owner's sharing rules at one instant (`ShareRules.view(of:now:)`): what each viewer may see of the owner.
+public struct OwnerView: Sendable {
+    /// True when the owner is paused: no viewer sees anything.
+    public let hidesFromEveryone: Bool
+    /// The owner's per-viewer rules (nil: none).
+    @usableFromInline let perViewer: [Int64: ShareRules.Rule]?
+    @usableFromInline let now: Int64
+
+    /// The level at which `viewer` sees the owner: hidden while paused, else the viewer's live rule, else precise.
+    @inlinable
+    public func level(of viewer: Int64) -> ShareLevel {
+        if hidesFromEveryone { return .hidden }
+        if let rule = perViewer?[viewer], rule.isLive(at: now) { return rule.level }
+        return .precise
     }
 }

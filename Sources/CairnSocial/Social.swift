@@ -50,7 +50,7 @@ public final class Social {
     package var events: (any HubEvents)?
 
     var graph = FriendGraph()
-    @usableFromInline var rules = ShareRules()
+    var rules = ShareRules()
     var ruleVersions: [RuleKey: Int64] = [:]
     var committedRules: [RuleKey: CommittedRule] = [:]
     var lastRuleVersion: Int64 = 0
@@ -120,10 +120,11 @@ public final class Social {
     /// True when `a` and `b` are friends.
     public func areFriends(_ a: Int64, _ b: Int64) -> Bool { graph.areFriends(a, b) }
     /// What `viewer` may see of `owner` now.
-    @inlinable
     public func level(owner: Int64, viewer: Int64, now: Int64) -> ShareLevel {
         rules.level(owner: owner, viewer: viewer, now: now)
     }
+    /// What each viewer may see of `owner` at `now`, read once for a fan-out over the owner's friends.
+    public func shareView(of owner: Int64, now: Int64) -> OwnerView { rules.view(of: owner, now: now) }
 
     /// True when `viewer` may see that `owner` is online: they are, and they neither pause nor hide from `viewer`.
     /// Presence is a position's shadow (online now, probably moving), so whoever may not see the one sees neither.

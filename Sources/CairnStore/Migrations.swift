@@ -1,5 +1,6 @@
 // The schema, as an ordered list of named migrations. A migration once shipped is never edited: changes go in a
 // new one, so every existing data directory upgrades step by step on start. GRDB records what has been applied.
+import CairnSQL
 import GRDB
 
 enum Migrations {
@@ -410,6 +411,25 @@ enum Migrations {
         // posting one was placing it.
         migrator.registerMigration("v23-event-pictures-unplaced") { db in
             try db.execute(sql: "UPDATE pictures SET lat = NULL, lon = NULL, strip = NULL WHERE event_id IS NOT NULL")
+        }
+        // The user search matches the display name folded in Swift (`SQLText.fold`: lower case, NFC), since SQLite's
+        // lower() and LIKE know ASCII only; every write of a name writes this column too. Existing names are folded
+        // here, row by row. The indexes (NOCASE, as SQLite's case-insensitive LIKE needs to use one) serve the
+        // search's prefix LIKE on each side of its OR (not partial: SQLite does not use a partial index for an OR's
+        // side, and the OR then scans the table).
+        migrator.registerMigration("v24-users-name-folded") { db in
+            try db.alter(table: "users") { t in t.add(column: "name_folded", .text).notNull().defaults(to: "") }
+            let update = try db.makeStatement(sql: "UPDATE users SET name_folded = ? WHERE id = ?")
+            for row in try Row.fetchAll(db, sql: "SELECT id, name FROM users") {
+                let id: Int64 = row["id"]
+                let name: String = row["name"]
+                try update.execute(arguments: [SQLText.fold(name), id])
+            }
+            try db.execute(
+                sql: """
+                    CREATE INDEX users_search_name ON users(name_folded COLLATE NOCASE);
+                    CREATE INDEX users_search_username ON users(username COLLATE NOCASE);
+                    """)
         }
         return migrator
     }

@@ -12,7 +12,16 @@ struct SQLiteDatabase: SQLDatabase {
     var dialect: SQLDialect { .sqlite }
 
     func rows(_ sql: String, _ arguments: SQLArguments) throws -> [SQLRow] {
-        let statement = try db.cachedStatement(sql: sql)
+        try rows(of: db.cachedStatement(sql: sql), arguments)
+    }
+
+    /// GRDB's cache keeps every text it prepared for the connection's life: a text made per request is prepared,
+    /// run and finalized.
+    func rowsOnce(_ sql: String, _ arguments: SQLArguments) throws -> [SQLRow] {
+        try rows(of: db.makeStatement(sql: sql), arguments)
+    }
+
+    private func rows(of statement: Statement, _ arguments: SQLArguments) throws -> [SQLRow] {
         let columns = statement.columnNames
         return try Row.fetchAll(statement, arguments: Self.arguments(arguments)).map { row in
             SQLRow(columns: columns, values: row.databaseValues.map(Self.value))

@@ -12,14 +12,15 @@ extension SQLiteStore {
             return try await pool.write { db in
                 let insert = try db.cachedStatement(
                     sql: """
-                        INSERT INTO users (username, name, password_hash, is_guest, created_at, last_seen_at)
-                        VALUES (?, ?, ?, ?, ?, ?)
+                        INSERT INTO users (
+                          username, name, name_folded, password_hash, is_guest, created_at, last_seen_at)
+                        VALUES (?, ?, ?, ?, ?, ?, ?)
                         """)
                 var created: [User] = []
                 created.reserveCapacity(users.count)
                 for new in users {
                     try insert.execute(arguments: [
-                        new.username, new.name, new.passwordHash, new.isGuest, new.createdAt,
+                        new.username, new.name, SQLText.fold(new.name), new.passwordHash, new.isGuest, new.createdAt,
                         new.createdAt,
                     ])
                     created.append(

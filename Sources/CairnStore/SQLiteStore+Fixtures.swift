@@ -1,6 +1,7 @@
 // Bulk loading of generated fixtures (load-test users, their friendships and tokens) in one transaction, bypassing
 // the request path: creating thousands of accounts through scrypt would dominate a load test. Not used by the hub.
 // The accounts are `FixtureUser`s (CairnSessions, shared with the PostgreSQL store).
+import CairnSQL
 public import CairnSessions
 import Foundation
 import GRDB
@@ -16,15 +17,15 @@ extension SQLiteStore {
             return try await pool.write { db in
                 let insertUser = try db.cachedStatement(
                     sql:
-                        "INSERT INTO users (username, name, password_hash, is_guest, created_at) VALUES (?, "
-                        + "?, NULL, 0, ?)"
+                        "INSERT INTO users (username, name, name_folded, password_hash, is_guest, created_at) "
+                        + "VALUES (?, ?, ?, NULL, 0, ?)"
                 )
                 let insertToken = try db.cachedStatement(
                     sql: "INSERT INTO tokens (hash, user_id, created_at) VALUES (?, ?, ?)")
                 var ids: [Int64] = []
                 ids.reserveCapacity(users.count)
                 for user in users {
-                    try insertUser.execute(arguments: [user.username, user.name, createdAt])
+                    try insertUser.execute(arguments: [user.username, user.name, SQLText.fold(user.name), createdAt])
                     let id = db.lastInsertedRowID
                     try insertToken.execute(arguments: [Data(user.tokenHash), id, createdAt])
                     ids.append(id)

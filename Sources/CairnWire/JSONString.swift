@@ -1,6 +1,7 @@
 // Validation and decoding of JSON string bodies (the bytes between the quotes).
 // Parsing only validates: it checks UTF-8 (RFC 3629: no overlongs, no UTF-8-encoded surrogates, nothing above
-// U+10FFFF), control characters and escapes (including surrogate pairs) in one pass and remembers whether the
+// U+10FFFF), control characters and escapes (including surrogate pairs; `\u0000` is refused, so no string read
+// from the wire holds U+0000, which PostgreSQL's text cannot store) in one pass and remembers whether the
 // string had any escape. Decoding happens later and only when someone asks for the value, straight into the
 // destination's storage, so unread strings cost nothing beyond that one scan.
 
@@ -16,6 +17,8 @@ enum StringProblem: Error, Equatable {
     case invalidUnicodeEscape
     /// A `\uD800`–`\uDFFF` escape that is not part of a high-low surrogate pair.
     case loneSurrogate
+    /// `\u0000`: U+0000 is refused in every string (a store's text cannot hold it on every engine).
+    case nulCharacter
     /// The bytes are not well-formed UTF-8.
     case invalidUTF8
 }
@@ -80,6 +83,8 @@ enum JSONString {
                 return i + 12
             case 0xDC00...0xDFFF:
                 throw .loneSurrogate
+            case 0:
+                throw .nulCharacter
             default:
                 return i + 6
             }

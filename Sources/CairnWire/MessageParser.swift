@@ -347,6 +347,8 @@ struct MessageParser {
                 throw fail("invalid \\u escape in \(what) at offset \(offset) (needs four hex digits)")
             case .loneSurrogate:
                 throw fail("lone surrogate escape in \(what) at offset \(offset)")
+            case .nulCharacter:
+                throw fail("\\u0000 in \(what) at offset \(offset) (U+0000 is not allowed)")
             case .invalidUTF8:
                 throw fail("invalid UTF-8 in \(what) at offset \(offset)")
             }

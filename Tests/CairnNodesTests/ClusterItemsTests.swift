@@ -3,7 +3,7 @@
 // when present, back as it was); bytes that are not exactly one fix (a length off by one, unknown flag bits, a
 // coordinate out of range, a non-finite field) are refused; the node listens to an item from its first follower to
 // its last; a message for an item it does not follow is ignored.
-import CairnDomainTestSupport
+import CairnHubTestSupport
 import CairnLoop
 import Testing
 

@@ -2,7 +2,7 @@
 // username or email prefix with keyset pages, suspending (the target's connections close with 4503, its login and
 // token answer `suspended`, every action is in the audit log) and unsuspending; an admin cannot suspend themselves
 // or another admin. Registration takes an email and login accepts it.
-import CairnDomainTestSupport
+import CairnHubTestSupport
 import CairnLoop
 import CairnProtocol
 import CairnWire

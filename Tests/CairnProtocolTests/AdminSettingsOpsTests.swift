@@ -3,7 +3,7 @@
 // chat message over the new limit is refused on the next request); one bad value (unknown key, wrong type, out of
 // bounds) refuses the whole request, naming its key, with nothing changed in memory or in the store; null puts a
 // setting back to its default; a setting registered later (as Pictures will) is changed the same way.
-import CairnDomainTestSupport
+import CairnHubTestSupport
 import CairnLoop
 import CairnProtocol
 import CairnWire

@@ -2,7 +2,7 @@
 // by registration day (guests left out), active users by the days they authenticated or sent an op (noted on the
 // loop, written on the tick); the columns pictures will fill read 0 and the median is absent; `days` outside
 // 1–366 is a bad request and the op is forbidden without the role.
-import CairnDomainTestSupport
+import CairnHubTestSupport
 import CairnLoop
 import CairnProtocol
 import CairnWire

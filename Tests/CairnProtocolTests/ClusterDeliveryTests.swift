@@ -5,7 +5,7 @@
 // allow (not after a hide or a lower level set here, not once older than watch_max_age, not after the link to Redis
 // dropped); a withdrawal empties the slot. On the owner's node, a move is published once, each level encoded
 // once as the same `pos` bytes local watchers get, listing only the viewers elsewhere allowed it.
-import CairnDomainTestSupport
+import CairnHubTestSupport
 import CairnLoop
 import CairnProtocol
 import Foundation

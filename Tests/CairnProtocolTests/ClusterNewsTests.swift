@@ -5,7 +5,7 @@
 // bucket news also tells the hub whose followed items to read again (and, for a bucket lost, which bucket), a
 // left-behind alert is not written to an owner the node judges itself, a tag this build does not know is ignored, and
 // bytes that are not one event of the tag's kinds in UTF-8 are refused.
-import CairnDomainTestSupport
+import CairnHubTestSupport
 import CairnLoop
 import Foundation
 import Testing

@@ -1,4 +1,4 @@
-import CairnDomainTestSupport
+import CairnHubTestSupport
 import CairnLoop
 import CairnProtocol
 import Testing
@@ -176,5 +176,9 @@ struct HubFriendsTests {
         let found = try await h.request(1, #"{"id":2,"op":"user.search","q":"ANN"}"#, id: 2, completions: 1)
         #expect((found["users"] as? [[String: Any]])?.map { $0["username"] as? String } == ["annabel"])
         #expect(errorCode(try await h.request(1, #"{"id":3,"op":"user.search","q":"  "}"#, id: 3)) == "bad_request")
+        // U+0000 (only `\u0000` can carry it) is refused by the wire, naming the field, before any store is asked.
+        let nul = try await h.request(1, #"{"id":4,"op":"user.search","q":"a\u0000"}"#, id: 4)
+        #expect(errorCode(nul) == "bad_request")
+        #expect(((nul["error"] as? [String: Any])?["message"] as? String)?.contains("field 'q'") == true)
     }
 }

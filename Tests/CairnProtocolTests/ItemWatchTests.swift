@@ -1,5 +1,5 @@
-import CairnDomainTestSupport
 import CairnGeo
+import CairnHubTestSupport
 import CairnLoop
 import CairnProtocol
 import Testing

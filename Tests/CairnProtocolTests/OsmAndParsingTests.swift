@@ -1,4 +1,4 @@
-import CairnDomainTestSupport
+import CairnHubTestSupport
 import CairnLoop
 import Testing
 
@@ -54,6 +54,16 @@ struct OsmAndParsingTests {
         #expect(refusal("lat=1&lon=2") == .badCredentials)
         #expect(refusal("id=a&key=&lat=1&lon=2") == .badCredentials)
         #expect(refusal("id=a&key=k&lat=1&lon=2", auth: "Basic !!!") == nil)  // not Basic: query credentials stand
+    }
+
+    /// U+0000 (`%00`, a raw byte in a form body, or inside Basic credentials) never reaches the tracker lookup: the
+    /// field reads as a broken one (U+FFFD, an unknown device), Basic credentials with it are none.
+    @Test func textWithNulNeverReachesTheStore() throws {
+        let query = try #require(parse("id=ab%00c&key=k%00&lat=1&lon=2"))
+        #expect(query.device == "\u{FFFD}" && query.key == "\u{FFFD}")
+        let form = try #require(parse(nil, body: "id=ab\u{0}c&key=k&lat=1&lon=2", type: "text/plain"))
+        #expect(form.device == "\u{FFFD}")
+        #expect(refusal("lat=1&lon=2", auth: "Basic ZGV2AC0xOmtleQ==") == .badCredentials)  // "dev\0-1:key"
     }
 
     @Test func timesInEveryFormTheAppsUse() throws {

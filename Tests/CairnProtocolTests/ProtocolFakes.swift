@@ -1,6 +1,6 @@
 // What the protocol layer's tests need beyond the domain's fakes: an outbound that records what would have been
 // sent (decoded with Foundation for easy assertions), a way to feed text frames to the router, and error codes.
-import CairnDomainTestSupport
+import CairnHubTestSupport
 import CairnLoop
 import CairnProtocol
 import CairnWire

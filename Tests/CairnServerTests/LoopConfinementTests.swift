@@ -1,8 +1,8 @@
 // Loop confinement is checked, not only stated: a `LoopConfinement` knows which thread claimed it, and the
 // transport's service thread claims the server's confinement while it serves, so every handler call (and every
 // `Outbound` call, which asserts it) runs on that thread and a test thread is off the loop. The transport here
-// drives a small echo handler of the test's own, which also shows it needs no hub.
-import CairnApp
+// drives a small echo handler of the test's own, which also shows it needs no hub (the app's own confinement:
+// CairnSystemTests' AppConfinementTests).
 import CairnLoop
 import CairnServer
 import CairnTestSupport
@@ -36,42 +36,33 @@ struct LoopConfinementTests {
     }
 }
 
-extension ServerIntegration {
-    @Suite struct ServerConfinementTests {
-        @Test func theServiceThreadClaimsTheConfinementWhileTheServerRuns() throws {
-            let loop = ServiceLoop()
-            let handler = EchoHandler(confinement: loop.confinement)
-            var configuration = ServerConfiguration()
-            configuration.port = 0
-            configuration.lwsLogVerbosity = 0
-            let server = TransportServer(
-                configuration: configuration, loop: loop, handler: handler,
-                observer: CountingObserver())
-            #expect(server.confinement === loop.confinement)
-            let port = try server.start()
-            #expect(!server.confinement.isOnLoop)  // claimed by the service thread, not by this one
+@Suite(.timeLimit(.minutes(5)))
+struct ServerConfinementTests {
+    @Test func theServiceThreadClaimsTheConfinementWhileTheServerRuns() throws {
+        let loop = ServiceLoop()
+        let handler = EchoHandler(confinement: loop.confinement)
+        var configuration = ServerConfiguration()
+        configuration.port = 0
+        configuration.lwsLogVerbosity = 0
+        let server = TransportServer(
+            configuration: configuration, loop: loop, handler: handler,
+            observer: CountingObserver())
+        #expect(server.confinement === loop.confinement)
+        let port = try server.start()
+        #expect(!server.confinement.isOnLoop)  // claimed by the service thread, not by this one
 
-            let client = try WebSocketClient(port: port, timeout: 10)
-            try client.sendText("hello")
-            #expect(try client.receive(timeout: 10) == .text("hello"))
-            #expect(!server.confinement.isOnLoop)
-            client.close()
+        let client = try WebSocketClient(port: port, timeout: 10)
+        try client.sendText("hello")
+        #expect(try client.receive(timeout: 10) == .text("hello"))
+        #expect(!server.confinement.isOnLoop)
+        client.close()
 
-            server.requestShutdown()
-            server.waitUntilStopped()
-            #expect(server.confinement.isOnLoop)  // released when the loop stopped
-            // Read after the service thread is gone: every call the handler got came on the claiming thread.
-            #expect(handler.calls > 0)
-            #expect(handler.callsOffLoop == 0)
-        }
-
-        @Test func theAppHandsOutTheClaimedConfinement() throws {
-            let hub = try RunningHub()
-            defer { hub.removeData() }
-            #expect(!hub.app.confinement.isOnLoop)
-            try hub.stop()
-            #expect(hub.app.confinement.isOnLoop)
-        }
+        server.requestShutdown()
+        server.waitUntilStopped()
+        #expect(server.confinement.isOnLoop)  // released when the loop stopped
+        // Read after the service thread is gone: every call the handler got came on the claiming thread.
+        #expect(handler.calls > 0)
+        #expect(handler.callsOffLoop == 0)
     }
 }
 

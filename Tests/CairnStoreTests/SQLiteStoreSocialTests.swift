@@ -39,6 +39,7 @@ struct SQLiteStoreSocialTests {
                     "v14-tracker-filter-state", "v13-tracker-key-index", "v15-tracker-shows-items",
                     "v17-accounts-email-admin", "v18-places", "v20-admin-settings", "v19-pictures-events",
                     "v21-picture-posts", "v22-tracker-paired-by", "v23-event-pictures-unplaced",
+                    "v24-users-name-folded",
                 ])
         }
     }

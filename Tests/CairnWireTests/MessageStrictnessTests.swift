@@ -179,6 +179,10 @@ import CairnErrorCodes
         expectRefused(#"{"s":"\ud800x"}"#, "lone surrogate", "field 's'")
         expectRefused(#"{"s":"\ud800\ud800"}"#, "lone surrogate", "field 's'")
         expectRefused(#"{"s":"\ud800\uzzzz"}"#, "invalid \\u escape", "field 's'")
+        // U+0000 cannot be stored as text on every engine: refused wherever it appears, as `\u0000` only can.
+        expectRefused(#"{"s":"a\u0000b"}"#, "\\u0000", "field 's'")
+        expectRefused(#"{"o":{"p":["x","\u0000"]}}"#, "\\u0000", "field 'o'")
+        expectRefused(#"{"a\u0000":1}"#, "\\u0000 in key")
         expectRefused(#"{"\x":1}"#, "invalid escape '\\x' in key")
         expectRefused(
             Array(#"{"s":"\"#.utf8) + [0x0A] + Array(#""}"#.utf8), ["invalid escape '\\' + 0x0A", "field 's'"])

@@ -62,8 +62,8 @@ import CairnErrorCodes
     }
 
     @Test func stringsAreDecoded() throws {
-        let m = try parsed(#"{"s":"q\"b\\s\/b\bf\fn\nr\rt\tu\u00e9\u4e2d\ud83d\ude00\u0000end","raw":"café 😀"}"#)
-        #expect(try m.string("s") == "q\"b\\s/b\u{8}f\u{C}n\nr\rt\tué中😀\u{0}end")
+        let m = try parsed(#"{"s":"q\"b\\s\/b\bf\fn\nr\rt\tu\u00e9\u4e2d\ud83d\ude00\u0001end","raw":"café 😀"}"#)
+        #expect(try m.string("s") == "q\"b\\s/b\u{8}f\u{C}n\nr\rt\tué中😀\u{1}end")
         #expect(try m.string("raw") == "café 😀")
         #expect(try m.requireString("raw") == "café 😀")
     }

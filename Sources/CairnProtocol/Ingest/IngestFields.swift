@@ -20,7 +20,8 @@ struct FormFields {
     /// Adds `other`'s fields, which win over these.
     mutating func merge(_ other: FormFields) { values.merge(other.values) { _, new in new } }
 
-    /// Percent-decoded UTF-8, `+` as a space; nil for a broken escape or bytes that are not UTF-8.
+    /// Percent-decoded UTF-8, `+` as a space; nil for a broken escape, bytes that are not UTF-8, or U+0000 (raw
+    /// or `%00`: no text the hub reads holds it, PostgreSQL's text cannot store it).
     static func decode(_ text: Substring) -> String? {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(text.utf8.count)
@@ -29,8 +30,9 @@ struct FormFields {
             switch c {
             case UInt8(ascii: "+"): bytes.append(32)
             case UInt8(ascii: "%"):
-                guard let h = it.next().flatMap(hex), let l = it.next().flatMap(hex) else { return nil }
+                guard let h = it.next().flatMap(hex), let l = it.next().flatMap(hex), h | l != 0 else { return nil }
                 bytes.append(h << 4 | l)
+            case 0: return nil
             default: bytes.append(c)
             }
         }
@@ -73,8 +75,8 @@ struct BasicCredentials {
     init?(_ header: String) {
         let parts = header.split(separator: " ", maxSplits: 1)
         guard parts.count == 2, parts[0].lowercased() == "basic",
-            let raw = Self.base64(parts[1].trimmingCharacters()), let text = String(validating: raw, as: UTF8.self),
-            let colon = text.firstIndex(of: ":")
+            let raw = Self.base64(parts[1].trimmingCharacters()), !raw.contains(0),
+            let text = String(validating: raw, as: UTF8.self), let colon = text.firstIndex(of: ":")
         else { return nil }
         user = String(text[..<colon])
         password = String(text[text.index(after: colon)...])
