@@ -59,20 +59,25 @@ let package = Package(
             name: "CairnSessions",
             dependencies: [
                 "CairnCore", "CairnLoop", "CairnCrypto", .product(name: "Logging", package: "swift-log"),
+                "CairnErrorCodes",
             ]),
         // The admin role's ops: browsing and suspending users (audited), live settings, daily figures.
-        .target(name: "CairnAdmin", dependencies: ["CairnCore", "CairnLoop", "CairnSessions"]),
+        .target(name: "CairnAdmin", dependencies: ["CairnCore", "CairnLoop", "CairnSessions", "CairnErrorCodes"]),
         // Uploaded media: types, uploads, signed URLs, placeholders, the collection of unreferenced media.
         .target(
             name: "CairnMedia",
             dependencies: [
                 "CairnCore", "CairnSessions", "CairnAdmin", "CairnCrypto",
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Logging", package: "swift-log"), "CairnErrorCodes",
             ]),
         // Places of interest: nearest, search, operators' writes.
-        .target(name: "CairnPlaces", dependencies: ["CairnCore", "CairnLoop", "CairnGeo", "CairnSpatial"]),
+        .target(
+            name: "CairnPlaces",
+            dependencies: [
+                "CairnCore", "CairnLoop", "CairnGeo", "CairnSpatial", "CairnErrorCodes",
+            ]),
         // The friend graph, friend requests and the sharing rules.
-        .target(name: "CairnSocial", dependencies: ["CairnCore", "CairnSessions"]),
+        .target(name: "CairnSocial", dependencies: ["CairnCore", "CairnSessions", "CairnErrorCodes"]),
         // Latest positions, watching and the fan-out of moves, late fixes, snapshots.
         .target(
             name: "CairnLiveMap",
@@ -82,31 +87,47 @@ let package = Package(
             name: "CairnRelics",
             dependencies: [
                 "CairnCore", "CairnLoop", "CairnGeo", "CairnSpatial", "CairnSessions", "CairnSocial", "CairnLiveMap",
-                "CairnMedia",
+                "CairnMedia", "CairnErrorCodes",
             ]),
         // Messages between friends.
-        .target(name: "CairnChat", dependencies: ["CairnCore", "CairnSocial", "CairnAdmin"]),
+        .target(
+            name: "CairnChat",
+            dependencies: [
+                "CairnCore", "CairnSocial", "CairnAdmin", "CairnErrorCodes", "CairnSessions",
+            ]),
         // Display names, bios and photos.
-        .target(name: "CairnProfiles", dependencies: ["CairnCore", "CairnLoop", "CairnSessions", "CairnMedia"]),
+        .target(
+            name: "CairnProfiles",
+            dependencies: [
+                "CairnCore", "CairnLoop", "CairnSessions", "CairnMedia", "CairnErrorCodes",
+            ]),
         // Buckets: shared collections of items, and who may see which item.
-        .target(name: "CairnBuckets", dependencies: ["CairnCore", "CairnSocial", "CairnMedia"]),
+        .target(
+            name: "CairnBuckets",
+            dependencies: [
+                "CairnCore", "CairnSocial", "CairnMedia", "CairnErrorCodes", "CairnSessions",
+            ]),
         // Trackers bound to items: their reports (ingest), items' live positions, finding an item, safe zones and
         // left-behind alerts.
         .target(
             name: "CairnTrackers",
             dependencies: [
                 "CairnCore", "CairnLoop", "CairnGeo", "CairnSpatial", "CairnCrypto", "CairnSessions", "CairnLiveMap",
-                "CairnBuckets",
+                "CairnBuckets", "CairnErrorCodes",
             ]),
         // Pictures posted nearby or to events, and the events (hashtags) themselves.
         .target(
             name: "CairnPictures",
             dependencies: [
                 "CairnCore", "CairnLoop", "CairnGeo", "CairnCrypto", "CairnSessions", "CairnSocial", "CairnLiveMap",
-                "CairnAdmin", "CairnMedia",
+                "CairnAdmin", "CairnMedia", "CairnErrorCodes",
             ]),
         // The stats channel for operators.
-        .target(name: "CairnStats", dependencies: ["CairnCore", "CairnLoop", "CairnSessions", "CairnLiveMap"]),
+        .target(
+            name: "CairnStats",
+            dependencies: [
+                "CairnCore", "CairnLoop", "CairnSessions", "CairnLiveMap", "CairnErrorCodes",
+            ]),
         // The hub: builds the features, wires their hooks, runs the tick and the shutdown drain (the one module that
         // knows every feature).
         .target(
@@ -124,7 +145,7 @@ let package = Package(
             dependencies: [
                 "CairnLoop", "CairnCore", "CairnSessions", "CairnAdmin", "CairnMedia", "CairnPlaces", "CairnSocial",
                 "CairnLiveMap", "CairnRelics", "CairnChat", "CairnProfiles", "CairnBuckets", "CairnTrackers",
-                "CairnPictures", "CairnStats", "CairnHub", "CairnWire",
+                "CairnPictures", "CairnStats", "CairnHub", "CairnWire", "CairnErrorCodes", "CairnGeo",
             ]),
 
         // The store written once: the domain's storage ports in SQL over a small database protocol (statements
@@ -133,8 +154,9 @@ let package = Package(
         .target(
             name: "CairnSQL",
             dependencies: [
-                "CairnCore", "CairnSessions", "CairnAdmin", "CairnMedia", "CairnPlaces", "CairnSocial",
+                "CairnCore", "CairnSessions", "CairnAdmin", "CairnPlaces", "CairnSocial",
                 "CairnRelics", "CairnChat", "CairnProfiles", "CairnBuckets", "CairnTrackers", "CairnPictures",
+                "CairnGeo",
             ]),
 
         // Storage: SQLite through GRDB: schema and migrations, the pool, backup, media files; runs CairnSQL's ports.
@@ -202,7 +224,8 @@ let package = Package(
                 "CairnServer", "CairnCore", "CairnSessions", "CairnAdmin", "CairnMedia", "CairnPlaces", "CairnSocial",
                 "CairnRelics", "CairnChat", "CairnProfiles", "CairnBuckets", "CairnTrackers", "CairnPictures",
                 "CairnHub", "CairnStore", "CairnSQL", "CairnPostgres", "CairnProtocol", "CairnLoop", "CairnCrypto",
-                "CairnMetrics", "CairnSeed", "CairnCluster", "CairnNodes", .product(name: "Logging", package: "swift-log"),
+                "CairnMetrics", "CairnSeed", "CairnCluster", "CairnNodes",
+                .product(name: "Logging", package: "swift-log"), "CairnWire",
             ]),
 
         // Configuration: the option table, TOML file, environment and flags merged into an AppConfiguration.
@@ -211,7 +234,7 @@ let package = Package(
             dependencies: [
                 "CairnApp", "CairnCrypto",
                 .product(name: "TOMLKit", package: "TOMLKit"),
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Logging", package: "swift-log"), "CairnCore", "CairnServer", "CairnSessions",
             ]),
 
         // The command line: serving and maintenance (`Maintenance`) go through the composition layer only.
@@ -314,29 +337,40 @@ let package = Package(
             dependencies: [
                 "CairnProtocol", "CairnAdmin", "CairnCore", "CairnGeo", "CairnHub", "CairnLiveMap", "CairnLoop",
                 "CairnMedia", "CairnPlaces", "CairnRelics", "CairnSessions", "CairnSocial", "CairnTrackers",
-                "CairnWire", "CairnHubTestSupport", "CairnTestSupport",
+                "CairnWire", "CairnHubTestSupport", "CairnTestSupport", "CairnBuckets", "CairnSpatial", "CairnStats",
             ]),
         .testTarget(
             name: "CairnStoreTests",
             dependencies: [
                 "CairnStore", "CairnCore", "CairnSessions", "CairnAdmin", "CairnMedia", "CairnPlaces", "CairnSocial",
                 "CairnRelics", "CairnChat", "CairnProfiles", "CairnBuckets", "CairnTrackers", "CairnPictures",
-                "CairnPostgres", "CairnSQL", "CairnCrypto", "CairnSeed", "CairnTestSupport",
+                "CairnPostgres", "CairnSQL", "CairnCrypto", "CairnSeed", "CairnTestSupport", "CairnGeo",
             ]),
-        .testTarget(name: "CairnPostgresTests", dependencies: ["CairnPostgres", "CairnCrypto", "CairnTestSupport"]),
+        .testTarget(
+            name: "CairnPostgresTests",
+            dependencies: [
+                "CairnPostgres", "CairnCrypto", "CairnTestSupport", "CairnCore", "CairnSQL",
+            ]),
         .testTarget(name: "CairnMetricsTests", dependencies: ["CairnMetrics", "CairnCore", "CairnTestSupport"]),
         .testTarget(
             name: "CairnAppTests",
-            dependencies: ["CairnApp", "CairnCore", "CairnSessions", "CairnStore", "CairnCrypto"]),
+            dependencies: [
+                "CairnApp", "CairnCore", "CairnSessions", "CairnStore", "CairnCrypto", "CairnSQL", "CairnSeed",
+                "CairnSocial",
+            ]),
         .testTarget(
             name: "CairnClusterTests", dependencies: ["CairnCluster", "CairnLoop", "CLws", "CairnTestSupport"]),
         .testTarget(
             name: "CairnNodesTests",
             dependencies: [
                 "CairnNodes", "CairnCluster", "CairnCore", "CairnSessions", "CairnSocial", "CairnTrackers", "CairnHub",
-                "CairnDomainTestSupport", .product(name: "Logging", package: "swift-log"),
+                "CairnHubTestSupport", .product(name: "Logging", package: "swift-log"), "CairnLoop",
             ]),
-        .testTarget(name: "CairnConfigTests", dependencies: ["CairnConfig", "CairnApp", "CairnServer"]),
+        .testTarget(
+            name: "CairnConfigTests",
+            dependencies: [
+                "CairnConfig", "CairnApp", "CairnServer", "CairnCore", "CairnCrypto",
+            ]),
         // The transport's own types, without a hub.
         .testTarget(name: "CairnServerTests", dependencies: ["CairnServer", "CairnLoop", "CairnTestSupport"]),
         // The system tests: real hubs, in this process or as `cairn` processes (and Redis, PostgreSQL), driven over

@@ -3,9 +3,9 @@
 // nothing of the loop's: the providers (added while the hub is assembled), the accounts and roles that decide who may
 // read the CSV with a bearer token, and the clock that says which day is today.
 public import CairnCore
+import CairnErrorCodes
 package import CairnSessions
 import Synchronization
-import CairnErrorCodes
 
 /// The daily figures and who may read them over HTTP. Safe from any thread.
 public final class AdminStatistics: Sendable {

@@ -5,9 +5,9 @@
 // connections with 4503. Two refusals are rules of their own: an admin cannot suspend themselves, and an admin
 // cannot be suspended at all (revoke the role first, on the command line): admins cannot lock each other out.
 public import CairnCore
+import CairnErrorCodes
 import CairnLoop
 package import CairnSessions
-import CairnErrorCodes
 
 /// A page of accounts and the cursor of the next one (nil on the last page).
 public struct AdminUserPage: Sendable, Equatable {

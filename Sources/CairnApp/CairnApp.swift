@@ -1,3 +1,4 @@
+import CairnAdmin
 // The running hub, assembled: the SQLite store, the account service with its hashing pool, the hub, the media
 // feature with its HTTP endpoint and periodic collection, and the libwebsockets transport, wired in the one place
 // that knows all of them. The `cairn` command and the integration tests both start Cairn through this type, so
@@ -11,18 +12,17 @@ public import CairnLoop
 public import CairnMedia
 import CairnMetrics
 import CairnNodes
+import CairnPlaces
 import CairnPostgres
 import CairnProtocol
+import CairnRelics
 public import CairnServer
 public import CairnSessions
+import CairnSocial
 import CairnStore
+import CairnTrackers
 public import Logging
 import Synchronization
-import CairnAdmin
-import CairnPlaces
-import CairnRelics
-import CairnSocial
-import CairnTrackers
 
 /// Everything needed to start a hub.
 public struct AppConfiguration: Sendable {

@@ -12,8 +12,8 @@ public import CairnPlaces
 public import CairnPostgres
 public import CairnProfiles
 public import CairnRelics
-public import CairnSessions
 import CairnSQL
+public import CairnSessions
 public import CairnSocial
 public import CairnStore
 public import CairnTrackers

@@ -10,6 +10,7 @@ import CairnCrypto
 import CairnHub
 import CairnLoop
 import CairnProtocol
+import CairnSQL
 import CairnSeed
 import CairnSessions
 import CairnStore
@@ -17,7 +18,6 @@ import CairnWire
 import Dispatch
 import Foundation
 import Synchronization
-import CairnSQL
 
 private final class CountingOutbound: Outbound {
     var deliveries = 0

@@ -5,12 +5,12 @@
 import CairnCore
 import CairnCrypto
 import CairnHub
+import CairnLiveMap
 import CairnLoop
 import CairnSessions
 import CairnStore
 import Dispatch
 import Foundation
-import CairnLiveMap
 
 struct SnapshotBenchmarkError: Error, CustomStringConvertible {
     let message: String

@@ -20,10 +20,10 @@
 // so one that an access change overtook is never used.
 // An owner owns at most `bucketsPerUser` buckets they created, a bucket holds at most `itemsPerBucket` items.
 public import CairnCore
-public import CairnMedia
-package import CairnSocial
 import CairnErrorCodes
+public import CairnMedia
 import CairnSessions
+package import CairnSocial
 import Logging
 
 /// The bucket and item ops. Loop thread only.

@@ -7,9 +7,9 @@
 // Chat keeps nothing in memory: every op is one store call.
 package import CairnAdmin
 public import CairnCore
-package import CairnSocial
 import CairnErrorCodes
 import CairnSessions
+package import CairnSocial
 
 /// A conversation as listed: the peer's account (when it still exists), the last message and the unread count.
 public struct ConversationEntry: Sendable {

@@ -18,12 +18,12 @@
 //      and add the key to deploy/cairn.example.toml (`cairn config example` prints a complete file). Tests fail
 //      until both mention the new key.
 import CairnApp
-import CairnCrypto
-import Foundation
-import Logging
 import CairnCore
+import CairnCrypto
 import CairnServer
 import CairnSessions
+import Foundation
+import Logging
 
 /// Every setting of `cairn serve`, in the order help and docs show them.
 public enum ConfigurationOptions {

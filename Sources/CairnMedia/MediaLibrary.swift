@@ -7,10 +7,10 @@
 // start": it is the live admin setting `max_upload_bytes` (`register(in:)`), held in an atomic that uploads read.
 public import CairnAdmin
 public import CairnCore
+import CairnErrorCodes
 public import CairnSessions
 public import Logging
 import Synchronization
-import CairnErrorCodes
 
 /// Limits on uploads and how long unused uploads are kept.
 public struct MediaRules: Sendable {

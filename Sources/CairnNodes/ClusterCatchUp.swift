@@ -11,14 +11,14 @@
 // out (a node that crashed between its commit and its publish).
 import CairnAdmin
 import CairnCluster
+import CairnCore
 import CairnHub
 import CairnLiveMap
+import CairnLoop
 import CairnRelics
 import CairnSocial
 import CairnTrackers
 import Logging
-import CairnCore
-import CairnLoop
 
 /// The catch-up reads and the position fence of one node on a shared store.
 final class ClusterCatchUp {

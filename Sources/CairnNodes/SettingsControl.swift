@@ -6,9 +6,9 @@
 // it catches up, and every 30 s (ClusterCatchUp).
 import CairnAdmin
 import CairnCluster
+import CairnCore
 import CairnHub
 import Logging
-import CairnCore
 
 /// Kind 10: admins' settings changed (no ids, no versions: the store holds the values).
 struct SettingsChanged: ControlPayload, Equatable {

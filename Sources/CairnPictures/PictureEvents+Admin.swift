@@ -8,8 +8,8 @@
 // watching it; nearby watchers are safe already, since a push is decided from the members the post reads.
 import CairnAdmin
 public import CairnCore
-import CairnLoop
 import CairnErrorCodes
+import CairnLoop
 import CairnSessions
 
 /// One field of a change: left as it is, cleared, or set.

@@ -4,9 +4,9 @@
 // pictures. Its existence, title and owner are not secret (that is how one finds it to join); its pictures are.
 // Only the creator may delete an event, which deletes its pictures with it.
 public import CairnCore
+import CairnErrorCodes
 import CairnLoop
 package import CairnSessions
-import CairnErrorCodes
 
 /// The event ops. Loop thread only.
 public final class PictureEvents {

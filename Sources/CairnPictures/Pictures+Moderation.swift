@@ -5,8 +5,8 @@
 // its audit entry (who, what, when, why) before the reply.
 import CairnAdmin
 public import CairnCore
-import CairnLoop
 import CairnErrorCodes
+import CairnLoop
 import CairnSessions
 
 /// One report of a picture.

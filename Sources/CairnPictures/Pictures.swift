@@ -10,13 +10,13 @@
 // Memory holds only the watchers and the settings in force; every write is committed before its answer.
 package import CairnAdmin
 public import CairnCore
+import CairnErrorCodes
 import CairnGeo
 package import CairnLiveMap
 package import CairnLoop
 public import CairnMedia
 package import CairnSessions
 package import CairnSocial
-import CairnErrorCodes
 
 /// A page of pictures and the cursor of the next one (nil on the last page).
 public struct PicturePage: Sendable, Equatable {

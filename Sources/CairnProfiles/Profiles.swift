@@ -4,10 +4,10 @@
 // rules (`Accounts.normalizedName`); a rename reaches the caller's live sessions, so `whoami` and what friends
 // see next agree with the reply. Every change is committed before the reply.
 public import CairnCore
+import CairnErrorCodes
 import CairnLoop
 public import CairnMedia
 package import CairnSessions
-import CairnErrorCodes
 import Logging
 
 /// What the caller asks to change; nil fields are kept, and for `bio` and `photo` `.some(nil)` removes the value.

@@ -10,15 +10,15 @@
 // It also owns the local event delivery (`LocalDelivery`): the domain's events, encoded once each and written to
 // this process's connections.
 public import CairnCore
+import CairnErrorCodes
 public import CairnHub
 import CairnLiveMap
 public import CairnLoop
+import CairnSessions
+import CairnSocial
 import CairnStats
 import CairnTrackers
 import CairnWire
-import CairnErrorCodes
-import CairnSessions
-import CairnSocial
 
 /// Maps WebSocket messages to ops and ops' answers to JSON. Loop thread only.
 public final class Router: ConnectionHandler {

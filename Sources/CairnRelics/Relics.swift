@@ -15,6 +15,7 @@
 // from the store when someone is allowed to open one. Positions come from the live map, who is connected from
 // the sessions.
 public import CairnCore
+import CairnErrorCodes
 package import CairnGeo
 package import CairnLiveMap
 package import CairnLoop
@@ -22,7 +23,6 @@ public import CairnMedia
 package import CairnSessions
 package import CairnSocial
 import CairnSpatial
-import CairnErrorCodes
 import Logging
 
 /// What the caller asks to leave.

@@ -4,8 +4,8 @@
 // to the event (creating a missing one), so nothing is half-applied; on PostgreSQL SERIALIZABLE makes the limit and a
 // new event's tag hold across nodes (a colliding transaction is run again).
 public import CairnCore
-public import CairnPictures
 import CairnGeo
+public import CairnPictures
 
 extension SQLStore {
     // MARK: Writes

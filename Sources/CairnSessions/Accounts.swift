@@ -6,8 +6,8 @@
 // blocking on scrypt or SQLite.
 public import CairnCore
 public import CairnCrypto
-public import Logging
 import CairnErrorCodes
+public import Logging
 
 /// A logged-in session: the account and the bearer token that proves it.
 public struct Session: Sendable, Equatable {

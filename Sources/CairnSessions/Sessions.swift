@@ -12,8 +12,8 @@
 // about to lose its account: stop watching, forget what it was shown), `presenceChanged` (a user came online or
 // went offline) and `connectionGone`. Sessions never reads another feature's state.
 public import CairnCore
-public import CairnLoop
 import CairnErrorCodes
+public import CairnLoop
 
 /// Connections, their accounts, authentication deadlines, revocations and presence. Loop thread only.
 public final class Sessions {

@@ -8,8 +8,8 @@
 // of an owner changed or a friendship began: show the current position, or say it is hidden) and `viewEnded`
 // (withdraw what is pending, say nothing).
 public import CairnCore
-package import CairnSessions
 import CairnErrorCodes
+package import CairnSessions
 import Logging
 
 /// A friend as listed: the account and whether they are online now.

@@ -6,10 +6,10 @@
 // A reading (`StatsSnapshot`) gathers figures every feature offers through its API; the transport adds what only
 // it knows (`TransportGauges`).
 public import CairnCore
+import CairnErrorCodes
 package import CairnLiveMap
 public import CairnLoop
 package import CairnSessions
-import CairnErrorCodes
 
 /// The stats channel: its watchers and the previous second's totals. Loop thread only.
 public final class StatsChannel {

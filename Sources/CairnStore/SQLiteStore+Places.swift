@@ -4,8 +4,8 @@
 // object in text, written with SQLite's own json_object and read back with json_each, so the store writes no JSON by
 // hand.
 public import CairnPlaces
-import GRDB
 import CairnSQL
+import GRDB
 
 extension SQLiteStore: PlaceStore {
     /// Every place without attributes, synchronously (the hub's start, before it serves).

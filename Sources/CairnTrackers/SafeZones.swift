@@ -3,9 +3,9 @@
 // committed), because the left-behind rule asks about them on every move; listing is answered from memory. A zone of
 // someone else is `not_found`, as if it did not exist.
 public import CairnCore
+import CairnErrorCodes
 package import CairnGeo
 import CairnLoop
-import CairnErrorCodes
 import CairnSessions
 import Logging
 

@@ -9,8 +9,8 @@
 // flight is never undone by it. A pair goes quietly (no `item.reunited`) when its owner stops owning the item, the
 // alert is turned off, or the tracker is unpaired: there is nothing to be reunited with any more.
 public import CairnBuckets
-import CairnGeo
 import CairnCore
+import CairnGeo
 
 /// One item and one of its owners.
 struct ItemOwner: Hashable {

@@ -1,3 +1,4 @@
+import CairnBuckets
 // Where items are, live (seed 002, "find my item"): each item's latest tracker fix in memory and in the tracker layer
 // of the spatial index, restored at start from the store (where the ingest committed every fix before answering the
 // tracker), and `items.watch`: a connection asks once for the positions of every item its user can view, then gets
@@ -17,7 +18,6 @@ public import CairnCore
 public import CairnGeo
 package import CairnLoop
 import CairnSpatial
-import CairnBuckets
 
 extension Trackers {
     /// Restores items' latest fixes (at start, from the store).

@@ -18,11 +18,11 @@
 package import CairnBuckets
 public import CairnCore
 package import CairnCrypto
+import CairnErrorCodes
 package import CairnGeo
 package import CairnLoop
 import CairnSessions
 import CairnSpatial
-import CairnErrorCodes
 import Logging
 
 /// The tracker ops. Loop thread only.

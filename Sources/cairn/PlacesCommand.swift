@@ -7,8 +7,8 @@
 // --source` deletes a source's places.
 import ArgumentParser
 import CairnApp
-import Foundation
 import CairnPlaces
+import Foundation
 
 struct PlacesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

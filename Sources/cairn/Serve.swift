@@ -7,10 +7,10 @@
 import ArgumentParser
 import CairnApp
 import CairnConfig
+import CairnServer
 import Dispatch
 import Foundation
 import Logging
-import CairnServer
 
 struct Serve: ParsableCommand {
     static var configuration: CommandConfiguration {

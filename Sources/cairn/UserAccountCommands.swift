@@ -2,11 +2,11 @@
 // data directory or the shared PostgreSQL database (StorageOptions), with the protocol's rules (Maintenance+Accounts).
 // A password comes from standard input (--password-stdin, one line) or is generated and printed once.
 import ArgumentParser
-import CairnApp
-import Foundation
 import CairnAdmin
+import CairnApp
 import CairnCore
 import CairnSessions
+import Foundation
 
 /// Where a new password comes from.
 struct PasswordSource: ParsableArguments {

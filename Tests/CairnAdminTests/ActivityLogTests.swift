@@ -9,8 +9,6 @@ import Testing
 
 @testable import CairnAdmin
 @testable import CairnCore
-import CairnHub
-import Synchronization
 
 @MainActor
 @Suite(.timeLimit(.minutes(5)))

@@ -7,7 +7,6 @@ import CairnHubTestSupport
 import Testing
 
 @testable import CairnAdmin
-import CairnCore
 
 @MainActor
 @Suite(.timeLimit(.minutes(5)))

@@ -11,8 +11,6 @@ import Testing
 
 @testable import CairnAdmin
 @testable import CairnCore
-import CairnHub
-import Synchronization
 
 /// Records what Administration announced to other nodes.
 final class RecordingRemoteSettings: RemoteSettings {

@@ -2,13 +2,13 @@
 import CairnApp
 import CairnCore
 import CairnCrypto
+import CairnSQL
+import CairnSeed
 import CairnSessions
+import CairnSocial
 import CairnStore
 import Foundation
 import Testing
-import CairnSQL
-import CairnSeed
-import CairnSocial
 
 @Suite(.timeLimit(.minutes(5)))
 struct FixturesTests {

@@ -2,12 +2,12 @@
 // source are collected and named.
 import CairnApp
 import CairnConfig
-import Foundation
-import Testing
 import CairnCore
 import CairnCrypto
 import CairnServer
+import Foundation
 import Logging
+import Testing
 
 @Suite(.timeLimit(.minutes(5)))
 struct ConfigurationResolverTests {

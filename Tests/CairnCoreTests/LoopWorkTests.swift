@@ -6,7 +6,6 @@ import Testing
 // Slow work off the loop and back: what is in flight is counted until its continuation has run on the loop, and
 // the idle hook fires when the last one finishes (what the shutdown drain waits for).
 @testable import CairnCore
-import CairnErrorCodes
 
 @MainActor
 @Suite(.timeLimit(.minutes(5)))

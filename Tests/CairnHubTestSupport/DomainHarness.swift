@@ -1,16 +1,14 @@
 import CairnLiveMap
-import CairnLoop
+public import CairnLoop
 import Synchronization
 
 // The hub's features without the protocol layer: in-memory stores, a manual clock, a scheduler whose jobs the
 // test runs on the main actor, and an event port that records domain events. Users, friendships and sharing rules
 // are put in the store and restored, and connections bound directly, so each test states only what it is about.
-@testable import CairnCore
-@testable import CairnHub
+@testable public import CairnCore
+@testable public import CairnHub
 @testable import CairnSessions
-@testable import CairnSocial
-import CairnLiveMap
-import Synchronization
+@testable public import CairnSocial
 
 @MainActor
 public final class DomainHarness {

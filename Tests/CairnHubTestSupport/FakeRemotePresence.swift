@@ -1,6 +1,6 @@
 // Another node's presence, faked for the tests of the `RemotePresence` seam and of the features that ask it (the live
 // map's and the trackers' fan-out to other nodes).
-import CairnSessions
+public import CairnSessions
 
 /// Another node's presence as a set, and what this node told it.
 public final class FakeRemotePresence: RemotePresence {

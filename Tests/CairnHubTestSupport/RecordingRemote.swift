@@ -1,9 +1,9 @@
 // Another node's side of the live map, recorded: what the live map handed to other nodes through the `RemoteFanOut`
 // seam, for the live map's and the friend graph's tests across nodes.
-import CairnCore
-import CairnLiveMap
-import CairnLoop
-import CairnSocial
+public import CairnCore
+public import CairnLiveMap
+public import CairnLoop
+public import CairnSocial
 
 /// Records what the live map handed to other nodes.
 public final class RecordingRemote: RemoteFanOut {

@@ -6,7 +6,6 @@ import Testing
 // taking them for a snapshot empties the rings.
 @testable import CairnCore
 @testable import CairnLiveMap
-import CairnSocial
 
 @Suite(.timeLimit(.minutes(5)))
 struct LateFixesTests {

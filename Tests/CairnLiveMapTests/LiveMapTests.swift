@@ -8,8 +8,6 @@ import Testing
 // encoded, each version encoded once per move, refusals that change nothing, late fixes kept out of the fan-out.
 @testable import CairnCore
 @testable import CairnLiveMap
-import CairnHub
-import CairnSocial
 
 @MainActor
 @Suite(.timeLimit(.minutes(5)))

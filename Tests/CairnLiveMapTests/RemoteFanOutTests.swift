@@ -12,8 +12,6 @@ import Testing
 @testable import CairnCore
 @testable import CairnLiveMap
 @testable import CairnSocial
-import CairnHub
-import CairnSessions
 
 @MainActor
 @Suite(.timeLimit(.minutes(5)))

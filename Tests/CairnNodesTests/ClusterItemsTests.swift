@@ -1,3 +1,4 @@
+import CairnHub
 // Item moves across nodes, with the Redis glue replaced by the test: a move is one message,
 // one section listing the viewers, the fix encoded once in its binary layout (every field, each optional one only
 // when present, back as it was); bytes that are not exactly one fix (a length off by one, unknown flag bits, a
@@ -10,7 +11,6 @@ import Testing
 @testable import CairnCore
 @testable import CairnNodes
 @testable import CairnTrackers
-import CairnHub
 
 @MainActor
 @Suite(.timeLimit(.minutes(5)))

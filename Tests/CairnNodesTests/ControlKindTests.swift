@@ -3,6 +3,7 @@
 // version, code, flags, time, ack id, node), and read back from them as it was; a kind or a code this build does not
 // know is not read (received and ignored); a payload heard is applied to the feature it is about.
 import CairnCluster
+import CairnHub
 import Logging
 import Testing
 
@@ -10,7 +11,6 @@ import Testing
 @testable import CairnNodes
 @testable import CairnSessions
 @testable import CairnSocial
-import CairnHub
 
 @MainActor
 @Suite(.timeLimit(.minutes(5)))

@@ -1,4 +1,4 @@
-import CairnDomainTestSupport
+import CairnHubTestSupport
 import CairnLoop
 
 // A hub for one node's side of several nodes, without Redis and without the protocol layer: in-memory stores, a

@@ -14,10 +14,6 @@ import Testing
 @testable import CairnCore
 @testable import CairnLiveMap
 @testable import CairnPictures
-import CairnAdmin
-import CairnErrorCodes
-import CairnHub
-import Synchronization
 
 @MainActor
 @Suite(.timeLimit(.minutes(5)))

@@ -10,8 +10,6 @@ import Testing
 // public events cost no guess.
 @testable import CairnCore
 @testable import CairnPictures
-import CairnErrorCodes
-import CairnHub
 
 @MainActor
 @Suite(.timeLimit(.minutes(5)))

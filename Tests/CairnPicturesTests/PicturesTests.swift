@@ -13,11 +13,6 @@ import Testing
 // refused; a refused post leaves nothing stored.
 @testable import CairnCore
 @testable import CairnLiveMap
-import CairnErrorCodes
-import CairnHub
-import CairnPictures
-import CairnSessions
-import CairnSocial
 
 @MainActor
 @Suite(.timeLimit(.minutes(5)))

@@ -10,8 +10,6 @@ import CairnLoop
 import Testing
 
 @testable import CairnPictures
-import CairnCore
-import CairnHub
 
 /// Records the posts told to other nodes.
 final class RecordingRemotePictures: RemotePictures {

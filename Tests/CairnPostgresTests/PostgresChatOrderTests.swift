@@ -1,3 +1,5 @@
+import CairnCore
+import CairnSQL
 // A conversation's message ids commit in id order across connections (and so across nodes): a message whose id was
 // handed out first is committed first, or a reader paging with `id < before`, or marking read up to the newest id it
 // saw, would skip it. The check: while one transaction holds an inserted, uncommitted message, another node's
@@ -8,8 +10,6 @@ import Foundation
 import Testing
 
 @testable import CairnPostgres
-import CairnCore
-import CairnSQL
 
 @Suite(.enabled(if: PostgresServerProcess.isAvailable, "PostgreSQL is not installed"), .timeLimit(.minutes(5)))
 struct PostgresChatOrderTests {

@@ -1,3 +1,6 @@
+import CairnAdmin
+import CairnCore
+import CairnHub
 // The admin ops in the hub: forbidden without the role (asked of the store at each request), browsing users by
 // username or email prefix with keyset pages, suspending (the target's connections close with 4503, its login and
 // token answer `suspended`, every action is in the audit log) and unsuspending; an admin cannot suspend themselves
@@ -6,13 +9,10 @@ import CairnHubTestSupport
 import CairnLoop
 import CairnProtocol
 import CairnWire
+import Synchronization
 import Testing
 
 @testable import CairnSessions
-import CairnAdmin
-import CairnCore
-import CairnHub
-import Synchronization
 
 @MainActor
 @Suite(.timeLimit(.minutes(5)))

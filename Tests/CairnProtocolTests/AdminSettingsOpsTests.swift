@@ -1,3 +1,6 @@
+import CairnAdmin
+import CairnCore
+import CairnHub
 // Live settings through the router: `admin.settings.get` / `.set` are forbidden without the admin role; a change is
 // committed with an audit line per changed value (who, key, old → new) and the owning feature sees it at once (a
 // chat message over the new limit is refused on the next request); one bad value (unknown key, wrong type, out of
@@ -7,11 +10,8 @@ import CairnHubTestSupport
 import CairnLoop
 import CairnProtocol
 import CairnWire
-import Testing
-import CairnAdmin
-import CairnCore
-import CairnHub
 import Synchronization
+import Testing
 
 @MainActor
 @Suite(.timeLimit(.minutes(5)))

@@ -1,3 +1,5 @@
+import CairnCore
+import CairnHub
 // `admin.stats` through the router: one row per UTC day of the range, oldest first, today last; new users counted
 // by registration day (guests left out), active users by the days they authenticated or sent an op (noted on the
 // loop, written on the tick); the columns pictures will fill read 0 and the median is absent; `days` outside
@@ -9,8 +11,6 @@ import CairnWire
 import Testing
 
 @testable import CairnAdmin
-import CairnCore
-import CairnHub
 
 @MainActor
 @Suite(.timeLimit(.minutes(5)))

@@ -1,15 +1,15 @@
+import CairnBuckets
+import CairnHub
 import CairnHubTestSupport
 import CairnLoop
 import CairnProtocol
+import Synchronization
 import Testing
 
 // Buckets and items through the router: every op, its validation, the seed's refusals to non-owners, sharing only
 // with friends, `friends` privacy, access lost when a friendship ends, and pushes that reach every viewer's
 // connections and nobody else.
 @testable import CairnMedia
-import CairnBuckets
-import CairnHub
-import Synchronization
 
 private struct TestSigner: MediaSigner {
     func url(for media: String, now: Int64) -> String { "/v1/media/\(media)?exp=\(now + 1000)&sig=test" }

@@ -1,9 +1,9 @@
+import CairnCore
 import CairnHubTestSupport
 import CairnLoop
 import CairnProtocol
-import Testing
-import CairnCore
 import Synchronization
+import Testing
 
 // Chat through the hub: friends only, validation, the push to every connection of the recipient and to the
 // sender's other connections, history pages (newest page first, each oldest-first, with `more`), conversation

@@ -1,3 +1,5 @@
+import CairnCore
+import CairnHub
 // Cross-node delivery in the protocol layer, with the Redis glue replaced by the test: a node follows the friends
 // of the users connected to it (listen on the first, off after the last); a message from another node goes only to
 // the watching connections of listed viewers this node follows for that owner, in the owner's latest-wins slot; it
@@ -8,13 +10,11 @@
 import CairnHubTestSupport
 import CairnLoop
 import CairnProtocol
+import CairnSocial
 import Foundation
 import Testing
 
 @testable import CairnSessions
-import CairnCore
-import CairnHub
-import CairnSocial
 
 /// Presence elsewhere as a set (the mirror of another node).
 final class SetRemotePresence: RemotePresence {

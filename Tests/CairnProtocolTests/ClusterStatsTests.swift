@@ -1,15 +1,15 @@
+import CairnHub
 import CairnHubTestSupport
 import CairnLoop
 import CairnProtocol
+import CairnStats
 import Foundation
+import Synchronization
 import Testing
 
 // The cluster link as the stats channel and the router's health report it: `null` / absent on a single node; on a
 // node among several, Redis up or down and the reconnects, following the reading at each tick.
 @testable import CairnCore
-import CairnHub
-import CairnStats
-import Synchronization
 
 @MainActor
 @Suite(.timeLimit(.minutes(5)))

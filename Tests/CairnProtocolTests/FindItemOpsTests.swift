@@ -1,3 +1,4 @@
+import CairnHub
 import CairnHubTestSupport
 import CairnLoop
 import CairnProtocol
@@ -10,7 +11,6 @@ import Testing
 @testable import CairnCore
 @testable import CairnLiveMap
 @testable import CairnTrackers
-import CairnHub
 
 @MainActor
 @Suite(.timeLimit(.minutes(5)))

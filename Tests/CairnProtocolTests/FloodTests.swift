@@ -1,13 +1,13 @@
+import CairnCore
+import CairnHub
 import CairnHubTestSupport
 import CairnLoop
 import CairnProtocol
+import CairnSocial
+import Synchronization
 import Testing
 
 @testable import CairnLiveMap
-import CairnCore
-import CairnHub
-import CairnSocial
-import Synchronization
 
 // Abuse and floods through the router (issue 11, items 1–4): stale fixes bounded per user and the history purged by
 // age; relic passwords backed off per relic across users, password checks budgeted per connection, new accounts

@@ -1,11 +1,11 @@
+import CairnHub
 import CairnHubTestSupport
 import CairnLoop
 import CairnProtocol
+import Synchronization
 import Testing
 
 @testable import CairnSocial
-import CairnHub
-import Synchronization
 
 // Friend ops through the hub: requests, pushes to the other side, idempotence, mutual requests, refusals.
 

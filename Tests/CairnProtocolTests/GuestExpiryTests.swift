@@ -1,6 +1,9 @@
+import CairnHub
 import CairnHubTestSupport
+import CairnLiveMap
 import CairnLoop
 import CairnProtocol
+import Synchronization
 import Testing
 
 // Guest accounts expire after `guestExpiryMs` without a connection (issue 11, item 6): the hub's tick records a
@@ -9,9 +12,6 @@ import Testing
 // leaves the live map. A connected guest is never purged, however old their account; a member never is.
 @testable import CairnCore
 @testable import CairnSessions
-import CairnHub
-import CairnLiveMap
-import Synchronization
 
 @MainActor
 @Suite(.timeLimit(.minutes(5)))

@@ -1,4 +1,6 @@
+import CairnCore
 import CairnGeo
+import CairnHub
 import CairnHubTestSupport
 import CairnLoop
 import CairnProtocol
@@ -12,8 +14,6 @@ import Testing
 // index holds the item.
 @testable import CairnLiveMap
 @testable import CairnTrackers
-import CairnCore
-import CairnHub
 
 @MainActor
 @Suite(.timeLimit(.minutes(5)))

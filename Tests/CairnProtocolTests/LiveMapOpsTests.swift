@@ -1,14 +1,14 @@
+import CairnCore
+import CairnHub
 import CairnHubTestSupport
 import CairnLoop
 import CairnProtocol
-import Testing
-
-@testable import CairnLiveMap
-import CairnCore
-import CairnHub
 import CairnSocial
 import CairnSpatial
 import Synchronization
+import Testing
+
+@testable import CairnLiveMap
 
 // Positions and the observer fan-out through the hub: validation, stale and flagged fixes, watch/unwatch,
 // friends-only delivery, latest-wins coalescing, presence.

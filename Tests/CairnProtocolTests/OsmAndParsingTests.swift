@@ -1,5 +1,8 @@
+import CairnCore
+import CairnHub
 import CairnHubTestSupport
 import CairnLoop
+import Synchronization
 import Testing
 
 // Reading OsmAnd / Traccar Client requests: the device id and key from the query, a form body or HTTP Basic; lat/lon
@@ -9,9 +12,6 @@ import Testing
 @testable import CairnLiveMap
 @testable import CairnProtocol
 @testable import CairnTrackers
-import CairnCore
-import CairnHub
-import Synchronization
 
 @MainActor
 @Suite(.timeLimit(.minutes(5)))

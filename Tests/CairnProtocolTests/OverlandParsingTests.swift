@@ -1,6 +1,9 @@
+import CairnCore
+import CairnHub
 import CairnHubTestSupport
 import CairnLoop
 import CairnTestSupport
+import Synchronization
 import Testing
 
 @testable import CairnProtocol
@@ -10,9 +13,6 @@ import Testing
 // with in-memory stores: the key alone finds the tracker, `{"result":"ok"}` only after the commit, 503 on a failed
 // write with nothing applied.
 @testable import CairnTrackers
-import CairnCore
-import CairnHub
-import Synchronization
 
 @MainActor
 @Suite(.timeLimit(.minutes(5)))

@@ -1,7 +1,10 @@
+import CairnGeo
+import CairnHub
 import CairnHubTestSupport
 import CairnLoop
 import CairnProtocol
 import Foundation
+import Synchronization
 import Testing
 
 // The place ops through the router: places.nearest (position from the request or the caller's last `pos`, limit
@@ -10,9 +13,6 @@ import Testing
 // picking up places written straight into the store (as `cairn places import` does).
 @testable import CairnCore
 @testable import CairnPlaces
-import CairnGeo
-import CairnHub
-import Synchronization
 
 @MainActor
 @Suite(.timeLimit(.minutes(5)))

@@ -1,15 +1,15 @@
+import CairnCore
+import CairnHub
 import CairnHubTestSupport
 import CairnLoop
 import CairnProtocol
+import Synchronization
 import Testing
 
 // The privacy edges of issue 11 (items 9–13), through the router and the hub: what a relic says about a creator who
 // hides, what approximate viewers learn at a cell's edge and from `ts`, presence of users who pause or hide, and how
 // old a position `friends.watch` may still show. Each test failed before its fix.
 @testable import CairnLiveMap
-import CairnCore
-import CairnHub
-import Synchronization
 
 @MainActor
 @Suite(.timeLimit(.minutes(5)))

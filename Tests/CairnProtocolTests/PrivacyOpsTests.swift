@@ -1,13 +1,13 @@
-import CairnHubTestSupport
-import CairnLoop
-import CairnProtocol
-import Testing
-
-@testable import CairnSocial
 import CairnCore
 import CairnGeo
 import CairnHub
+import CairnHubTestSupport
+import CairnLoop
+import CairnProtocol
 import Synchronization
+import Testing
+
+@testable import CairnSocial
 
 // Privacy on the server: pause, resume, per-friend levels, approximate cells, timed reverts, persistence.
 

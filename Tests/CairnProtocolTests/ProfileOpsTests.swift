@@ -1,7 +1,10 @@
+import CairnCore
+import CairnHub
 import CairnHubTestSupport
 import CairnLoop
 import CairnProtocol
 import Foundation
+import Synchronization
 import Testing
 
 // Profiles through the hub with in-memory stores: profile.set validates every field, leaves the stored profile
@@ -9,9 +12,6 @@ import Testing
 // session; user.get shows a signed photo URL or the placeholder, to members and guests alike, and not_found for
 // unknown ids.
 @testable import CairnMedia
-import CairnCore
-import CairnHub
-import Synchronization
 
 private struct FixedSigner: MediaSigner {
     func url(for media: String, now: Int64) -> String { "/v1/media/\(media)?exp=\(now + 1000)&sig=test" }

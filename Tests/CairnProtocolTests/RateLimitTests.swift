@@ -1,10 +1,10 @@
+import CairnCore
 import CairnHubTestSupport
 import CairnLoop
 import CairnProtocol
 import CairnWire
-import Testing
-import CairnCore
 import Synchronization
+import Testing
 
 // Floods a connection or an account can cause, bounded: requests per connection per second (answered
 // `rate_limited` with `retry_after_ms`, then closed with 4429 if it keeps on) and new friend requests per hour.

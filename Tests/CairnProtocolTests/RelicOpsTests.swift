@@ -1,6 +1,8 @@
+import CairnHub
 import CairnHubTestSupport
 import CairnLoop
 import CairnProtocol
+import Synchronization
 import Testing
 
 // Relics through the hub, with the test thread as the event loop and a manual clock: creating (validation, place
@@ -10,8 +12,6 @@ import Testing
 @testable import CairnCore
 @testable import CairnMedia
 @testable import CairnRelics
-import CairnHub
-import Synchronization
 
 private struct FixedSigner: MediaSigner {
     func url(for media: String, now: Int64) -> String { "/v1/media/\(media)?exp=\(now + 1000)&sig=test" }

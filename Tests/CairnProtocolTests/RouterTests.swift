@@ -1,13 +1,13 @@
+import CairnCore
+import CairnHub
 import CairnHubTestSupport
 import CairnLoop
 import CairnProtocol
 import CairnWire
+import Synchronization
 import Testing
 
 @testable import CairnSessions
-import CairnCore
-import CairnHub
-import Synchronization
 
 // The hub's request handling, driven through its ports with the test thread as the event loop: envelope replies,
 // ordering of several requests in one frame, the pre-auth gate, malformed input, auth deadline, upgrade tokens,

@@ -1,5 +1,8 @@
+import CairnHub
 import CairnHubTestSupport
 import CairnLoop
+import CairnSocial
+import Synchronization
 import Testing
 
 // Position snapshots: only changed positions are written, on the interval, and a failed flush is retried. With
@@ -7,9 +10,6 @@ import Testing
 // next one.
 @testable import CairnCore
 @testable import CairnLiveMap
-import CairnHub
-import CairnSocial
-import Synchronization
 
 @MainActor
 @Suite(.timeLimit(.minutes(5)))

@@ -1,15 +1,15 @@
+import CairnHub
 import CairnHubTestSupport
 import CairnLoop
 import CairnProtocol
 import Foundation
+import Synchronization
 import Testing
 
 // The stats channel in the hub: only operators may watch, the role is asked of the store on every watch (so a
 // grant or revocation counts without a restart), and each tick pushes a `stats` event whose figures follow what
 // happened: connections opening, messages counted by the transport, positions accepted. Time is a ManualClock.
 @testable import CairnCore
-import CairnHub
-import Synchronization
 
 @MainActor
 @Suite(.timeLimit(.minutes(5)))

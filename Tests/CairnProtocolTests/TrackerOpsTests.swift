@@ -1,6 +1,9 @@
+import CairnCore
+import CairnHub
 import CairnHubTestSupport
 import CairnLoop
 import CairnProtocol
+import Synchronization
 import Testing
 
 // Trackers through the router: pairing returns the key once and stores only its digest; activate, deactivate and
@@ -8,9 +11,6 @@ import Testing
 // get `not_owner`, strangers `not_found`); and a refusal or a failed write leaves every tracker as it was.
 @testable import CairnLiveMap
 @testable import CairnTrackers
-import CairnCore
-import CairnHub
-import Synchronization
 
 @MainActor
 @Suite(.timeLimit(.minutes(5)))

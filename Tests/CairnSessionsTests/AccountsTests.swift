@@ -9,8 +9,6 @@ import Testing
 
 @testable import CairnCore
 @testable import CairnSessions
-import CairnErrorCodes
-import Synchronization
 
 @Suite(.timeLimit(.minutes(5)))
 struct AccountsTests {

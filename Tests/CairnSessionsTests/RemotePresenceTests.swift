@@ -9,9 +9,6 @@ import CairnSocial
 import Testing
 
 @testable import CairnSessions
-import CairnCore
-import CairnHub
-import CairnSocial
 
 @MainActor
 @Suite(.timeLimit(.minutes(5)))

@@ -12,8 +12,6 @@ import Testing
 
 @testable import CairnCore
 @testable import CairnSessions
-import CairnHub
-import Synchronization
 
 /// Records what Sessions handed to other nodes.
 final class RecordingSessions: RemoteSessions {

@@ -6,9 +6,6 @@ import CairnLoop
 import Testing
 
 @testable import CairnSessions
-import CairnCore
-import CairnHub
-import CairnLiveMap
 
 // Sessions in domain terms: presence follows the first and last bound connection, an unauthenticated connection
 // is ended at its deadline, and a token revoked just before a check cannot start a session.

@@ -10,8 +10,6 @@ import Testing
 
 @testable import CairnCore
 @testable import CairnSocial
-import CairnHub
-import Synchronization
 
 @MainActor
 @Suite(.timeLimit(.minutes(5)))

@@ -13,9 +13,6 @@ import Testing
 @testable import CairnCore
 @testable import CairnLiveMap
 @testable import CairnSocial
-import CairnErrorCodes
-import CairnHub
-import Synchronization
 
 /// Records what Social handed to other nodes; confirmations are released by the test.
 final class RecordingSocial: RemoteSocial {

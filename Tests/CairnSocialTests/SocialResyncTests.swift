@@ -13,9 +13,6 @@ import Testing
 @testable import CairnCore
 @testable import CairnLiveMap
 @testable import CairnSocial
-import CairnErrorCodes
-import CairnHub
-import Synchronization
 
 @MainActor
 @Suite(.timeLimit(.minutes(5)))

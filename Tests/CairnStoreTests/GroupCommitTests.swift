@@ -1,3 +1,4 @@
+import CairnBuckets
 // Group commit: requests that arrive while a transaction commits share the next one, each caller hears its own reply
 // once that transaction is committed, a request's own refusal leaves the others applied, and an error thrown inside
 // the transaction fails every request in it with nothing applied. Then trackers' reports through the store, on both
@@ -11,7 +12,6 @@ import Synchronization
 import Testing
 
 @testable import CairnStore
-import CairnBuckets
 
 @Suite(.timeLimit(.minutes(5)))
 struct GroupCommitTests {

@@ -1,17 +1,17 @@
+import CairnCore
 // Media shared by several nodes (PostgreSQL only): an upload accepted by one node is served by another from its own
 // cache, a copy that is missing or cut short is fetched again, a collection on one node removes the bytes for every
 // node (each drops its copy at its next collection, and none serves the media meanwhile), and the cache directory
 // is private. Two `PostgresStore`s on one database with caches of their own stand for two nodes.
 import CairnCrypto
 import CairnMedia
+import CairnSQL
 import CairnSessions
 import CairnTestSupport
 import Foundation
 import Testing
 
 @testable import CairnPostgres
-import CairnCore
-import CairnSQL
 
 @Suite(.enabled(if: PostgresServerProcess.isAvailable), .timeLimit(.minutes(5)))
 struct PostgresStoreMediaTests {

@@ -1,7 +1,9 @@
+import CairnBuckets
 // The PostgreSQL store's tracker reports written a batch at a time: reports of one batch, several of them for the
 // same tracker, get the outcomes they would have had one by one in arrival order (the count of the last, a fix kept
 // only when not older than the stored one, an inactive tracker's refusal its own), whatever the batch's shape.
 import CairnCore
+import CairnSQL
 import CairnSessions
 import CairnTestSupport
 import CairnTrackers
@@ -9,8 +11,6 @@ import Foundation
 import Testing
 
 @testable import CairnPostgres
-import CairnBuckets
-import CairnSQL
 
 @Suite(.enabled(if: PostgresServerProcess.isAvailable, "PostgreSQL is not installed"), .timeLimit(.minutes(5)))
 struct PostgresTrackerReportTests {

@@ -6,6 +6,7 @@ import CairnCore
 import CairnSQL
 import CairnTestSupport
 import Foundation
+import GRDB
 import GRDBSQLite
 import Testing
 

@@ -3,15 +3,15 @@
 // (prefix of username or email, keyset pages in username order, guests only when asked, real figures), suspensions
 // in force or run out, and the audit line that each suspension and lifting writes in the same transaction.
 import CairnAdmin
+import CairnBuckets
 import CairnCore
+import CairnSQL
 import CairnSessions
+import CairnTrackers
 import Foundation
 import Testing
 
 @testable import CairnStore
-import CairnBuckets
-import CairnSQL
-import CairnTrackers
 
 @Suite(.timeLimit(.minutes(5)))
 struct SQLiteStoreAdminTests {

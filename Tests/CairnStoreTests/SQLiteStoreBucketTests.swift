@@ -3,14 +3,14 @@
 // buckets (and items) with them while co-owned buckets stay. Everything is read back from a reopened store, as after
 // a restart. The media collector keeping items' photos is the SQLite store's media port (its own test here).
 import CairnBuckets
+import CairnCore
+import CairnSQL
 import CairnSessions
 import Foundation
 import GRDB
 import Testing
 
 @testable import CairnStore
-import CairnCore
-import CairnSQL
 
 @Suite(.timeLimit(.minutes(5)))
 struct SQLiteStoreBucketTests {

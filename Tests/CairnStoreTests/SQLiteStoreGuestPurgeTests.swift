@@ -1,19 +1,19 @@
+import CairnBuckets
+import CairnChat
+import CairnCore
 // Inactive guests are purged with everything that is theirs: a guest last seen before the cutoff goes with its rows
 // in every table that names a user, while a member, a guest seen since and a guest the hub spares (connected) stay
 // with theirs. `markSeen` only moves the last activity forward. On both engines, but buckets on SQLite only until
 // the PostgreSQL store has its BucketStore.
 import CairnRelics
+import CairnSQL
 import CairnSessions
+import CairnSocial
 import Foundation
 import GRDB
 import Testing
 
 @testable import CairnStore
-import CairnBuckets
-import CairnChat
-import CairnCore
-import CairnSQL
-import CairnSocial
 
 @Suite(.timeLimit(.minutes(5)))
 struct SQLiteStoreGuestPurgeTests {

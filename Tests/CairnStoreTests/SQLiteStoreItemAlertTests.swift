@@ -2,13 +2,13 @@
 // hub's start, each user's safe zones with the per-user count checked with the insert, and the limits on buckets
 // owned and items per bucket, all read back from a reopened store, as after a restart.
 import CairnBuckets
+import CairnCore
 import CairnSessions
 import CairnTrackers
 import Foundation
 import Testing
 
 @testable import CairnStore
-import CairnCore
 
 @Suite(.timeLimit(.minutes(5)))
 struct SQLiteStoreItemAlertTests {

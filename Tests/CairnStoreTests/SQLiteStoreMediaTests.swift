@@ -1,3 +1,4 @@
+import CairnCore
 // Media in the store: round trip, one copy per content, garbage collection of unreferenced uploads (and only
 // those), and uploads racing collections, on both engines; SQLite's own files (an orphan left by a crash, the race
 // between collecting a file and uploading the same content again) on SQLite only. PostgreSQL's sharing between
@@ -10,7 +11,6 @@ import GRDB
 import Testing
 
 @testable import CairnStore
-import CairnCore
 
 @Suite(.timeLimit(.minutes(5)))
 struct SQLiteStoreMediaTests {

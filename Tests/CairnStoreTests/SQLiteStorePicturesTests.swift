@@ -10,6 +10,7 @@ import CairnAdmin
 import CairnCore
 import CairnGeo
 import CairnPictures
+import CairnSQL
 import CairnSeed
 import CairnSessions
 import Foundation
@@ -18,7 +19,6 @@ import Testing
 
 @testable import CairnPostgres
 @testable import CairnStore
-import CairnSQL
 
 @Suite(.timeLimit(.minutes(5)))
 struct SQLiteStorePicturesTests {

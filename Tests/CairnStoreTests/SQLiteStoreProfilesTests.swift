@@ -2,11 +2,11 @@
 // removes, it survives reopening, and the media collector keeps media used as a photo (and collects it once the
 // photo is removed).
 import CairnCore
+import CairnMedia
 import CairnProfiles
 import CairnSessions
 import Foundation
 import Testing
-import CairnMedia
 
 @Suite(.timeLimit(.minutes(5)))
 struct SQLiteStoreProfilesTests {

@@ -1,3 +1,4 @@
+import CairnChat
 // The relic and chat tables: a relic's media must be its creator's upload, live relics load without the expired,
 // the creator's list pages newest first, deletion and the retention purge; chat pages oldest-first within the newest
 // `limit`, conversations list the latest message and unread counts, and read marks only move forward. Everything
@@ -7,7 +8,6 @@ import CairnRelics
 import CairnSessions
 import Foundation
 import Testing
-import CairnChat
 
 @Suite(.timeLimit(.minutes(5)))
 struct SQLiteStoreRelicChatTests {

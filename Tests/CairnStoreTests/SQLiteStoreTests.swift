@@ -1,3 +1,5 @@
+import CairnCore
+import CairnSQL
 // The SQLite store: WAL mode, fsynced commits, migrations, the account operations, uniqueness, and that data
 // survives reopening.
 import CairnSessions
@@ -5,8 +7,6 @@ import Foundation
 import Testing
 
 @testable import CairnStore
-import CairnCore
-import CairnSQL
 
 func temporaryDirectory() -> String {
     let path = NSTemporaryDirectory() + "cairn-store-\(UUID().uuidString)"

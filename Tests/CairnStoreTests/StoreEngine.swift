@@ -7,12 +7,12 @@ import CairnAdmin
 import CairnBuckets
 import CairnChat
 import CairnCore
-import CairnSQL
 import CairnMedia
 import CairnPictures
 import CairnPlaces
 import CairnProfiles
 import CairnRelics
+import CairnSQL
 import CairnSessions
 import CairnSocial
 import CairnTestSupport

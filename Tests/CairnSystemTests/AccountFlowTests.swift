@@ -7,8 +7,6 @@ import CairnSessions
 import CairnTestSupport
 import Foundation
 import Testing
-import CairnApp
-import CairnSessions
 
 extension ServerIntegration {
     @Suite struct AccountFlowTests {

@@ -8,9 +8,6 @@ import CairnTestSupport
 import CairnTrackers
 import Foundation
 import Testing
-import CairnApp
-import CairnCore
-import CairnTrackers
 
 extension ServerIntegration {
     @Suite struct AdminSuspensionIngestTests {

@@ -7,7 +7,6 @@ import CairnCore
 import CairnTestSupport
 import Foundation
 import Testing
-import CairnCore
 
 extension ServerIntegration {
     @Suite struct AdminTests {

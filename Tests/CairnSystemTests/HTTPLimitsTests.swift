@@ -7,8 +7,6 @@ import CairnServer
 import CairnTestSupport
 import Foundation
 import Testing
-import CairnApp
-import CairnServer
 
 extension ServerIntegration {
     @Suite struct HTTPLimitsTests {

@@ -7,8 +7,6 @@ import CairnTestSupport
 import CairnTrackers
 import Foundation
 import Testing
-import CairnApp
-import CairnTrackers
 
 extension ServerIntegration {
     @Suite struct IngestFilterTests {

@@ -8,9 +8,6 @@ import CairnTestSupport
 import Foundation
 import Glibc
 import Testing
-import CairnApp
-import CairnCore
-import CairnServer
 
 extension ServerIntegration {
     @Suite struct LiveMapTests {

@@ -7,8 +7,6 @@ import CairnCore
 import CairnTestSupport
 import Foundation
 import Testing
-import CairnApp
-import CairnCore
 
 extension ServerIntegration {
     @Suite struct RequestFloodTests {

@@ -8,7 +8,6 @@ import CairnServer
 import CairnTestSupport
 import Foundation
 import Testing
-import CairnServer
 
 /// All server integration tests: serialized, as each starts a server and the machine has two cores.
 @Suite(.serialized, .timeLimit(.minutes(5))) enum ServerIntegration {}

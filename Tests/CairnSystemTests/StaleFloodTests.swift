@@ -11,7 +11,6 @@ import Synchronization
 import Testing
 
 @testable import CairnStore
-import CairnCore
 
 extension ServerIntegration {
     @Suite struct StaleFloodTests {

@@ -9,8 +9,6 @@ import CairnServer
 import CairnTestSupport
 import Foundation
 import Testing
-import CairnCore
-import CairnServer
 
 extension ServerIntegration {
     @Suite struct StatsTests {

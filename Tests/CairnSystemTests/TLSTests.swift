@@ -8,7 +8,6 @@ import CairnTestSupport
 import Foundation
 import Glibc
 import Testing
-import CairnServer
 
 extension ServerIntegration {
     @Suite struct TLSTests {

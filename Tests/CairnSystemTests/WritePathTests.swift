@@ -9,9 +9,6 @@ import CairnServer
 import CairnTestSupport
 import Foundation
 import Testing
-import CairnApp
-import CairnCore
-import CairnServer
 
 extension ServerIntegration {
     @Suite struct WritePathTests {

@@ -12,9 +12,6 @@ import Testing
 @testable import CairnBuckets
 @testable import CairnCore
 @testable import CairnTrackers
-import CairnGeo
-import CairnHub
-import CairnLiveMap
 
 @MainActor
 final class FindItemHarness {

@@ -14,9 +14,6 @@ import Testing
 @testable import CairnCore
 @testable import CairnSocial
 @testable import CairnTrackers
-import CairnErrorCodes
-import CairnHub
-import Synchronization
 
 @MainActor
 @Suite(.timeLimit(.minutes(5)))

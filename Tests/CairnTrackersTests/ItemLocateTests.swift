@@ -14,9 +14,6 @@ import Testing
 @testable import CairnHub
 @testable import CairnSessions
 @testable import CairnTrackers
-import CairnErrorCodes
-import CairnSocial
-import Synchronization
 
 @MainActor
 @Suite(.timeLimit(.minutes(5)))

@@ -12,10 +12,6 @@ import Testing
 // safe zone; only owners, only with `alert` on, and the state follows the item's flags and owners.
 @testable import CairnBuckets
 @testable import CairnTrackers
-import CairnCore
-import CairnErrorCodes
-import CairnHub
-import Synchronization
 
 @MainActor
 @Suite(.timeLimit(.minutes(5)))

@@ -13,8 +13,6 @@ import Testing
 @testable import CairnBuckets
 @testable import CairnCore
 @testable import CairnTrackers
-import CairnHub
-import CairnSessions
 
 /// Records the buckets told to other nodes.
 final class RecordingRemoteBuckets: RemoteBuckets {

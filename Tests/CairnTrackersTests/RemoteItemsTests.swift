@@ -9,14 +9,12 @@ import CairnHub
 import CairnHubTestSupport
 import CairnLoop
 import CairnSessions
+import CairnSocial
 import Testing
 
 @testable import CairnBuckets
 @testable import CairnCore
 @testable import CairnTrackers
-import CairnHub
-import CairnSessions
-import CairnSocial
 
 /// Records what the trackers handed to other nodes, and counts follows per item.
 final class RecordingRemoteItems: RemoteItems {

@@ -12,7 +12,6 @@ import Testing
 @testable import CairnLiveMap
 @testable import CairnSessions
 @testable import CairnTrackers
-import CairnBuckets
 
 @Suite(.timeLimit(.minutes(5)))
 struct TrackerIngestTests {

@@ -1,9 +1,9 @@
 // The envelope shapes of the contract, byte for byte.
 
+import CairnErrorCodes
 import Testing
 
 @testable import CairnWire
-import CairnErrorCodes
 
 @Suite(.timeLimit(.minutes(5))) struct EnvelopeTests {
     private func text(_ w: JSONWriter) -> String { String(decoding: w.bytes, as: UTF8.self) }

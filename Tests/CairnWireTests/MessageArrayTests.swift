@@ -2,10 +2,10 @@
 // an array of numbers — split correctly around strings holding commas, brackets and escaped quotes, and around nested
 // arrays; any element of the wrong kind refuses the whole array with bad_request naming the field.
 
+import CairnErrorCodes
 import Testing
 
 @testable import CairnWire
-import CairnErrorCodes
 
 @Suite(.timeLimit(.minutes(5)))
 struct MessageArrayTests {

@@ -2,10 +2,10 @@
 // (and the field, where there is one), never a crash. Inputs that are merely unusual but valid JSON are checked
 // to be accepted, so the reader is not stricter than RFC 8259.
 
+import CairnErrorCodes
 import Testing
 
 @testable import CairnWire
-import CairnErrorCodes
 
 @Suite(.timeLimit(.minutes(5))) struct MessageStrictnessTests {
     @Test(arguments: ["", " ", "\n\t\r "])

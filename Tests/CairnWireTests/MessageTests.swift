@@ -1,10 +1,10 @@
 // Reading valid requests: the envelope fields, every accessor, key matching (including escaped keys), nested
 // objects, and reuse of one Message across parses.
 
+import CairnErrorCodes
 import Testing
 
 @testable import CairnWire
-import CairnErrorCodes
 
 @Suite(.timeLimit(.minutes(5))) struct MessageTests {
     let pos =

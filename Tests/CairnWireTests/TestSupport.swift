@@ -1,10 +1,10 @@
 // Small helpers shared by the CairnWire tests: parsing from a String or raw bytes, capturing the WireError a
 // parse throws, and checking that a refusal is a bad_request whose message names the problem and the field.
 
+import CairnErrorCodes
 import Testing
 
 @testable import CairnWire
-import CairnErrorCodes
 
 /// Parses `text` with a fresh Message.
 func parsed(_ text: String, limits: WireLimits = WireLimits()) throws(WireError) -> Message {

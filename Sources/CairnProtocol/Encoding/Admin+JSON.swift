@@ -1,8 +1,8 @@
 // What admins read on the wire: an account with its email, role, suspension and figures, and an audit entry.
 import CairnAdmin
+import CairnCore
 import CairnSessions
 import CairnWire
-import CairnCore
 
 extension Suspension {
     /// Writes `{"reason":…,"since":…,"until":…?}`.

@@ -1,3 +1,4 @@
+import CairnCore
 // What an OwnTracks device is answered after it reported: the other items of its item's bucket, as OwnTracks
 // messages the app shows as friends on its map — per item a `card` (its name, so the app labels it) followed by a
 // `location`. Both carry the same `tid` and `topic`: the Android app files a friend under `owntracks/http/<tid>` in
@@ -7,7 +8,6 @@
 // the OwnTracks JSON has integers.
 import CairnTrackers
 import CairnWire
-import CairnCore
 
 enum OwnTracksFriends {
     /// The JSON array for `mates` (`[]` when there are none).

@@ -3,9 +3,9 @@
 // a private event's picture; `by` is the poster as a user object. An event is `{id, tag, title?, owner, private,
 // created, member, pictures}`.
 import CairnCore
+import CairnGeo
 import CairnPictures
 import CairnWire
-import CairnGeo
 
 extension PictureView {
     /// The picture object.

@@ -1,9 +1,9 @@
+import CairnCore
 // A profile on the wire: the user object `{id, username, name}` with `bio` when there is one and either a signed
 // `photo_url` or `"photo_url": null` with `placeholder_url`, the image the hub serves for users without a photo.
 import CairnMedia
 import CairnProfiles
 import CairnWire
-import CairnCore
 
 extension ProfileView {
     /// Writes `{"id":…,"username":…,"name":…,"bio"?:…,"photo_url":…|null,"placeholder_url"?:…}`.

@@ -6,8 +6,8 @@
 // The token and the role are checked and the figures read off the loop, in the service's task.
 public import CairnAdmin
 import CairnCore
-public import CairnLoop
 import CairnErrorCodes
+public import CairnLoop
 
 /// The HTTP service for the daily figures as CSV.
 public struct AdminStatsEndpoint: HTTPService {

@@ -1,9 +1,9 @@
 // Live-map ops: `pos` (the hot path: a fast op, no closure or allocation per request) and friends.watch /
 // friends.unwatch.
 import CairnCore
+import CairnErrorCodes
 import CairnLiveMap
 import CairnWire
-import CairnErrorCodes
 
 enum LiveMapOps {
     static func register(in table: inout OpTable, liveMap: LiveMap) {

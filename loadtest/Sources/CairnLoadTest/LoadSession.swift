@@ -1,10 +1,10 @@
+import CairnSeed
 // The run's state machine, shared by both transports: it paces connections (the ramp), decides when measuring
 // starts and ends, says which user must report next, matches deliveries with sends, keeps the counters and
 // histograms, prints the progress line and builds the report. It owns no socket: a transport (libwebsockets for
 // Cairn, libmosquitto for Mosquitto) calls it from its one event-loop thread and does what it asks.
 public import Foundation
 import Glibc
-import CairnSeed
 
 /// What a transport must do for the session.
 public protocol LoadTransport: AnyObject {
