@@ -1,5 +1,5 @@
-// Buckets as the hub sees them: the events port only (what trackers must learn of bucket changes goes through
-// the hooks the hub wires).
+// Buckets as the hub sees them: the events port and the media signer for items' photos (what trackers must learn of
+// bucket changes goes through the hooks the hub wires).
 import CairnCore
 import CairnMedia
 

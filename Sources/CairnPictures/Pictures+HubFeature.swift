@@ -1,5 +1,5 @@
-// Pictures and events as the hub sees them: the events port, and the live watchers of a session or a connection
-// that ended.
+// Pictures and events as the hub sees them: the events port, the live watchers of a session or a connection that
+// ended, and the media signer for pictures' URLs.
 import CairnCore
 import CairnLoop
 import CairnMedia

@@ -1,5 +1,6 @@
 // Relics as the hub sees them: the events port, the tick (expiry and the purge of old relics), and the markers
-// shown to a session, a connection or a user, forgotten when those end; a purge's deleted relics.
+// shown to a session, a connection or a user, forgotten when those end; a purge's deleted relics; the media signer
+// for their media URLs.
 import CairnCore
 import CairnLoop
 import CairnMedia
