@@ -114,12 +114,8 @@ public final class CairnApp: Sendable {
             store: store, hasher: hasher, random: random, clock: clock, rules: configuration.accounts)
         let loop = ServiceLoop()
         let hub = Hub(
-            accounts: accounts, social: store, relics: store, chat: store, profiles: store, buckets: store,
-            trackers: store, safeZones: store,
-            scheduler: loop.scheduler,
-            clock: clock, random: random, configuration: configuration.hub, roles: store, admin: store,
-            places: store, pictures: store,
-            confinement: loop.confinement)
+            accounts: accounts, stores: HubStores(all: store), scheduler: loop.scheduler, clock: clock,
+            random: random, configuration: configuration.hub, confinement: loop.confinement)
         let snapshot = try store.loadSocial()
         hub.restore(snapshot)
         let relics = try store.loadLiveRelics(now: clock.now())

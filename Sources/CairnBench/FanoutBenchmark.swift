@@ -103,12 +103,9 @@ func runFanoutBenchmark(arguments: [String]) throws {
     var config = HubConfiguration()
     config.snapshotIntervalMs = .max / 2
     config.messagesPerSecond = 0  // one connection replays every position at once: no per-connection limit here
-    let hub = Hub(
-        accounts: accounts, social: store, relics: store, chat: store, profiles: store, buckets: store, trackers: store,
-        safeZones: store,
-        scheduler: jobs,
-        clock: clock,
-        configuration: config)
+    let stores = HubStores(
+        social: store, relics: store, chat: store, profiles: store, buckets: store, trackers: store, safeZones: store)
+    let hub = Hub(accounts: accounts, stores: stores, scheduler: jobs, clock: clock, configuration: config)
     hub.restore(try store.loadSocial())
     var seed = SplitMix64(seed: 42)
     func unit() -> Double { Double(seed.next() >> 11) / Double(1 << 53) }

@@ -76,11 +76,10 @@ func runSnapshotBenchmark(arguments: [String]) throws {
         random: random, clock: clock)
     var config = HubConfiguration()
     config.snapshotIntervalMs = .max / 2  // flushes happen only when the benchmark asks
+    let stores = HubStores(
+        social: store, relics: store, chat: store, profiles: store, buckets: store, trackers: store, safeZones: store)
     let hub = Hub(
-        accounts: accounts, social: store, relics: store, chat: store, profiles: store, buckets: store, trackers: store,
-        safeZones: store,
-        scheduler: QueueScheduler(queue: loop),
-        clock: clock,
+        accounts: accounts, stores: stores, scheduler: QueueScheduler(queue: loop), clock: clock,
         configuration: config)
 
     let gaps = Gaps()

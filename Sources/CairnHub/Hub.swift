@@ -20,9 +20,13 @@
 //   Pictures    pictures posted nearby or to events: likes, reports, pages, search, live watchers (CairnPictures)
 //   PictureEvents  events by hashtag, public or private with a password, and their members (CairnPictures)
 //
-// Features learn of changes in the features above them through hooks wired here (a session ending, a user going
-// offline, a view changing, a user moving), never by reading each other's stored properties. What the domain tells
-// the outside world leaves through one `HubEvents` port, attached by the protocol layer.
+// The hub keeps its features in one ordered list behind `HubFeature` (CairnCore): it attaches the events port to
+// each, ticks each, and tells each of a session ending, a connection closing, a user's presence changing and users
+// purged, in a loop; the features that show media get the signer the same way (`ShowsMedia`). What one feature
+// needs from another in particular (a view changing, a user moving, a bucket's items going) is a hook the owning
+// feature declares and `wire()` connects by hand, grouped by that feature: those hooks are the graph between the
+// features, who never read each other's stored properties. What the domain tells the outside world leaves through
+// one `HubEvents` port, attached by the protocol layer.
 //
 // Everything here runs on the loop thread; `confinement` asserts it in debug builds. The domain knows no JSON,
 // no SQLite and no sockets.
@@ -96,6 +100,12 @@ public final class Hub: @unchecked Sendable {
     public let pictureEvents: PictureEvents
     /// Guests' last activity and the purge of inactive guests.
     let guestExpiry: GuestExpiry
+    /// Every feature, in the order the tick runs them: authentication deadlines first, then sharing rules, relics'
+    /// expiry and purge, position history, guests, the day's activity, left-behind alerts; the rest have no tick.
+    /// The position snapshot is not in the loop: `tick` takes it last. The lifecycle broadcasts follow the same
+    /// order, where only one thing matters: in a purge, Sessions (first) ends the purged users' sessions before the
+    /// other features forget those users, so their session-ending work runs on state still there.
+    private let features: [any HubFeature]
 
     /// Where the domain's events go, once attached.
     public private(set) var events: (any HubEvents)?
@@ -103,18 +113,11 @@ public final class Hub: @unchecked Sendable {
     private var finalFlushStarted = false
     private var drained: (() -> Void)?
 
-    /// Creates a hub. `roles` decides who may watch the stats channel, who is an admin and who may write places;
-    /// without it nobody may. `admin` stores what the admin ops read and write; without it they are refused.
-    /// Without `places` the hub has no places (nearest answers nothing, writes fail).
+    /// Creates a hub whose features store through `stores` (see `HubStores` for what an absent optional port means).
     public init(
-        accounts: Accounts, social: any SocialStore, relics: any RelicStore, chat: any ChatStore,
-        profiles: any ProfileStore, buckets: any BucketStore, trackers: any TrackerStore,
-        safeZones: any SafeZoneStore, scheduler: any LoopScheduler, clock: any Clock,
+        accounts: Accounts, stores: HubStores, scheduler: any LoopScheduler, clock: any Clock,
         random: any RandomSource = SecureRandom(),
-        configuration: HubConfiguration = HubConfiguration(), roles: (any RoleStore)? = nil,
-        admin: (any AdminStore)? = nil,
-        places: (any PlaceStore)? = nil,
-        pictures: (any PictureStore)? = nil,
+        configuration: HubConfiguration = HubConfiguration(),
         confinement: LoopConfinement = LoopConfinement(name: "the hub's loop thread"),
         logger: Logger = Logger(label: "cairn.hub")
     ) {
@@ -126,98 +129,110 @@ public final class Hub: @unchecked Sendable {
         self.work = work
         let telemetry = Telemetry()
         sessions = Sessions(accounts: accounts, work: work, clock: clock, configuration: configuration)
-        self.social = Social(store: social, work: work, clock: clock, sessions: sessions, configuration: configuration)
+        self.social = Social(
+            store: stores.social, work: work, clock: clock, sessions: sessions, configuration: configuration)
         liveMap = LiveMap(
-            store: social, work: work, clock: clock, sessions: sessions, social: self.social,
+            store: stores.social, work: work, clock: clock, sessions: sessions, social: self.social,
             telemetry: telemetry, configuration: configuration)
         self.relics = Relics(
-            store: relics, users: social, accounts: accounts, work: work, clock: clock,
+            store: stores.relics, users: stores.social, accounts: accounts, work: work, clock: clock,
             sessions: sessions, social: self.social, liveMap: liveMap, configuration: configuration)
         self.chat = Chat(
-            store: chat, users: social, work: work, clock: clock, social: self.social,
+            store: stores.chat, users: stores.social, work: work, clock: clock, social: self.social,
             configuration: configuration)
-        self.profiles = Profiles(store: profiles, accounts: accounts, work: work, clock: clock, sessions: sessions)
+        self.profiles = Profiles(
+            store: stores.profiles, accounts: accounts, work: work, clock: clock, sessions: sessions)
         self.buckets = Buckets(
-            store: buckets, work: work, clock: clock, social: self.social, configuration: configuration)
+            store: stores.buckets, work: work, clock: clock, social: self.social, configuration: configuration)
         let itemTrackers = Trackers(
-            store: trackers, work: work, clock: clock, random: random, buckets: self.buckets,
+            store: stores.trackers, work: work, clock: clock, random: random, buckets: self.buckets,
             configuration: configuration)
-        self.safeZones = SafeZones(store: safeZones, work: work, configuration: configuration)
+        self.safeZones = SafeZones(store: stores.safeZones, work: work, configuration: configuration)
         self.trackers = itemTrackers
         // A committed fix comes back to the loop, where the feature that owns items' positions takes it; the
         // feature is only ever touched there.
         nonisolated(unsafe) let onLoop = itemTrackers
         trackerIngest = TrackerIngest(
-            store: trackers, clock: clock, filters: configuration.ingestFilters,
+            store: stores.trackers, clock: clock, filters: configuration.ingestFilters,
             rate: (configuration.ingestRequestsPerSecond, configuration.ingestRequestBurst),
             committed: { tracker, fix in scheduler.execute { onLoop.moved(tracker, fix) } })
-        trackerLookup = TrackerLookup(store: trackers, clock: clock, ingest: trackerIngest)
-        self.places = Places(store: places, roles: roles, work: work)
+        trackerLookup = TrackerLookup(store: stores.trackers, clock: clock, ingest: trackerIngest)
+        self.places = Places(store: stores.places, roles: stores.roles, work: work)
         statsChannel = StatsChannel(
-            roles: roles, work: work, clock: clock, sessions: sessions, liveMap: liveMap,
+            roles: stores.roles, work: work, clock: clock, sessions: sessions, liveMap: liveMap,
             telemetry: telemetry)
         administration = Administration(
-            roles: roles, store: admin, work: work, clock: clock, sessions: sessions, settings: AdminSettings(),
-            statistics: AdminStatistics(accounts: accounts, roles: roles, clock: clock))
-        activity = ActivityLog(store: admin, work: work, now: clock.now())
+            roles: stores.roles, store: stores.admin, work: work, clock: clock, sessions: sessions,
+            settings: AdminSettings(),
+            statistics: AdminStatistics(accounts: accounts, roles: stores.roles, clock: clock))
+        activity = ActivityLog(store: stores.admin, work: work, now: clock.now())
         let pictureFeature = Pictures(
-            store: pictures, work: work, clock: clock, sessions: sessions, social: self.social, liveMap: liveMap,
+            store: stores.pictures, work: work, clock: clock, sessions: sessions, social: self.social, liveMap: liveMap,
             administration: administration, configuration: configuration)
         self.pictures = pictureFeature
         pictureEvents = PictureEvents(
-            store: pictures, accounts: accounts, work: work, clock: clock, sessions: sessions,
+            store: stores.pictures, accounts: accounts, work: work, clock: clock, sessions: sessions,
             pictures: pictureFeature, configuration: configuration)
         guestExpiry = GuestExpiry(
             store: accounts.store, work: work, sessions: sessions, configuration: configuration,
             now: clock.now())
+        features = [
+            sessions, self.social, self.relics, liveMap, guestExpiry, activity, self.safeZones, itemTrackers,
+            self.buckets, self.chat, self.profiles, self.places, pictureFeature, pictureEvents, statsChannel,
+            administration,
+        ]
         wire()
     }
 
-    /// Connects the features' hooks to one another.
+    /// Connects the features to one another: first the lifecycle broadcasts (a fact every feature may care about,
+    /// told to each in `features` order), then the graph, grouped by the feature that owns the hook: each hook is
+    /// answered by another feature's method.
     private func wire() {
+        let features = self.features
         let sessions = self.sessions
-        let social = self.social
-        let liveMap = self.liveMap
-        let relics = self.relics
-        let statsChannel = self.statsChannel
-        let trackers = self.trackers
-        let pictures = self.pictures
         sessions.sessionEnding = { connection, user in
-            pictures.stopWatching(connection)
-            liveMap.stopWatching(connection, user: user)
-            trackers.stopWatching(connection, withdraw: true)  // the connection stays: pending item.pos goes
-            relics.forget(connection: connection)  // the markers it was shown were shown to that account
-            statsChannel.unwatch(connection)
+            for feature in features { feature.sessionEnds(on: connection, user: user) }
         }
-        sessions.connectionGone = { connection in
-            pictures.stopWatching(connection)
-            trackers.stopWatching(connection)
-            relics.forget(connection: connection)
-            statsChannel.unwatch(connection)
-        }
+        sessions.connectionGone = { connection in for feature in features { feature.connectionClosed(connection) } }
+        let social = self.social
         sessions.presenceChanged = { [unowned sessions] user, online in
-            if !online {
-                relics.forget(user: user)
-                liveMap.sessionEnded(user)  // the next session's first fix must be confirmed again
-            }
-            // Several nodes: listen to the friends' moves made elsewhere (before the others hear of the arrival and
-            // answer it); the others hear of it; friends hear nothing while the user stays online on another.
-            liveMap.viewerPresenceChanged(user, online: online)
-            trackers.ownerPresenceChanged(user, online: online)  // their alerted items, from wherever they report
+            // Several nodes: the live map listens to the friends' moves made elsewhere before the others hear of
+            // the arrival and answer it; friends hear nothing while the user stays online on another node.
+            for feature in features { feature.presenceChangedHere(user, online: online) }
             let remote = sessions.remotePresence
             remote?.localPresenceChanged(user, online: online)
             guard !(remote?.isOnlineElsewhere(user) ?? false) else { return }
             social.presenceChanged(user, online: online)  // to the friends the user does not hide from
         }
+        guestExpiry.purged = { purge in
+            for feature in features { feature.usersPurged(purge.users, relics: purge.relics, items: purge.items) }
+        }
+
+        let guests = self.guestExpiry
+        let activity = self.activity
+        sessions.guestSeen = { user in guests.seen(user) }
+        sessions.bound = { user in activity.note(user) }
+
+        let liveMap = self.liveMap
+        let buckets = self.buckets
         social.viewChanged = { owner, viewer in liveMap.showCurrentPosition(of: owner, to: viewer) }
         social.viewEnded = { owner, viewer in liveMap.withdrawPosition(of: owner, from: viewer) }
-        let buckets = self.buckets
         social.friendshipEnded = { a, b in buckets.friendshipEnded(a, b) }
         social.friendshipEndedElsewhere = { a, b in buckets.friendshipEndedElsewhere(a, b) }
+
+        let relics = self.relics
+        let trackers = self.trackers
         liveMap.moved = { user, point, now in
             relics.roam(user, to: point, now: now)
             trackers.ownerMoved(user, now: now)  // items they may have left behind
         }
+
+        buckets.itemsGone = { items in trackers.itemsGone(items) }
+        buckets.itemChanged = { item, owners in trackers.itemChanged(item, owners: owners) }
+        buckets.ownersChanged = { bucket, owners in trackers.ownersChanged(bucket: bucket, owners: owners) }
+        buckets.accessLost = { bucket, users in trackers.accessLost(bucket: bucket, users: users) }
+        buckets.viewsChanged = { users in trackers.viewsChanged(users) }
+
         trackers.connectionOpen = { [unowned sessions] connection in sessions.isOpen(connection) }
         // Several nodes only (read while the trackers have a `remote`): who is connected here, and elsewhere.
         trackers.onlineHere = { [unowned sessions] user in sessions.isOnline(user) }
@@ -228,41 +243,18 @@ public final class Hub: @unchecked Sendable {
         trackers.ownerFix = { user in liveMap.trustedFix(of: user) }  // left behind believes trusted positions only
         let safeZones = self.safeZones
         trackers.shelters = { owner, point in safeZones.shelters(owner, point) }
-        buckets.itemsGone = { items in trackers.itemsGone(items) }
-        buckets.itemChanged = { item, owners in trackers.itemChanged(item, owners: owners) }
-        buckets.ownersChanged = { bucket, owners in trackers.ownersChanged(bucket: bucket, owners: owners) }
-        buckets.accessLost = { bucket, users in trackers.accessLost(bucket: bucket, users: users) }
-        buckets.viewsChanged = { users in trackers.viewsChanged(users) }
+
         places.position = { user in liveMap.point(of: user) }
-        let guests = self.guestExpiry
-        sessions.guestSeen = { user in guests.seen(user) }
-        let activity = self.activity
-        sessions.bound = { user in activity.note(user) }
+
         chat.register(in: settings)
         pictures.register(in: settings)
-        guests.purged = { purge in
-            sessions.endSessions(of: purge.users)  // connected after the purge began: their account is gone
-            relics.purged(purge.relics)
-            liveMap.forget(users: purge.users)
-            safeZones.forget(users: purge.users)
-            trackers.itemsGone(purge.items)  // buckets that lost every owner went with their items
-            trackers.ownersGone(purge.users)  // co-owned buckets stay; the purged owners are no longer alerted
-        }
         work.idle = { [unowned self] in self.finishDrainIfIdle() }
     }
 
     /// Sends the domain's events to `events` from now on (the protocol layer's delivery).
     public func attach(_ events: any HubEvents) {
         self.events = events
-        sessions.events = events
-        social.events = events
-        liveMap.events = events
-        relics.events = events
-        chat.events = events
-        buckets.events = events
-        trackers.events = events
-        statsChannel.events = events
-        pictures.events = events
+        for feature in features { feature.attach(events) }
     }
 
     /// `user` sent an op: counts them active today (`ActivityLog`; a set insertion, once a day more).
@@ -301,15 +293,9 @@ public final class Hub: @unchecked Sendable {
         set { statsChannel.relicCount = newValue }
     }
     /// Signs media URLs handed to those allowed to see the media; without one, relics show media ids only and
-    /// profiles and items no photo URL.
+    /// profiles and items no photo URL. Setting it hands it to every feature that `ShowsMedia`.
     public var mediaSigner: (any MediaSigner)? {
-        get { relics.mediaSigner }
-        set {
-            relics.mediaSigner = newValue
-            profiles.mediaSigner = newValue
-            buckets.mediaSigner = newValue
-            pictures.mediaSigner = newValue
-        }
+        didSet { for case let feature as any ShowsMedia in features { feature.mediaSigner = mediaSigner } }
     }
     /// The last snapshot's start, rows and duration.
     public var lastFlush: (at: Int64, rows: Int, durationMs: Int64)? { liveMap.lastFlush }
@@ -344,15 +330,8 @@ public final class Hub: @unchecked Sendable {
         // Once shutting down, the drain writes the last snapshot; nothing new may reach the store after that.
         guard !draining else { return }
         let now = clock.now()
-        sessions.closeExpiredAuthentications(now: now)
-        social.expireShareRules(now: now)
-        relics.expire(now: now)
-        relics.purgeOld(now: now)
-        liveMap.purgeHistory(now: now)
-        guestExpiry.tick(now: now)
-        activity.tick(now: now)
-        trackers.tickLeftBehind(now: now)
-        liveMap.flushIfDue(now: now)
+        for feature in features { feature.tick(now: now) }
+        liveMap.flushIfDue(now: now)  // last: the snapshot sees what the tick changed
     }
 
     /// Stops taking new work and calls `done` on the loop once every operation in flight has finished and the

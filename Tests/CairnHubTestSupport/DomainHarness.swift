@@ -31,11 +31,10 @@ public final class DomainHarness {
         configure(&config)
         let accounts = Accounts(store: store, hasher: fastHasher(random), random: random, clock: clock)
         trackers = MemoryTrackerStore(items: buckets)
-        hub = Hub(
-            accounts: accounts, social: store, relics: content, chat: content, profiles: store,
-            buckets: buckets, trackers: trackers, safeZones: safeZones, scheduler: scheduler,
-            clock: clock,
-            configuration: config, roles: store, admin: admin ? store : nil, pictures: pictures)
+        let stores = HubStores(
+            social: store, relics: content, chat: content, profiles: store, buckets: buckets, trackers: trackers,
+            safeZones: safeZones, roles: store, admin: admin ? store : nil, pictures: pictures)
+        hub = Hub(accounts: accounts, stores: stores, scheduler: scheduler, clock: clock, configuration: config)
         hub.attach(events)
     }
 

@@ -23,8 +23,9 @@ final class NodeHarness {
     init() {
         trackers = MemoryTrackerStore(items: buckets)
         let accounts = Accounts(store: store, hasher: fastHasher(random), random: random, clock: clock)
-        hub = Hub(
-            accounts: accounts, social: store, relics: content, chat: content, profiles: store, buckets: buckets,
-            trackers: trackers, safeZones: safeZones, scheduler: scheduler, clock: clock, random: random)
+        let stores = HubStores(
+            social: store, relics: content, chat: content, profiles: store, buckets: buckets, trackers: trackers,
+            safeZones: safeZones)
+        hub = Hub(accounts: accounts, stores: stores, scheduler: scheduler, clock: clock, random: random)
     }
 }

@@ -31,12 +31,12 @@ final class HubHarness {
         configure(&config)
         trackers = MemoryTrackerStore(items: buckets)
         let accounts = Accounts(store: store, hasher: fastHasher(random), random: random, clock: clock)
+        let stores = HubStores(
+            social: store, relics: content, chat: content, profiles: store, buckets: buckets, trackers: trackers,
+            safeZones: safeZones, roles: roles ? store : nil, admin: roles ? store : nil, places: places)
         hub = Hub(
-            accounts: accounts, social: store, relics: content, chat: content, profiles: store, buckets: buckets,
-            trackers: trackers, safeZones: safeZones,
-            scheduler: scheduler,
-            clock: clock, random: random,
-            configuration: config, roles: roles ? store : nil, admin: roles ? store : nil, places: places)
+            accounts: accounts, stores: stores, scheduler: scheduler, clock: clock, random: random,
+            configuration: config)
         router = Router(hub: hub)
         router.outbound = outbound
     }

@@ -1,0 +1,10 @@
+// Buckets as the hub sees them: the events port and the media signer for items' photos (what trackers must learn of
+// bucket changes goes through the hooks the hub wires).
+import CairnCore
+import CairnMedia
+
+extension Buckets: HubFeature {
+    package func attach(_ events: any HubEvents) { self.events = events }
+}
+
+extension Buckets: ShowsMedia {}

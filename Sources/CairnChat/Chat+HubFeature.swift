@@ -1,0 +1,6 @@
+// Chat as the hub sees it: the events port only.
+import CairnCore
+
+extension Chat: HubFeature {
+    package func attach(_ events: any HubEvents) { self.events = events }
+}
