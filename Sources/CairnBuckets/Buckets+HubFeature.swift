@@ -1,6 +1,6 @@
 // Buckets as the hub sees them: the events port and the media signer for items' photos (what trackers must learn of
 // bucket changes goes through the hooks the hub wires).
-import CairnCore
+package import CairnCore
 import CairnMedia
 
 extension Buckets: HubFeature {

@@ -1,5 +1,5 @@
 // Chat as the hub sees it: the events port only.
-import CairnCore
+package import CairnCore
 
 extension Chat: HubFeature {
     package func attach(_ events: any HubEvents) { self.events = events }

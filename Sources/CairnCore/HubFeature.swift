@@ -7,7 +7,7 @@
 // What one feature needs from another in particular (a view changed: show the current position; a move: roam the
 // relics) is not here: those are hooks the owning feature declares and the hub wires one by one, because they are
 // the graph between features. Nothing on the per-position path goes through this protocol.
-import CairnLoop
+package import CairnLoop
 
 /// A feature as the hub sees it: attached to the events port, ticked, told of sessions, connections, presence and
 /// purges. Loop thread only. Every requirement has a default that does nothing.

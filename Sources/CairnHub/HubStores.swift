@@ -2,16 +2,16 @@
 // harnesses, the benchmarks) fills in, instead of a dozen arguments. The optional ports switch a feature off when
 // absent: without `roles` nobody may watch the stats channel, administer or write places; without `admin` the admin
 // ops are refused; without `places` there are no places; without `pictures` the picture ops fail.
-import CairnAdmin
-import CairnBuckets
-import CairnChat
-import CairnCore
-import CairnPictures
-import CairnPlaces
-import CairnProfiles
-import CairnRelics
-import CairnSocial
-import CairnTrackers
+public import CairnAdmin
+public import CairnBuckets
+public import CairnChat
+public import CairnCore
+public import CairnPictures
+public import CairnPlaces
+public import CairnProfiles
+public import CairnRelics
+public import CairnSocial
+public import CairnTrackers
 
 /// The storage ports a hub's features write through (accounts come with `Accounts`, which hashes as it stores).
 public struct HubStores {

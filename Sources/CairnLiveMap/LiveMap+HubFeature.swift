@@ -1,8 +1,8 @@
 // The live map as the hub sees it: the events port, the tick that purges old position history, and what it forgets
 // when a session ends, a user goes offline or users are purged. The snapshot is not part of the tick here: the hub
 // takes it last, after every feature's tick.
-import CairnCore
-import CairnLoop
+package import CairnCore
+package import CairnLoop
 
 extension LiveMap: HubFeature {
     package func attach(_ events: any HubEvents) { self.events = events }

@@ -1,7 +1,7 @@
 // Pictures and events as the hub sees them: the events port, the live watchers of a session or a connection that
 // ended, and the media signer for pictures' URLs.
-import CairnCore
-import CairnLoop
+package import CairnCore
+package import CairnLoop
 import CairnMedia
 
 extension Pictures: HubFeature {

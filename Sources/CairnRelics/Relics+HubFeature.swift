@@ -1,8 +1,8 @@
 // Relics as the hub sees them: the events port, the tick (expiry and the purge of old relics), and the markers
 // shown to a session, a connection or a user, forgotten when those end; a purge's deleted relics; the media signer
 // for their media URLs.
-import CairnCore
-import CairnLoop
+package import CairnCore
+package import CairnLoop
 import CairnMedia
 
 extension Relics: HubFeature {

@@ -1,6 +1,6 @@
 // Sessions and guests' expiry as the hub sees them: the events port, the tick (authentication deadlines; guests'
 // last activity and purge), and a purge's deleted accounts, whose sessions still open end here first.
-import CairnCore
+package import CairnCore
 
 extension Sessions: HubFeature {
     package func attach(_ events: any HubEvents) { self.events = events }

@@ -1,5 +1,5 @@
 // The friend graph as the hub sees it: the events port, and the tick that ends sharing rules whose time is up.
-import CairnCore
+package import CairnCore
 
 extension Social: HubFeature {
     package func attach(_ events: any HubEvents) { self.events = events }

@@ -1,6 +1,6 @@
 // The stats channel as the hub sees it: the events port, and the watchers of a session or a connection that ended.
-import CairnCore
-import CairnLoop
+package import CairnCore
+package import CairnLoop
 
 extension StatsChannel: HubFeature {
     package func attach(_ events: any HubEvents) { self.events = events }

@@ -1,7 +1,7 @@
 // Trackers and safe zones as the hub sees them: the events port, the tick (left-behind grace times), items'
 // positions watched by a session or a connection, owners' presence, and what a purge deleted.
-import CairnCore
-import CairnLoop
+package import CairnCore
+package import CairnLoop
 
 extension Trackers: HubFeature {
     package func attach(_ events: any HubEvents) { self.events = events }
