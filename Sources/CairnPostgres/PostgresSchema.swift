@@ -32,7 +32,6 @@ enum PostgresSchema {
             "p5-users-name-folded",
             #"""
             ALTER TABLE users ADD COLUMN name_folded TEXT COLLATE "C" NOT NULL DEFAULT '';
-            CREATE INDEX users_search_name ON users (name_folded);
             """#
         ),
     ]
@@ -42,15 +41,19 @@ enum PostgresSchema {
         switch name {
         case "p5-users-name-folded":
             let rows = try db.rows("SELECT id, name FROM users")
-            guard !rows.isEmpty else { return }
-            try db.execute(
-                """
-                UPDATE users SET name_folded = x.f FROM unnest(?::bigint[], ?::text[]) AS x(i, f) WHERE users.id = x.i
-                """,
-                [
-                    PostgresIntArray(rows.map { $0["id"] as Int64 }),
-                    PostgresTextArray(rows.map { SQLText.fold($0["name"] as String) }),
-                ])
+            if !rows.isEmpty {
+                try db.execute(
+                    """
+                    UPDATE users SET name_folded = x.f FROM unnest(?::bigint[], ?::text[]) AS x(i, f)
+                    WHERE users.id = x.i
+                    """,
+                    [
+                        PostgresIntArray(rows.map { $0["id"] as Int64 }),
+                        PostgresTextArray(rows.map { SQLText.fold($0["name"] as String) }),
+                    ])
+            }
+            // Built once the column is filled, instead of being kept up row by row through the update.
+            try db.execute(#"CREATE INDEX users_search_name ON users (name_folded)"#)
         default:
             break
         }

@@ -54,4 +54,26 @@ struct LoopWorkExecutorTests {
             #expect(work.inFlight == 0)
         }
     }
+
+    @Test func aLongJobHoldsOneThreadWhileTheOthersKeepAnswering() async throws {
+        let waiter = LoopWorkExecutor(threads: 1, label: "LoopWorkExecutorTests.waiter2")
+        try await withTaskExecutorPreference(waiter) {
+            let executor = LoopWorkExecutor(threads: 2, label: "LoopWorkExecutorTests.two")
+            let longStarted = DispatchSemaphore(value: 0)
+            let release = DispatchSemaphore(value: 0)
+            defer { release.signal() }
+            Task(executorPreference: executor) {
+                longStarted.signal()
+                release.wait()
+            }
+            try #require(longStarted.wait(timeout: .now() + 60) == .success, "the long job never started")
+            // Each short job is queued while the long one holds a thread; every one must run on the other.
+            let done = DispatchSemaphore(value: 0)
+            for _ in 0..<6 { Task(executorPreference: executor) { done.signal() } }
+            for index in 0..<6 {
+                let came = done.wait(timeout: .now() + 30)
+                #expect(came == .success, "short job \(index + 1) of 6 waited behind the long one")
+            }
+        }
+    }
 }
