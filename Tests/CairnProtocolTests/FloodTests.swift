@@ -46,7 +46,7 @@ struct FloodTests {
         h.router.receive(1, frame)
         #expect(h.hub.liveMap.pendingRows == 1 + 8)
         h.hub.flushPositionsNow()
-        try await h.scheduler.run()
+        try await h.settle()
         let history = h.store.state.withLock { $0.history }
         #expect(history.count == 8)
         #expect(history.map(\.fix.ts).sorted() == (993...1_000).map { now - Int64($0) }.sorted(), "the newest arrivals")

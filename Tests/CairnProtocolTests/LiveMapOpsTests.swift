@@ -117,7 +117,7 @@ struct HubPositionsTests {
         #expect(h.outbound.takeLatest(2).isEmpty)
         #expect(h.hub.liveMap.fixes[alice]?.lat == 10)
         h.hub.flushPositionsNow()
-        try await h.scheduler.run()
+        try await h.settle()
         #expect(h.store.state.withLock { $0.history.map(\.fix.lat) } == [20])
         #expect(h.store.state.withLock { $0.positions[alice]?.lat } == 10)
     }

@@ -93,7 +93,7 @@ struct HubPrivacyTests {
         // Expiry writes nothing and takes no version (every node expires the rule by its end time; a version taken
         // here could outrank a newer rule committed elsewhere): the stored rule is as it was, ignored on the next
         // start because its time is up.
-        try await h.scheduler.run()  // whatever the tick started (a position flush) has run
+        try await h.settle()  // whatever the tick started (a position flush, the purges) has run
         let after = h.store.state.withLock { ($0.rules.count, $0.ruleVersions) }
         #expect(after.0 == 1 && stored.0.count == 1)
         #expect(after.1 == stored.1)
@@ -195,7 +195,7 @@ struct HubPrivacyTests {
         try await h.send(1, #"{"id":3,"op":"share.set","user":\#(bob),"level":"approximate","for":3600}"#)
         h.clock.advance(by: 200)
         h.hub.tick()  // the 10 s rule would have ended now
-        try await h.scheduler.run(atLeast: 1)
+        try await h.settle()  // the commit and whatever the tick started, in whichever order they answer
         #expect(h.hub.social.rules.level(owner: alice, viewer: bob, now: h.clock.now()) == .approximate)
         h.move(1, lat: 10.123457, lon: 10.123457)
         let seen = h.outbound.takeLatest(2)[alice]

@@ -176,7 +176,7 @@ struct RouterTests {
         try await h.scheduler.run()
         try await h.send(1, #"{"id":4,"op":"logout"}"#)
         h.router.connectionClosed(1)
-        try await h.scheduler.run()
+        try await h.settle()  // the logout and whatever the close started
         #expect(h.outbound.closes[2]?.code == .invalidToken)
     }
 

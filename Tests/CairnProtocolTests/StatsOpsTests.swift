@@ -132,7 +132,7 @@ struct HubStatsTests {
         _ = try await h.user(2, "bob")
         h.move(2, lat: 1, lon: 2)
         h.hub.flushPositionsNow()
-        try await h.scheduler.run()
+        try await h.settle()
         h.clock.advance(by: 3000)
         h.hub.publishStats { Self.gauges }
         let event = try #require(statsEvents(h, 1).first)
