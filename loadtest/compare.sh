@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Cairn against Mosquitto on this machine, same workload, back to back. Installs what is missing (the broker
-# included), builds release, seeds a Cairn data directory with `cairn seed`, then for each user count starts
-# `cairn serve` and `mosquitto` on loopback with generated configurations and steps the per-user report rate up
-# until p99 exceeds the bound or deliveries fall behind. Every run's JSON report lands in the results directory;
+# Cairn against Mosquitto (MQTT) and nginx's nchan module (WebSocket) on this machine, same workload, back to back.
+# Installs what is missing (the broker, nginx and nchan included), builds release, seeds a Cairn data directory with
+# `cairn seed`, then for each user count starts `cairn serve`, `mosquitto` and nginx on loopback with generated
+# configurations (nchan's from loadtest/nchan/nginx.conf.in: one worker process) and steps the per-user report rate
+# up until p99 exceeds the bound or deliveries fall behind. Every run's JSON report lands in the results directory;
 # loadtest/summarize.py turns them into one table and an SVG chart of p99 latency against delivery rate.
 #
 # Environment (defaults in brackets):
@@ -17,7 +18,7 @@
 #               first step whose median is not sustained [1]
 #   RT          1: server and tester under real-time scheduling (chrt -f 50, needs root), so other work on the
 #               machine (a build) cannot take their cores from them; it still shares caches and memory [0]
-#   SERVERS     which servers to run ["cairn mosquitto"] (e.g. "cairn" alone at 10,000 users)
+#   SERVERS     which servers to run ["cairn mosquitto nchan"] (e.g. "cairn" alone)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -34,7 +35,7 @@ RESULTS=${RESULTS:-loadtest/results/$(date -u +%Y%m%d-%H%M%S)}
 PIN=${PIN:-1}
 RUNS=${RUNS:-1}
 RT=${RT:-0}
-SERVERS=${SERVERS:-"cairn mosquitto"}
+SERVERS=${SERVERS:-"cairn mosquitto nchan"}
 SERVER_CPU=()
 TESTER_CPU=()
 if [ "$PIN" = 1 ] && command -v taskset >/dev/null && [ "$(nproc)" -ge 2 ]; then
@@ -46,8 +47,8 @@ if [ "$RT" = 1 ]; then
   TESTER_CPU=(chrt -f 50 "${TESTER_CPU[@]}")
 fi
 
-# 1. Packages: what the build needs, plus the broker itself.
-bash deploy/install-deps.sh libmosquitto1 mosquitto
+# 1. Packages: what the build needs, plus the peers themselves.
+bash deploy/install-deps.sh libmosquitto1 mosquitto nginx libnginx-mod-nchan
 
 # 2. Release build of the hub and the load tester.
 swift build -c release --product cairn
@@ -71,7 +72,8 @@ wait_listening() {  # port, pid
   return 1
 }
 
-SERVER_PID=""
+SERVER_PID=""   # the process to stop (nginx's master)
+MEASURED_PID="" # the process whose CPU and memory count (nginx's worker; the server itself otherwise)
 stop_server() {
   if [ -n "$SERVER_PID" ] && kill -0 "$SERVER_PID" 2>/dev/null; then
     kill -TERM "$SERVER_PID"
@@ -80,6 +82,7 @@ stop_server() {
     wait "$SERVER_PID" 2>/dev/null || true
   fi
   SERVER_PID=""
+  MEASURED_PID=""
 }
 trap stop_server EXIT
 
@@ -87,7 +90,21 @@ start_cairn() {  # data dir
   local port; port=$(free_port)
   "${SERVER_CPU[@]}" "$BIN/cairn" serve --host 127.0.0.1 --port "$port" --data "$1" > "$RESULTS/cairn-serve.log" 2>&1 &
   SERVER_PID=$!
+  MEASURED_PID=$SERVER_PID
   wait_listening "$port" "$SERVER_PID"
+  SERVER_PORT=$port
+}
+
+# nginx's master (start.sh execs it) forks the one worker that serves every connection; the worker is measured. The
+# master idles after start-up and is left out.
+start_nchan() {
+  local port; port=$(free_port)
+  rm -rf "$RESULTS/nchan"
+  "${SERVER_CPU[@]}" bash loadtest/nchan/start.sh "$port" "$RESULTS/nchan" > "$RESULTS/nchan.log" 2>&1 &
+  SERVER_PID=$!
+  wait_listening "$port" "$SERVER_PID"
+  MEASURED_PID=$(pgrep -P "$SERVER_PID" | head -1)
+  [ -n "$MEASURED_PID" ] || { echo "compare.sh: nginx started no worker" >&2; return 1; }
   SERVER_PORT=$port
 }
 
@@ -105,6 +122,7 @@ log_type warning
 CONF
   "${SERVER_CPU[@]}" mosquitto -c "$RESULTS/mosquitto.conf" > "$RESULTS/mosquitto.log" 2>&1 &
   SERVER_PID=$!
+  MEASURED_PID=$SERVER_PID
   wait_listening "$port" "$SERVER_PID"
   SERVER_PORT=$port
 }
@@ -115,9 +133,14 @@ run_one() {
   local kind=$1 users=$2 rate=$3 tokens=$4 data=$5 n=$6
   local name="$kind-u$users-r$rate"
   [ "$RUNS" = 1 ] || name="$name-n$n"
-  if [ "$kind" = cairn ]; then start_cairn "$data"; else start_mosquitto; fi
+  case "$kind" in
+    cairn) start_cairn "$data" ;;
+    mosquitto) start_mosquitto ;;
+    nchan) start_nchan ;;
+    *) echo "compare.sh: unknown server $kind" >&2; return 1 ;;
+  esac
   local ramp=$(( users / 5 > 1000 ? users / 5 : 1000 ))
-  "${TESTER_CPU[@]}" "$BIN/cairn-loadtest" --server "$kind" --port "$SERVER_PORT" --server-pid "$SERVER_PID" --tokens "$tokens" \
+  "${TESTER_CPU[@]}" "$BIN/cairn-loadtest" --server "$kind" --port "$SERVER_PORT" --server-pid "$MEASURED_PID" --tokens "$tokens" \
     --users "$users" --rate "$rate" --duration "$DURATION" --ramp "$ramp" --seed "$SEED" --json "$RESULTS/$name.json" --quiet \
     > "$RESULTS/$name.txt" 2>&1 || true
   stop_server

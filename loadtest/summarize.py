@@ -98,7 +98,7 @@ def table(runs, bound, share, fixed):
     ratios = []
     for n in users:
         best = {}
-        for kind in ("cairn", "mosquitto"):
+        for kind in ("cairn", "mosquitto", "nchan"):
             mine = [r for r in runs if r["setup"]["users"] == n and r["setup"]["server"] == kind]
             if not mine:
                 continue
@@ -129,12 +129,15 @@ def table(runs, bound, share, fixed):
                 f"{cost['peakRssKiB'] / 1024:.1f}" if cost.get("peakRssKiB") else "–",
                 f"{cost['bytesPerUser'] / 1024:.1f}" if cost.get("bytesPerUser") else "–",
             ))
-        if best.get("mosquitto"):
-            ratios.append((n, best.get("cairn", 0) / best["mosquitto"]))
+        for peer in ("mosquitto", "nchan"):
+            if best.get(peer) and "cairn" in best:
+                ratios.append((peer, n, best["cairn"] / best[peer]))
     text = "\n".join(lines)
-    if ratios:
-        text += "\n\nCairn / Mosquitto, highest sustained delivery rate: " + ", ".join(
-            f"{n} users {x:.2f}×" for n, x in ratios)
+    for peer, name in (("mosquitto", "Mosquitto"), ("nchan", "nchan")):
+        mine = [(n, x) for p, n, x in ratios if p == peer]
+        if mine:
+            text += f"\n\nCairn / {name}, highest sustained delivery rate: " + ", ".join(
+                f"{n} users {x:.2f}×" for n, x in mine)
     return text
 
 
@@ -184,19 +187,27 @@ def svg(runs, bound, path):
     out.append(f'<text transform="translate(16 {(T + H - B) / 2}) rotate(-90)" text-anchor="middle">p99 ms (log)</text>')
     blues = ["#9ecae1", "#4292c6", "#2171b5", "#08519c", "#08306b"]
     oranges = ["#fdae6b", "#fd8d3c", "#e6550d", "#a63603", "#7f2704"]
+    greens = ["#a1d99b", "#74c476", "#31a354", "#006d2c", "#00441b"]
+    palettes = {"cairn": blues, "mosquitto": oranges, "nchan": greens}
+    dashes = {"cairn": "", "mosquitto": ' stroke-dasharray="4 2"', "nchan": ' stroke-dasharray="1 2"'}
     keys = sorted(series)
     for i, key in enumerate(keys):
         kind, n = key
         same = [k for k in keys if k[0] == kind]
-        palette = blues if kind == "cairn" else oranges
+        palette = palettes.get(kind, oranges)
         color = palette[min(same.index(key), len(palette) - 1)]
         pts = sorted(series[key])
         d = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in pts)
-        dash = "" if kind == "cairn" else ' stroke-dasharray="4 2"'
+        dash = dashes.get(kind, ' stroke-dasharray="4 2"')
         out.append(f'<polyline points="{d}" fill="none" stroke="{color}" stroke-width="2"{dash}/>')
         for x, y in pts:
-            shape = (f'<circle cx="{px(x):.1f}" cy="{py(y):.1f}" r="3" fill="{color}"/>' if kind == "cairn" else
-                     f'<rect x="{px(x) - 3:.1f}" y="{py(y) - 3:.1f}" width="6" height="6" fill="{color}"/>')
+            if kind == "cairn":
+                shape = f'<circle cx="{px(x):.1f}" cy="{py(y):.1f}" r="3" fill="{color}"/>'
+            elif kind == "nchan":
+                shape = (f'<polygon points="{px(x):.1f},{py(y) - 4:.1f} {px(x) + 4:.1f},{py(y) + 3:.1f} '
+                         f'{px(x) - 4:.1f},{py(y) + 3:.1f}" fill="{color}"/>')
+            else:
+                shape = f'<rect x="{px(x) - 3:.1f}" y="{py(y) - 3:.1f}" width="6" height="6" fill="{color}"/>'
             out.append(shape)
         ly = T + 10 + 18 * i
         out.append(f'<line x1="{W - R + 12}" y1="{ly}" x2="{W - R + 36}" y2="{ly}" stroke="{color}" stroke-width="2"{dash}/>')

@@ -10,6 +10,9 @@ public enum ServerKind: String, Sendable, Codable, CaseIterable {
     case cairn
     /// Mosquitto over MQTT 3.1.1: each user publishes to `pos/<id>` and subscribes to its friends' topics.
     case mosquitto
+    /// nginx's nchan module over WebSocket: one connection per user to `/ps/<id>?f=<friend ids>`, publishing to the
+    /// user's own channel and subscribed to its friends' channels at once (`loadtest/nchan/nginx.conf.in`).
+    case nchan
 }
 
 /// Where a delivery went: between two users on one node, or from one node to another (through Redis for Cairn).
@@ -49,7 +52,7 @@ public struct LoadConfiguration: Sendable, Equatable {
         get { ports[0] }
         set { ports = [newValue] }
     }
-    /// WebSocket path (Cairn).
+    /// WebSocket path: Cairn's endpoint, or the prefix nchan's per-user path starts with (the user id follows).
     public var path: String = "/ws"
     /// Reports per second per user.
     public var rate: Double = 1
@@ -77,14 +80,14 @@ public struct LoadConfiguration: Sendable, Equatable {
 
     /// A configuration with defaults for everything but the server and port.
     public init(server: ServerKind, port: Int) {
-        self.server = server
-        self.ports = [port]
+        self.init(server: server, ports: [port])
     }
 
     /// A configuration spreading users over the nodes listening on `ports` (see `node(ofUser:)`).
     public init(server: ServerKind, ports: [Int]) {
         self.server = server
         self.ports = ports
+        if server == .nchan { path = "/ps/" }
     }
 
     /// The most nodes a run may spread its users over.
@@ -98,7 +101,7 @@ public struct LoadConfiguration: Sendable, Equatable {
         guard ports.allSatisfy({ (1...65535).contains($0) }) else { throw .outOfRange("port must be 1...65535") }
         guard Set(ports).count == ports.count else { throw .outOfRange("each port may be given only once") }
         guard server == .cairn || ports.count == 1 else {
-            throw .outOfRange("several ports (nodes) are for cairn only; mosquitto takes one --port")
+            throw .outOfRange("several ports (nodes) are for cairn only; \(server.rawValue) takes one --port")
         }
         guard rate > 0 && rate <= 100 else { throw .outOfRange("rate must be in (0, 100] reports per second") }
         guard duration > 0 && duration <= 3600 else { throw .outOfRange("duration must be in (0, 3600] seconds") }

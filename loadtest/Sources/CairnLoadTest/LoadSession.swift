@@ -309,7 +309,8 @@ public final class LoadSession {
         let ts = max(LoadClock.wallMilliseconds(), lastTs[user] + 1)
         lastTs[user] = ts
         let point = workload.movers[user].coordinate(in: workload.plan.box)
-        let length = PositionWriter.write(lat: point.lat, lon: point.lon, ts: ts, to: out)
+        let owner = configuration.server == .nchan ? workload.ids[user] : nil
+        let length = PositionWriter.write(lat: point.lat, lon: point.lon, ts: ts, owner: owner, to: out)
         sendLog.record(user: user, ts: ts, instant: now)
         var watchers = 0
         for f in workload.friends[user] where states[Int(f)] == .ready {

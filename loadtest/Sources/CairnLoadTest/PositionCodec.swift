@@ -5,8 +5,12 @@
 
 /// Writes position reports.
 public enum PositionWriter {
-    /// Writes `{"op":"pos","lat":…,"lon":…,"ts":…}` at `out` and returns its length (at most 96 bytes).
-    public static func write(lat: Double, lon: Double, ts: Int64, to out: UnsafeMutablePointer<UInt8>) -> Int {
+    /// Writes `{"op":"pos","lat":…,"lon":…,"ts":…}` at `out` and returns its length (at most 96 bytes, 128 with
+    /// an owner). With an `owner`, `"user":…` follows `"op"`: a pub/sub peer passes the bytes on as they are, so they
+    /// must name their sender, as Cairn's `pos` event does.
+    public static func write(
+        lat: Double, lon: Double, ts: Int64, owner: Int64? = nil, to out: UnsafeMutablePointer<UInt8>
+    ) -> Int {
         var n = 0
         func put(_ s: StaticString) {
             s.withUTF8Buffer { b in
@@ -62,7 +66,13 @@ public enum PositionWriter {
                 divisor /= 10
             }
         }
-        put("{\"op\":\"pos\",\"lat\":")
+        put("{\"op\":\"pos\",")
+        if let owner {
+            put("\"user\":")
+            putInt(owner)
+            put(",")
+        }
+        put("\"lat\":")
         putFixed7(lat)
         put(",\"lon\":")
         putFixed7(lon)

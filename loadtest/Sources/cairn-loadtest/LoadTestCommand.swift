@@ -1,7 +1,8 @@
-// `cairn-loadtest`: drives thousands of simulated users against a Cairn hub (over WebSocket) or a Mosquitto broker
-// (over MQTT) on this machine, prints a progress line every second and a summary at the end, and can write the
-// same figures as JSON. It only connects to loopback addresses, stops by itself, and exits with a code that says
-// how the run ended (0 completed, 2 server unreachable, 3 server went away, 4 did not settle in time).
+// `cairn-loadtest`: drives thousands of simulated users against a Cairn hub (over WebSocket), a Mosquitto broker
+// (over MQTT) or nginx's nchan module (over WebSocket) on this machine, prints a progress line every second and a
+// summary at the end, and can write the same figures as JSON. It only connects to loopback addresses, stops by
+// itself, and exits with a code that says how the run ended (0 completed, 2 server unreachable, 3 server went away,
+// 4 did not settle in time).
 import ArgumentParser
 import CairnLoadTest
 import CairnSeed
@@ -12,17 +13,18 @@ struct LoadTestCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cairn-loadtest",
         abstract:
-            "Simulated moving users against Cairn or Mosquitto on loopback: delivery latency, rates, server cost.",
+            "Simulated moving users against Cairn, Mosquitto or nchan on loopback: delivery latency, rates, server "
+            + "cost.",
         discussion: """
             Against Cairn, users and friendships come from the tokens file written by `cairn seed` (run the hub on \
-            that data directory). Against Mosquitto, pass the same tokens file for the identical graph, or \
+            that data directory). Against Mosquitto or nchan, pass the same tokens file for the identical graph, or \
             --users/--friends/--graph/--seed to generate it. Movement and timing come from --seed. Several Cairn \
             nodes (sharing one PostgreSQL and one Redis): --ports 7681,7682,7683 instead of --port; user i (in \
             tokens-file order) connects to node i mod N, and the report splits deliveries into same-node and \
             cross-node.
             """)
 
-    @Option(help: "Server kind: cairn or mosquitto.")
+    @Option(help: "Server kind: cairn, mosquitto or nchan.")
     var server: String = "cairn"
 
     @Option(help: "Server address (an IPv4 literal in 127.0.0.0/8).")
@@ -87,7 +89,7 @@ struct LoadTestCommand: ParsableCommand {
 
     func run() throws {
         guard let kind = ServerKind(rawValue: server) else {
-            throw ValidationError("--server must be cairn or mosquitto")
+            throw ValidationError("--server must be cairn, mosquitto or nchan")
         }
         guard let shape = SeedGraphShape(rawValue: graph) else {
             throw ValidationError("--graph must be random or clustered")
@@ -110,7 +112,7 @@ struct LoadTestCommand: ParsableCommand {
         case (let port?, nil): nodePorts = [port]
         case (nil, let list?):
             guard kind == .cairn else {
-                throw ValidationError("--ports is for cairn only (several nodes); give mosquitto one --port")
+                throw ValidationError("--ports is for cairn only (several nodes); give \(kind.rawValue) one --port")
             }
             do { nodePorts = try LoadConfiguration.parsePorts(list) } catch { throw ValidationError(error.description) }
         case (nil, nil): throw ValidationError("give --port, or --ports for several cairn nodes")
@@ -136,7 +138,7 @@ struct LoadTestCommand: ParsableCommand {
                 if users == nil { plan.users = file.users.count }
                 workload = try Workload.fromTokens(file, plan: plan)
             } else {
-                guard kind == .mosquitto else {
+                guard kind != .cairn else {
                     throw ValidationError("--tokens is required against cairn (see `cairn seed`)")
                 }
                 guard users != nil else { throw ValidationError("--users is required without --tokens") }
@@ -156,7 +158,8 @@ struct LoadTestCommand: ParsableCommand {
 
         let session = LoadSession(workload: workload, configuration: configuration)
         let report =
-            kind == .cairn ? CairnTransport(session: session).run() : MosquittoTransport(session: session).run()
+            kind == .mosquitto
+            ? MosquittoTransport(session: session).run() : WebSocketTransport(session: session).run()
 
         print(report.summary())
         if let json {

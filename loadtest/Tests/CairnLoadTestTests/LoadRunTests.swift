@@ -68,7 +68,7 @@ import Testing
         let workload = try Workload.fromTokens(
             try TokensFile.load(path: fixture.tokens),
             plan: WorkloadPlan(users: 40, friends: 3, seed: 7))
-        let report = CairnTransport(session: LoadSession(workload: workload, configuration: configuration)).run()
+        let report = WebSocketTransport(session: LoadSession(workload: workload, configuration: configuration)).run()
         server.signal(SIGTERM)
         _ = try? server.waitForExit(timeout: 20)
 
@@ -105,7 +105,7 @@ import Testing
                 shape: "random", friendsPerUser: 0, seed: 1,
                 users: (1...5).map { .init(id: Int64($0), username: "u\($0)", token: "t", friends: []) }),
             plan: WorkloadPlan(users: 5, friends: 0))
-        let report = CairnTransport(session: LoadSession(workload: workload, configuration: configuration)).run()
+        let report = WebSocketTransport(session: LoadSession(workload: workload, configuration: configuration)).run()
         #expect(report.outcome == .unreachable)
         #expect(report.counters.connected == 0 && report.counters.connectFailures >= 1)
 

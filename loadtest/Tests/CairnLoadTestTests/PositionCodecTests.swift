@@ -19,6 +19,21 @@ struct PositionCodecTests {
         #expect(abs((object["lat"] as? Double ?? .nan) - lat) <= 0.5e-7)
         #expect(abs((object["lon"] as? Double ?? .nan) - lon) <= 0.5e-7)
         #expect((object["ts"] as? NSNumber)?.int64Value == ts)
+        #expect(object["user"] == nil)
+    }
+
+    @Test func aReportForAPubSubPeerNamesItsSender() throws {
+        let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: 128)
+        defer { buffer.deallocate() }
+        let n = PositionWriter.write(
+            lat: -90, lon: -180, ts: Int64.max, owner: -999_999_999_999_999_999, to: buffer)
+        #expect(n <= 128)
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(bytes: buffer, count: n)) as? [String: Any])
+        #expect((object["user"] as? NSNumber)?.int64Value == -999_999_999_999_999_999)
+        #expect((object["ts"] as? NSNumber)?.int64Value == Int64.max)
+        let read = UnsafeRawBufferPointer(start: buffer, count: n)
+        #expect(ServerLineScanner.integer(after: "\"user\":", in: read) == -999_999_999_999_999_999)
     }
 
     static func classify(_ text: String) -> ServerLine {

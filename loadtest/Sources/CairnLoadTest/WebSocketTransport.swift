@@ -1,16 +1,19 @@
-// Drives Cairn: one libwebsockets client context, one thread, every simulated user a WebSocket connection to
-// `/ws?token=…` with subprotocol `cairn.v1`, on the node `LoadConfiguration.port(ofUser:)` names. Each user sends
-// `friends.watch` when its connection opens, becomes ready on the reply, then writes a `pos` whenever the session
-// says one is due (one lws_write per writable callback, as lws requires). Incoming frames are split into lines; `pos`
-// events are matched to their send.
+// Drives the WebSocket servers, Cairn and nchan: one libwebsockets client context, one thread, every simulated user a
+// WebSocket connection on the node `LoadConfiguration.port(ofUser:)` names. One lws_write per writable callback, as
+// lws requires. Incoming frames are split into lines; position events are matched to their send.
+// - Cairn: `/ws?token=…` with subprotocol `cairn.v1`. Each user sends `friends.watch` when its connection opens,
+//   becomes ready on the reply, then writes a `pos` whenever the session says one is due.
+// - nchan: `/ps/<id>?f=<friend ids>`, no subprotocol. The connection publishes to the user's channel and is
+//   subscribed to its friends' channels from the handshake on, so the user is ready once it is open. Reports carry
+//   their sender (`"user"`), since nchan passes the published bytes on unchanged.
 // lws runs on a libev loop (epoll), as the hub does and as the MQTT side runs on epoll, so the tester's wake-ups do
-// not scan every descriptor (lws' poll() would) and its own queueing does not count as the hub's latency. The loop
+// not scan every descriptor (lws' poll() would) and its own queueing does not count as the server's latency. The loop
 // is ours: turned once per iteration, before the session's tick.
 import CLws
 import Glibc
 
-/// The libwebsockets transport for Cairn.
-public final class CairnTransport: LoadTransport {
+/// The libwebsockets transport, for Cairn and for nchan.
+public final class WebSocketTransport: LoadTransport {
     /// The session it drives.
     public let session: LoadSession
     private var context: OpaquePointer?
@@ -31,8 +34,10 @@ public final class CairnTransport: LoadTransport {
     private var finished = false
     private let hostC: UnsafeMutablePointer<CChar>
     private let protocolC: UnsafeMutablePointer<CChar>
+    /// nchan rather than Cairn: no subprotocol, no watch request, a path per user.
+    private let nchan: Bool
 
-    /// A transport for `session` (which must be configured for `.cairn` and built from a tokens file).
+    /// A transport for `session`: configured for `.cairn` and built from a tokens file, or configured for `.nchan`.
     public init(session: LoadSession) {
         self.session = session
         let n = session.workload.count
@@ -41,7 +46,8 @@ public final class CairnTransport: LoadTransport {
         closeCodes = [Int32](repeating: 0, count: n)
         paths = [UnsafeMutablePointer<CChar>?](repeating: nil, count: n)
         hostC = strdup(session.configuration.host)
-        protocolC = strdup("cairn.v1")
+        nchan = session.configuration.server == .nchan
+        protocolC = strdup(nchan ? "nchan-load" : "cairn.v1")
         protocols = UnsafeMutablePointer<lws_protocols>.allocate(capacity: 2)
         protocols.initialize(repeating: lws_protocols(), count: 2)
         protocols[0].name = UnsafePointer(protocolC)
@@ -112,10 +118,7 @@ public final class CairnTransport: LoadTransport {
 
     public func connect(user: Int) -> Bool {
         guard let context else { return false }
-        if paths[user] == nil {
-            let token = user < session.workload.tokens.count ? session.workload.tokens[user] : ""
-            paths[user] = strdup(session.configuration.path + "?token=" + token)
-        }
+        if paths[user] == nil { paths[user] = strdup(path(of: user)) }
         var ci = lws_client_connect_info()
         ci.context = context
         ci.address = UnsafePointer(hostC)
@@ -123,13 +126,26 @@ public final class CairnTransport: LoadTransport {
         ci.path = UnsafePointer(paths[user])
         ci.host = UnsafePointer(hostC)
         ci.origin = UnsafePointer(hostC)
-        ci.protocol = UnsafePointer(protocolC)
+        ci.protocol = nchan ? nil : UnsafePointer(protocolC)  // nchan takes no subprotocol
+        ci.local_protocol_name = UnsafePointer(protocolC)
         ci.ietf_version_or_minus_one = -1
         if !sources.isEmpty { ci.iface = UnsafePointer(sources[user % sources.count]) }
         ci.opaque_user_data = UnsafeMutableRawPointer(bitPattern: user + 1)
         guard let wsi = lws_client_connect_via_info(&ci) else { return false }
         if session.states[user] == .connecting { wsis[user] = wsi }  // unless it already failed inside the call
         return true
+    }
+
+    /// Cairn: the endpoint with the user's token. nchan: the user's own channel, then its friends' channels.
+    func path(of user: Int) -> String {
+        let configuration = session.configuration
+        guard nchan else {
+            let token = user < session.workload.tokens.count ? session.workload.tokens[user] : ""
+            return configuration.path + "?token=" + token
+        }
+        let workload = session.workload
+        let friends = workload.friends[user].map { String(workload.ids[Int($0)]) }.joined(separator: ",")
+        return configuration.path + String(workload.ids[user]) + "?f=" + friends
     }
 
     public func reportDue(user: Int) {
@@ -151,7 +167,11 @@ public final class CairnTransport: LoadTransport {
         case LWS_CALLBACK_CLIENT_ESTABLISHED:
             wsis[user] = wsi
             session.established(user: user)
-            lws_callback_on_writable(wsi)
+            if nchan {
+                session.ready(user: user)  // subscribed to every friend's channel by the handshake itself
+            } else {
+                lws_callback_on_writable(wsi)  // the watch request
+            }
         case LWS_CALLBACK_CLIENT_RECEIVE:
             received(user, wsi, UnsafeRawBufferPointer(start: input, count: input == nil ? 0 : length))
         case LWS_CALLBACK_CLIENT_WRITEABLE:
@@ -179,7 +199,7 @@ public final class CairnTransport: LoadTransport {
     private func writable(_ user: Int, _ wsi: OpaquePointer) -> Int32 {
         let body = scratch + pre
         var length = 0
-        if !watchSent[user] {
+        if !watchSent[user] && !nchan {
             watchSent[user] = true
             let request: StaticString = "{\"id\":1,\"op\":\"friends.watch\"}"
             request.withUTF8Buffer { b in
@@ -208,6 +228,18 @@ public final class CairnTransport: LoadTransport {
 
     private func process(_ user: Int, _ message: UnsafeRawBufferPointer) {
         session.receivedFrame(bytes: message.count)
+        if nchan {
+            // One published report per message, as its sender wrote it.
+            session.receivedMessage()
+            if let owner = ServerLineScanner.integer(after: "\"user\":", in: message),
+                let ts = ServerLineScanner.integer(after: "\"ts\":", in: message)
+            {
+                session.delivered(to: user, owner: owner, ts: ts)
+            } else {
+                session.receivedError()
+            }
+            return
+        }
         ServerLineScanner.forEachLine(message) { line in
             session.receivedMessage()
             switch ServerLineScanner.classify(line) {
@@ -239,7 +271,7 @@ public final class CairnTransport: LoadTransport {
             { sul in
                 guard let sul else { return }
                 let raw = UnsafeMutableRawPointer(sul) + MemoryLayout<lws_sorted_usec_list_t>.stride
-                let transport = Unmanaged<CairnTransport>.fromOpaque(raw.load(as: UnsafeMutableRawPointer.self))
+                let transport = Unmanaged<WebSocketTransport>.fromOpaque(raw.load(as: UnsafeMutableRawPointer.self))
                     .takeUnretainedValue()
                 if !transport.finished { transport.scheduleTimer() }
             }, 1000)
@@ -253,5 +285,5 @@ let loadTestLwsCallback:
         UnsafeMutableRawPointer?, Int
     ) -> Int32 = { wsi, reason, _, input, length in
         guard let wsi, let owner = lws_context_user(lws_get_context(wsi)) else { return 0 }
-        return Unmanaged<CairnTransport>.fromOpaque(owner).takeUnretainedValue().handle(wsi, reason, input, length)
+        return Unmanaged<WebSocketTransport>.fromOpaque(owner).takeUnretainedValue().handle(wsi, reason, input, length)
     }
