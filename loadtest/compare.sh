@@ -103,8 +103,14 @@ start_nchan() {
   "${SERVER_CPU[@]}" bash loadtest/nchan/start.sh "$port" "$RESULTS/nchan" > "$RESULTS/nchan.log" 2>&1 &
   SERVER_PID=$!
   wait_listening "$port" "$SERVER_PID"
-  MEASURED_PID=$(pgrep -P "$SERVER_PID" | head -1)
-  [ -n "$MEASURED_PID" ] || { echo "compare.sh: nginx started no worker" >&2; return 1; }
+  # The master listens before it forks its worker: wait for the worker too.
+  MEASURED_PID=""
+  for _ in $(seq 1 100); do
+    MEASURED_PID=$(pgrep -P "$SERVER_PID" | head -1 || true)
+    [ -n "$MEASURED_PID" ] && break
+    sleep 0.1
+  done
+  [ -n "$MEASURED_PID" ] || { echo "compare.sh: nginx started no worker within 10 s" >&2; exit 1; }
   SERVER_PORT=$port
 }
 

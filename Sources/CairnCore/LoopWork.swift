@@ -1,13 +1,8 @@
 // Slow work, off the loop and back. Features hand store calls and hashing to `LoopWork`, which runs them in a Swift
 // task on an executor of its own (`LoopWorkExecutor`, not the cooperative pool) and brings the result back through
 // the `LoopScheduler`, so the callback that changes memory always runs on the loop — whether or not anyone still
-// waits for the answer. It also counts what is in flight, which is what a shutdown waits for before the last
-// snapshot is written and the store is closed.
-// At most `maxTasks` tasks exist at once; work beyond that waits on the loop as one small closure, in order. The
-// executor's threads would take it in the same order anyway, but a task is allocated when it is made and lives until
-// its work is done: ten thousand clients reconnecting at once made ten thousand waiting token checks, whose tasks,
-// freed one by one between the connections' long-lived allocations, left the heap full of holes (1.5 KiB of resident
-// memory per connection, measured; docs/BENCHMARKS.md, "Memory per connection").
+// waits for the answer. It also counts what is in flight, which is what a
+// shutdown waits for before the last snapshot is written and the store is closed.
 public import CairnLoop
 import Logging
 
@@ -23,31 +18,15 @@ public final class LoopWork: @unchecked Sendable {
     public private(set) var inFlight = 0
     /// Called on the loop each time the last operation in flight finishes.
     package var idle: (() -> Void)?
-    /// The most tasks that exist at once; more work waits in `waiting`.
-    public let maxTasks: Int
-    /// Tasks made and not yet finished on the loop.
-    public private(set) var tasks = 0
-    /// Work waiting for a task, oldest first from `waitingHead`.
-    private var waiting: [() -> Void] = []
-    private var waitingHead = 0
-
-    /// The default `maxTasks`: enough to keep every executor thread and a PostgreSQL pool busy.
-    public static let defaultMaxTasks = 64
 
     /// Creates a runner whose tasks run on `executor` and return to the loop through `scheduler`.
     public init(
-        scheduler: any LoopScheduler, confinement: LoopConfinement, executor: LoopWorkExecutor = .shared,
-        maxTasks: Int = LoopWork.defaultMaxTasks
+        scheduler: any LoopScheduler, confinement: LoopConfinement, executor: LoopWorkExecutor = .shared
     ) {
-        precondition(maxTasks > 0, "LoopWork needs room for at least one task")
         self.scheduler = scheduler
         self.confinement = confinement
         self.executor = executor
-        self.maxTasks = maxTasks
     }
-
-    /// Work started and not yet given a task.
-    public var waitingCount: Int { waiting.count - waitingHead }
 
     /// Runs `work` off the loop, then `then` on the loop with its result.
     package func run<T: Sendable>(
@@ -56,15 +35,13 @@ public final class LoopWork: @unchecked Sendable {
     ) {
         confinement.assertOnLoop()
         inFlight += 1
-        start {
-            let scheduler = self.scheduler
-            // `then` runs on the loop only; it never crosses threads, it only travels with the job.
-            nonisolated(unsafe) let then = then
-            Task(executorPreference: self.executor) {
-                let result: Result<T, DomainError>
-                do throws(DomainError) { result = .success(try await work()) } catch { result = .failure(error) }
-                scheduler.execute { self.taskFinished { then(result) } }
-            }
+        let scheduler = self.scheduler
+        // `then` runs on the loop only; it never crosses threads, it only travels with the job.
+        nonisolated(unsafe) let then = then
+        Task(executorPreference: executor) {
+            let result: Result<T, DomainError>
+            do throws(DomainError) { result = .success(try await work()) } catch { result = .failure(error) }
+            scheduler.execute { self.finish { then(result) } }
         }
     }
 
@@ -75,45 +52,13 @@ public final class LoopWork: @unchecked Sendable {
     ) {
         confinement.assertOnLoop()
         inFlight += 1
-        start {
-            let scheduler = self.scheduler
-            nonisolated(unsafe) let then = then
-            Task(executorPreference: self.executor) {
-                let result: Result<T, any Error>
-                do { result = .success(try await work()) } catch { result = .failure(error) }
-                scheduler.execute { self.taskFinished { then(result) } }
-            }
+        let scheduler = self.scheduler
+        nonisolated(unsafe) let then = then
+        Task(executorPreference: executor) {
+            let result: Result<T, any Error>
+            do { result = .success(try await work()) } catch { result = .failure(error) }
+            scheduler.execute { self.finish { then(result) } }
         }
-    }
-
-    /// Makes the task now if there is room, else queues `makeTask` behind the work already waiting.
-    private func start(_ makeTask: @escaping () -> Void) {
-        guard tasks < maxTasks else {
-            waiting.append(makeTask)
-            return
-        }
-        tasks += 1
-        makeTask()
-    }
-
-    /// A task's result is back on the loop: the oldest waiting work gets its task, then the result is handled.
-    private func taskFinished(_ body: () -> Void) {
-        tasks -= 1
-        if waitingHead < waiting.count {
-            let next = waiting[waitingHead]
-            waiting[waitingHead] = {}  // let go of what it captured now, not at the next compaction
-            waitingHead += 1
-            if waitingHead == waiting.count {
-                waiting.removeAll(keepingCapacity: waiting.count <= 1024)
-                waitingHead = 0
-            } else if waitingHead >= 1024 && waitingHead * 2 >= waiting.count {
-                waiting.removeFirst(waitingHead)
-                waitingHead = 0
-            }
-            tasks += 1
-            next()
-        }
-        finish(body)
     }
 
     /// Runs `job` on the loop on a later turn (long work in chunks), counted as in flight until it runs.

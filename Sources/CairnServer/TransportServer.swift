@@ -260,7 +260,6 @@ public final class TransportServer: @unchecked Sendable {
 
         var info = lws_context_creation_info()
         info.port = Int32(configuration.port)
-        info.max_http_header_pool = UInt16(Self.headerPool)
         info.iface = UnsafePointer(keep(strdup(configuration.host)))
         info.vhost_name = UnsafePointer(keep(strdup("cairn")))
         info.protocols = UnsafePointer(protocols)
@@ -293,13 +292,9 @@ public final class TransportServer: @unchecked Sendable {
         return lws_create_context(&info)
     }
 
-    /// Bytes lws parses a WebSocket frame into before it hands them over (per connection; see `createContext`).
-    /// Requests whose HTTP headers lws holds at once (each in a table of about 4.2 KiB); beyond that lws stops
-    /// accepting until one is done. Unbounded, ten thousand clients reconnecting at once made ten thousand tables,
-    /// about 40 MiB, freed within seconds but leaving the heap fragmented for good.
-    static let headerPool = 256
-    /// The receive buffer lws keeps per connection (plus `LWS_PRE` and 4 bytes): a position report fits whole;
-    /// larger messages arrive in chunks (docs/BENCHMARKS.md, "Memory per connection").
+    /// Bytes lws parses a WebSocket frame into before it hands them over (per connection, plus `LWS_PRE` and 4; see
+    /// `createContext`): a position report fits whole; larger messages arrive in chunks, one socket read each
+    /// (docs/BENCHMARKS.md, "Memory per connection").
     static let receiveChunkBytes = 256
 
     private func keep(_ p: UnsafeMutablePointer<CChar>?) -> UnsafeMutablePointer<CChar> {

@@ -55,6 +55,25 @@ public final class Sessions {
     private var perAddress: [String: Int] = [:]
     /// Connections watching their friends, per user.
     private var watchers: [Int64: [ConnectionID]] = [:]
+    /// Upgrade tokens being checked, and those waiting for room, oldest first from `waitingUpgradeHead`.
+    private var upgradeChecks = 0
+    private var waitingUpgradeChecks: [WaitingUpgradeCheck] = []
+    private var waitingUpgradeCallbacks: [() -> Void] = []
+    private var waitingUpgradeHead = 0
+    /// The most upgrade tokens checked at once. Clients reconnecting together (a restart, a network back) would
+    /// otherwise each hold a task from their upgrade until the store answers: ten thousand tasks, freed one by one
+    /// between the connections' long-lived allocations, left the heap full of holes (docs/BENCHMARKS.md, "Memory per
+    /// connection"). The store's threads answer them in order either way.
+    package static let maxUpgradeChecks = 64
+    /// Upgrade tokens being checked now.
+    package var upgradeChecksRunning: Int { upgradeChecks }
+    /// Upgrade tokens waiting for room.
+    package var upgradeChecksWaiting: Int { waitingUpgradeChecks.count - waitingUpgradeHead }
+    private struct WaitingUpgradeCheck {
+        var connection: ConnectionID
+        var token: String
+        var epoch: UInt64
+    }
 
     /// A connection is about to lose its account (closing, logging out, switching, revoked).
     package var sessionEnding: ((ConnectionID, Int64) -> Void)?
@@ -375,12 +394,55 @@ public final class Sessions {
     }
     private func end(_ connection: ConnectionID) { connections[connection]?.authenticating -= 1 }
 
+    /// A token from an upgrade: checked now if fewer than `maxUpgradeChecks` are being checked, else queued behind
+    /// them. It counts as being authenticated (no deadline close) and as slow work in flight from now on.
     private func authenticateOnUpgrade(_ connection: ConnectionID, token: String, checked: @escaping () -> Void) {
-        let accounts = self.accounts
         let epoch = begin(connection)
+        guard upgradeChecks < Self.maxUpgradeChecks else {
+            work.hold()
+            waitingUpgradeChecks.append(WaitingUpgradeCheck(connection: connection, token: token, epoch: epoch))
+            waitingUpgradeCallbacks.append(checked)
+            return
+        }
+        checkUpgradeToken(connection, token: token, epoch: epoch, checked: checked)
+    }
+
+    /// Starts the oldest waiting upgrade checks while there is room; a connection that closed meanwhile is skipped.
+    private func startWaitingUpgradeChecks() {
+        while upgradeChecks < Self.maxUpgradeChecks, waitingUpgradeHead < waitingUpgradeChecks.count {
+            let next = waitingUpgradeChecks[waitingUpgradeHead]
+            let checked = waitingUpgradeCallbacks[waitingUpgradeHead]
+            waitingUpgradeCallbacks[waitingUpgradeHead] = {}  // let go of what it captured now
+            waitingUpgradeHead += 1
+            work.release()
+            if connections[next.connection] == nil {
+                checked()
+            } else {
+                checkUpgradeToken(next.connection, token: next.token, epoch: next.epoch, checked: checked)
+            }
+        }
+        if waitingUpgradeHead == waitingUpgradeChecks.count {
+            let keep = waitingUpgradeChecks.capacity <= 1024
+            waitingUpgradeChecks.removeAll(keepingCapacity: keep)
+            waitingUpgradeCallbacks.removeAll(keepingCapacity: keep)
+            waitingUpgradeHead = 0
+        } else if waitingUpgradeHead >= 1024 && waitingUpgradeHead * 2 >= waitingUpgradeChecks.count {
+            waitingUpgradeChecks.removeFirst(waitingUpgradeHead)
+            waitingUpgradeCallbacks.removeFirst(waitingUpgradeHead)
+            waitingUpgradeHead = 0
+        }
+    }
+
+    private func checkUpgradeToken(
+        _ connection: ConnectionID, token: String, epoch: UInt64, checked: @escaping () -> Void
+    ) {
+        let accounts = self.accounts
+        upgradeChecks += 1
         work.run(
             { () async throws(DomainError) -> User in try await accounts.authenticate(token: token) },
             then: { result in
+                self.upgradeChecks -= 1
+                self.startWaitingUpgradeChecks()
                 self.end(connection)
                 defer { checked() }
                 guard self.connections[connection] != nil else { return }

@@ -68,10 +68,6 @@ public final class SQLiteStore: SQLStore {
         mediaFiles = try MediaFiles(root: (directory as NSString).appendingPathComponent("media"))
         var config = Configuration()
         config.busyMode = .timeout(5)
-        // As many readers as threads that run slow work (LoopWorkExecutor): more would not read at once more often,
-        // but each keeps a page cache of its own (up to 2 MiB), filled by the token checks of every client that
-        // connects.
-        config.maximumReaderCount = max(2, ProcessInfo.processInfo.activeProcessorCount)
         config.prepareDatabase { db in
             // FULL: a commit is on disk (WAL fsynced) before it returns, so acknowledged writes survive power loss.
             try db.execute(sql: "PRAGMA synchronous = FULL")

@@ -8,7 +8,8 @@ import Testing
 @testable import CairnSessions
 
 // Sessions in domain terms: presence follows the first and last bound connection, an unauthenticated connection
-// is ended at its deadline, and a token revoked just before a check cannot start a session.
+// is ended at its deadline, a token revoked just before a check cannot start a session, and upgrade tokens are
+// checked a bounded number at a time, the rest in order, none lost.
 
 @MainActor
 @Suite(.timeLimit(.minutes(5)))
@@ -49,6 +50,33 @@ struct SessionsTests {
         h.hub.sessions.bind(3, to: h.users[1]!, token: "stale-token")
         #expect(h.hub.sessions.user(of: 3) == nil)
         #expect(h.events.ended.map(\.why) == [.tokenRevoked])
+    }
+
+    @Test func upgradeTokensAreCheckedABoundedNumberAtOnceAndTheRestInTurn() async throws {
+        let h = DomainHarness { $0.authTimeoutMs = 10_000 }
+        let maker = Accounts(store: h.store, hasher: fastHasher(h.random), random: h.random, clock: h.clock)
+        let count = Sessions.maxUpgradeChecks + 6
+        var tokens: [String] = []
+        for _ in 0..<count { tokens.append(try await maker.guest().token) }
+        let ids = (0..<count).map { ConnectionID(100 + $0) }
+        var checked: [ConnectionID] = []
+        for (id, token) in zip(ids, tokens) { h.hub.sessions.open(id, token: token, checked: { checked.append(id) }) }
+        #expect(h.hub.sessions.upgradeChecksRunning == Sessions.maxUpgradeChecks)
+        #expect(h.hub.sessions.upgradeChecksWaiting == 6)
+        #expect(h.hub.operationsInFlight == count)  // the waiting ones too: a shutdown waits for them
+        // One leaves while it waits; the deadline passes for all, but none is closed while its check is pending.
+        h.hub.sessions.close(ids[count - 1])
+        h.clock.advance(by: 10_001)
+        h.hub.tick()
+        #expect(!h.events.ended.contains { $0.why == .authenticationTimeout })
+        while h.hub.operationsInFlight > 0 {
+            try await h.scheduler.run()
+            #expect(h.hub.sessions.upgradeChecksRunning <= Sessions.maxUpgradeChecks)
+        }
+        #expect(h.hub.sessions.upgradeChecksRunning == 0 && h.hub.sessions.upgradeChecksWaiting == 0)
+        #expect(Set(checked) == Set(ids))
+        #expect(ids.dropLast().allSatisfy { h.hub.sessions.user(of: $0) != nil })
+        #expect(h.hub.sessions.user(of: ids[count - 1]) == nil)
     }
 }
 

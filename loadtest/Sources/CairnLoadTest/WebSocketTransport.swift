@@ -144,7 +144,10 @@ public final class WebSocketTransport: LoadTransport {
             return configuration.path + "?token=" + token
         }
         let workload = session.workload
-        let friends = workload.friends[user].map { String(workload.ids[Int($0)]) }.joined(separator: ",")
+        // nchan takes up to 255 channels and 1,024 bytes of ids; a user without friends listens to a channel of its
+        // own that nobody publishes to (an empty list is refused).
+        var friends = workload.friends[user].map { String(workload.ids[Int($0)]) }.joined(separator: ",")
+        if friends.isEmpty { friends = "none-\(workload.ids[user])" }
         return configuration.path + String(workload.ids[user]) + "?f=" + friends
     }
 

@@ -148,6 +148,17 @@ struct LoadTestCommand: ParsableCommand {
             throw ValidationError(error.description)
         }
 
+        if kind == .nchan {
+            // nchan refuses a subscriber of more than 255 channels or 1,024 bytes of channel ids.
+            for (user, friends) in workload.friends.enumerated() {
+                let bytes = friends.reduce(0) { $0 + String(workload.ids[Int($1)]).utf8.count + 1 }
+                guard friends.count <= 255, bytes <= 1_025 else {
+                    throw ValidationError(
+                        "nchan takes at most 255 channels (1,024 bytes of ids) per subscriber; user "
+                            + "\(workload.ids[user]) has \(friends.count) friends")
+                }
+            }
+        }
         let perUser: UInt64 = kind == .mosquitto ? 3 : 1  // libmosquitto also opens a socket pair per client
         let limit = FileDescriptorLimit.raise(to: UInt64(workload.count) * perUser + 1024)
         if limit < UInt64(workload.count) * perUser + 64 {
