@@ -414,12 +414,12 @@ public final class Sessions {
             let checked = waitingUpgradeCallbacks[waitingUpgradeHead]
             waitingUpgradeCallbacks[waitingUpgradeHead] = {}  // let go of what it captured now
             waitingUpgradeHead += 1
-            work.release()
             if connections[next.connection] == nil {
                 checked()
             } else {
                 checkUpgradeToken(next.connection, token: next.token, epoch: next.epoch, checked: checked)
             }
+            work.release()  // after the check is counted itself: in flight never reads 0 in between
         }
         if waitingUpgradeHead == waitingUpgradeChecks.count {
             let keep = waitingUpgradeChecks.capacity <= 1024
