@@ -58,7 +58,6 @@ public final class Sessions {
     /// Upgrade tokens being checked, and those waiting for room, oldest first from `waitingUpgradeHead`.
     private var upgradeChecks = 0
     private var waitingUpgradeChecks: [WaitingUpgradeCheck] = []
-    private var waitingUpgradeCallbacks: [() -> Void] = []
     private var waitingUpgradeHead = 0
     /// The most upgrade tokens checked at once. Clients reconnecting together (a restart, a network back) would
     /// otherwise each hold a task from their upgrade until the store answers: ten thousand tasks, freed one by one
@@ -73,6 +72,7 @@ public final class Sessions {
         var connection: ConnectionID
         var token: String
         var epoch: UInt64
+        var checked: () -> Void
     }
 
     /// A connection is about to lose its account (closing, logging out, switching, revoked).
@@ -400,8 +400,8 @@ public final class Sessions {
         let epoch = begin(connection)
         guard upgradeChecks < Self.maxUpgradeChecks else {
             work.hold()
-            waitingUpgradeChecks.append(WaitingUpgradeCheck(connection: connection, token: token, epoch: epoch))
-            waitingUpgradeCallbacks.append(checked)
+            waitingUpgradeChecks.append(
+                WaitingUpgradeCheck(connection: connection, token: token, epoch: epoch, checked: checked))
             return
         }
         checkUpgradeToken(connection, token: token, epoch: epoch, checked: checked)
@@ -411,24 +411,20 @@ public final class Sessions {
     private func startWaitingUpgradeChecks() {
         while upgradeChecks < Self.maxUpgradeChecks, waitingUpgradeHead < waitingUpgradeChecks.count {
             let next = waitingUpgradeChecks[waitingUpgradeHead]
-            let checked = waitingUpgradeCallbacks[waitingUpgradeHead]
-            waitingUpgradeCallbacks[waitingUpgradeHead] = {}  // let go of what it captured now
+            waitingUpgradeChecks[waitingUpgradeHead].checked = {}  // let go of what it captured now
             waitingUpgradeHead += 1
             if connections[next.connection] == nil {
-                checked()
+                next.checked()
             } else {
-                checkUpgradeToken(next.connection, token: next.token, epoch: next.epoch, checked: checked)
+                checkUpgradeToken(next.connection, token: next.token, epoch: next.epoch, checked: next.checked)
             }
             work.release()  // after the check is counted itself: in flight never reads 0 in between
         }
         if waitingUpgradeHead == waitingUpgradeChecks.count {
-            let keep = waitingUpgradeChecks.capacity <= 1024
-            waitingUpgradeChecks.removeAll(keepingCapacity: keep)
-            waitingUpgradeCallbacks.removeAll(keepingCapacity: keep)
+            waitingUpgradeChecks.removeAll(keepingCapacity: waitingUpgradeChecks.capacity <= 1024)
             waitingUpgradeHead = 0
         } else if waitingUpgradeHead >= 1024 && waitingUpgradeHead * 2 >= waitingUpgradeChecks.count {
             waitingUpgradeChecks.removeFirst(waitingUpgradeHead)
-            waitingUpgradeCallbacks.removeFirst(waitingUpgradeHead)
             waitingUpgradeHead = 0
         }
     }
