@@ -62,7 +62,7 @@ public final class Router: ConnectionHandler {
     public private(set) var table: OpTable
     private let delivery: LocalDelivery
     private let confinement: LoopConfinement
-    private var queues: [ConnectionID: Queue] = [:]
+    private var queues = ConnectionMap<Queue>()
     private var message = Message()
     private var writer = JSONWriter(capacity: 1024)
     /// The op looked up last, so a stream of the same op (positions) skips the table's hashing.
@@ -159,10 +159,11 @@ public final class Router: ConnectionHandler {
         let now = limits.messagesPerSecond > 0 ? hub.clock.now() : 0
         FrameLines.forEach(in: frame) { line in
             // One look-up per line, and the queue changed in its slot: the budget is taken and the queue's state read
-            // together (through the slot, not the optional subscript, whose in-place change costs several times more).
-            guard let slot = queues.index(forKey: id) else { return }
-            let admission = queues.values[slot].admit(
-                now: now, perSecond: limits.messagesPerSecond, burst: limits.messageBurst)
+            // together (in place, not through the optional subscript, which moves the queue out and back).
+            let admission = queues.update(id) {
+                $0.admit(now: now, perSecond: limits.messagesPerSecond, burst: limits.messageBurst)
+            }
+            guard let admission else { return }
             switch admission {
             case .handle: handle(line, from: id)
             case .wait: enqueue(line, for: id)

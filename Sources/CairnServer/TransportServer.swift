@@ -63,6 +63,8 @@ public final class TransportServer: @unchecked Sendable {
     private var evLoop: UnsafeMutableRawPointer?
     private var foreignLoops: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
     var sweepTimer: UnsafeMutableRawPointer?
+    /// Gives the free memory a burst of connections leaves back to the kernel once the burst has settled.
+    private let heapTrim = HeapTrim()
     /// When the sweep timer is due (monotonic ns), to measure how late it fires.
     var sweepDueAt: UInt64 = 0
 
@@ -289,6 +291,7 @@ public final class TransportServer: @unchecked Sendable {
             foreignLoops = slot
             cairn_lws_info_use_libev(&info, slot, evLoop)
         }
+        _ = HeaderTableArena.forLws
         return lws_create_context(&info)
     }
 
@@ -352,6 +355,10 @@ public final class TransportServer: @unchecked Sendable {
         observer.loopLag(nanoseconds: MonotonicTime.elapsed(from: sweepDueAt, to: now))
         http.expireSlowBodies(now: now)
         handler.tick()
+        heapTrim.second(changes: webSockets.changes) { [logger] returned, milliseconds in
+            logger.info(
+                "after a burst of connections: \(returned / 1024) KiB given back to the kernel in \(milliseconds) ms")
+        }
         // What the tick sent (expired rules, relic expiry, alerts) goes out now: with the poll() loop, lws' timers
         // run before its wait, so the end-of-turn flush would come only after the next wake-up.
         webSockets.flush()

@@ -30,6 +30,8 @@ final class WebSocketEndpoint {
     private var pendingTokens: [UInt: String] = [:]
     /// Set at shutdown: new connections are closed at once, new messages dropped.
     var draining = false
+    /// Connections opened plus connections closed, since the start (`HeapTrim` watches it for bursts).
+    private(set) var changes = 0
     /// Receipt time (monotonic ns) of the message the handler is handling now; 0 outside `received`.
     private var currentReceiptAt: UInt64 = 0
     /// Scratch for the receipt times of the positions in one write (reused, so timing allocates nothing).
@@ -92,6 +94,7 @@ final class WebSocketEndpoint {
         let id = state.id
         session.storeBytes(of: id, as: UInt64.self)
         observer.connectionOpened()
+        changes += 1
         let token = pendingTokens.removeValue(forKey: UInt(bitPattern: wsi))
         if draining {
             close(state, code: CloseCode.goingAway.rawValue, reason: "server shutting down")
@@ -258,6 +261,7 @@ final class WebSocketEndpoint {
         guard let session else { return }
         let id = session.load(as: UInt64.self)
         guard id != 0, let state = connections.remove(id) else { return }
+        changes += 1
         state.isGone = true
         session.storeBytes(of: 0, as: UInt64.self)
         handler.connectionClosed(id)

@@ -39,7 +39,7 @@ public final class Sessions {
     private let signups: LoginLimiter
     package var events: (any HubEvents)?
 
-    private var connections: [ConnectionID: Connection] = [:]
+    private var connections = ConnectionMap<Connection>()
     private var authDeadlines: [ConnectionID: Int64] = [:]
     /// Recently revoked tokens, in revocation order (see `rememberRevoked`).
     private var revokedTokens = RecentSet<String>()
@@ -109,10 +109,8 @@ public final class Sessions {
     public func isOpen(_ connection: ConnectionID) -> Bool { connections[connection] != nil }
     /// The account bound to a connection.
     public func user(of connection: ConnectionID) -> User? {
-        // Through the slot, so that only the account is copied out, not the whole connection's state (every request
-        // asks this).
-        guard let slot = connections.index(forKey: connection) else { return nil }
-        return connections.values[slot].user
+        // Only the account is copied out, not the whole connection's state (every request asks this).
+        connections.read(connection) { $0.user } ?? nil
     }
     /// The connections bound to `user`.
     public func connections(of user: Int64) -> [ConnectionID] { byUser[user] ?? [] }

@@ -5,7 +5,7 @@
 # of the bytes per connection at each step, and of the step from the first to the last count, come last.
 #
 #   loadtest/memory/run.sh
-#   USERS=5000 STEPS=1000,5000 REPEAT=3 WATCH=1 loadtest/memory/run.sh
+#   USERS=5000 STEPS=1000,5000 REPEAT=3 WATCH=1 SETTLE=2 loadtest/memory/run.sh   # SETTLE: seconds before each reading
 #   CAIRN=/path/to/cairn loadtest/memory/run.sh        # measure that binary instead of building one
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -15,6 +15,7 @@ STEPS=${STEPS:-1000,5000}
 REPEAT=${REPEAT:-3}
 OUT=${OUT:-$(mktemp -d -p /tmp cairn-memory.XXXXXX)}
 WATCH=${WATCH:-1}
+SETTLE=${SETTLE:-2}
 
 if [ -n "${CAIRN:-}" ]; then
     HUB=$CAIRN
@@ -50,7 +51,7 @@ for round in $(seq 1 "$REPEAT"); do
     extra=()
     [ "$WATCH" = 1 ] || extra=(--no-watch)
     taskset -c 1 python3 loadtest/memory/idle.py --pid "$PID" --port "$port" --tokens "$OUT/tokens.json" \
-        --steps "$STEPS" "${extra[@]}" | tee "$OUT/round-$round.txt"
+        --steps "$STEPS" --settle "$SETTLE" "${extra[@]}" | tee "$OUT/round-$round.txt"
     stop_hub
 done
 python3 - "$OUT"/round-*.txt <<'PY'
