@@ -110,7 +110,7 @@ public protocol HubEvents: AnyObject {
     func publish(_ event: HubEvent, toConnections connections: [ConnectionID])
     /// `move.owner` moved and `viewer` may see it (approximately when `approximate`): the viewer's watching
     /// connections (`watching`, as `Sessions` knows them on this node) get that version, latest wins per owner.
-    func positionMoved(_ move: inout PositionFanOut, to viewer: Int64, approximate: Bool, watching: [ConnectionID])
+    func positionMoved(_ move: inout PositionFanOut, to viewer: Int64, approximate: Bool, watching: ConnectionList)
     /// `viewer`'s watching connections get `position` now, replacing anything pending for its owner.
     func positionShown(_ position: VisiblePosition, to viewer: Int64)
     /// `viewer` may no longer see `owner`: pending positions are withdrawn and `pos.hidden` takes their place.

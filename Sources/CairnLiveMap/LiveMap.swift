@@ -227,16 +227,14 @@ public final class LiveMap {
         var remotePrecise: [Int64] = []
         var remoteApproximate: [Int64] = []
         for friend in social.friends(of: owner) {
-            let watching = watchers[friend] ?? []
+            let watching = watchers[friend]
             let remotely = elsewhere?.isOnlineElsewhere(friend) ?? false
-            guard !watching.isEmpty || remotely else { continue }
+            guard watching != nil || remotely else { continue }
             switch share.level(of: friend) {
             case .hidden:
                 continue
             case .precise:
-                if !watching.isEmpty {
-                    events.positionMoved(&move, to: friend, approximate: false, watching: watching)
-                }
+                if let watching { events.positionMoved(&move, to: friend, approximate: false, watching: watching) }
                 if remotely { remotePrecise.append(friend) }
             case .approximate:
                 if !approxChecked {
@@ -246,9 +244,7 @@ public final class LiveMap {
                     if changed { move.approximate = approximated(fix, in: cell) }
                 }
                 guard move.approximate != nil else { continue }
-                if !watching.isEmpty {
-                    events.positionMoved(&move, to: friend, approximate: true, watching: watching)
-                }
+                if let watching { events.positionMoved(&move, to: friend, approximate: true, watching: watching) }
                 if remotely { remoteApproximate.append(friend) }
             }
         }

@@ -49,7 +49,7 @@ final class LocalDelivery: HubEvents {
 
     func positionMoved(
         _ move: inout PositionFanOut, to viewer: Int64, approximate: Bool,
-        watching: [ConnectionID]
+        watching: ConnectionList
     ) {
         guard let outbound, encode(&move, approximate: approximate) else { return }
         // The bytes are handed from the move itself: no copy of them (a retain and a release) per viewer.

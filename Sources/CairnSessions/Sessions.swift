@@ -50,11 +50,11 @@ public final class Sessions {
     private var loggedOutEverywhere: [Int64: (epoch: UInt64, why: SessionEnd)] = [:]
     private var everywhereOrder: [Int64] = []
     /// Authenticated connections per user (presence: online while non-empty).
-    private var byUser: [Int64: [ConnectionID]] = [:]
+    private var byUser: [Int64: ConnectionList] = [:]
     /// Open connections per source address (loopback not counted).
     private var perAddress: [String: Int] = [:]
     /// Connections watching their friends, per user.
-    private var watchers: [Int64: [ConnectionID]] = [:]
+    private var watchers: [Int64: ConnectionList] = [:]
     /// Upgrade tokens being checked, and those waiting for room, oldest first from `waitingUpgradeHead`.
     private var upgradeChecks = 0
     private var waitingUpgradeChecks: [WaitingUpgradeCheck] = []
@@ -113,9 +113,9 @@ public final class Sessions {
         connections.read(connection) { $0.user } ?? nil
     }
     /// The connections bound to `user`.
-    public func connections(of user: Int64) -> [ConnectionID] { byUser[user] ?? [] }
+    public func connections(of user: Int64) -> [ConnectionID] { byUser[user].map(Array.init) ?? [] }
     /// True when `user` has an authenticated connection.
-    public func isOnline(_ user: Int64) -> Bool { !(byUser[user]?.isEmpty ?? true) }
+    public func isOnline(_ user: Int64) -> Bool { byUser[user] != nil }
     /// Presence on other nodes (nil on a single node); told of every local presence change by the hub's wiring.
     package var remotePresence: (any RemotePresence)?
     /// Other nodes (nil: a single node): told of logouts and suspensions committed here.
@@ -129,11 +129,11 @@ public final class Sessions {
         isOnline(user) || (remotePresence?.isOnlineElsewhere(user) ?? false)
     }
     /// The connections of `user` that watch the live map.
-    public func watchingConnections(of user: Int64) -> [ConnectionID] { watchers[user] ?? [] }
+    public func watchingConnections(of user: Int64) -> [ConnectionID] { watchers[user].map(Array.init) ?? [] }
     /// The connections watching the live map, per user (no entry: none), read once for a fan-out over many users.
-    package var watchingByUser: [Int64: [ConnectionID]] { watchers }
+    package var watchingByUser: [Int64: ConnectionList] { watchers }
     /// True when some connection of `user` watches the live map.
-    public func isWatching(_ user: Int64) -> Bool { !(watchers[user]?.isEmpty ?? true) }
+    public func isWatching(_ user: Int64) -> Bool { watchers[user] != nil }
     /// True when this connection watches the live map.
     package func isWatching(connection: ConnectionID) -> Bool { connections[connection]?.watching ?? false }
 
@@ -205,10 +205,9 @@ public final class Sessions {
         connections[connection] = state
         watchingCount += watching ? 1 : -1
         if watching {
-            watchers[user.id, default: []].append(connection)
+            watchers[user.id].add(connection)
         } else {
-            watchers[user.id]?.removeAll { $0 == connection }
-            if watchers[user.id]?.isEmpty ?? false { watchers[user.id] = nil }
+            watchers[user.id].remove(connection)
         }
         return true
     }
@@ -580,7 +579,7 @@ public final class Sessions {
 
     /// The account's stored details changed (a new display name): its connections carry the new value from now on.
     package func renamed(_ user: User) {
-        for connection in byUser[user.id] ?? [] where connections[connection]?.user?.id == user.id {
+        for connection in connections(of: user.id) where connections[connection]?.user?.id == user.id {
             connections[connection]?.user = user
         }
     }
@@ -615,7 +614,7 @@ public final class Sessions {
         authenticatedCount += 1
         authDeadlines[connection] = nil
         let wasOnline = isOnline(user.id)
-        byUser[user.id, default: []].append(connection)
+        byUser[user.id].add(connection)
         if !wasOnline { presenceChanged?(user.id, true) }
     }
 
@@ -633,9 +632,8 @@ public final class Sessions {
         connections[connection]?.user = nil
         connections[connection]?.token = nil
         authenticatedCount -= 1
-        byUser[user.id]?.removeAll { $0 == connection }
-        if byUser[user.id]?.isEmpty ?? false {
-            byUser[user.id] = nil
+        byUser[user.id].remove(connection)
+        if byUser[user.id] == nil {
             if user.isGuest { guestSeen?(user.id) }
             presenceChanged?(user.id, false)
         }

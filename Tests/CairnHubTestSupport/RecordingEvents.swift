@@ -80,7 +80,7 @@ public final class RecordingEvents: HubEvents {
 
     public func positionMoved(
         _ move: inout PositionFanOut, to viewer: Int64, approximate: Bool,
-        watching: [ConnectionID]
+        watching: ConnectionList
     ) {
         let fix: Fix
         if approximate {
@@ -96,7 +96,8 @@ public final class RecordingEvents: HubEvents {
                 move.encodedPrecise = []
             }
         }
-        moved.append(Moved(owner: move.owner, viewer: viewer, fix: fix, approximate: approximate, watching: watching))
+        moved.append(
+            Moved(owner: move.owner, viewer: viewer, fix: fix, approximate: approximate, watching: Array(watching)))
     }
 
     public func positionShown(_ position: VisiblePosition, to viewer: Int64) { shown.append((position, viewer)) }
