@@ -49,7 +49,15 @@ public enum ConnectionList: RandomAccessCollection, Equatable, Sendable {
 extension Optional where Wrapped == ConnectionList {
     /// Adds `id` to the list, making one if there is none.
     @inlinable public mutating func add(_ id: ConnectionID) {
-        self = self?.adding(id) ?? .one(id)
+        switch self {
+        case nil: self = .one(id)
+        case .one(let first)?: self = .many([first, id])
+        case .many(var ids)?:
+            // Out of the optional first, so the array is uniquely held and grows in place.
+            self = nil
+            ids.append(id)
+            self = .many(ids)
+        }
     }
 
     /// Removes `id`; the list goes when it is left empty.

@@ -5,9 +5,11 @@
 // per connection"). Capping lws' pool instead would let a few idle sockets keep everyone out (decision 0034).
 //
 // So every header-table allocation lws makes (by its reason, "ah struct" and "ah data") takes a page of a region
-// reserved for them, and a freed page goes back to the kernel (`MADV_DONTNEED`) unless a few are kept at hand for the
-// next handshakes. Everything else lws allocates goes to malloc as before. lws calls its allocator from whichever
-// thread uses it, so the free lists are behind a lock; a full region falls back to malloc.
+// reserved for them. Freed pages stay resident until the transport's once-a-second sweep hands those beyond a few
+// back to the kernel (`MADV_DONTNEED`), contiguous runs in one call each: no system call per handshake, and a page is
+// only ever released while no one holds it. Everything else lws allocates goes to malloc as before. lws calls its
+// allocator from whichever thread uses it, so the free lists are behind a lock; a full region falls back to malloc.
+// With pages larger than 4 KiB a slot would waste most of its page, so there the arena is not installed.
 import CLws
 import Glibc
 import Synchronization
@@ -18,7 +20,7 @@ package final class HeaderTableArena: Sendable {
     package let slotBytes: Int
     /// Slots in the region.
     package let capacity: Int
-    /// Free slots kept resident for the next handshakes; the rest go back to the kernel when freed.
+    /// Free slots kept resident for the next handshakes; `releaseExcess` gives the rest back to the kernel.
     package let keepResident: Int
     private let base: UInt
     private let limit: UInt
@@ -30,6 +32,8 @@ package final class HeaderTableArena: Sendable {
         var warm: [Int32] = []
         var cold: [Int32] = []
         var inUse = 0
+        /// Slots ever handed out.
+        var handedOut = 0
     }
     private let slots = Mutex(Slots())
 
@@ -72,31 +76,53 @@ package final class HeaderTableArena: Sendable {
                 return nil
             }
             s.inUse += 1
+            s.handedOut += 1
             return index
         }
         guard let index else { return nil }
         return UnsafeMutableRawPointer(bitPattern: base + UInt(Int(index) * slotBytes))
     }
 
-    /// Gives a slot back; past `keepResident` free ones, its page goes back to the kernel.
+    /// Gives a slot back. Its page stays resident until `releaseExcess`.
     package func free(_ pointer: UnsafeMutableRawPointer) {
         let index = Int32((UInt(bitPattern: pointer) - base) / UInt(slotBytes))
-        let release = slots.withLock { s in
+        slots.withLock { s in
             s.inUse -= 1
-            if s.warm.count < keepResident {
-                s.warm.append(index)
-                return false
-            }
-            s.cold.append(index)
-            return true
+            s.warm.append(index)
         }
-        if release { madvise(pointer, slotBytes, MADV_DONTNEED) }
+    }
+
+    /// Hands the pages of free slots beyond `keepResident` back to the kernel; returns how many. The slots are taken
+    /// off the free list while they are released, so no one can be given one meanwhile.
+    @discardableResult
+    package func releaseExcess() -> Int {
+        let excess: [Int32] = slots.withLock { s in
+            guard s.warm.count > keepResident else { return [] }
+            let excess = Array(s.warm[keepResident...])
+            s.warm.removeLast(excess.count)
+            return excess
+        }
+        guard !excess.isEmpty else { return 0 }
+        let sorted = excess.sorted()
+        var start = 0
+        while start < sorted.count {
+            var end = start + 1
+            while end < sorted.count, sorted[end] == sorted[end - 1] + 1 { end += 1 }
+            madvise(
+                UnsafeMutableRawPointer(bitPattern: base + UInt(Int(sorted[start]) * slotBytes)),
+                (end - start) * slotBytes, MADV_DONTNEED)
+            start = end
+        }
+        slots.withLock { $0.cold.append(contentsOf: excess) }
+        return excess.count
     }
 
     /// Slots handed out and not yet freed.
     package var inUse: Int { slots.withLock { $0.inUse } }
     /// Free slots whose pages are still resident.
     package var residentFree: Int { slots.withLock { $0.warm.count } }
+    /// Slots ever handed out.
+    package var handedOut: Int { slots.withLock { $0.handedOut } }
 
     /// lws' allocator contract (`lws_set_allocator`): `realloc` semantics, `size` 0 frees; `reason` says what for.
     package func reallocate(_ pointer: UnsafeMutableRawPointer?, _ size: Int, _ reason: UnsafePointer<CChar>?)
@@ -126,9 +152,13 @@ package final class HeaderTableArena: Sendable {
         strcmp(reason, "ah data") == 0 || strcmp(reason, "ah struct") == 0
     }
 
-    /// The arena lws allocates header tables from, once installed (nil: not installed, or the reservation failed).
+    /// The arena lws allocates header tables from, once installed (nil: pages are not 4 KiB, or the reservation
+    /// failed).
     package static let forLws: HeaderTableArena? = {
-        guard let arena = HeaderTableArena(capacity: 65_536, keepResident: 16) else { return nil }
+        // 32,768 slots: 128 MiB of address space, room for 16,384 handshakes in flight before tables come from malloc.
+        guard getpagesize() == 4096, let arena = HeaderTableArena(capacity: 32_768, keepResident: 16) else {
+            return nil
+        }
         lws_set_allocator { pointer, size, reason in
             // Only installed when the arena exists.
             HeaderTableArena.forLws!.reallocate(pointer, size, reason)

@@ -2,8 +2,9 @@
 // a network coming back), each leaves short-lived allocations freed between the connections' long-lived ones: malloc
 // keeps those holes, resident, for good (docs/BENCHMARKS.md, "Memory per connection"). Once such a burst has settled,
 // `malloc_trim` hands the free pages inside the heap back (a few hundred bytes per connection of a burst of 10,000).
-// It locks malloc's arenas one at a time while it walks them, so it runs off the loop, one at a time, and only after
-// a burst: never while connections come and go at a steady trickle, at most once a minute then.
+// It locks malloc's arenas one at a time while it walks them, the loop's among them, so it runs off the loop, one at
+// a time, only after a burst's worth of connections came or went, and never twice within a minute: anyone can open
+// and close connections, and a client doing so in bursts must not make the hub walk its heap every other second.
 import Dispatch
 import Glibc
 import Synchronization
@@ -14,12 +15,17 @@ struct HeapTrimPolicy {
     var burst = 1_000
     /// A second with fewer changes than this is quiet: the burst has settled.
     var quiet = 10
-    /// Seconds after which a trim is due even without a quiet second, once a burst's worth has changed.
-    var longestWait = 60
+    /// Seconds that must pass between two trims.
+    var minimumGap = 60
+    /// Seconds after the last trim after which a burst's worth of changes is trimmed without a quiet second.
+    var longestWait = 300
 
     private var changesSinceTrim = 0
     private var lastChanges = 0
-    private var secondsSinceTrim = 0
+    /// Starts at `minimumGap`: the first burst after start-up need not wait.
+    private var secondsSinceTrim: Int
+
+    init() { secondsSinceTrim = minimumGap }
 
     /// Called once a second with the running count of connections opened plus closed; true: trim now.
     mutating func second(changes total: Int) -> Bool {
@@ -27,7 +33,9 @@ struct HeapTrimPolicy {
         lastChanges = total
         changesSinceTrim += thisSecond
         secondsSinceTrim += 1
-        guard changesSinceTrim >= burst, thisSecond < quiet || secondsSinceTrim >= longestWait else { return false }
+        guard changesSinceTrim >= burst, secondsSinceTrim >= minimumGap,
+            thisSecond < quiet || secondsSinceTrim >= longestWait
+        else { return false }
         changesSinceTrim = 0
         secondsSinceTrim = 0
         return true

@@ -355,6 +355,7 @@ public final class TransportServer: @unchecked Sendable {
         observer.loopLag(nanoseconds: MonotonicTime.elapsed(from: sweepDueAt, to: now))
         http.expireSlowBodies(now: now)
         handler.tick()
+        HeaderTableArena.forLws?.releaseExcess()
         heapTrim.second(changes: webSockets.changes) { [logger] returned, milliseconds in
             logger.info(
                 "after a burst of connections: \(returned / 1024) KiB given back to the kernel in \(milliseconds) ms")

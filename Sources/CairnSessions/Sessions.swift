@@ -632,8 +632,9 @@ public final class Sessions {
         connections[connection]?.user = nil
         connections[connection]?.token = nil
         authenticatedCount -= 1
+        let wasOnline = byUser[user.id] != nil
         byUser[user.id].remove(connection)
-        if byUser[user.id] == nil {
+        if wasOnline, byUser[user.id] == nil {
             if user.isGuest { guestSeen?(user.id) }
             presenceChanged?(user.id, false)
         }

@@ -12,7 +12,7 @@ struct ConnectionMapTests {
     @Test func answersLikeADictionaryThroughARandomRunOfChanges() {
         var map = ConnectionMap<Int>()
         var model: [ConnectionID: Int] = [:]
-        var random = SystemRandomNumberGenerator()
+        var random = SplitMix(seed: 30)
         let ids: [ConnectionID] =
             (0..<40).map { id(slot: $0 % 20, generation: 1 + $0 / 20) }
             + [0, 7, UInt64.max, id(slot: 1 << 31, generation: 3), id(slot: 1 << 31, generation: 4)]
@@ -79,5 +79,32 @@ struct ConnectionMapTests {
         #expect(map.denseCapacity <= 16)
         #expect(map[id(slot: 0xFFFF_FFFF, generation: 1)] == 1)
         #expect(map.count == 2)
+    }
+
+    @Test func changesMadeWhileIteratingDoNotDisturbTheIteration() {
+        var map = ConnectionMap<Int>()
+        for slot in 1...10 { map[id(slot: UInt64(slot), generation: 1)] = slot }
+        var seen: [Int] = []
+        for (key, value) in map {
+            seen.append(value)
+            map[key] = nil
+            map[id(slot: UInt64(value) + 100, generation: 1)] = value
+        }
+        #expect(seen == Array(1...10))
+        #expect(map.count == 10)
+        #expect(map.values.sorted() == Array(1...10))
+    }
+}
+
+/// A small seeded generator, so that a failing run can be repeated.
+private struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 }

@@ -1,8 +1,8 @@
 import Testing
 
 // When the hub gives a burst's free memory back: once a burst's worth of connections came or went and a quiet second
-// follows, or after the longest wait while they keep coming; never for a steady trickle below a burst, and not
-// again until another burst's worth has changed.
+// follows; never twice within a minute, however the connections come (a client opening and closing connections in
+// bursts cannot make the hub walk its heap every other second); after the longest wait when they never stop coming.
 @testable import CairnServer
 
 @Suite(.timeLimit(.minutes(5)))
@@ -18,24 +18,34 @@ struct HeapTrimTests {
         return seconds
     }
 
-    @Test func aBurstIsTrimmedOnceTheFirstQuietSecondFollows() {
+    @Test func theFirstBurstIsTrimmedOnceTheFirstQuietSecondFollows() {
         var policy = HeapTrimPolicy()
         #expect(trims(&policy, perSecond: [4_000, 6_000, 50, 3, 0, 0, 0]) == [4])
     }
 
-    @Test func aSteadyTrickleBelowABurstIsNeverTrimmed() {
+    @Test func burstsEveryOtherSecondAreTrimmedAtMostOnceAMinute() {
         var policy = HeapTrimPolicy()
-        #expect(trims(&policy, perSecond: Array(repeating: 5, count: 150)).isEmpty)
+        // 1,000 connections opened and closed, a quiet second, again and again, for three minutes.
+        let seconds = trims(&policy, perSecond: Array(repeating: [1_000, 0], count: 90).flatMap { $0 })
+        #expect(seconds == [2, 62, 122])
     }
 
-    @Test func connectionsThatKeepComingAreTrimmedAfterTheLongestWait() {
+    @Test func aSmallTrickleIsNotTrimmedUntilABurstsWorthHasChanged() {
         var policy = HeapTrimPolicy()
-        #expect(trims(&policy, perSecond: Array(repeating: 100, count: 130)) == [60, 120])
+        // Five a second: the 1,000th change comes in the 200th second.
+        #expect(trims(&policy, perSecond: Array(repeating: 5, count: 250)) == [200])
     }
 
-    @Test func closesCountLikeOpensAndEachBurstIsTrimmedOnce() {
+    @Test func connectionsThatNeverStopComingAreTrimmedAfterTheLongestWait() {
         var policy = HeapTrimPolicy()
-        // 10,000 in, quiet, 10,000 out, quiet.
-        #expect(trims(&policy, perSecond: [10_000, 0, 0, 10_000, 0, 0]) == [2, 5])
+        let seconds = trims(&policy, perSecond: Array(repeating: 100, count: 700))
+        #expect(seconds == [240, 540])
+    }
+
+    @Test func closesCountLikeOpensAndEachSettledBurstIsTrimmedOnce() {
+        var policy = HeapTrimPolicy()
+        // 10,000 in, quiet for two minutes, 10,000 out, quiet.
+        let quiet = Array(repeating: 0, count: 119)
+        #expect(trims(&policy, perSecond: [10_000] + quiet + [10_000, 0, 0]) == [2, 122])
     }
 }

@@ -72,7 +72,7 @@ private final class Seen: @unchecked Sendable {
 }
 
 /// Echoes every text message back to its connection and counts calls made off the confined thread.
-private final class EchoHandler: ConnectionHandler {
+final class EchoHandler: ConnectionHandler {
     let confinement: LoopConfinement
     var outbound: (any Outbound)? {
         didSet { note() }
@@ -111,7 +111,7 @@ private final class EchoHandler: ConnectionHandler {
 }
 
 /// Counts what the transport reports; the figures themselves are the hub's tests' business.
-private final class CountingObserver: TransportObserver {
+final class CountingObserver: TransportObserver {
     var events = 0
     func connectionOpened() { events += 1 }
     func messageReceived(bytes: Int) { events += 1 }
