@@ -50,8 +50,6 @@ final class HeapTrim {
         let flag = Atomic(false)
     }
     private let running = Running()
-    /// Trims started (for the log and tests).
-    private(set) var started = 0
 
     /// glibc's `malloc_trim` (not in the Glibc module's headers); nil on a C library without it, where nothing is
     /// trimmed.
@@ -65,7 +63,6 @@ final class HeapTrim {
         guard policy.second(changes: changes), Self.mallocTrim != nil else { return }
         guard running.flag.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
         else { return }
-        started += 1
         DispatchQueue.global(qos: .utility).async { [running = self.running] in
             let before = ResidentMemory.bytes() ?? 0
             let start = MonotonicTime.now()
