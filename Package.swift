@@ -289,7 +289,8 @@ let package = Package(
         // The domain's tests, one target per feature (its rules, in memory, with a manual clock); those built on
         // `DomainHarness` drive the feature inside a whole hub.
         .testTarget(
-            name: "CairnCoreTests", dependencies: ["CairnCore", "CairnErrorCodes", "CairnLoop", "CairnHubTestSupport"]),
+            name: "CairnCoreTests",
+            dependencies: ["CairnCore", "CairnErrorCodes", "CairnLoop", "CairnSeed", "CairnHubTestSupport"]),
         .testTarget(
             name: "CairnSessionsTests",
             dependencies: [

@@ -28,10 +28,9 @@ public enum ConnectionList: RandomAccessCollection, Equatable, Sendable {
 
     /// This list with `id` added at the end.
     @inlinable public func adding(_ id: ConnectionID) -> ConnectionList {
-        switch self {
-        case .one(let first): .many([first, id])
-        case .many(let ids): .many(ids + [id])
-        }
+        var list: ConnectionList? = self
+        list.add(id)
+        return list!
     }
 
     /// This list without `id`; nil when nothing is left.

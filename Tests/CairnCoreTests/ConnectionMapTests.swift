@@ -1,3 +1,4 @@
+import CairnSeed
 import Testing
 
 // Values per connection kept by the id's slot: the map answers like a dictionary whatever the ids (the transport's
@@ -12,7 +13,7 @@ struct ConnectionMapTests {
     @Test func answersLikeADictionaryThroughARandomRunOfChanges() {
         var map = ConnectionMap<Int>()
         var model: [ConnectionID: Int] = [:]
-        var random = SplitMix(seed: 30)
+        var random = SplitMix64(seed: 30)
         let ids: [ConnectionID] =
             (0..<40).map { id(slot: $0 % 20, generation: 1 + $0 / 20) }
             + [0, 7, UInt64.max, id(slot: 1 << 31, generation: 3), id(slot: 1 << 31, generation: 4)]
@@ -93,18 +94,5 @@ struct ConnectionMapTests {
         #expect(seen == Array(1...10))
         #expect(map.count == 10)
         #expect(map.values.sorted() == Array(1...10))
-    }
-}
-
-/// A small seeded generator, so that a failing run can be repeated.
-private struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
