@@ -2,7 +2,10 @@
 #include "CMosquitto.h"
 
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <pthread.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 struct cairn_mosquitto_api cairn_mosquitto;
 
@@ -46,4 +49,30 @@ static void load(void) {
 const char *cairn_mosquitto_load(void) {
     pthread_once(&once, load);
     return load_error;
+}
+
+int cairn_lowest_free_descriptor(void) {
+    /* open() takes the lowest free number; it is given back at once. */
+    int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) close(fd);
+    return fd;
+}
+
+/* libmosquitto 2.x opens a socket pair in mosquitto_new. Only its own mosquitto_loop() reads it, to wake from
+ * select() when another thread publishes; a client driven through loop_read, _write and _misc from one thread, as
+ * the tester's are, never needs it, yet each simulated user would cost three descriptors and 10,000 users more than
+ * a hard limit of 20,000. libmosquitto treats a failed socketpair() as a warning and goes on without it (publish
+ * then skips the wake-up write). So while the client is made, the soft descriptor limit is lowered to the lowest
+ * free number, where socketpair() fails with EMFILE, and put back at once. Another thread opening a descriptor in
+ * that moment would fail too: the tester makes its clients from its one thread. */
+struct mosquitto *cairn_mosquitto_new_unpaired(const char *id, bool clean_session, void *obj) {
+    struct rlimit saved, lowered;
+    int lowest = cairn_lowest_free_descriptor();
+    if (lowest < 0 || getrlimit(RLIMIT_NOFILE, &saved) != 0) return cairn_mosquitto.new_(id, clean_session, obj);
+    lowered = saved;
+    lowered.rlim_cur = (rlim_t)lowest;
+    if (setrlimit(RLIMIT_NOFILE, &lowered) != 0) return cairn_mosquitto.new_(id, clean_session, obj);
+    struct mosquitto *client = cairn_mosquitto.new_(id, clean_session, obj);
+    setrlimit(RLIMIT_NOFILE, &saved);
+    return client;
 }

@@ -17,10 +17,15 @@ public final class MosquittoTransport: LoadTransport {
     private let scratch = UnsafeMutablePointer<UInt8>.allocate(capacity: 256)
     private var epoll: Int32 = -1
     private let clientPrefix = "cairn-lt-\(getpid())-"
+    private let socketPairs: Bool
 
-    /// A transport for `session`.
-    public init(session: LoadSession) {
+    /// A transport for `session`. libmosquitto opens a socket pair beside each client's socket, which only its own
+    /// threaded loop reads; with `socketPairs: false` the clients are made without it (one descriptor per user, not
+    /// three), by lowering the process's soft descriptor limit for the moment of `mosquitto_new`. That moment would
+    /// fail any other thread's `open`, so only a single-threaded process (the `cairn-loadtest` tool) should ask.
+    public init(session: LoadSession, socketPairs: Bool = true) {
         self.session = session
+        self.socketPairs = socketPairs
         let n = session.workload.count
         clients = [OpaquePointer?](repeating: nil, count: n)
         writeArmed = [Bool](repeating: false, count: n)
@@ -89,7 +94,9 @@ public final class MosquittoTransport: LoadTransport {
     // MARK: LoadTransport
 
     public func connect(user: Int) -> Bool {
-        guard let m = mosquitto_new(clientPrefix + String(user), true, UnsafeMutableRawPointer(tags + user)) else {
+        let id = clientPrefix + String(user)
+        let tag = UnsafeMutableRawPointer(tags + user)
+        guard let m = socketPairs ? mosquitto_new(id, true, tag) : cairn_mosquitto_new_unpaired(id, true, tag) else {
             return false
         }
         _ = mosquitto_int_option(m, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V311)

@@ -159,7 +159,7 @@ struct LoadTestCommand: ParsableCommand {
                 }
             }
         }
-        let perUser: UInt64 = kind == .mosquitto ? 3 : 1  // libmosquitto also opens a socket pair per client
+        let perUser: UInt64 = 1  // one socket per user: the Mosquitto clients are made without their socket pairs
         let limit = FileDescriptorLimit.raise(to: UInt64(workload.count) * perUser + 1024)
         if limit < UInt64(workload.count) * perUser + 64 {
             FileHandle.standardError.write(
@@ -170,7 +170,8 @@ struct LoadTestCommand: ParsableCommand {
         let session = LoadSession(workload: workload, configuration: configuration)
         let report =
             kind == .mosquitto
-            ? MosquittoTransport(session: session).run() : WebSocketTransport(session: session).run()
+            ? MosquittoTransport(session: session, socketPairs: false).run()
+            : WebSocketTransport(session: session).run()
 
         print(report.summary())
         if let json {

@@ -26,21 +26,6 @@ struct NchanRunTests {
             .deletingLastPathComponent().appendingPathComponent("nchan/start.sh").path
     }
 
-    /// Whether something accepts connections on the loopback `port`.
-    static func accepts(_ port: Int) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        return withUnsafePointer(to: &address) { p in
-            p.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-            }
-        }
-    }
-
     @Test func everyReportReachesExactlyTheFriendsItIsFor() throws {
         let port = try LoadRunTests.closedPort()
         let scratch = NSTemporaryDirectory() + "cairn-nchan-\(UUID().uuidString)"
@@ -51,13 +36,7 @@ struct NchanRunTests {
             server.signal(SIGTERM)  // the master stops its worker; a SIGKILL would leave the worker behind
             _ = try? server.waitForExit(timeout: 20)
         }
-        var waited = 0
-        while !Self.accepts(port) {
-            try #require(server.isRunning, "nginx exited: \(server.output)")
-            try #require(waited < 300, "nginx did not listen on \(port) within 30 s: \(server.output)")
-            usleep(100_000)
-            waited += 1
-        }
+        try ListeningPeer.wait(for: port, from: server, name: "nginx")
 
         let workload = try Workload.generate(WorkloadPlan(users: 24, friends: 3, seed: 3))
         var configuration = LoadConfiguration(server: .nchan, port: port)

@@ -53,6 +53,13 @@ extern struct cairn_mosquitto_api cairn_mosquitto;
 /* Loads libmosquitto.so.1 once and fills cairn_mosquitto. Returns NULL on success, or dlerror()'s message. */
 const char *cairn_mosquitto_load(void);
 
+/* mosquitto_new without the socket pair libmosquitto 2.x opens beside every client (see the .c file): one
+ * descriptor per connected client instead of three. NULL where mosquitto_new fails. Not for threaded callers. */
+struct mosquitto *cairn_mosquitto_new_unpaired(const char *id, bool clean_session, void *obj);
+
+/* The lowest descriptor number not in use, which the next socket() or open() would take; -1 where none is free. */
+int cairn_lowest_free_descriptor(void);
+
 static inline int mosquitto_lib_init(void) {
     if (cairn_mosquitto_load() != NULL) return MOSQ_ERR_NOT_SUPPORTED;
     return cairn_mosquitto.lib_init();
