@@ -3,10 +3,16 @@
 // only that, so the figure is the machine's, not a server's. N loopback TCP connections; a writer thread pinned to
 // one core writes to each connection in turn (TCP_NODELAY, as Cairn and Mosquitto set it), k messages per write();
 // a reader thread pinned to another core drains the receiving ends through epoll. It reports the writer's CPU
-// (CLOCK_THREAD_CPUTIME_ID) per write and per message, the reader's CPU per message, and messages per second.
+// (CLOCK_THREAD_CPUTIME_ID) per write and per message, the reader's CPU per message, the whole process's per
+// message (getrusage: io_uring's kernel workers included), and messages per second.
 //
-//   cc -O2 -Wall -pthread -o floor floor.c
-//   ./floor --connections 1000 --batch 4 --seconds 3 [--size 120] [--writer-cpu 0] [--reader-cpu 1] [--json]
+// With --uring N (built with -DFLOOR_URING and -luring, Debian's liburing-dev) the writer does not call write():
+// it queues N sends (IORING_OP_SEND, one per connection, same bytes) and submits them with one io_uring_enter,
+// waiting for their N completions: what a loop turn's frames for N connections would cost in one submission.
+//
+//   cc -O2 -Wall -pthread -o floor floor.c                      (add -DFLOOR_URING ... -luring for --uring)
+//   ./floor --connections 1000 --batch 4 --seconds 3 [--size 120] [--uring 64] [--writer-cpu 0] [--reader-cpu 1]
+//           [--json]
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
@@ -24,8 +30,11 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+#ifdef FLOOR_URING
+#include <liburing.h>
+#endif
 
-static int connections = 1000, batch = 1, msg_size = 120, writer_cpu = 0, reader_cpu = 1, json = 0;
+static int connections = 1000, batch = 1, msg_size = 120, writer_cpu = 0, reader_cpu = 1, json = 0, uring = 0;
 static double seconds = 3;
 static int *wfd, *rfd;
 static atomic_uint_fast64_t bytes_written, bytes_read;
@@ -87,7 +96,41 @@ static void *writer(void *arg) {
     for (size_t i = 0; i < chunk; i++) buf[i] = (i % msg_size == msg_size - 1) ? '\n' : 'a' + (i % 26);
     double wall0 = now(CLOCK_MONOTONIC), cpu0 = now(CLOCK_THREAD_CPUTIME_ID), deadline = wall0 + seconds;
     uint64_t writes = 0, total = 0;
-    while (now(CLOCK_MONOTONIC) < deadline) {
+#ifdef FLOOR_URING
+    struct io_uring ring;
+    if (uring > 0) {
+        int rc = io_uring_queue_init((unsigned)uring, &ring, 0);
+        if (rc < 0) {
+            errno = -rc;
+            die("io_uring_queue_init");
+        }
+    }
+    while (uring > 0 && now(CLOCK_MONOTONIC) < deadline) {
+        for (int i = 0; i < connections;) {
+            int queued = 0;
+            for (; queued < uring && i < connections; queued++, i++)
+                io_uring_prep_send(io_uring_get_sqe(&ring), wfd[i], buf, chunk, 0);
+            int rc = io_uring_submit_and_wait(&ring, (unsigned)queued);
+            if (rc < 0) {
+                errno = -rc;
+                die("io_uring_submit_and_wait");
+            }
+            struct io_uring_cqe *cqe;
+            for (int c = 0; c < queued; c++) {
+                if (io_uring_wait_cqe(&ring, &cqe) < 0) die("io_uring_wait_cqe");
+                if (cqe->res != (int)chunk) {
+                    errno = cqe->res < 0 ? -cqe->res : EIO;
+                    die("send");
+                }
+                io_uring_cqe_seen(&ring, cqe);
+                total += chunk;
+                writes++;
+            }
+        }
+    }
+    if (uring > 0) io_uring_queue_exit(&ring);
+#endif
+    while (uring == 0 && now(CLOCK_MONOTONIC) < deadline) {
         for (int i = 0; i < connections; i++) {
             ssize_t n = write(wfd[i], buf, chunk);
             if (n != (ssize_t)chunk) die("write");
@@ -145,13 +188,20 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--seconds")) seconds = atof(v);
         else if (!strcmp(a, "--writer-cpu")) writer_cpu = atoi(v);
         else if (!strcmp(a, "--reader-cpu")) reader_cpu = atoi(v);
+        else if (!strcmp(a, "--uring")) uring = atoi(v);
         else { fprintf(stderr, "floor: unknown option %s\n", a); return 2; }
         i++;
     }
-    if (connections < 1 || batch < 1 || msg_size < 2 || seconds <= 0) {
+    if (connections < 1 || batch < 1 || msg_size < 2 || seconds <= 0 || uring < 0 || uring > 4096) {
         fprintf(stderr, "floor: bad arguments\n");
         return 2;
     }
+#ifndef FLOOR_URING
+    if (uring > 0) {
+        fprintf(stderr, "floor: --uring needs a build with -DFLOOR_URING -luring (liburing-dev)\n");
+        return 2;
+    }
+#endif
     struct rlimit rl;
     getrlimit(RLIMIT_NOFILE, &rl);
     rl.rlim_cur = rl.rlim_max;
@@ -162,28 +212,36 @@ int main(int argc, char **argv) {
         return 2;
     }
     open_pairs();
+    struct rusage usage0, usage1;
+    getrusage(RUSAGE_SELF, &usage0);
     pthread_t w, r;
     pthread_create(&r, NULL, reader, NULL);
     pthread_create(&w, NULL, writer, NULL);
     pthread_join(w, NULL);
     pthread_join(r, NULL);
+    getrusage(RUSAGE_SELF, &usage1);
+    double process_cpu_s = (usage1.ru_utime.tv_sec - usage0.ru_utime.tv_sec + usage1.ru_stime.tv_sec -
+                            usage0.ru_stime.tv_sec) + (usage1.ru_utime.tv_usec - usage0.ru_utime.tv_usec +
+                                                       usage1.ru_stime.tv_usec - usage0.ru_stime.tv_usec) / 1e6;
     uint64_t messages = writes_done * (uint64_t)batch;
     double us_per_write = writer_cpu_s * 1e6 / writes_done, us_per_msg = writer_cpu_s * 1e6 / messages;
     double reader_us = reader_cpu_s * 1e6 / messages, rate = messages / writer_wall_s;
+    double process_us = process_cpu_s * 1e6 / messages;
     if (atomic_load(&bytes_read) != atomic_load(&bytes_written)) {
         fprintf(stderr, "floor: read %llu of %llu bytes\n", (unsigned long long)atomic_load(&bytes_read),
                 (unsigned long long)atomic_load(&bytes_written));
         return 1;
     }
     if (json)
-        printf("{\"connections\":%d,\"batch\":%d,\"size\":%d,\"writes\":%llu,\"messages\":%llu,"
+        printf("{\"connections\":%d,\"batch\":%d,\"size\":%d,\"uring\":%d,\"writes\":%llu,\"messages\":%llu,"
                "\"writer_us_per_write\":%.3f,\"writer_us_per_message\":%.3f,\"reader_us_per_message\":%.3f,"
-               "\"messages_per_second\":%.0f}\n",
-               connections, batch, msg_size, (unsigned long long)writes_done, (unsigned long long)messages,
-               us_per_write, us_per_msg, reader_us, rate);
+               "\"process_us_per_message\":%.3f,\"messages_per_second\":%.0f}\n",
+               connections, batch, msg_size, uring, (unsigned long long)writes_done, (unsigned long long)messages,
+               us_per_write, us_per_msg, reader_us, process_us, rate);
     else
-        printf("connections %6d  k %2d  writes %9llu  writer %6.2f us/write %6.2f us/msg  reader %6.2f us/msg  "
-               "%9.0f msg/s\n",
-               connections, batch, (unsigned long long)writes_done, us_per_write, us_per_msg, reader_us, rate);
+        printf("connections %6d  k %2d  uring %4d  writes %9llu  writer %6.2f us/write %6.2f us/msg  reader %6.2f "
+               "us/msg  process %6.2f us/msg  %9.0f msg/s\n",
+               connections, batch, uring, (unsigned long long)writes_done, us_per_write, us_per_msg, reader_us,
+               process_us, rate);
     return 0;
 }
