@@ -1,6 +1,8 @@
 // scrypt is slow on purpose, so it must never run on the event loop. This runs it on a small pool of serial
 // dispatch queues (one per core by default): concurrency is bounded, so a burst of logins queues up instead of
-// spawning threads, and each call suspends its caller until the hash is done.
+// spawning threads, and each call suspends its caller until the hash is done. The hashing threads run below the event
+// loop's priority (`BackgroundPriority`), so a burst of logins cannot hold up deliveries on a shared core.
+import CairnCore
 public import CairnCrypto
 import Dispatch
 import Synchronization
@@ -47,7 +49,10 @@ public final class PasswordHasher: Sendable {
         let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
         let queue = queues[index % queues.count]
         return await withCheckedContinuation { continuation in
-            queue.async { continuation.resume(returning: work()) }
+            queue.async {
+                BackgroundPriority.lowerCurrentThread()  // a dispatch pool thread, never the loop's
+                continuation.resume(returning: work())
+            }
         }
     }
 }

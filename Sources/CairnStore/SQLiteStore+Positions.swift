@@ -13,6 +13,7 @@ extension SQLiteStore: SocialStore {
         // A fix of a user deleted meanwhile (a guest purged while a last position was on its way) is skipped, not
         // an error: one missing user must not fail the whole snapshot, and with it every later one.
         try await pool.write { db in
+            BackgroundPriority.lowerCurrentThread()  // the writer's dispatch thread; the loop must not wait for it
             let upsert = try db.cachedStatement(
                 sql: """
                     INSERT INTO positions (user_id, lat, lon, acc, alt, spd, hdg, bat, ts, flagged)

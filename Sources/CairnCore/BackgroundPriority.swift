@@ -1,0 +1,59 @@
+// Slow work shares the machine with the event loop, and where they share a core it takes the loop's time. A position
+// snapshot of 10,000 fixes (tens of milliseconds of SQLite on the store's writer thread) ran in the middle of the
+// deliveries and held them up to 80 ms every five seconds. So the threads that do slow work (the store's writes, the
+// slow-work executor, password hashing) lower their own scheduling priority: the kernel then runs the loop first
+// whenever it has something to do and gives the slow work the rest. The loop itself is never lowered.
+//
+// Lowering needs no privilege; raising back does, so a thread once lowered stays lowered. Only threads that do
+// nothing but slow work (their own, or the dispatch pool's, which the loop never runs on) call it.
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Lowers the calling thread's scheduling priority below the event loop's.
+public enum BackgroundPriority {
+    /// How much nicer slow work is than the process (and its loop) started: under contention the kernel gives a
+    /// thread about nine times the CPU of one 10 nicer, and wakes it ahead of it.
+    public static let offset: Int32 = 10
+
+    #if os(Linux)
+    private static let which = __priority_which_t(PRIO_PROCESS.rawValue)
+    #endif
+
+    /// The nice value slow work runs at: the process's own at the first call (no thread is lowered before it) plus
+    /// `offset`, at most 19.
+    public static let niceness: Int32 = {
+        #if os(Linux)
+        errno = 0
+        let base = getpriority(which, 0)
+        return min(19, (errno == 0 ? base : 0) + offset)
+        #else
+        return offset
+        #endif
+    }()
+
+    /// Lowers the calling thread: out of a real-time policy (a hub started under `chrt`) into the normal one, and to
+    /// `niceness` unless it is already that low. Cheap once done (three system calls that change nothing).
+    public static func lowerCurrentThread() {
+        #if os(Linux)
+        let thread = pthread_self()
+        var policy: Int32 = 0
+        var parameters = sched_param()
+        if pthread_getschedparam(thread, &policy, &parameters) == 0,
+            policy == Int32(SCHED_FIFO) || policy == Int32(SCHED_RR)
+        {
+            // A real-time hub (started under `chrt`): slow work leaves the real-time class altogether. The loop
+            // preempts it the moment it wakes, and so do the kernel's own threads (softirq work deferred to
+            // ksoftirqd is the network's), which the lowest real-time priority would still hold off.
+            var normal = sched_param()
+            normal.sched_priority = 0
+            _ = pthread_setschedparam(thread, Int32(SCHED_OTHER), &normal)
+        }
+        // On Linux a nice value is a thread's own, and PRIO_PROCESS with 0 names the calling thread alone.
+        let target = niceness
+        errno = 0
+        let current = getpriority(which, 0)
+        if errno == 0 && current < target { _ = setpriority(which, 0, target) }
+        #endif
+    }
+}

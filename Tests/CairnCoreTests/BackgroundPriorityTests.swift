@@ -1,0 +1,78 @@
+// Slow work runs below the event loop: a thread that calls `BackgroundPriority.lowerCurrentThread` is nicer by the
+// offset and leaves a real-time policy, the thread that calls nothing keeps its own, and the slow-work executor's
+// threads are lowered before their first job.
+import Dispatch
+import Foundation
+import Glibc
+import Synchronization
+import Testing
+
+@testable import CairnCore
+
+@Suite(.timeLimit(.minutes(1)))
+struct BackgroundPriorityTests {
+    /// Runs `body` on a new thread and waits for its answer.
+    static func onNewThread<T: Sendable>(_ body: @escaping @Sendable () -> T) -> T {
+        let answer = Mutex<T?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            answer.withLock { $0 = body() }
+            done.signal()
+        }
+        thread.start()
+        done.wait()
+        return answer.withLock { $0! }
+    }
+
+    static func nice() -> Int32 { getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0) }
+
+    static func policy() -> Int32 {
+        var policy: Int32 = -1
+        var parameters = sched_param()
+        _ = pthread_getschedparam(pthread_self(), &policy, &parameters)
+        return policy
+    }
+
+    @Test func aLoweredThreadIsNicerByTheOffsetAndNoOtherThreadIs() {
+        let target = BackgroundPriority.niceness
+        let mine = Self.nice()
+        let (before, after, again) = Self.onNewThread { () -> (Int32, Int32, Int32) in
+            let before = Self.nice()
+            BackgroundPriority.lowerCurrentThread()
+            let after = Self.nice()
+            BackgroundPriority.lowerCurrentThread()  // a second call changes nothing
+            return (before, after, Self.nice())
+        }
+        #expect(target == min(19, before + BackgroundPriority.offset))
+        #expect(after == target && again == target)
+        #expect(after > before || before == 19)
+        #expect(Self.nice() == mine)  // the caller's own thread was not touched
+        #expect(Self.onNewThread { Self.nice() } == mine)  // nor is a thread the caller starts
+    }
+
+    @Test(.enabled(if: geteuid() == 0, "setting a real-time policy needs root"))
+    func aRealTimeThreadLeavesTheRealTimeClass() {
+        let (set, after, nice) = Self.onNewThread { () -> (Bool, Int32, Int32) in
+            var parameters = sched_param()
+            parameters.sched_priority = 10
+            let set = pthread_setschedparam(pthread_self(), Int32(SCHED_FIFO), &parameters) == 0
+            BackgroundPriority.lowerCurrentThread()
+            return (set, Self.policy(), Self.nice())
+        }
+        #expect(set)
+        #expect(after == Int32(SCHED_OTHER))
+        #expect(nice == BackgroundPriority.niceness)
+    }
+
+    @Test func theSlowWorkExecutorsThreadsRunLowered() async {
+        let executor = LoopWorkExecutor(threads: 2, label: "BackgroundPriorityTests")
+        let seen = await withTaskExecutorPreference(executor) {
+            await withTaskGroup(of: Int32.self) { group in
+                for _ in 0..<8 { group.addTask { Self.nice() } }
+                return await group.reduce(into: [Int32]()) { $0.append($1) }
+            }
+        }
+        #expect(seen.count == 8)
+        #expect(seen.allSatisfy { $0 == BackgroundPriority.niceness }, "\(seen)")
+    }
+}
