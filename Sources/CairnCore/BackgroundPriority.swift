@@ -1,11 +1,12 @@
 // Slow work shares the machine with the event loop, and where they share a core it takes the loop's time. A position
 // snapshot of 10,000 fixes (tens of milliseconds of SQLite on the store's writer thread) ran in the middle of the
-// deliveries and held them up to 80 ms every five seconds. So the threads that do slow work (the store's writes, the
-// slow-work executor, password hashing) lower their own scheduling priority: the kernel then runs the loop first
-// whenever it has something to do and gives the slow work the rest. The loop itself is never lowered.
+// deliveries and held them up to 80 ms every five seconds. So bulk work that nobody waits for at that moment (the
+// snapshot's transaction, password hashing) lowers the priority of the thread it runs on: the kernel then runs the
+// loop first whenever it has something to do and gives the bulk work the rest. The loop itself is never lowered.
 //
-// Lowering needs no privilege; raising back does, so a thread once lowered stays lowered. Only threads that do
-// nothing but slow work (their own, or the dispatch pool's, which the loop never runs on) call it.
+// Lowering needs no privilege; raising back does, so a thread once lowered stays lowered. Only threads the loop never
+// runs on may call it (the dispatch pool's, on which the store's and the hasher's queues run); what runs on them
+// later is off-loop work too, and runs lowered.
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -20,12 +21,13 @@ public enum BackgroundPriority {
     private static let which = __priority_which_t(PRIO_PROCESS.rawValue)
     #endif
 
-    /// The nice value slow work runs at: the process's own at the first call (no thread is lowered before it) plus
-    /// `offset`, at most 19.
+    /// The nice value bulk work runs at: the main thread's (whose id is the process's, and from which the loop's
+    /// thread is started) plus `offset`, at most 19. Not the caller's own: the dispatch pool gives its threads nice
+    /// values of their own by quality of service.
     public static let niceness: Int32 = {
         #if os(Linux)
         errno = 0
-        let base = getpriority(which, 0)
+        let base = getpriority(which, id_t(getpid()))
         return min(19, (errno == 0 ? base : 0) + offset)
         #else
         return offset

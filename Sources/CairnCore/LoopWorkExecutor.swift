@@ -3,7 +3,9 @@
 // and one caller that blocks a pool thread — a synchronous library call, a test waiting on a socket — would delay
 // every request's answer behind it. Given this executor as their preference, the tasks run and resume on threads of
 // their own. The threads take jobs from one queue in order, so a long job (a places catalogue rebuilt for seconds)
-// holds one thread while the others keep answering. They run below the event loop's priority (`BackgroundPriority`).
+// holds one thread while the others keep answering. They run at the loop's priority: they answer requests (a token
+// check while a user connects), and lowered they left more handshakes waiting at once after a burst, each holding
+// its header table (decision 0036). Bulk work lowers itself where it runs (`BackgroundPriority`).
 import Dispatch
 import Synchronization
 
@@ -39,7 +41,6 @@ public final class LoopWorkExecutor: TaskExecutor, Sendable {
     }
 
     private func serve() -> Never {
-        BackgroundPriority.lowerCurrentThread()  // slow work yields the core to the event loop
         while true {
             waiting.wait()
             let job = jobs.withLock { $0.pop() }

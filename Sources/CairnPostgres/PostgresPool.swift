@@ -9,7 +9,6 @@
 // or running, fails with `PostgresError.timeout` once `clientBound` has passed since it was queued, and after a
 // reconnect failed the pool answers jobs at once with that failure for a second rather than queueing them behind
 // another attempt, so a frozen server costs each request at most the bound and others much less.
-import CairnCore
 import Foundation
 public import Logging
 
@@ -213,7 +212,6 @@ public final class PostgresPool: @unchecked Sendable {
     }
 
     private func work(_ connection: PostgresConnection) {
-        BackgroundPriority.lowerCurrentThread()  // store work yields the core to the event loop
         while true {
             condition.lock()
             while head == jobs.count && !stopping { condition.wait() }
