@@ -1,12 +1,12 @@
 // Slow work shares the machine with the event loop, and where they share a core it takes the loop's time. A position
 // snapshot of 10,000 fixes (tens of milliseconds of SQLite on the store's writer thread) ran in the middle of the
-// deliveries and held them up to 80 ms every five seconds. So bulk work that nobody waits for at that moment (the
-// snapshot's transaction, password hashing) lowers the priority of the thread it runs on: the kernel then runs the
-// loop first whenever it has something to do and gives the bulk work the rest. The loop itself is never lowered.
+// deliveries and held them up to 80 ms every five seconds. So bulk work (the snapshot's transaction, password hashing)
+// runs lowered: the kernel then runs the loop first whenever it has something to do and gives the bulk work the rest.
+// The loop itself is never lowered.
 //
-// Lowering needs no privilege; raising back does, so a thread once lowered stays lowered. Only threads the loop never
-// runs on may call it (the dispatch pool's, on which the store's and the hasher's queues run); what runs on them
-// later is off-loop work too, and runs lowered.
+// Bulk work runs on the dispatch pool, whose threads then run other work (a token check's read). So `whileLowered`
+// puts the thread back afterwards. Lowering needs no privilege but raising back does (root, CAP_SYS_NICE, or an
+// RLIMIT_NICE that allows it): without it the thread stays lowered, and what runs on it later runs lowered too.
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -33,6 +33,27 @@ public enum BackgroundPriority {
         return offset
         #endif
     }()
+
+    /// Runs `body` with the calling thread lowered, then puts its policy and nice value back where the process may.
+    public static func whileLowered<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+        #if os(Linux)
+        let thread = pthread_self()
+        var policy: Int32 = 0
+        var parameters = sched_param()
+        let hadPolicy = pthread_getschedparam(thread, &policy, &parameters) == 0
+        errno = 0
+        let nice = getpriority(which, 0)
+        let hadNice = errno == 0
+        lowerCurrentThread()
+        defer {
+            if hadPolicy && (policy == Int32(SCHED_FIFO) || policy == Int32(SCHED_RR)) {
+                _ = pthread_setschedparam(thread, policy, &parameters)
+            }
+            if hadNice { _ = setpriority(which, 0, nice) }  // refused without the right to raise it: stays lowered
+        }
+        #endif
+        return try body()
+    }
 
     /// Lowers the calling thread: out of a real-time policy (a hub started under `chrt`) into the normal one, and to
     /// `niceness` unless it is already that low. Cheap once done (three system calls that change nothing).

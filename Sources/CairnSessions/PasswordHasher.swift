@@ -1,7 +1,7 @@
 // scrypt is slow on purpose, so it must never run on the event loop. This runs it on a small pool of serial
 // dispatch queues (one per core by default): concurrency is bounded, so a burst of logins queues up instead of
-// spawning threads, and each call suspends its caller until the hash is done. The hashing threads run below the event
-// loop's priority (`BackgroundPriority`), so a burst of logins cannot hold up deliveries on a shared core.
+// spawning threads, and each call suspends its caller until the hash is done. Each hash runs below the event loop's
+// priority (`BackgroundPriority.whileLowered`), so a burst of logins cannot hold up deliveries on a shared core.
 import CairnCore
 public import CairnCrypto
 import Dispatch
@@ -49,10 +49,7 @@ public final class PasswordHasher: Sendable {
         let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
         let queue = queues[index % queues.count]
         return await withCheckedContinuation { continuation in
-            queue.async {
-                BackgroundPriority.lowerCurrentThread()  // a dispatch pool thread, never the loop's
-                continuation.resume(returning: work())
-            }
+            queue.async { continuation.resume(returning: BackgroundPriority.whileLowered { work() }) }
         }
     }
 }

@@ -108,12 +108,23 @@ static void *writer(void *arg) {
     while (uring > 0 && now(CLOCK_MONOTONIC) < deadline) {
         for (int i = 0; i < connections;) {
             int queued = 0;
-            for (; queued < uring && i < connections; queued++, i++)
-                io_uring_prep_send(io_uring_get_sqe(&ring), wfd[i], buf, chunk, 0);
+            for (; queued < uring && i < connections; queued++, i++) {
+                struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
+                if (sqe == NULL) {
+                    errno = EBUSY;
+                    die("io_uring_get_sqe");
+                }
+                // MSG_WAITALL: a short send is retried by the kernel, as write() on a blocking socket would block.
+                io_uring_prep_send(sqe, wfd[i], buf, chunk, MSG_WAITALL);
+            }
             int rc = io_uring_submit_and_wait(&ring, (unsigned)queued);
             if (rc < 0) {
                 errno = -rc;
                 die("io_uring_submit_and_wait");
+            }
+            if (rc != queued) {
+                errno = EAGAIN;
+                die("io_uring_submit_and_wait (not every send was submitted)");
             }
             struct io_uring_cqe *cqe;
             for (int c = 0; c < queued; c++) {

@@ -65,14 +65,23 @@ int cairn_lowest_free_descriptor(void) {
  * then skips the wake-up write). So while the client is made, the soft descriptor limit is lowered to the lowest
  * free number, where socketpair() fails with EMFILE, and put back at once. Another thread opening a descriptor in
  * that moment would fail too: the tester makes its clients from its one thread. */
-struct mosquitto *cairn_mosquitto_new_unpaired(const char *id, bool clean_session, void *obj) {
+struct mosquitto *cairn_mosquitto_new_unpaired(const char *id, bool clean_session, void *obj, bool *paired) {
     struct rlimit saved, lowered;
     int lowest = cairn_lowest_free_descriptor();
-    if (lowest < 0 || getrlimit(RLIMIT_NOFILE, &saved) != 0) return cairn_mosquitto.new_(id, clean_session, obj);
-    lowered = saved;
-    lowered.rlim_cur = (rlim_t)lowest;
-    if (setrlimit(RLIMIT_NOFILE, &lowered) != 0) return cairn_mosquitto.new_(id, clean_session, obj);
-    struct mosquitto *client = cairn_mosquitto.new_(id, clean_session, obj);
-    setrlimit(RLIMIT_NOFILE, &saved);
+    struct mosquitto *client;
+    if (lowest < 0 || getrlimit(RLIMIT_NOFILE, &saved) != 0) {
+        client = cairn_mosquitto.new_(id, clean_session, obj);
+    } else {
+        lowered = saved;
+        lowered.rlim_cur = (rlim_t)lowest;
+        if (setrlimit(RLIMIT_NOFILE, &lowered) != 0) {
+            client = cairn_mosquitto.new_(id, clean_session, obj);
+        } else {
+            client = cairn_mosquitto.new_(id, clean_session, obj);
+            setrlimit(RLIMIT_NOFILE, &saved); /* lowering the soft limit to below the hard one is always undone */
+        }
+    }
+    /* Whether the pair was made after all (the limit could not be lowered, or libmosquitto changed its ways). */
+    if (paired != NULL) *paired = client != NULL && cairn_lowest_free_descriptor() != lowest;
     return client;
 }

@@ -18,6 +18,7 @@ public final class MosquittoTransport: LoadTransport {
     private var epoll: Int32 = -1
     private let clientPrefix = "cairn-lt-\(getpid())-"
     private let socketPairs: Bool
+    private var warnedOfPairs = false
 
     /// A transport for `session`. libmosquitto opens a socket pair beside each client's socket, which only its own
     /// threaded loop reads; with `socketPairs: false` the clients are made without it (one descriptor per user, not
@@ -96,8 +97,13 @@ public final class MosquittoTransport: LoadTransport {
     public func connect(user: Int) -> Bool {
         let id = clientPrefix + String(user)
         let tag = UnsafeMutableRawPointer(tags + user)
-        guard let m = socketPairs ? mosquitto_new(id, true, tag) : cairn_mosquitto_new_unpaired(id, true, tag) else {
-            return false
+        var paired = false
+        guard let m = socketPairs ? mosquitto_new(id, true, tag) : cairn_mosquitto_new_unpaired(id, true, tag, &paired)
+        else { return false }
+        if paired && !warnedOfPairs {
+            warnedOfPairs = true
+            let text = "cairn-loadtest: warning: libmosquitto made its socket pair anyway: 3 descriptors per user\n"
+            _ = text.withCString { Glibc.write(STDERR_FILENO, $0, strlen($0)) }
         }
         _ = mosquitto_int_option(m, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V311)
         _ = mosquitto_int_option(m, MOSQ_OPT_TCP_NODELAY, 1)

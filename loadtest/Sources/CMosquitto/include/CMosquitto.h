@@ -54,8 +54,9 @@ extern struct cairn_mosquitto_api cairn_mosquitto;
 const char *cairn_mosquitto_load(void);
 
 /* mosquitto_new without the socket pair libmosquitto 2.x opens beside every client (see the .c file): one
- * descriptor per connected client instead of three. NULL where mosquitto_new fails. Not for threaded callers. */
-struct mosquitto *cairn_mosquitto_new_unpaired(const char *id, bool clean_session, void *obj);
+ * descriptor per connected client instead of three. NULL where mosquitto_new fails; *paired (if given) says whether
+ * the pair was made after all. Not for threaded callers. */
+struct mosquitto *cairn_mosquitto_new_unpaired(const char *id, bool clean_session, void *obj, bool *paired);
 
 /* The lowest descriptor number not in use, which the next socket() or open() would take; -1 where none is free. */
 int cairn_lowest_free_descriptor(void);
