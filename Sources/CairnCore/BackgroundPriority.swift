@@ -19,6 +19,10 @@ public enum BackgroundPriority {
 
     #if os(Linux)
     private static let which = __priority_which_t(PRIO_PROCESS.rawValue)
+
+    private static func isRealTime(_ policy: Int32) -> Bool {
+        policy == Int32(SCHED_FIFO) || policy == Int32(SCHED_RR)
+    }
     #endif
 
     /// The nice value bulk work runs at: the main thread's (whose id is the process's, and from which the loop's
@@ -46,7 +50,7 @@ public enum BackgroundPriority {
         let hadNice = errno == 0
         lowerCurrentThread()
         defer {
-            if hadPolicy && (policy == Int32(SCHED_FIFO) || policy == Int32(SCHED_RR)) {
+            if hadPolicy && isRealTime(policy) {
                 _ = pthread_setschedparam(thread, policy, &parameters)
             }
             if hadNice { _ = setpriority(which, 0, nice) }  // refused without the right to raise it: stays lowered
@@ -62,9 +66,7 @@ public enum BackgroundPriority {
         let thread = pthread_self()
         var policy: Int32 = 0
         var parameters = sched_param()
-        if pthread_getschedparam(thread, &policy, &parameters) == 0,
-            policy == Int32(SCHED_FIFO) || policy == Int32(SCHED_RR)
-        {
+        if pthread_getschedparam(thread, &policy, &parameters) == 0, isRealTime(policy) {
             // A real-time hub (started under `chrt`): slow work leaves the real-time class altogether. The loop
             // preempts it the moment it wakes, and so do the kernel's own threads (softirq work deferred to
             // ksoftirqd is the network's), which the lowest real-time priority would still hold off.

@@ -68,19 +68,14 @@ int cairn_lowest_free_descriptor(void) {
 struct mosquitto *cairn_mosquitto_new_unpaired(const char *id, bool clean_session, void *obj, bool *paired) {
     struct rlimit saved, lowered;
     int lowest = cairn_lowest_free_descriptor();
-    struct mosquitto *client;
-    if (lowest < 0 || getrlimit(RLIMIT_NOFILE, &saved) != 0) {
-        client = cairn_mosquitto.new_(id, clean_session, obj);
-    } else {
+    bool limited = lowest >= 0 && getrlimit(RLIMIT_NOFILE, &saved) == 0;
+    if (limited) {
         lowered = saved;
         lowered.rlim_cur = (rlim_t)lowest;
-        if (setrlimit(RLIMIT_NOFILE, &lowered) != 0) {
-            client = cairn_mosquitto.new_(id, clean_session, obj);
-        } else {
-            client = cairn_mosquitto.new_(id, clean_session, obj);
-            setrlimit(RLIMIT_NOFILE, &saved); /* lowering the soft limit to below the hard one is always undone */
-        }
+        limited = setrlimit(RLIMIT_NOFILE, &lowered) == 0;
     }
+    struct mosquitto *client = cairn_mosquitto.new_(id, clean_session, obj);
+    if (limited) setrlimit(RLIMIT_NOFILE, &saved); /* raising a soft limit back to where it was cannot fail */
     /* Whether the pair was made after all (the limit could not be lowered, or libmosquitto changed its ways). */
     if (paired != NULL) *paired = client != NULL && cairn_lowest_free_descriptor() != lowest;
     return client;

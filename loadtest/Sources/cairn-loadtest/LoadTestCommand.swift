@@ -159,9 +159,10 @@ struct LoadTestCommand: ParsableCommand {
                 }
             }
         }
-        let perUser: UInt64 = 1  // one socket per user: the Mosquitto clients are made without their socket pairs
-        let limit = FileDescriptorLimit.raise(to: UInt64(workload.count) * perUser + 1024)
-        if limit < UInt64(workload.count) * perUser + 64 {
+        // One socket per user, of either kind: the Mosquitto clients are made without their socket pairs.
+        let users = UInt64(workload.count)
+        let limit = FileDescriptorLimit.raise(to: users + 1024)
+        if limit < users + 64 {
             FileHandle.standardError.write(
                 Data("cairn-loadtest: warning: open-file limit \(limit) is low for \(workload.count) users\n".utf8))
         }
