@@ -22,6 +22,8 @@ let package = Package(
         // C: libwebsockets plus the few things Swift cannot import (LWS_PRE, composite option macros, logging),
         // and the libev loop the transport runs lws on.
         .target(name: "CLws", linkerSettings: [.linkedLibrary("websockets"), .linkedLibrary("ev")]),
+        // C: liburing, for the batch that hands a loop turn's frames to the kernel in one submission.
+        .target(name: "CUring", linkerSettings: [.linkedLibrary("uring")]),
         // C: OpenSSL's libcrypto (scrypt, SHA-256, SHA-1, HMAC, secure random).
         // C: hiredis's async client, attached to the hub's libev loop by its (inline) libev adapter, and an ev_timer
         // for reconnect back-off and presence refresh (scale-out through Redis).
@@ -186,7 +188,7 @@ let package = Package(
         .target(
             name: "CairnServer",
             dependencies: [
-                "CLws", "CairnLoop", "CairnWire",
+                "CLws", "CUring", "CairnLoop", "CairnWire",
                 .product(name: "Logging", package: "swift-log"),
             ]),
 
@@ -393,7 +395,7 @@ let package = Package(
 // Stricter rules for every Swift target: a file sees only the members of modules it imports itself
 // (MemberImportVisibility), an import is internal unless it says what it exposes (InternalImportsByDefault), and an
 // existential is spelled `any` (ExistentialAny).
-let cTargets: Set<String> = ["CLws", "CHiredis", "CPostgres", "COpenSSL", "CLibSSL"]
+let cTargets: Set<String> = ["CLws", "CUring", "CHiredis", "CPostgres", "COpenSSL", "CLibSSL"]
 for target in package.targets where !cTargets.contains(target.name) {
     target.swiftSettings =
         (target.swiftSettings ?? []) + [

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Installs the system packages Cairn builds and runs against, if any are missing: libwebsockets (WebSocket, HTTP
-# and TLS) with libev and its libev event-loop plugin (the hub's epoll loop), OpenSSL's libcrypto (scrypt,
-# SHA-256, secure random), SQLite, hiredis (the Redis client when several nodes share state), libpq (the PostgreSQL
-# client: the store several nodes share), pkg-config to find them, the openssl command (the TLS tests make a self-signed certificate with it), and the
-# browser libraries the hub serves to its web app under /vendor/ (Leaflet with its marker clusters, Chart.js).
+# and TLS) with libev and its libev event-loop plugin (the hub's epoll loop), liburing (a loop turn's frames in one
+# io_uring submission), OpenSSL's libcrypto (scrypt, SHA-256, secure random), SQLite, hiredis (the Redis client
+# when several nodes share state), libpq (the PostgreSQL client: the store several nodes share), pkg-config to find
+# them, the openssl command (the TLS tests make a self-signed certificate with it), and the browser libraries the
+# hub serves to its web app under /vendor/ (Leaflet with its marker clusters, Chart.js).
 # Used by the README's run command and by .ci/run. Needs root (or sudo) only when something must be installed.
 set -euo pipefail
 
-packages=(libwebsockets-dev libev-dev libwebsockets-evlib-ev libssl-dev libsqlite3-dev libhiredis-dev libpq-dev
-  pkg-config openssl libjs-leaflet libjs-leaflet.markercluster libjs-chart.js)
+packages=(libwebsockets-dev libev-dev libwebsockets-evlib-ev liburing-dev libssl-dev libsqlite3-dev libhiredis-dev
+  libpq-dev pkg-config openssl libjs-leaflet libjs-leaflet.markercluster libjs-chart.js)
 # Extra packages may be requested by callers (e.g. loadtest/compare.sh adds the mosquitto broker and
 # libmosquitto1, the MQTT client library the load tester loads at run time).
 packages+=("$@")

@@ -51,6 +51,12 @@ public enum ConfigurationOptions {
         ) {
             $0.server.fileLimit = UInt64($1)
         },
+        .boolean(
+            "server.io_uring", flag: "io-uring", default: true,
+            help: "Write each loop turn's frames with one io_uring submission (plain sockets; off: a send() each)."
+        ) {
+            $0.server.ioUring = $1
+        },
         .text(
             "server.event_loop", flag: "event-loop", kind: .choice(["libev", "poll"]),
             default: "libev", unit: "backend",

@@ -67,6 +67,32 @@ package final class ConnectionState {
         outbound.append(contentsOf: json)
     }
 
+    /// Puts a WebSocket text frame's header (FIN, unmasked: server to client) into the headroom in front of what is
+    /// pending, and passes the whole frame, header and payload, to `body`: the frame lws_write would make, for the
+    /// batch of sends that bypasses it (`SendBatch`). Collect the latest-wins slots first.
+    func withTextFrame<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
+        let length = outbound.count - Self.pre
+        let header = length < 126 ? 2 : length < 65536 ? 4 : 10
+        return outbound.withUnsafeMutableBytes { buffer in
+            let start = Self.pre - header
+            buffer[start] = 0x81
+            switch header {
+            case 2:
+                buffer[start + 1] = UInt8(length)
+            case 4:
+                buffer[start + 1] = 126
+                buffer[start + 2] = UInt8(truncatingIfNeeded: length >> 8)
+                buffer[start + 3] = UInt8(truncatingIfNeeded: length)
+            default:
+                buffer[start + 1] = 127
+                for index in 0..<8 {
+                    buffer[start + 2 + index] = UInt8(truncatingIfNeeded: UInt64(length) >> (56 - 8 * index))
+                }
+            }
+            return body(UnsafeRawBufferPointer(rebasing: buffer[start...]))
+        }
+    }
+
     /// Forgets what was written, keeping the headroom (and a modest capacity).
     package func resetOutbound() {
         if outbound.capacity > Self.retainedCapacity {

@@ -38,6 +38,9 @@ public struct ServerConfiguration: Sendable {
     public var shutdownGraceSeconds = 5
     /// What waits for socket events: libev on epoll (the default), or libwebsockets' built-in poll() loop.
     public var eventLoop: EventLoopBackend = .libev
+    /// Write each loop turn's frames with one io_uring submission (plain sockets; where the kernel refuses io_uring,
+    /// or with TLS, each frame is a send() of its own, as with this off).
+    public var ioUring = true
     /// Raise the soft open-file limit to at most this many descriptors (bounded by the hard limit).
     public var fileLimit: UInt64 = 1 << 20
     /// Bytes of HTTP request bodies held in memory at once, over all uploads in progress; a request that would

@@ -8,7 +8,9 @@
 // (`flush`, called by the service loop), straight from there when lws holds nothing of an earlier frame. Only when
 // lws still buffers the unsent part of an earlier frame (the socket would not take it all) does the connection wait
 // for a writable callback, which lws withholds until that part has drained; so frames never interleave, and a
-// slow reader's pending bytes stay with us, bounded (`maxOutboundBytes`, latest-wins slots).
+// slow reader's pending bytes stay with us, bounded (`maxOutboundBytes`, latest-wins slots). On plain sockets the
+// turn's frames go to the kernel in one io_uring submission (`SendBatch`, `server.io_uring`); what a socket does not
+// take of its frame is handed to lws as raw bytes, which it buffers like the rest of a partial lws_write.
 import CLws
 import CairnLoop
 import CairnWire
@@ -40,6 +42,13 @@ final class WebSocketEndpoint {
     @exclusivity(unchecked) private var queued: [ConnectionState] = []
     /// The list being flushed (swapped with `queued`, so neither allocates per turn).
     private var flushing: [ConnectionState] = []
+    /// The end of a turn's sends in one submission; nil where each frame is an lws_write of its own (TLS, the
+    /// option off, or io_uring refused by the kernel).
+    private(set) var sendBatch: SendBatch?
+    /// The connection of each entry in `sendBatch`, by index.
+    @exclusivity(unchecked) private var batched: [ConnectionState] = []
+    /// Frames a socket took only part of (or none of) in a batch, their rest handed to lws (tests read it).
+    private(set) var batchRemainders = 0
     /// The lws context, set once it exists: what `lws_cancel_service` wakes when a close queued something outside
     /// the part of a loop turn that ends with `flush` (a close made by an lws timeout, with the poll() loop).
     var context: OpaquePointer?
@@ -53,6 +62,16 @@ final class WebSocketEndpoint {
         self.observer = observer
         self.confinement = confinement
         self.logger = logger
+        if configuration.ioUring && !configuration.usesTLS {
+            switch SendBatch.make() {
+            case .success(let batch):
+                sendBatch = batch
+                batched.reserveCapacity(Int(SendBatch.defaultEntries))
+                logger.info("a loop turn's frames go out in io_uring submissions of up to \(SendBatch.defaultEntries)")
+            case .failure(let error):
+                logger.warning("io_uring unavailable (\(error)); each frame is written with a send() of its own")
+            }
+        }
     }
 
     /// No connection is open.
@@ -212,14 +231,76 @@ final class WebSocketEndpoint {
             guard !state.isGone, !state.closing, !state.awaitingWritable, state.hasPending else { continue }
             if lws_partial_buffered(state.wsi) != 0 {
                 requestWritable(state)
+            } else if let batch = sendBatch {
+                add(state, to: batch)
             } else if !write(state) {
-                // Outside a callback a failed write cannot return -1: have lws close the connection on its next turn,
-                // and wake the loop for it (lws' zero-second timer alone waits for the next wake-up).
-                lws_set_timeout(state.wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC)
-                lws_cancel_service(lws_get_context(state.wsi))
+                abandon(state)
             }
         }
+        submitBatch()
         flushing.removeAll(keepingCapacity: flushing.count <= 4096)
+    }
+
+    /// A write outside a callback failed (the peer is gone), and there it cannot return -1: has lws close the
+    /// connection on its next turn, and wakes the loop for it (lws' zero-second timer alone waits for the next
+    /// wake-up).
+    private func abandon(_ state: ConnectionState) {
+        lws_set_timeout(state.wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC)
+        lws_cancel_service(lws_get_context(state.wsi))
+    }
+
+    /// Frames what is pending into the batch (submitting the batch first when it is full). A frame larger than a
+    /// whole batch, or one met after the batch failed, is an lws_write of its own.
+    private func add(_ state: ConnectionState, to batch: SendBatch) {
+        state.collectLatest(receivedAt: &writeReceipts)
+        let length = state.outbound.count - ConnectionState.pre
+        let fd = lws_get_socket_fd(state.wsi)
+        var added = state.withTextFrame { batch.add(fd: fd, $0) }
+        if !added && batch.count > 0 {
+            submitBatch()
+            if sendBatch != nil { added = state.withTextFrame { batch.add(fd: fd, $0) } }
+        }
+        guard added else {
+            if !write(state) { abandon(state) }
+            return
+        }
+        batched.append(state)
+        state.resetOutbound()
+        observer.frameSent(bytes: length)
+    }
+
+    /// Sends the batch and settles each entry: a socket that took part of its frame (or none) has the rest handed
+    /// to lws as raw bytes, which lws sends as the socket drains, before any later frame (`flush` waits for that);
+    /// a failed send closes its connection. A failed submission ends batching for this server (logged once).
+    private func submitBatch() {
+        guard let batch = sendBatch, batch.count > 0 else { return }
+        let failure = batch.submit()
+        for (index, state) in batched.enumerated() {
+            switch batch.outcome(index) {
+            case .sent(let taken):
+                let rest = batch.bytes(index, from: taken)
+                if !rest.isEmpty && !handOver(rest, of: state) { abandon(state) }
+            case .notSubmitted:
+                if !handOver(batch.bytes(index, from: 0), of: state) { abandon(state) }
+            case .failed, .unknown:
+                abandon(state)
+            }
+        }
+        recordReceipts()
+        batched.removeAll(keepingCapacity: true)
+        batch.reset()
+        if let failure {
+            logger.error("io_uring submission failed (\(failure)); each frame is now written with a send() of its own")
+            sendBatch = nil
+        }
+    }
+
+    /// Gives lws the unsent rest of a frame to send as is (LWS_WRITE_HTTP is lws' raw write, no framing): lws
+    /// sends what the socket takes, buffers the rest, and asks for a writable callback. False on an error.
+    private func handOver(_ rest: UnsafeRawBufferPointer, of state: ConnectionState) -> Bool {
+        batchRemainders += 1
+        let bytes = UnsafeMutablePointer(mutating: rest.baseAddress!.assumingMemoryBound(to: UInt8.self))
+        return lws_write(state.wsi, bytes, rest.count, LWS_WRITE_HTTP) >= rest.count
     }
 
     /// A peer sent a close frame: lws answers it and drops the connection; nothing more is queued for it.
@@ -305,6 +386,11 @@ final class WebSocketEndpoint {
     /// Counts one written frame and times the positions it carried (receipt to hand-over to lws_write).
     private func recordWrite(bytes: Int) {
         observer.frameSent(bytes: bytes)
+        recordReceipts()
+    }
+
+    /// Times the positions written since the last call (receipt to hand-over to the kernel or lws).
+    private func recordReceipts() {
         guard !writeReceipts.isEmpty else { return }
         let now = MonotonicTime.now()
         for receivedAt in writeReceipts {

@@ -1,0 +1,52 @@
+/*
+ * One io_uring submission for the frames a loop turn writes to many sockets. The transport copies each
+ * connection's framed bytes in with `cairn_send_batch_add`, then `cairn_send_batch_submit` hands them all to the
+ * kernel with one system call instead of one send() each. Every send is non-blocking (MSG_DONTWAIT): a socket that
+ * cannot take all of its bytes reports how many it took, and the transport passes the rest to libwebsockets, which
+ * buffers it as it does for any partial send. Keep this file thin: behaviour belongs in Swift, not here.
+ */
+#ifndef CAIRN_SEND_BATCH_H
+#define CAIRN_SEND_BATCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct cairn_send_batch cairn_send_batch;
+
+enum {
+    /* The result of an entry the kernel never took (the submission itself failed). */
+    CAIRN_SEND_NOT_SUBMITTED = INT32_MIN,
+    /* The result of an entry the kernel took but whose completion could not be read: its bytes may or may not
+     * have gone out, so its stream can no longer be trusted. */
+    CAIRN_SEND_UNKNOWN = INT32_MIN + 1,
+};
+
+/* A batch of at most `entries` sends holding at most `bytes` bytes in all, or NULL with `*error` set to the errno
+ * (ENOSYS or EPERM where the kernel or a seccomp filter refuses io_uring, ENOMEM). */
+cairn_send_batch *cairn_send_batch_create(unsigned entries, size_t bytes, int *error);
+void cairn_send_batch_destroy(cairn_send_batch *batch);
+
+/* Copies `length` bytes to send on `fd`; returns the entry's index, or -1 when the batch has no room for them. */
+int cairn_send_batch_add(cairn_send_batch *batch, int fd, const void *bytes, size_t length);
+
+/* Entries added since the last reset. */
+unsigned cairn_send_batch_count(const cairn_send_batch *batch);
+
+/* Submits every entry and waits for each one's result (non-blocking sends complete at once). Returns 0, or a
+ * negative errno when the submission failed: entries the kernel did not take then read CAIRN_SEND_NOT_SUBMITTED,
+ * entries taken whose result could not be read
+ * CAIRN_SEND_UNKNOWN, and the batch must not be used again. */
+int cairn_send_batch_submit(cairn_send_batch *batch);
+
+/* After submit: bytes the send of entry `index` took, or a negative errno (-EAGAIN: none), or
+ * CAIRN_SEND_NOT_SUBMITTED. */
+int32_t cairn_send_batch_result(const cairn_send_batch *batch, unsigned index);
+
+/* The copy of entry `index`'s bytes (valid until reset), for passing on what a send did not take. */
+const uint8_t *cairn_send_batch_bytes(const cairn_send_batch *batch, unsigned index);
+size_t cairn_send_batch_length(const cairn_send_batch *batch, unsigned index);
+
+/* Forgets every entry, keeping the memory. */
+void cairn_send_batch_reset(cairn_send_batch *batch);
+
+#endif
