@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 struct cairn_send_batch {
     struct io_uring ring;
@@ -21,7 +22,37 @@ struct cairn_send_batch {
     size_t *offsets;
     size_t *lengths;
     int32_t *results;
+    /* A submission failed: entries may be left in the ring, so the batch refuses all further use. */
+    int broken;
 };
+
+/* Whether the ring carries a send: one byte over a socket pair. A kernel that sets up rings but lacks the send
+ * operation (before 5.6) or refuses it would otherwise fail every frame of every connection. */
+static int probe_send(struct io_uring *ring) {
+    int pair[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, pair) != 0) return errno;
+    struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+    int error = 0;
+    if (sqe == NULL) {
+        error = EBUSY;
+    } else {
+        static const uint8_t byte = 0x2A;
+        io_uring_prep_send(sqe, pair[0], &byte, 1, MSG_DONTWAIT | MSG_NOSIGNAL);
+        struct io_uring_cqe *cqe;
+        int status = io_uring_submit_and_wait(ring, 1);
+        if (status < 0) {
+            error = -status;
+        } else if ((status = io_uring_wait_cqe(ring, &cqe)) < 0) {
+            error = -status;
+        } else {
+            if (cqe->res != 1) error = cqe->res < 0 ? -cqe->res : EIO;
+            io_uring_cqe_seen(ring, cqe);
+        }
+    }
+    close(pair[0]);
+    close(pair[1]);
+    return error;
+}
 
 cairn_send_batch *cairn_send_batch_create(unsigned entries, size_t bytes, int *error) {
     cairn_send_batch *batch = calloc(1, sizeof *batch);
@@ -40,6 +71,12 @@ cairn_send_batch *cairn_send_batch_create(unsigned entries, size_t bytes, int *e
     int status = io_uring_queue_init(entries, &batch->ring, 0);
     if (status < 0) {
         *error = -status;
+        goto fail;
+    }
+    status = probe_send(&batch->ring);
+    if (status != 0) {
+        io_uring_queue_exit(&batch->ring);
+        *error = status;
         goto fail;
     }
     batch->capacity = entries;
@@ -65,7 +102,7 @@ void cairn_send_batch_destroy(cairn_send_batch *batch) {
 }
 
 int cairn_send_batch_add(cairn_send_batch *batch, int fd, const void *bytes, size_t length) {
-    if (batch->count == batch->capacity || length > batch->arena_size - batch->used) return -1;
+    if (batch->broken || batch->count == batch->capacity || length > batch->arena_size - batch->used) return -1;
     struct io_uring_sqe *sqe = io_uring_get_sqe(&batch->ring);
     if (sqe == NULL) return -1;
     unsigned index = batch->count++;
@@ -83,6 +120,7 @@ int cairn_send_batch_add(cairn_send_batch *batch, int fd, const void *bytes, siz
 unsigned cairn_send_batch_count(const cairn_send_batch *batch) { return batch->count; }
 
 int cairn_send_batch_submit(cairn_send_batch *batch) {
+    if (batch->broken) return -EBADFD;
     unsigned submitted = 0;
     int failure = 0;
     while (submitted < batch->count) {
@@ -108,6 +146,7 @@ int cairn_send_batch_submit(cairn_send_batch *batch) {
                     batch->results[index] = CAIRN_SEND_UNKNOWN;
                 }
             }
+            batch->broken = 1;
             return status;
         }
         uint64_t index = io_uring_cqe_get_data64(cqe);
@@ -115,6 +154,7 @@ int cairn_send_batch_submit(cairn_send_batch *batch) {
         io_uring_cqe_seen(&batch->ring, cqe);
         reaped++;
     }
+    if (failure != 0) batch->broken = 1;
     return failure;
 }
 
@@ -125,6 +165,8 @@ const uint8_t *cairn_send_batch_bytes(const cairn_send_batch *batch, unsigned in
 }
 
 size_t cairn_send_batch_length(const cairn_send_batch *batch, unsigned index) { return batch->lengths[index]; }
+
+size_t cairn_send_batch_capacity_bytes(const cairn_send_batch *batch) { return batch->arena_size; }
 
 void cairn_send_batch_reset(cairn_send_batch *batch) {
     batch->count = 0;

@@ -12,11 +12,16 @@ package import CairnLoop
 /// One connection's buffers. Loop thread only. (`package` for `cairn-bench bookkeeping`.)
 package final class ConnectionState {
     package static let pre = Int(cairn_lws_pre())
+    /// The longest WebSocket frame header a server writes (no mask): 2 bytes, 2 of length, or 8 of length.
+    static let maxFrameHeader = 10
     /// Buffers that grew past this are released after use rather than kept per connection.
     package static let retainedCapacity = 16 * 1024
 
     package let id: ConnectionID
     let wsi: OpaquePointer
+    /// The connection's own TCP socket, on which its frames may go out in a batch of sends (`SendBatch`); -1 for a
+    /// WebSocket carried in an HTTP/2 stream (its frames must be wrapped by lws) and until the endpoint sets it.
+    var socket: Int32 = -1
     var inbound: [UInt8] = []
     var inboundIsBinary = false
     @exclusivity(unchecked) package var outbound: [UInt8]

@@ -42,6 +42,9 @@ final class SendBatch {
         cairn_send_batch_destroy(batch)
     }
 
+    /// The most bytes one batch holds: a larger frame never goes through a batch.
+    var capacityBytes: Int { cairn_send_batch_capacity_bytes(batch) }
+
     /// Entries added since the last reset.
     var count: Int { Int(cairn_send_batch_count(batch)) }
 
@@ -50,7 +53,7 @@ final class SendBatch {
         cairn_send_batch_add(batch, fd, bytes.baseAddress, bytes.count) >= 0
     }
 
-    /// Sends every entry. Nil, or the errno of a failed submission, after which this batch must not be used again
+    /// Sends every entry. Nil, or the errno of a failed submission, after which the batch refuses all further use
     /// (each entry's `outcome` still says what became of it).
     func submit() -> Errno? {
         let status = cairn_send_batch_submit(batch)
@@ -63,7 +66,7 @@ final class SendBatch {
         switch result {
         case Int32(CAIRN_SEND_NOT_SUBMITTED): return .notSubmitted
         case Int32(CAIRN_SEND_UNKNOWN): return .unknown
-        case -EAGAIN: return .sent(0)
+        case -EAGAIN, -EINTR: return .sent(0)
         case ..<0: return .failed(-result)
         default: return .sent(Int(result))
         }

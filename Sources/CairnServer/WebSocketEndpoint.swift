@@ -63,6 +63,7 @@ final class WebSocketEndpoint {
         self.confinement = confinement
         self.logger = logger
         if configuration.ioUring && !configuration.usesTLS {
+            precondition(ConnectionState.pre >= ConnectionState.maxFrameHeader, "LWS_PRE leaves no room for a header")
             switch SendBatch.make() {
             case .success(let batch):
                 sendBatch = batch
@@ -110,6 +111,7 @@ final class WebSocketEndpoint {
 
     func opened(wsi: OpaquePointer, session: UnsafeMutableRawPointer) {
         let state = connections.insert { ConnectionState(id: $0, wsi: wsi) }
+        if lws_get_network_wsi(wsi) == wsi { state.socket = lws_get_socket_fd(wsi) }
         let id = state.id
         session.storeBytes(of: id, as: UInt64.self)
         observer.connectionOpened()
@@ -231,7 +233,7 @@ final class WebSocketEndpoint {
             guard !state.isGone, !state.closing, !state.awaitingWritable, state.hasPending else { continue }
             if lws_partial_buffered(state.wsi) != 0 {
                 requestWritable(state)
-            } else if let batch = sendBatch {
+            } else if let batch = sendBatch, state.socket >= 0 {
                 add(state, to: batch)
             } else if !write(state) {
                 abandon(state)
@@ -254,7 +256,11 @@ final class WebSocketEndpoint {
     private func add(_ state: ConnectionState, to batch: SendBatch) {
         state.collectLatest(receivedAt: &writeReceipts)
         let length = state.outbound.count - ConnectionState.pre
-        let fd = lws_get_socket_fd(state.wsi)
+        guard length + ConnectionState.maxFrameHeader <= batch.capacityBytes else {
+            if !write(state) { abandon(state) }
+            return
+        }
+        let fd = state.socket
         var added = state.withTextFrame { batch.add(fd: fd, $0) }
         if !added && batch.count > 0 {
             submitBatch()

@@ -22,11 +22,13 @@ enum {
 };
 
 /* A batch of at most `entries` sends holding at most `bytes` bytes in all, or NULL with `*error` set to the errno
- * (ENOSYS or EPERM where the kernel or a seccomp filter refuses io_uring, ENOMEM). */
+ * (ENOSYS or EPERM where the kernel or a seccomp filter refuses io_uring, EINVAL where its rings cannot send, ENOMEM).
+ * A ring that cannot carry one test send over a socket pair is refused here rather than failing every frame later. */
 cairn_send_batch *cairn_send_batch_create(unsigned entries, size_t bytes, int *error);
 void cairn_send_batch_destroy(cairn_send_batch *batch);
 
-/* Copies `length` bytes to send on `fd`; returns the entry's index, or -1 when the batch has no room for them. */
+/* Copies `length` bytes to send on `fd`; returns the entry's index, or -1 when the batch has no room for them (or is
+ * broken by a failed submission). */
 int cairn_send_batch_add(cairn_send_batch *batch, int fd, const void *bytes, size_t length);
 
 /* Entries added since the last reset. */
@@ -35,7 +37,7 @@ unsigned cairn_send_batch_count(const cairn_send_batch *batch);
 /* Submits every entry and waits for each one's result (non-blocking sends complete at once). Returns 0, or a
  * negative errno when the submission failed: entries the kernel did not take then read CAIRN_SEND_NOT_SUBMITTED,
  * entries taken whose result could not be read
- * CAIRN_SEND_UNKNOWN, and the batch must not be used again. */
+ * CAIRN_SEND_UNKNOWN, and the batch refuses all further use (add returns -1, submit -EBADFD). */
 int cairn_send_batch_submit(cairn_send_batch *batch);
 
 /* After submit: bytes the send of entry `index` took, or a negative errno (-EAGAIN: none), or
@@ -45,6 +47,9 @@ int32_t cairn_send_batch_result(const cairn_send_batch *batch, unsigned index);
 /* The copy of entry `index`'s bytes (valid until reset), for passing on what a send did not take. */
 const uint8_t *cairn_send_batch_bytes(const cairn_send_batch *batch, unsigned index);
 size_t cairn_send_batch_length(const cairn_send_batch *batch, unsigned index);
+
+/* The most bytes one batch holds: a larger frame cannot go through a batch at all. */
+size_t cairn_send_batch_capacity_bytes(const cairn_send_batch *batch);
 
 /* Forgets every entry, keeping the memory. */
 void cairn_send_batch_reset(cairn_send_batch *batch);
