@@ -40,6 +40,10 @@ package final class ConnectionState {
     var awaitingWritable = false
     /// The connection is gone (CLOSED): a flush still holding it skips it.
     var isGone = false
+    /// The second (the endpoint's coarse clock) the client was last heard from: a frame or a pong (`keepAlive`).
+    var lastHeard: UInt32 = 0
+    /// A ping went out since the client was last heard from.
+    var pinged = false
 
     package init(id: ConnectionID, wsi: OpaquePointer) {
         self.id = id

@@ -37,6 +37,10 @@ let cairnLwsCallback:
             webSockets.received(state, bytes: bytes)
             return 0
 
+        case LWS_CALLBACK_RECEIVE_PONG:
+            if let state = webSockets.connection(for: user) { webSockets.heard(state) }
+            return 0
+
         case LWS_CALLBACK_SERVER_WRITEABLE:
             guard let state = webSockets.connection(for: user) else { return 0 }
             return webSockets.writable(state) ? 0 : -1

@@ -254,10 +254,12 @@ public final class TransportServer: @unchecked Sendable {
         protocols[0].tx_packet_size = 16 * 1024
         self.protocols = protocols
 
+        // lws' keepalive is off (no validity timers: a zero hangup turns them off); the endpoint pings and drops
+        // silent connections itself, once a second (`WebSocketEndpoint.keepAlive`).
         let retry = UnsafeMutablePointer<lws_retry_bo_t>.allocate(capacity: 1)
         retry.initialize(to: lws_retry_bo_t())
-        retry.pointee.secs_since_valid_ping = UInt16(clamping: configuration.pingIntervalSeconds)
-        retry.pointee.secs_since_valid_hangup = UInt16(clamping: configuration.idleTimeoutSeconds)
+        retry.pointee.secs_since_valid_ping = 0
+        retry.pointee.secs_since_valid_hangup = 0
         self.retryPolicy = retry
 
         var info = lws_context_creation_info()
@@ -354,6 +356,7 @@ public final class TransportServer: @unchecked Sendable {
         let now = MonotonicTime.now()
         observer.loopLag(nanoseconds: MonotonicTime.elapsed(from: sweepDueAt, to: now))
         http.expireSlowBodies(now: now)
+        webSockets.keepAlive()
         handler.tick()
         HeaderTableArena.forLws?.releaseExcess()
         heapTrim.second(changes: webSockets.changes) { [logger] returned, milliseconds in
