@@ -40,10 +40,13 @@ package final class ConnectionState {
     var awaitingWritable = false
     /// The connection is gone (CLOSED): a flush still holding it skips it.
     var isGone = false
-    /// The second (the endpoint's coarse clock) the client was last heard from: a frame or a pong (`keepAlive`).
+    /// When the client was last heard from, a frame or a pong: monotonic milliseconds, wrapping (`keepAlive`).
     var lastHeard: UInt32 = 0
     /// A ping went out since the client was last heard from.
     var pinged = false
+    /// Since when lws has held unsent bytes for the connection at every keepalive pass (monotonic milliseconds,
+    /// wrapping); nil while it holds none.
+    var backloggedSince: UInt32?
 
     package init(id: ConnectionID, wsi: OpaquePointer) {
         self.id = id

@@ -49,9 +49,6 @@ final class WebSocketEndpoint {
     @exclusivity(unchecked) private var batched: [ConnectionState] = []
     /// Frames a socket took only part of (or none of) in a batch, their rest handed to lws (tests read it).
     private(set) var batchRemainders = 0
-    /// The endpoint's coarse clock, in whole monotonic seconds: set by `keepAlive` each second and stamped on every
-    /// connection heard from (a store per message, no clock read).
-    private var second = WebSocketEndpoint.monotonicSecond()
     /// The lws context, set once it exists: what `lws_cancel_service` wakes when a close queued something outside
     /// the part of a loop turn that ends with `flush` (a close made by an lws timeout, with the poll() loop).
     var context: OpaquePointer?
@@ -115,7 +112,7 @@ final class WebSocketEndpoint {
     func opened(wsi: OpaquePointer, session: UnsafeMutableRawPointer) {
         let state = connections.insert { ConnectionState(id: $0, wsi: wsi) }
         if lws_get_network_wsi(wsi) == wsi { state.socket = lws_get_socket_fd(wsi) }
-        state.lastHeard = second
+        state.lastHeard = Self.monotonicMilliseconds()
         let id = state.id
         session.storeBytes(of: id, as: UInt64.self)
         observer.connectionOpened()
@@ -318,32 +315,42 @@ final class WebSocketEndpoint {
 
     /// The client answered a ping, or sent anything: it is alive.
     func heard(_ state: ConnectionState) {
-        state.lastHeard = second
+        state.lastHeard = Self.monotonicMilliseconds()
         state.pinged = false
     }
 
-    private static func monotonicSecond() -> UInt32 { UInt32(truncatingIfNeeded: MonotonicTime.now() / 1_000_000_000) }
+    /// Monotonic milliseconds, wrapping every 49 days; differences (`&-`) are right for spans shorter than that.
+    private static func monotonicMilliseconds() -> UInt32 {
+        UInt32(truncatingIfNeeded: MonotonicTime.now() / 1_000_000)
+    }
 
     /// Once a second (the transport's sweep): pings each connection silent for `pingIntervalSeconds` (once until it
     /// is heard from again), and drops one silent for `idleTimeoutSeconds`. lws' own keepalive (its retry policy's
     /// validity timers) is off: it re-sorts a list of every connection's timer on each ping and pong, a walk over all
     /// of them each time, which at 10,000 connections took a seventh of the loop's time in bursts every interval.
     /// Here one pass over the connection table a second does it. A connection lws still holds unsent bytes for is not
-    /// pinged (the ping would wait behind them anyway); it is dropped like any other once silent for the timeout.
+    /// pinged (the ping would wait behind them anyway). It is dropped once silent for the timeout, and also once lws
+    /// has held unsent bytes for it at every pass for the timeout: a client that trickles bytes in but reads nothing
+    /// would otherwise never be silent (lws' own ping, stuck behind those bytes, used to end it).
     func keepAlive() {
         confinement.assertOnLoop()
-        second = Self.monotonicSecond()
-        let ping = UInt32(clamping: configuration.pingIntervalSeconds)
-        let idle = UInt32(clamping: configuration.idleTimeoutSeconds)
+        let now = Self.monotonicMilliseconds()
+        let ping = UInt32(clamping: configuration.pingIntervalSeconds) &* 1000
+        let idle = UInt32(clamping: configuration.idleTimeoutSeconds) &* 1000
+        var dropped = 0
         for state in connections where !state.closing && !state.isGone {
-            let silent = second &- state.lastHeard
-            if silent >= idle {
-                logger.debug("dropping connection \(state.id): silent for \(silent) s")
-                state.closing = true
-                abandon(state)
-            } else if silent >= ping && !state.pinged && !state.awaitingWritable
-                && lws_partial_buffered(state.wsi) == 0
-            {
+            let silent = now &- state.lastHeard
+            let backlogged = state.awaitingWritable || lws_partial_buffered(state.wsi) != 0
+            if backlogged {
+                if state.backloggedSince == nil { state.backloggedSince = now }
+            } else {
+                state.backloggedSince = nil
+            }
+            if silent >= idle || state.backloggedSince.map({ now &- $0 >= idle }) == true {
+                logger.debug("dropping connection \(state.id): silent for \(silent) ms, or not reading")
+                drop(state)
+                dropped += 1
+            } else if silent >= ping && !state.pinged && !backlogged {
                 state.pinged = true
                 // A one-byte payload: lws does not report a pong with an empty one (RECEIVE_PONG).
                 var frame = [UInt8](repeating: 0, count: ConnectionState.pre + 1)
@@ -351,9 +358,20 @@ final class WebSocketEndpoint {
                 let written = frame.withUnsafeMutableBufferPointer {
                     lws_write(state.wsi, $0.baseAddress! + ConnectionState.pre, 1, LWS_WRITE_PING)
                 }
-                if written < 0 { abandon(state) }
+                if written < 0 {
+                    drop(state)
+                    dropped += 1
+                }
             }
         }
+        // One wake-up for all of them (lws' zero-second timers alone wait for the next one).
+        if dropped > 0, let context { lws_cancel_service(context) }
+    }
+
+    /// Ends a connection without a close frame (its client is not answering) on lws' next turn.
+    private func drop(_ state: ConnectionState) {
+        state.closing = true
+        lws_set_timeout(state.wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC)
     }
 
     /// A peer sent a close frame: lws answers it and drops the connection; nothing more is queued for it.
