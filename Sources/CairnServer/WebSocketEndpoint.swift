@@ -112,7 +112,7 @@ final class WebSocketEndpoint {
     func opened(wsi: OpaquePointer, session: UnsafeMutableRawPointer) {
         let state = connections.insert { ConnectionState(id: $0, wsi: wsi) }
         if lws_get_network_wsi(wsi) == wsi { state.socket = lws_get_socket_fd(wsi) }
-        state.lastHeard = Self.monotonicMilliseconds()
+        state.lastHeard = Self.milliseconds()
         let id = state.id
         session.storeBytes(of: id, as: UInt64.self)
         observer.connectionOpened()
@@ -144,7 +144,9 @@ final class WebSocketEndpoint {
 
     /// Handles one chunk of an inbound message.
     func received(_ state: ConnectionState, bytes: UnsafeRawBufferPointer) {
-        heard(state)
+        // One clock read per chunk: it stamps the keepalive and, for a whole text message, its receipt.
+        let now = MonotonicTime.now()
+        heard(state, at: now)
         let wsi = state.wsi
         // After an oversized message, or once closing, the rest of what the client sends is read and dropped:
         // dropping the socket with unread input would make the kernel reset it, and the client could lose the
@@ -171,7 +173,7 @@ final class WebSocketEndpoint {
         if state.inboundIsBinary {
             handler.receivedBinary(state.id)
         } else {
-            currentReceiptAt = MonotonicTime.now()
+            currentReceiptAt = now
             state.inbound.withUnsafeBytes { handler.received(state.id, frame: $0) }
             currentReceiptAt = 0
         }
@@ -313,15 +315,15 @@ final class WebSocketEndpoint {
 
     // MARK: Keepalive
 
-    /// The client answered a ping, or sent anything: it is alive.
-    func heard(_ state: ConnectionState) {
-        state.lastHeard = Self.monotonicMilliseconds()
+    /// The client answered a ping, or sent anything: it is alive (`at`: monotonic nanoseconds, now by default).
+    func heard(_ state: ConnectionState, at nanoseconds: UInt64 = MonotonicTime.now()) {
+        state.lastHeard = Self.milliseconds(nanoseconds)
         state.pinged = false
     }
 
     /// Monotonic milliseconds, wrapping every 49 days; differences (`&-`) are right for spans shorter than that.
-    private static func monotonicMilliseconds() -> UInt32 {
-        UInt32(truncatingIfNeeded: MonotonicTime.now() / 1_000_000)
+    private static func milliseconds(_ nanoseconds: UInt64 = MonotonicTime.now()) -> UInt32 {
+        UInt32(truncatingIfNeeded: nanoseconds / 1_000_000)
     }
 
     /// Once a second (the transport's sweep): pings each connection silent for `pingIntervalSeconds` (once until it
@@ -334,7 +336,7 @@ final class WebSocketEndpoint {
     /// would otherwise never be silent (lws' own ping, stuck behind those bytes, used to end it).
     func keepAlive() {
         confinement.assertOnLoop()
-        let now = Self.monotonicMilliseconds()
+        let now = Self.milliseconds()
         let ping = UInt32(clamping: configuration.pingIntervalSeconds) &* 1000
         let idle = UInt32(clamping: configuration.idleTimeoutSeconds) &* 1000
         var dropped = 0
