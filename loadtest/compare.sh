@@ -19,6 +19,8 @@
 #   RT          1: server and tester under real-time scheduling (chrt -f 50, needs root), so other work on the
 #               machine (a build) cannot take their cores from them; it still shares caches and memory [0]
 #   SERVERS     which servers to run ["cairn mosquitto nchan"] (e.g. "cairn" alone)
+#   CAIRN       the hub binary to measure [the release build of this tree], e.g. a copy of an earlier build's, for
+#               A/B runs that alternate builds in one window; the load tester and `cairn seed` are always this tree's
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -54,6 +56,8 @@ bash deploy/install-deps.sh libmosquitto1 mosquitto nginx libnginx-mod-nchan
 swift build -c release --product cairn
 swift build -c release --product cairn-loadtest
 BIN=$(swift build -c release --show-bin-path)
+CAIRN=${CAIRN:-$BIN/cairn}
+[ -x "$CAIRN" ] || { echo "compare.sh: CAIRN=$CAIRN is not an executable" >&2; exit 1; }
 
 mkdir -p "$RESULTS"
 RESULTS=$(cd "$RESULTS" && pwd)
@@ -88,7 +92,7 @@ trap stop_server EXIT
 
 start_cairn() {  # data dir
   local port; port=$(free_port)
-  "${SERVER_CPU[@]}" "$BIN/cairn" serve --host 127.0.0.1 --port "$port" --data "$1" > "$RESULTS/cairn-serve.log" 2>&1 &
+  "${SERVER_CPU[@]}" "$CAIRN" serve --host 127.0.0.1 --port "$port" --data "$1" > "$RESULTS/cairn-serve.log" 2>&1 &
   SERVER_PID=$!
   MEASURED_PID=$SERVER_PID
   wait_listening "$port" "$SERVER_PID"

@@ -101,20 +101,30 @@ void cairn_send_batch_destroy(cairn_send_batch *batch) {
     free(batch);
 }
 
-int cairn_send_batch_add(cairn_send_batch *batch, int fd, const void *bytes, size_t length) {
+uint8_t *cairn_send_batch_reserve(cairn_send_batch *batch, size_t length) {
+    if (batch->broken || batch->count == batch->capacity || length > batch->arena_size - batch->used) return NULL;
+    return batch->arena + batch->used;
+}
+
+int cairn_send_batch_commit(cairn_send_batch *batch, int fd, size_t length) {
     if (batch->broken || batch->count == batch->capacity || length > batch->arena_size - batch->used) return -1;
     struct io_uring_sqe *sqe = io_uring_get_sqe(&batch->ring);
     if (sqe == NULL) return -1;
     unsigned index = batch->count++;
-    uint8_t *copy = batch->arena + batch->used;
-    memcpy(copy, bytes, length);
-    io_uring_prep_send(sqe, fd, copy, length, MSG_DONTWAIT | MSG_NOSIGNAL);
+    io_uring_prep_send(sqe, fd, batch->arena + batch->used, length, MSG_DONTWAIT | MSG_NOSIGNAL);
     io_uring_sqe_set_data64(sqe, index);
     batch->offsets[index] = batch->used;
     batch->lengths[index] = length;
     batch->results[index] = CAIRN_SEND_NOT_SUBMITTED;
     batch->used += length;
     return (int)index;
+}
+
+int cairn_send_batch_add(cairn_send_batch *batch, int fd, const void *bytes, size_t length) {
+    uint8_t *room = cairn_send_batch_reserve(batch, length);
+    if (room == NULL) return -1;
+    memcpy(room, bytes, length);
+    return cairn_send_batch_commit(batch, fd, length);
 }
 
 unsigned cairn_send_batch_count(const cairn_send_batch *batch) { return batch->count; }

@@ -1,11 +1,12 @@
 // What the transport keeps per WebSocket connection: the message being assembled from fragments and the bytes
 // waiting to be written (at the end of the loop turn that queued them, or from a writable callback when lws still
 // holds part of an earlier frame). Outbound objects are joined with "\n" into one buffer that starts with LWS_PRE
-// bytes of headroom, so everything pending goes out as one frame in one lws_write. The latest-wins slots
-// (`LatestSlots`) carry the monotonic time each position's frame was received, so the write can time the fan-out.
-// The fields touched on every delivery are `@exclusivity(unchecked)`: only the loop thread touches them and no
-// access overlaps another of the same field, so the run-time exclusivity check (a thread-local access set, about a
-// quarter of the bookkeeping's time in `cairn-bench bookkeeping`) only costs.
+// bytes of headroom, so everything pending goes out as one frame in one lws_write; for the batch of sends
+// (`SendBatch`), `moveFrame` writes that same frame straight into the batch, and the slots never pass through the
+// buffer. The latest-wins slots (`LatestSlots`) carry the monotonic time each position's frame was received, so the
+// write can time the fan-out. The fields touched on every delivery are `@exclusivity(unchecked)`: only the loop
+// thread touches them and no access overlaps another of the same field, so the run-time exclusivity check (a
+// thread-local access set, about a quarter of the bookkeeping's time in `cairn-bench bookkeeping`) only costs.
 import CLws
 package import CairnLoop
 
@@ -79,30 +80,71 @@ package final class ConnectionState {
         outbound.append(contentsOf: json)
     }
 
-    /// Puts a WebSocket text frame's header (FIN, unmasked: server to client) into the headroom in front of what is
-    /// pending, and passes the whole frame, header and payload, to `body`: the frame lws_write would make, for the
-    /// batch of sends that bypasses it (`SendBatch`). Collect the latest-wins slots first.
-    func withTextFrame<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
-        let length = outbound.count - Self.pre
-        let header = length < 126 ? 2 : length < 65536 ? 4 : 10
-        return outbound.withUnsafeMutableBytes { buffer in
-            let start = Self.pre - header
-            buffer[start] = 0x81
-            switch header {
-            case 2:
-                buffer[start + 1] = UInt8(length)
-            case 4:
-                buffer[start + 1] = 126
-                buffer[start + 2] = UInt8(truncatingIfNeeded: length >> 8)
-                buffer[start + 3] = UInt8(truncatingIfNeeded: length)
-            default:
-                buffer[start + 1] = 127
-                for index in 0..<8 {
-                    buffer[start + 2 + index] = UInt8(truncatingIfNeeded: UInt64(length) >> (56 - 8 * index))
-                }
+    /// The payload of the text frame everything pending makes: plain objects, then the latest-wins slots, joined by
+    /// newlines.
+    var framePayloadLength: Int {
+        let direct = outbound.count - Self.pre
+        let slots = latest.pendingBytes  // counts a separator per object
+        return slots == 0 ? direct : direct + slots - (direct == 0 ? 1 : 0)
+    }
+
+    /// The bytes of the header of a WebSocket text frame of `payload` bytes sent by a server.
+    static func frameHeaderLength(payload: Int) -> Int { payload < 126 ? 2 : payload < 65536 ? 4 : 10 }
+
+    /// Writes a WebSocket text frame's header (FIN, text, unmasked: server to client) for `payload` bytes at `to`;
+    /// returns its length.
+    static func writeFrameHeader(payload: Int, to header: UnsafeMutableRawPointer) -> Int {
+        let length = frameHeaderLength(payload: payload)
+        header.storeBytes(of: 0x81, toByteOffset: 0, as: UInt8.self)
+        switch length {
+        case 2:
+            header.storeBytes(of: UInt8(payload), toByteOffset: 1, as: UInt8.self)
+        case 4:
+            header.storeBytes(of: 126, toByteOffset: 1, as: UInt8.self)
+            header.storeBytes(of: UInt8(truncatingIfNeeded: payload >> 8), toByteOffset: 2, as: UInt8.self)
+            header.storeBytes(of: UInt8(truncatingIfNeeded: payload), toByteOffset: 3, as: UInt8.self)
+        default:
+            header.storeBytes(of: 127, toByteOffset: 1, as: UInt8.self)
+            for index in 0..<8 {
+                let byte = UInt8(truncatingIfNeeded: UInt64(payload) >> (56 - 8 * index))
+                header.storeBytes(of: byte, toByteOffset: 2 + index, as: UInt8.self)
             }
-            return body(UnsafeRawBufferPointer(rebasing: buffer[start...]))
         }
+        return length
+    }
+
+    /// Writes everything pending as one WebSocket text frame (the frame lws_write would make, for the batch of sends
+    /// that bypasses it: `SendBatch`) into `frame`, which must hold exactly the header and `payload` bytes
+    /// (`framePayloadLength`), and empties what is pending, appending each latest-wins slot's receipt time to
+    /// `receivedAt`. The slots' bytes go straight into `frame`, not through `outbound`.
+    func moveFrame(into frame: UnsafeMutableRawBufferPointer, payload: Int, receivedAt: inout [UInt64]) {
+        let base = frame.baseAddress!
+        var at = Self.writeFrameHeader(payload: payload, to: base)
+        precondition(frame.count == at + payload, "a frame's room must match what is pending")
+        let direct = outbound.count - Self.pre
+        if direct > 0 {
+            outbound.withUnsafeBytes { at += Self.copy($0[Self.pre...], to: base + at) }
+        }
+        if !latest.isEmpty {
+            var first = direct == 0
+            latest.drain { bytes, time in
+                if !first {
+                    base.storeBytes(of: 0x0A, toByteOffset: at, as: UInt8.self)
+                    at += 1
+                }
+                first = false
+                bytes.withUnsafeBytes { at += Self.copy($0[...], to: base + at) }
+                receivedAt.append(time)
+            }
+        }
+        if direct > 0 { resetOutbound() }
+    }
+
+    private static func copy(_ bytes: Slice<UnsafeRawBufferPointer>, to target: UnsafeMutableRawPointer) -> Int {
+        if let source = bytes.base.baseAddress, !bytes.isEmpty {
+            target.copyMemory(from: source + bytes.startIndex, byteCount: bytes.count)
+        }
+        return bytes.count
     }
 
     /// Forgets what was written, keeping the headroom (and a modest capacity).

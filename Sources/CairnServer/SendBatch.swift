@@ -53,6 +53,14 @@ final class SendBatch {
         cairn_send_batch_add(batch, fd, bytes.baseAddress, bytes.count) >= 0
     }
 
+    /// Adds an entry of `length` bytes that `fill` writes in place (it gets exactly that room), to send on `fd`.
+    /// False, without calling `fill`, when the batch has no room.
+    func add(fd: Int32, length: Int, _ fill: (UnsafeMutableRawBufferPointer) -> Void) -> Bool {
+        guard let room = cairn_send_batch_reserve(batch, length) else { return false }
+        fill(UnsafeMutableRawBufferPointer(start: room, count: length))
+        return cairn_send_batch_commit(batch, fd, length) >= 0
+    }
+
     /// Sends every entry. Nil, or the errno of a failed submission, after which the batch refuses all further use
     /// (each entry's `outcome` still says what became of it).
     func submit() -> Errno? {

@@ -255,28 +255,33 @@ final class WebSocketEndpoint {
         lws_cancel_service(lws_get_context(state.wsi))
     }
 
-    /// Frames what is pending into the batch (submitting the batch first when it is full). A frame larger than a
-    /// whole batch, or one met after the batch failed, is an lws_write of its own.
+    /// Frames what is pending straight into the batch (submitting the batch first when it is full). A frame larger
+    /// than a whole batch, or one met after the batch failed, is an lws_write of its own.
     private func add(_ state: ConnectionState, to batch: SendBatch) {
-        state.collectLatest(receivedAt: &writeReceipts)
-        let length = state.outbound.count - ConnectionState.pre
-        guard length + ConnectionState.maxFrameHeader <= batch.capacityBytes else {
+        let payload = state.framePayloadLength
+        let length = ConnectionState.frameHeaderLength(payload: payload) + payload
+        guard length <= batch.capacityBytes else {
             if !write(state) { abandon(state) }
             return
         }
         let fd = state.socket
-        var added = state.withTextFrame { batch.add(fd: fd, $0) }
+        var added = batch.add(fd: fd, length: length) {
+            state.moveFrame(into: $0, payload: payload, receivedAt: &writeReceipts)
+        }
         if !added && batch.count > 0 {
             submitBatch()
-            if sendBatch != nil { added = state.withTextFrame { batch.add(fd: fd, $0) } }
+            if sendBatch != nil {
+                added = batch.add(fd: fd, length: length) {
+                    state.moveFrame(into: $0, payload: payload, receivedAt: &writeReceipts)
+                }
+            }
         }
         guard added else {
             if !write(state) { abandon(state) }
             return
         }
         batched.append(state)
-        state.resetOutbound()
-        observer.frameSent(bytes: length)
+        observer.frameSent(bytes: payload)
     }
 
     /// Sends the batch and settles each entry: a socket that took part of its frame (or none) has the rest handed

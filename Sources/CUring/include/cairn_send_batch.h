@@ -31,6 +31,14 @@ void cairn_send_batch_destroy(cairn_send_batch *batch);
  * broken by a failed submission). */
 int cairn_send_batch_add(cairn_send_batch *batch, int fd, const void *bytes, size_t length);
 
+/* Room for an entry of `length` bytes, written in place: the caller fills it, then commits it. NULL when the batch has
+ * no room (or is broken). What is written there is kept only once committed. */
+uint8_t *cairn_send_batch_reserve(cairn_send_batch *batch, size_t length);
+
+/* Makes the `length` bytes at the room last reserved an entry to send on `fd`; returns its index, or -1 as add does.
+ * `length` must not exceed what was reserved. */
+int cairn_send_batch_commit(cairn_send_batch *batch, int fd, size_t length);
+
 /* Entries added since the last reset. */
 unsigned cairn_send_batch_count(const cairn_send_batch *batch);
 
