@@ -22,6 +22,7 @@
 #   CAIRN       the hub binary to measure [the release build of this tree], e.g. a copy of an earlier build's, for
 #               A/B runs that alternate builds in one window; the load tester and `cairn seed` are always this tree's
 set -euo pipefail
+if [ -n "${CAIRN:-}" ]; then CAIRN=$(realpath "$CAIRN"); fi  # before the cd, so a relative path means the caller's
 cd "$(dirname "$0")/.."
 
 USERS_LIST=${USERS_LIST:-"1000 2000 5000 10000"}
@@ -61,6 +62,12 @@ CAIRN=${CAIRN:-$BIN/cairn}
 
 mkdir -p "$RESULTS"
 RESULTS=$(cd "$RESULTS" && pwd)
+# Which hub binary this directory's Cairn figures are of (appended: several invocations may share a directory), and
+# the tree the load tester was built from.
+tree=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+git diff --quiet HEAD 2>/dev/null || tree="$tree, modified"
+echo "$(date -u +%FT%TZ) hub $CAIRN sha256 $(sha256sum "$CAIRN" | cut -d' ' -f1); tester from $tree" \
+  >> "$RESULTS/cairn-binary.txt"
 ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)" || true
 echo "compare.sh: results in $RESULTS"
 

@@ -103,6 +103,8 @@ void cairn_send_batch_destroy(cairn_send_batch *batch) {
 
 uint8_t *cairn_send_batch_reserve(cairn_send_batch *batch, size_t length) {
     if (batch->broken || batch->count == batch->capacity || length > batch->arena_size - batch->used) return NULL;
+    /* So that the commit that follows cannot fail for want of a submission slot. */
+    if (io_uring_sq_space_left(&batch->ring) == 0) return NULL;
     return batch->arena + batch->used;
 }
 

@@ -13,8 +13,6 @@ package import CairnLoop
 /// One connection's buffers. Loop thread only. (`package` for `cairn-bench bookkeeping`.)
 package final class ConnectionState {
     package static let pre = Int(cairn_lws_pre())
-    /// The longest WebSocket frame header a server writes (no mask): 2 bytes, 2 of length, or 8 of length.
-    static let maxFrameHeader = 10
     /// Buffers that grew past this are released after use rather than kept per connection.
     package static let retainedCapacity = 16 * 1024
 
@@ -82,11 +80,7 @@ package final class ConnectionState {
 
     /// The payload of the text frame everything pending makes: plain objects, then the latest-wins slots, joined by
     /// newlines.
-    var framePayloadLength: Int {
-        let direct = outbound.count - Self.pre
-        let slots = latest.pendingBytes  // counts a separator per object
-        return slots == 0 ? direct : direct + slots - (direct == 0 ? 1 : 0)
-    }
+    var framePayloadLength: Int { latest.joinedLength(after: outbound.count - Self.pre) }
 
     /// The bytes of the header of a WebSocket text frame of `payload` bytes sent by a server.
     static func frameHeaderLength(payload: Int) -> Int { payload < 126 ? 2 : payload < 65536 ? 4 : 10 }
@@ -118,21 +112,22 @@ package final class ConnectionState {
     /// (`framePayloadLength`), and empties what is pending, appending each latest-wins slot's receipt time to
     /// `receivedAt`. The slots' bytes go straight into `frame`, not through `outbound`.
     func moveFrame(into frame: UnsafeMutableRawBufferPointer, payload: Int, receivedAt: inout [UInt64]) {
+        precondition(
+            frame.count == Self.frameHeaderLength(payload: payload) + payload && payload == framePayloadLength,
+            "a frame's room must match what is pending")
         let base = frame.baseAddress!
-        var at = Self.writeFrameHeader(payload: payload, to: base)
-        precondition(frame.count == at + payload, "a frame's room must match what is pending")
+        let header = Self.writeFrameHeader(payload: payload, to: base)
+        var at = header
         let direct = outbound.count - Self.pre
         if direct > 0 {
             outbound.withUnsafeBytes { at += Self.copy($0[Self.pre...], to: base + at) }
         }
         if !latest.isEmpty {
-            var first = direct == 0
             latest.drain { bytes, time in
-                if !first {
+                if at > header {
                     base.storeBytes(of: 0x0A, toByteOffset: at, as: UInt8.self)
                     at += 1
                 }
-                first = false
                 bytes.withUnsafeBytes { at += Self.copy($0[...], to: base + at) }
                 receivedAt.append(time)
             }

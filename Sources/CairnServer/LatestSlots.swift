@@ -47,6 +47,14 @@ package struct LatestSlots {
     /// Bytes pending, counting one separator per object.
     var pendingBytes: Int { slots.reduce(0) { $1.isLive ? $0 + $1.bytes.count + 1 : $0 } }
 
+    /// The length of `prefix` bytes followed by the pending objects, each joined with a newline to what precedes
+    /// it once anything does (the join of `ConnectionState.collectLatest`: no separator before the first byte).
+    func joinedLength(after prefix: Int) -> Int {
+        var length = prefix
+        for slot in slots where slot.isLive { length += (length > 0 ? 1 : 0) + slot.bytes.count }
+        return length
+    }
+
     private func position(of key: Int64) -> Int? {
         if let index { return index[key] }
         for i in slots.indices where slots[i].key == key { return i }

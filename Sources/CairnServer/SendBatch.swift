@@ -54,11 +54,13 @@ final class SendBatch {
     }
 
     /// Adds an entry of `length` bytes that `fill` writes in place (it gets exactly that room), to send on `fd`.
-    /// False, without calling `fill`, when the batch has no room.
+    /// False, without calling `fill`, when the batch has no room; once `fill` ran, the entry is in the batch.
     func add(fd: Int32, length: Int, _ fill: (UnsafeMutableRawBufferPointer) -> Void) -> Bool {
         guard let room = cairn_send_batch_reserve(batch, length) else { return false }
         fill(UnsafeMutableRawBufferPointer(start: room, count: length))
-        return cairn_send_batch_commit(batch, fd, length) >= 0
+        // A reserve that succeeded leaves room for the commit (cairn_send_batch.h), so `fill`'s work is never lost.
+        precondition(cairn_send_batch_commit(batch, fd, length) >= 0, "a commit after a reserve failed")
+        return true
     }
 
     /// Sends every entry. Nil, or the errno of a failed submission, after which the batch refuses all further use

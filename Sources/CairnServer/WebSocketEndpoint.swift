@@ -63,7 +63,6 @@ final class WebSocketEndpoint {
         self.confinement = confinement
         self.logger = logger
         if configuration.ioUring && !configuration.usesTLS {
-            precondition(ConnectionState.pre >= ConnectionState.maxFrameHeader, "LWS_PRE leaves no room for a header")
             switch SendBatch.make() {
             case .success(let batch):
                 sendBatch = batch
@@ -270,7 +269,10 @@ final class WebSocketEndpoint {
         }
         if !added && batch.count > 0 {
             submitBatch()
-            if sendBatch != nil {
+            // Settling the batch touches other connections only, but the room is sized again all the same.
+            let payload = state.framePayloadLength
+            let length = ConnectionState.frameHeaderLength(payload: payload) + payload
+            if sendBatch != nil && length <= batch.capacityBytes {
                 added = batch.add(fd: fd, length: length) {
                     state.moveFrame(into: $0, payload: payload, receivedAt: &writeReceipts)
                 }

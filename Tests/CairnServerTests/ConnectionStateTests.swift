@@ -41,7 +41,7 @@ struct ConnectionStateTests {
         let header = expectedHeader(length)
         #expect(Array(frame.prefix(header.count)) == header)
         #expect(Array(frame.dropFirst(header.count)) == payload)
-        #expect(header.count <= ConnectionState.maxFrameHeader)
+        #expect(ConnectionState.frameHeaderLength(payload: length) == header.count)
         #expect(!state.hasPending && receipts.isEmpty)
     }
 
@@ -54,31 +54,44 @@ struct ConnectionStateTests {
     }
 
     /// Plain objects, latest-wins slots, or both: the batch's frame carries the lws path's payload, the slots in the
-    /// order their keys first appeared, each slot's receipt time once, and leaves nothing pending.
-    @Test(arguments: [(0, 1), (0, 3), (1, 0), (1, 1), (2, 3)])
-    func slotsGoStraightIntoTheFrameAsTheLwsPathWouldJoinThem(objects: Int, slots: Int) throws {
+    /// order their keys first appeared, each slot's receipt time once, and leaves nothing pending. Past 16 keys the
+    /// slots are indexed and a dropped key leaves a dead slot behind; empty objects get no separator before them
+    /// while nothing precedes them, as on the lws path; and payloads on both sides of the header's 125/126 step.
+    @Test(arguments: [
+        (0, 1, 0, 10), (0, 3, 0, 10), (1, 0, 0, 10), (1, 1, 0, 10), (2, 3, 0, 10), (0, 24, 5, 10), (2, 24, 5, 10),
+        (0, 1, 0, 125), (0, 1, 0, 126), (0, 2, 0, 62), (0, 2, 0, 63), (1, 3, 0, 0), (0, 3, 0, 0),
+    ])
+    func slotsGoStraightIntoTheFrameAsTheLwsPathWouldJoinThem(objects: Int, slots: Int, dropped: Int, size: Int)
+        throws
+    {
+        func object(_ text: String) -> [UInt8] {
+            let bytes = Array(text.utf8)
+            let padded = bytes + [UInt8](repeating: 0x20, count: max(0, size - bytes.count))
+            return Array(padded.prefix(size))
+        }
         func pending() throws -> ConnectionState {
             let state = ConnectionState(id: 1, wsi: try #require(OpaquePointer(bitPattern: 0x10)))
-            for object in 0..<objects { Array(#"{"reply":\#(object)}"#.utf8).withUnsafeBytes { state.append($0) } }
-            for slot in 0..<slots {
-                state.latest.set(Int64(100 + slot), Array(#"{"old":\#(slot)}"#.utf8), receivedAt: 1)
-            }
+            for index in 0..<objects { object("{\"reply\":\(index)}").withUnsafeBytes { state.append($0) } }
+            for slot in 0..<slots { state.latest.set(Int64(100 + slot), object("{\"old\":\(slot)}"), receivedAt: 1) }
             for slot in (0..<slots).reversed() {
-                state.latest.set(Int64(100 + slot), Array(#"{"pos":\#(slot)}"#.utf8), receivedAt: UInt64(10 + slot))
+                state.latest.set(Int64(100 + slot), object("{\"pos\":\(slot)}"), receivedAt: UInt64(10 + slot))
             }
+            for slot in 0..<dropped { state.latest.remove(Int64(100 + 2 * slot)) }
             return state
         }
         let batched = try pending()
+        #expect(batched.latest.isIndexed == (slots > LatestSlots.linearLimit))
         var receipts: [UInt64] = []
         let frame = frame(of: batched, receivedAt: &receipts)
         let expected = lwsPayload(of: try pending())
         let header = expectedHeader(expected.count)
         #expect(Array(frame.prefix(header.count)) == header)
         #expect(Array(frame.dropFirst(header.count)) == expected)
-        #expect(receipts == (0..<slots).map { UInt64(10 + $0) })
+        let kept = (0..<slots).filter { $0 >= 2 * dropped || $0 % 2 == 1 }
+        #expect(receipts == kept.map { UInt64(10 + $0) })
         #expect(!batched.hasPending)
         let text = String(decoding: expected, as: UTF8.self)
-        #expect(text.split(separator: "\n").count == objects + slots)
         #expect(!text.contains("old"))
+        if size > 0 { #expect(text.split(separator: "\n").count == objects + kept.count) }
     }
 }

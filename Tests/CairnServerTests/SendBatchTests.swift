@@ -68,6 +68,30 @@ struct SendBatchTests {
         #expect(String(decoding: second.drain(), as: UTF8.self) == "more")
     }
 
+    /// Entries written in place (the transport's frames) go out as copied ones do, and a batch without room for one
+    /// says so without asking for its bytes, so nothing pending is taken from the connection.
+    @Test func anEntryWrittenInPlaceReachesItsSocketAndNoRoomLeavesItUnasked() throws {
+        let batch = try batch(entries: 2, bytes: 16)
+        let pair = try SocketPair()
+        func place(_ text: String) -> (added: Bool, asked: Bool) {
+            var asked = false
+            let bytes = Array(text.utf8)
+            let added = batch.add(fd: pair.ends[0], length: bytes.count) { room in
+                asked = true
+                #expect(room.count == bytes.count)
+                room.copyBytes(from: bytes)
+            }
+            return (added, asked)
+        }
+        #expect(place("in place, ") == (true, true))
+        #expect(place("too long now") == (false, false))  // 10 of 16 bytes used
+        #expect(place("twice") == (true, true))
+        #expect(place("x") == (false, false))  // both entries used
+        #expect(batch.submit() == nil)
+        #expect(batch.outcome(0) == .sent(10) && batch.outcome(1) == .sent(5))
+        #expect(String(decoding: pair.drain(), as: UTF8.self) == "in place, twice")
+    }
+
     @Test func aFullSocketTakesPartOfAnEntryAndTheRestStaysWithTheCaller() throws {
         let batch = try batch(entries: 4, bytes: 1 << 20)
         let pair = try SocketPair(sendBuffer: 4096)

@@ -1,6 +1,7 @@
 /*
- * One io_uring submission for the frames a loop turn writes to many sockets. The transport copies each
- * connection's framed bytes in with `cairn_send_batch_add`, then `cairn_send_batch_submit` hands them all to the
+ * One io_uring submission for the frames a loop turn writes to many sockets. The transport writes each
+ * connection's frame into room the batch reserves (`cairn_send_batch_reserve`, then `cairn_send_batch_commit`; or
+ * copies bytes in with `cairn_send_batch_add`), then `cairn_send_batch_submit` hands them all to the
  * kernel with one system call instead of one send() each. Every send is non-blocking (MSG_DONTWAIT): a socket that
  * cannot take all of its bytes reports how many it took, and the transport passes the rest to libwebsockets, which
  * buffers it as it does for any partial send. Keep this file thin: behaviour belongs in Swift, not here.
@@ -32,7 +33,8 @@ void cairn_send_batch_destroy(cairn_send_batch *batch);
 int cairn_send_batch_add(cairn_send_batch *batch, int fd, const void *bytes, size_t length);
 
 /* Room for an entry of `length` bytes, written in place: the caller fills it, then commits it. NULL when the batch has
- * no room (or is broken). What is written there is kept only once committed. */
+ * no room (or is broken). What is written there is kept only once committed; a commit of at most `length` bytes
+ * right after a successful reserve always succeeds. */
 uint8_t *cairn_send_batch_reserve(cairn_send_batch *batch, size_t length);
 
 /* Makes the `length` bytes at the room last reserved an entry to send on `fd`; returns its index, or -1 as add does.
