@@ -65,7 +65,8 @@ def fold(runs):
 
 
 def steps(runs, bound, share):
-    """Every step: the median verdict and each repeat's deliveries/s, p99 and server CPU per delivery."""
+    """Every step: the median verdict and each repeat's deliveries/s, p99 and server CPU per delivery (and the time
+    the hypervisor stole from CPU 0, where any was)."""
     lines = [
         "| users | server | rate Hz | runs | median deliveries/s | median p99 ms | median delivered | "
         "median server CPU µs/delivery | each run: deliveries/s · p99 ms | sustained |",
@@ -75,12 +76,22 @@ def steps(runs, bound, share):
         cpu = (m.get("serverCost") or {}).get("windowCpuSeconds")
         delivered = m["deliveriesPerSecond"] * m["windowSeconds"]
         per = f"{cpu / delivered * 1e6:.1f}" if cpu and delivered > 0 else "–"
-        each = ", ".join(f"{r['deliveriesPerSecond']:,.0f} · {r['latency']['p99']:.1f}" for r in m["repeats"])
+        each = ", ".join(f"{r['deliveriesPerSecond']:,.0f} · {r['latency']['p99']:.1f}{stolen(r)}" for r in m["repeats"])
         lines.append(
             f"| {m['setup']['users']} | {m['setup']['server']} | {m['setup']['rateHz']:g} | {len(m['repeats'])} | "
             f"{m['deliveriesPerSecond']:,.0f} | {m['latency']['p99']:.1f} | {100 * m['deliveredShare']:.1f}% | {per} | "
             f"{each} | {'yes' if sustained(m, bound, share) else 'no'} |")
     return "\n".join(lines)
+
+
+def stolen(r):
+    """' · CPU 0 stolen a% (worst second b%)' where the report records stolen time (compare.sh pins the server to CPU
+    0) and any was stolen; '' otherwise."""
+    window = (r.get("stolen") or [0])[0]
+    worst = max((s["stolen"][0] for s in r.get("perSecond", []) if s.get("stolen")), default=0)
+    if window <= 0 and worst <= 0:
+        return ""
+    return f" · CPU 0 stolen {100 * window:.0f}% (worst second {100 * worst:.0f}%)"
 
 
 def sustained(r, bound, share):

@@ -35,6 +35,9 @@ public struct SecondSample: Codable, Sendable, Equatable {
     public var deliveries: Int
     /// 99th percentile latency of this second's deliveries, ms.
     public var p99: Double
+    /// The share of this second the hypervisor took from each CPU (`StolenTime`); nil before the window, where
+    /// /proc/stat is unreadable, and in reports made before it was recorded.
+    public var stolen: [Double]? = nil
 }
 
 /// Counts of a run.
@@ -179,6 +182,9 @@ public struct LoadReport: Codable, Sendable {
     public var ports: [Int]
     /// Same-node and cross-node deliveries (with one node every delivery is same-node), in `DeliveryPath` order.
     public var byPath: [PathFigures]
+    /// The share of the window the hypervisor took from each CPU (`StolenTime`); nil where /proc/stat is unreadable
+    /// and in reports made before it was recorded.
+    public var stolen: [Double]? = nil
     /// Client cost.
     public var clientCost: ClientCost
 
@@ -259,6 +265,13 @@ public struct LoadReport: Codable, Sendable {
                     "peak \(s.peakRssKiB) KiB, \(s.baselineRssKiB) → \(s.loadedRssKiB) KiB, "
                         + "\(f(s.bytesPerUser / 1024, 1)) KiB per user"
                 ))
+        }
+        if let stolen, !stolen.isEmpty {
+            let shares = stolen.enumerated().map { cpu, share in
+                let worst = perSecond.compactMap { $0.stolen.flatMap { cpu < $0.count ? $0[cpu] : nil } }.max() ?? 0
+                return "cpu\(cpu) \(f(share * 100, 1))% (worst second \(f(worst * 100, 0))%)"
+            }
+            rows.append(("stolen time", shares.joined(separator: ", ")))
         }
         rows.append(
             (

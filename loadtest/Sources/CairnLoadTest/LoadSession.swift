@@ -84,6 +84,11 @@ public final class LoadSession {
     private var ownWindowStartCpu = 0.0
     private var ownWindowEndCpu: Double?
     private var serverAtLoad: [ProcessSample?] = []
+    /// The machine's stolen time when the window began and ended, and when the current second began (with when).
+    private var stolenAtWindowStart: StolenTime?
+    private var stolenAtWindowEnd: StolenTime?
+    private var stolenAtSecondStart: StolenTime?
+    private var secondStartNs: UInt64 = 0
     private var readyAtLoad = 0
     private let output: (String) -> Void
 
@@ -165,6 +170,7 @@ public final class LoadSession {
             if schedule.nextDue == nil && t >= configuration.duration {
                 windowEndNs = now
                 ownWindowEndCpu = Self.ownCpuSeconds()
+                stolenAtWindowEnd = StolenTime.sample()
                 sampleServerAtLoad()
                 phase = .drain
                 drainEndNs = now + UInt64(configuration.drain * 1e9)
@@ -212,6 +218,9 @@ public final class LoadSession {
         windowStartNs = now
         ownWindowStartCpu = Self.ownCpuSeconds()
         serverWindowStart = configuration.serverPIDs.map { ServerProcessStats.sample(pid: $0) }
+        stolenAtWindowStart = StolenTime.sample()
+        stolenAtSecondStart = stolenAtWindowStart
+        secondStartNs = now
     }
 
     private func abortForLostServer(now: UInt64) {
@@ -233,6 +242,7 @@ public final class LoadSession {
         if phase == .measure {
             windowEndNs = now
             ownWindowEndCpu = Self.ownCpuSeconds()
+            stolenAtWindowEnd = StolenTime.sample()
             sampleServerAtLoad()
         }
         if windowEndNs == 0 { windowEndNs = windowStartNs }
@@ -377,6 +387,13 @@ public final class LoadSession {
     private func closeSecond() {
         guard !seconds.isEmpty else { return }
         seconds[seconds.count - 1].p99 = secondLatency.milliseconds(atPercentile: 99)
+        if let earlier = stolenAtSecondStart, let later = StolenTime.sample() {
+            let now = LoadClock.monotonicNanoseconds()
+            let elapsed = Double(Self.since(secondStartNs, now)) / 1e9
+            seconds[seconds.count - 1].stolen = later.shares(since: earlier, seconds: elapsed)
+            stolenAtSecondStart = later
+            secondStartNs = now
+        }
         secondLatency.reset()
     }
 
@@ -443,6 +460,9 @@ public final class LoadSession {
             latency: latency.summary, connectTime: connectTime.summary, perSecond: seconds,
             serverCost: serverCosts.count == 1 ? serverCosts[0] : nil,
             serverCosts: serverCosts, ports: configuration.ports, byPath: paths,
+            stolen: stolenAtWindowStart.flatMap { start in
+                stolenAtWindowEnd.map { $0.shares(since: start, seconds: window) }
+            },
             clientCost: .init(
                 cpuSeconds: cpu, windowCpuSeconds: ownWindowEndCpu.map { $0 - ownWindowStartCpu } ?? 0,
                 peakRssKiB: Int(usage.ru_maxrss)))

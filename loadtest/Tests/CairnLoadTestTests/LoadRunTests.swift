@@ -1,6 +1,7 @@
 // Whole runs against a real Cairn (`cairn seed`, then `cairn serve` as a subprocess), short and small: the report's
-// figures add up, and the tool ends by itself, with the right outcome and exit code, when the server is absent or
-// goes away mid-run. Timing is never asserted; waits are generous and bounded.
+// figures add up (and it says how much time the hypervisor stole), and the tool ends by itself, with the right
+// outcome and exit code, when the server is absent or goes away mid-run. Timing is never asserted; waits are
+// generous and bounded.
 import CairnLoadTest
 import CairnTestSupport
 import Foundation
@@ -91,8 +92,17 @@ import Testing
         // The tester's own CPU over the window is part of the run's, and the run's is more than nothing.
         let own = report.clientCost
         #expect(own.windowCpuSeconds > 0 && own.windowCpuSeconds <= own.cpuSeconds)
+        // Stolen time: a share per CPU of the window and of each second closed in it, each within 0...1.
+        let cpus = try #require(StolenTime.sample()).ticks.count
+        let stolen = try #require(report.stolen)
+        #expect(stolen.count == cpus && stolen.allSatisfy { (0...1).contains($0) })
+        let secondsStolen = report.perSecond.compactMap(\.stolen)
+        #expect(secondsStolen.count >= report.perSecond.count - 1)  // second 0 may close before the window opens
+        #expect(secondsStolen.allSatisfy { $0.count == cpus && $0.allSatisfy { (0...1).contains($0) } })
+        #expect(report.summary().contains("stolen time"))
         let decoded = try JSONDecoder().decode(LoadReport.self, from: try report.json())
         #expect(decoded.counters == c)
+        #expect(decoded.stolen == report.stolen && decoded.perSecond == report.perSecond)
         #expect(report.summary().contains("\(c.deliveries) of \(c.expectedDeliveries) expected"))
     }
 
