@@ -258,32 +258,32 @@ final class WebSocketEndpoint {
     /// than a whole batch, or one met after the batch failed, is an lws_write of its own.
     private func add(_ state: ConnectionState, to batch: SendBatch) {
         let payload = state.framePayloadLength
-        let length = ConnectionState.frameHeaderLength(payload: payload) + payload
-        guard length <= batch.capacityBytes else {
+        guard ConnectionState.frameHeaderLength(payload: payload) + payload <= batch.capacityBytes else {
             if !write(state) { abandon(state) }
             return
         }
-        let fd = state.socket
-        var added = batch.add(fd: fd, length: length) {
-            state.moveFrame(into: $0, payload: payload, receivedAt: &writeReceipts)
-        }
-        if !added && batch.count > 0 {
+        var placed = place(state, payload: payload, in: batch)
+        if placed == nil && batch.count > 0 {
             submitBatch()
-            // Settling the batch touches other connections only, but the room is sized again all the same.
-            let payload = state.framePayloadLength
-            let length = ConnectionState.frameHeaderLength(payload: payload) + payload
-            if sendBatch != nil && length <= batch.capacityBytes {
-                added = batch.add(fd: fd, length: length) {
-                    state.moveFrame(into: $0, payload: payload, receivedAt: &writeReceipts)
-                }
-            }
+            // Settling the batch leaves this connection's pending output as it was; it is sized again all the same.
+            if sendBatch != nil { placed = place(state, payload: state.framePayloadLength, in: batch) }
         }
-        guard added else {
+        guard let placed else {
             if !write(state) { abandon(state) }
             return
         }
         batched.append(state)
-        observer.frameSent(bytes: payload)
+        observer.frameSent(bytes: placed)
+    }
+
+    /// Writes the connection's frame, of `payload` bytes (its `framePayloadLength`), into the batch; the payload's
+    /// length, or nil (and nothing taken from the connection) when the batch has no room for it.
+    private func place(_ state: ConnectionState, payload: Int, in batch: SendBatch) -> Int? {
+        let length = ConnectionState.frameHeaderLength(payload: payload) + payload
+        let added = batch.add(fd: state.socket, length: length) {
+            state.moveFrame(into: $0, payload: payload, receivedAt: &writeReceipts)
+        }
+        return added ? payload : nil
     }
 
     /// Sends the batch and settles each entry: a socket that took part of its frame (or none) has the rest handed

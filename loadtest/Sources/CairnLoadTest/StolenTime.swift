@@ -3,7 +3,7 @@
 // The same build at the same rate read p99 39 ms in one run and 154 ms in the next, and the second run's slow
 // seconds were those in which 8–21% of CPU 0 was stolen, so every report says how much was. Zero on bare metal and
 // where the kernel does not account steal.
-public import Foundation
+import Foundation
 
 /// Steal ticks per CPU, read from /proc/stat.
 public struct StolenTime: Sendable, Equatable {
