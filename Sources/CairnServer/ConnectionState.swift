@@ -112,32 +112,37 @@ package final class ConnectionState {
     /// (`framePayloadLength`), and empties what is pending, appending each latest-wins slot's receipt time to
     /// `receivedAt`. The slots' bytes go straight into `frame`, not through `outbound`.
     func moveFrame(into frame: UnsafeMutableRawBufferPointer, payload: Int, receivedAt: inout [UInt64]) {
-        precondition(
-            frame.count == Self.frameHeaderLength(payload: payload) + payload && payload == framePayloadLength,
-            "a frame's room must match what is pending")
+        // Each write is checked against the room as it is made (no second pass over the slots to size them again).
+        precondition(frame.count == Self.frameHeaderLength(payload: payload) + payload, "a frame's room must fit it")
         let base = frame.baseAddress!
         let header = Self.writeFrameHeader(payload: payload, to: base)
         var at = header
         let direct = outbound.count - Self.pre
         if direct > 0 {
-            outbound.withUnsafeBytes { at += Self.copy($0[Self.pre...], to: base + at) }
+            outbound.withUnsafeBytes { at += Self.copy($0[Self.pre...], into: frame, at: at) }
         }
         if !latest.isEmpty {
             latest.drain { bytes, time in
                 if at > header {
+                    precondition(at < frame.count, "a frame's room must match what is pending")
                     base.storeBytes(of: 0x0A, toByteOffset: at, as: UInt8.self)
                     at += 1
                 }
-                bytes.withUnsafeBytes { at += Self.copy($0[...], to: base + at) }
+                bytes.withUnsafeBytes { at += Self.copy($0[...], into: frame, at: at) }
                 receivedAt.append(time)
             }
         }
+        precondition(at == frame.count, "a frame's room must match what is pending")
         if direct > 0 { resetOutbound() }
     }
 
-    private static func copy(_ bytes: Slice<UnsafeRawBufferPointer>, to target: UnsafeMutableRawPointer) -> Int {
+    /// Copies `bytes` into `frame` at offset `at`, within its bounds; returns how many.
+    private static func copy(_ bytes: Slice<UnsafeRawBufferPointer>, into frame: UnsafeMutableRawBufferPointer, at: Int)
+        -> Int
+    {
+        precondition(at + bytes.count <= frame.count, "a frame's room must match what is pending")
         if let source = bytes.base.baseAddress, !bytes.isEmpty {
-            target.copyMemory(from: source + bytes.startIndex, byteCount: bytes.count)
+            (frame.baseAddress! + at).copyMemory(from: source + bytes.startIndex, byteCount: bytes.count)
         }
         return bytes.count
     }

@@ -347,6 +347,10 @@ final class WebSocketEndpoint {
         let ping = UInt32(clamping: configuration.pingIntervalSeconds) &* 1000
         let idle = UInt32(clamping: configuration.idleTimeoutSeconds) &* 1000
         var dropped = 0
+        // A one-byte payload: lws does not report a pong with an empty one (RECEIVE_PONG). One buffer for the pass
+        // (lws writes each ping's header into its headroom).
+        var pingFrame = [UInt8](repeating: 0, count: ConnectionState.pre + 1)
+        pingFrame[ConnectionState.pre] = 0x6B
         for state in connections where !state.closing && !state.isGone {
             let silent = now &- state.lastHeard
             let backlogged = state.awaitingWritable || lws_partial_buffered(state.wsi) != 0
@@ -361,10 +365,7 @@ final class WebSocketEndpoint {
                 dropped += 1
             } else if silent >= ping && !state.pinged && !backlogged {
                 state.pinged = true
-                // A one-byte payload: lws does not report a pong with an empty one (RECEIVE_PONG).
-                var frame = [UInt8](repeating: 0, count: ConnectionState.pre + 1)
-                frame[ConnectionState.pre] = 0x6B
-                let written = frame.withUnsafeMutableBufferPointer {
+                let written = pingFrame.withUnsafeMutableBufferPointer {
                     lws_write(state.wsi, $0.baseAddress! + ConnectionState.pre, 1, LWS_WRITE_PING)
                 }
                 if written < 0 {
